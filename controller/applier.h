@@ -1,0 +1,70 @@
+// Executes a plan against a Kernel. Steps already in effect are skipped, so applying the
+// same plan twice changes nothing the second time. On any failure (or an interrupt) the
+// steps this run changed are undone in reverse order before the error is rethrown, so a
+// failed bring-up leaves the system as it found it.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+#include "plan.h"
+
+namespace testbed {
+
+// Hooks for the caller: `up` records each namespace in the state file before it exists,
+// so a controller killed mid-way leaves enough behind for `testbed clean`.
+struct ApplyHooks {
+  std::function<void(const CreateNamespace&)> before_create_namespace;
+  std::function<void(const CreateNamespace&, uint64_t inode)> after_create_namespace;
+  std::function<void(const CreateNamespace&)> after_rollback_namespace;
+};
+
+struct ApplyResult {
+  size_t changed = 0;
+  size_t unchanged = 0;
+};
+
+class ApplyError : public std::runtime_error {
+ public:
+  ApplyError(const std::string& what, std::vector<std::string> rollback_errors)
+      : std::runtime_error(what), rollback_errors_(std::move(rollback_errors)) {}
+  // Undo steps that failed too; empty when the rollback was complete.
+  const std::vector<std::string>& rollback_errors() const { return rollback_errors_; }
+
+ private:
+  std::vector<std::string> rollback_errors_;
+};
+
+class Applier {
+ public:
+  Applier(Kernel& kernel, ApplyHooks hooks = {}, const std::atomic<bool>* interrupted = nullptr)
+      : kernel_(kernel), hooks_(std::move(hooks)), interrupted_(interrupted) {}
+
+  // Throws ApplyError (after rolling back) when a step fails or the run is interrupted.
+  ApplyResult apply(const Plan& plan);
+
+ private:
+  struct Done {
+    size_t step;
+    std::optional<HtbShaping> previous_shaping;  // what a changed shaping replaced
+  };
+
+  bool in_effect(const Step& step);
+  void execute(const Step& step, Done& done);
+  void undo(const Step& step, const Done& done);
+  std::vector<std::string> rollback(const Plan& plan);
+
+  Kernel& kernel_;
+  ApplyHooks hooks_;
+  const std::atomic<bool>* interrupted_;
+  std::vector<Done> done_;
+  std::set<std::string> fresh_namespaces_;  // created by this run: their contents are new
+};
+
+}  // namespace testbed

@@ -1,0 +1,48 @@
+// testbed clean [--all]: removes what crashed runs left behind, found only through state
+// files: labs whose `up` or `down` never finished and whose controller is gone. With
+// --all, labs that are up are removed too. Nothing without a state record is touched.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "privileges.h"
+
+namespace testbed::cli {
+
+int remove_lab(const LabStore& store, LabState state, const std::string& verb);
+
+int run_clean(const Argv& argv) {
+  Args args(argv, {"all"}, {});
+  args.at_most(0, "testbed clean [--all]");
+  if (auto why = missing_privileges("clean"); !why.empty()) {
+    std::cerr << why << "\n";
+    return kExitFailure;
+  }
+  LabStore store;
+  int status = kExitOk, cleaned = 0;
+  for (const auto& lab : store.labs()) {
+    auto lock = store.lock(lab, /*wait=*/false);
+    if (!lock) {
+      std::cout << "lab " << lab << ": a running testbed command holds it; skipped\n";
+      continue;
+    }
+    if (!store.has_state(lab)) {
+      // Killed before its first state write: nothing was created yet.
+      store.remove(lab);
+      continue;
+    }
+    LabState state = store.load(lab);
+    if (state.phase == "up" && !args.flag("all")) {
+      std::cout << "lab " << lab << " is up; left alone (testbed down " << lab
+                << ", or clean --all)\n";
+      continue;
+    }
+    if (remove_lab(store, state, "clean") != kExitOk) status = kExitFailure;
+    ++cleaned;
+  }
+  if (cleaned == 0) std::cout << "nothing to clean\n";
+  return status;
+}
+
+}  // namespace testbed::cli

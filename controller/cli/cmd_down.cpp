@@ -1,0 +1,45 @@
+// testbed down [LAB]: removes what the lab recorded (its processes and namespaces, and with
+// the namespaces every link, address, route and qdisc inside them), then its state.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "privileges.h"
+#include "teardown.h"
+
+namespace testbed::cli {
+
+// Shared with `clean`: tears down one lab whose lock the caller holds.
+int remove_lab(const LabStore& store, LabState state, const std::string& verb) {
+  state.phase = "removing";
+  store.save(state);
+  LibnlKernel kernel;
+  const TeardownReport report = teardown_lab(state, kernel);
+  for (const auto& s : report.skipped) std::cerr << "testbed " << verb << ": skipped " << s << "\n";
+  for (const auto& e : report.errors) std::cerr << "testbed " << verb << ": " << e << "\n";
+  if (!report.errors.empty()) {
+    std::cerr << "lab " << state.lab << " was not removed completely; its state is kept\n";
+    return kExitFailure;
+  }
+  store.remove(state.lab);
+  std::cout << "lab " << state.lab << " is down: " << report.namespaces_deleted
+            << " namespaces and " << report.processes_ended << " processes removed\n";
+  return kExitOk;
+}
+
+int run_down(const Argv& argv) {
+  Args args(argv, {}, {});
+  args.at_most(1, "testbed down [LAB]");
+  if (auto why = missing_privileges("down"); !why.empty()) {
+    std::cerr << why << "\n";
+    return kExitFailure;
+  }
+  LabStore store;
+  const std::string lab = store.resolve(args.positional(0));
+  auto lock = store.lock(lab, /*wait=*/true);
+  return remove_lab(store, store.load(lab), "down");
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,128 @@
+// testbed status [LAB] [--json]: the labs that exist, or one lab's nodes, links with their
+// shaping (configured, and as the kernel reports it with counters) and routes.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "plan_table.h"
+#include "privileges.h"
+
+namespace testbed::cli {
+namespace {
+
+// Adds what the kernel says of each shaped direction; needs root, else stays configured-only.
+void add_live(nlohmann::json& lab, Kernel* kernel) {
+  for (auto& node : lab["nodes"]) {
+    node["present"] =
+        kernel ? nlohmann::json(kernel->namespace_exists(node["namespace"])) : nlohmann::json();
+  }
+  for (auto& link : lab["links"]) {
+    for (const char* dir : {"a2b", "b2a"}) {
+      auto& d = link[dir];
+      if (!kernel) continue;
+      const auto live = kernel->namespace_exists(d["namespace"])
+                            ? kernel->shaping(d["namespace"], d["dev"])
+                            : std::nullopt;
+      if (!live) {
+        d["kernel"] = nullptr;
+        continue;
+      }
+      d["kernel"] = {{"rate_bits_per_s", live->config.rate_bytes_per_s * 8},
+                     {"sent_bytes", live->sent_bytes},
+                     {"sent_packets", live->sent_packets},
+                     {"dropped_packets", live->dropped_packets}};
+    }
+  }
+}
+
+void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
+  std::cout << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since "
+            << s.created_at << ")\n\nnodes\n";
+  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT"});
+  for (const auto& n : plan["nodes"]) {
+    nodes.add({n["name"], n["namespace"], n["address"],
+               n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
+  }
+  nodes.print(std::cout);
+  std::cout << "\nlinks (per direction)\n";
+  TextTable links({"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "KERNEL RATE", "SENT", "DROPS"});
+  for (const auto& l : plan["links"]) {
+    for (const char* dir : {"a2b", "b2a"}) {
+      const auto& d = l[dir];
+      const bool have = d.contains("kernel") && !d["kernel"].is_null();
+      links.add({d["from"], d["to"], d["dev"], d["bandwidth"], d["delay"], d["loss"],
+                 have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
+                      : (live ? "MISSING" : "?"),
+                 have ? std::to_string(d["kernel"]["sent_bytes"].get<uint64_t>()) + "B" : "",
+                 have ? std::to_string(d["kernel"]["dropped_packets"].get<uint64_t>()) : ""});
+    }
+  }
+  links.print(std::cout);
+  std::cout << "\nroutes\n";
+  TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+  for (const auto& r : plan["routes"]) {
+    std::string path;
+    for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
+    routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+  }
+  routes.print(std::cout);
+  if (!live) std::cout << "\n(run as root to add what the kernel reports)\n";
+}
+
+}  // namespace
+
+int run_status(const Argv& argv) {
+  Args args(argv, {"json"}, {});
+  args.at_most(1, "testbed status [LAB] [--json]");
+  LabStore store;
+  const bool live = missing_privileges("status").empty();
+  std::unique_ptr<LibnlKernel> kernel = live ? std::make_unique<LibnlKernel>() : nullptr;
+
+  std::vector<std::string> labs;
+  if (!args.positional(0).empty()) {
+    labs.push_back(store.resolve(args.positional(0)));
+  } else {
+    for (const auto& l : store.labs()) {
+      if (store.has_state(l)) labs.push_back(l);
+    }
+  }
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& lab : labs) {
+    const LabState s = store.load(lab);
+    nlohmann::json j = {{"lab", s.lab},
+                        {"phase", s.phase},
+                        {"source", s.source},
+                        {"created_at", s.created_at},
+                        {"nodes", s.plan.value("nodes", nlohmann::json::array())},
+                        {"links", s.plan.value("links", nlohmann::json::array())},
+                        {"routes", s.plan.value("routes", nlohmann::json::array())}};
+    add_live(j, kernel.get());
+    out.push_back(j);
+  }
+  const bool one = !args.positional(0).empty();
+  if (args.flag("json")) {
+    std::cout << (one ? out[0] : out).dump(2) << "\n";
+    return kExitOk;
+  }
+  if (out.empty()) {
+    std::cout << "no lab is up\n";
+    return kExitOk;
+  }
+  if (!one) {
+    TextTable t({"LAB", "PHASE", "NODES", "LINKS", "SOURCE"});
+    for (const auto& j : out) {
+      t.add({j["lab"], j["phase"], std::to_string(j["nodes"].size()),
+             std::to_string(j["links"].size()), j["source"]});
+    }
+    t.print(std::cout, "");
+    return kExitOk;
+  }
+  print_lab(store.load(labs[0]), out[0], live);
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,137 @@
+// testbed up FILE [--dry-run]: validate, plan, and build the lab. Every namespace is
+// written to the state file before it is created, so a controller killed at any point
+// leaves a record that `testbed clean` can act on. A failure or a signal rolls back.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <iomanip>
+#include <iostream>
+
+#include "applier.h"
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "plan_table.h"
+#include "privileges.h"
+
+namespace testbed::cli {
+namespace {
+
+// Signal handlers can only reach globals; this flag is read by the applier between steps.
+std::atomic<bool> g_interrupted{false};
+
+void on_signal(int) {
+  g_interrupted = true;
+}
+
+std::string refusal(const LabStore& store, const std::string& lab) {
+  const LabState s = store.load(lab);
+  if (s.phase == "up") {
+    return "lab '" + lab + "' is already up (from " + s.source + "); run 'testbed down " + lab +
+           "' first";
+  }
+  return "lab '" + lab + "' has state from an unfinished run (phase " + s.phase +
+         "); run 'testbed clean' first";
+}
+
+}  // namespace
+
+int run_up(const Argv& argv) {
+  Args args(argv, {"dry-run"}, {});
+  args.at_most(1, "testbed up FILE [--dry-run]");
+  if (args.positionals().empty()) throw UsageError("usage: testbed up FILE [--dry-run]");
+  const auto plan = load_plan(args.positional(0));
+  if (!plan) return kExitInvalid;
+  if (args.flag("dry-run")) {
+    print_plan_table(*plan, std::cout, true);
+    std::cout << "\ndry run: nothing was changed\n";
+    return kExitOk;
+  }
+  if (auto why = missing_privileges("up"); !why.empty()) {
+    std::cerr << why << "\n";
+    return kExitFailure;
+  }
+
+  LabStore store;
+  auto lock = store.lock(plan->lab, /*wait=*/false);
+  if (!lock) {
+    std::cerr << "testbed up: another testbed command is working on lab '" << plan->lab << "'\n";
+    return kExitFailure;
+  }
+  if (store.has_state(plan->lab)) {
+    std::cerr << "testbed up: " << refusal(store, plan->lab) << "\n";
+    return kExitFailure;
+  }
+  LibnlKernel kernel;
+  std::vector<std::string> taken;
+  for (const auto& n : plan->nodes) {
+    if (kernel.namespace_exists(n.ns)) taken.push_back(n.ns);
+  }
+  if (!taken.empty()) {
+    std::cerr << "testbed up: namespace " << taken.front()
+              << (taken.size() > 1 ? " (and " + std::to_string(taken.size() - 1) + " more)" : "")
+              << " already exists but is not recorded by lab '" << plan->lab
+              << "'; the testbed will not touch it. Remove it yourself or rename the lab.\n";
+    store.remove(plan->lab);
+    return kExitFailure;
+  }
+
+  LabState state;
+  state.lab = plan->lab;
+  state.source = plan->source_file;
+  state.phase = "applying";
+  state.controller_pid = getpid();
+  state.created_at = now_iso8601();
+  state.plan = plan_to_json(*plan);
+  store.save(state);
+
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  ApplyHooks hooks;
+  hooks.before_create_namespace = [&](const CreateNamespace& s) {
+    state.namespaces.push_back({s.ns, 0});
+    store.save(state);
+  };
+  hooks.after_create_namespace = [&](const CreateNamespace& s, uint64_t inode) {
+    state.namespaces.back() = {s.ns, inode};
+    store.save(state);
+  };
+  hooks.after_rollback_namespace = [&](const CreateNamespace& s) {
+    std::erase_if(state.namespaces, [&](const auto& r) { return r.name == s.ns; });
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
+    state.phase = "up";
+    store.save(state);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cout << "lab " << plan->lab << " is up: " << plan->nodes.size() << " nodes, "
+              << plan->links.size() << " links, " << plan->routes.size() << " routes ("
+              << result.changed << " kernel changes in " << std::fixed << std::setprecision(2)
+              << seconds << " s)\n";
+    for (const auto& note : plan->notes) std::cout << "note: " << note << "\n";
+    if (plan->nodes.size() >= 2) {
+      std::cout << "try: testbed exec " << plan->nodes[0].name << " -- ping -c 3 "
+                << plan->nodes[1].address.str() << "\n";
+    }
+    return kExitOk;
+  } catch (const ApplyError& e) {
+    std::cerr << "testbed up: " << e.what() << "\n";
+    if (e.rollback_errors().empty()) {
+      store.remove(plan->lab);
+      std::cerr << "rolled back: nothing of lab '" << plan->lab << "' remains\n";
+    } else {
+      state.phase = "failed";
+      store.save(state);
+      for (const auto& err : e.rollback_errors()) std::cerr << "  " << err << "\n";
+      std::cerr << "rollback was incomplete; run 'testbed clean' to remove the rest\n";
+    }
+    return kExitFailure;
+  }
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,20 @@
+// testbed validate FILE: report every error in a profile, or that it is valid.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+
+namespace testbed::cli {
+
+int run_validate(const Argv& argv) {
+  Args args(argv, {}, {});
+  args.at_most(1, "testbed validate FILE");
+  if (args.positionals().empty()) throw UsageError("usage: testbed validate FILE");
+  const auto plan = load_plan(args.positional(0));
+  if (!plan) return kExitInvalid;
+  std::cout << plan->source_file << ": valid (lab " << plan->lab << ": " << plan->nodes.size()
+            << " nodes, " << plan->links.size() << " links)\n";
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

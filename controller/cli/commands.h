@@ -1,0 +1,31 @@
+// The verbs of the `testbed` CLI, one file each. Each returns the process exit status.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+
+namespace testbed::cli {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;  // the operation failed (kernel error, missing privilege)
+constexpr int kExitInvalid = 2;  // bad input or usage: nothing was changed
+
+using Argv = std::vector<std::string>;
+
+int run_validate(const Argv& args);
+int run_plan(const Argv& args);
+int run_up(const Argv& args);
+int run_down(const Argv& args);
+int run_status(const Argv& args);
+int run_exec(const Argv& args);
+int run_clean(const Argv& args);
+int run_doctor(const Argv& args);
+
+// Locates, parses, validates and plans a profile; prints every diagnostic to stderr and
+// returns nullopt when the profile is invalid.
+std::optional<Plan> load_plan(const std::string& profile);
+
+}  // namespace testbed::cli

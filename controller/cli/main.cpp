@@ -1,0 +1,71 @@
+// testbed: build emulated WANs of network namespaces and shaped links.
+#include <iostream>
+#include <map>
+#include <system_error>
+
+#include "args.h"
+#include "commands.h"
+#include "kernel.h"
+
+namespace {
+
+struct Verb {
+  int (*run)(const testbed::cli::Argv&);
+  const char* usage;
+  const char* summary;
+};
+
+const std::map<std::string, Verb>& verbs() {
+  using namespace testbed::cli;
+  static const std::map<std::string, Verb> kVerbs = {
+      {"validate",
+       {run_validate, "validate FILE", "check a topology profile and report every error"}},
+      {"plan",
+       {run_plan, "plan FILE [--json] [--steps]", "show what 'up' would create (no root needed)"}},
+      {"up",
+       {run_up, "up FILE [--dry-run]",
+        "create the lab's namespaces, links, addresses, routes and shaping"}},
+      {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
+      {"status",
+       {run_status, "status [LAB] [--json]", "list labs, or one lab's nodes, links and routes"}},
+      {"exec",
+       {run_exec, "exec [--lab LAB] NODE -- CMD...", "run a command inside a node's namespace"}},
+      {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
+      {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
+  };
+  return kVerbs;
+}
+
+void usage(std::ostream& out) {
+  out << "usage: testbed VERB [ARGS]\n\n";
+  for (const auto& [name, verb] : verbs()) {
+    out << "  testbed " << verb.usage << "\n      " << verb.summary << "\n";
+  }
+  out << "\nFILE may be a path or the name of a bundled profile (internet2.yaml, b4.yaml).\n"
+      << "Exit status: 0 success, 1 failure, 2 invalid input (nothing was changed).\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
+      std::string(argv[1]) == "help") {
+    usage(argc < 2 ? std::cerr : std::cout);
+    return argc < 2 ? testbed::cli::kExitInvalid : testbed::cli::kExitOk;
+  }
+  const auto it = verbs().find(argv[1]);
+  if (it == verbs().end()) {
+    std::cerr << "testbed: unknown verb '" << argv[1] << "'\n\n";
+    usage(std::cerr);
+    return testbed::cli::kExitInvalid;
+  }
+  try {
+    return it->second.run(testbed::cli::Argv(argv + 2, argv + argc));
+  } catch (const testbed::cli::UsageError& e) {
+    std::cerr << "testbed " << it->first << ": " << e.what() << "\n";
+    return testbed::cli::kExitInvalid;
+  } catch (const std::exception& e) {
+    std::cerr << "testbed " << it->first << ": " << e.what() << "\n";
+    return testbed::cli::kExitFailure;
+  }
+}

@@ -1,0 +1,138 @@
+#include "lab_state.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace testbed {
+
+namespace fs = std::filesystem;
+
+nlohmann::json state_to_json(const LabState& s) {
+  nlohmann::json j = {{"lab", s.lab},
+                      {"source", s.source},
+                      {"phase", s.phase},
+                      {"controller_pid", s.controller_pid},
+                      {"created_at", s.created_at},
+                      {"namespaces", nlohmann::json::array()},
+                      {"processes", nlohmann::json::array()},
+                      {"plan", s.plan}};
+  for (const auto& n : s.namespaces)
+    j["namespaces"].push_back({{"name", n.name}, {"inode", n.inode}});
+  for (const auto& p : s.processes) {
+    j["processes"].push_back(
+        {{"pid", p.pid}, {"start_time", p.start_time}, {"node", p.node}, {"argv", p.argv}});
+  }
+  return j;
+}
+
+LabState state_from_json(const nlohmann::json& j) {
+  LabState s;
+  s.lab = j.at("lab").get<std::string>();
+  s.source = j.value("source", "");
+  s.phase = j.at("phase").get<std::string>();
+  s.controller_pid = j.value("controller_pid", 0);
+  s.created_at = j.value("created_at", "");
+  for (const auto& n : j.value("namespaces", nlohmann::json::array())) {
+    s.namespaces.push_back({n.at("name").get<std::string>(), n.value("inode", uint64_t{0})});
+  }
+  for (const auto& p : j.value("processes", nlohmann::json::array())) {
+    s.processes.push_back({p.at("pid").get<int>(), p.value("start_time", uint64_t{0}),
+                           p.value("node", ""), p.value("argv", std::vector<std::string>{})});
+  }
+  s.plan = j.value("plan", nlohmann::json::object());
+  return s;
+}
+
+LabStore::LabStore() {
+  const char* env = std::getenv("TESTBED_RUN_DIR");
+  root_ = env && *env ? env : "/run/testbed";
+}
+
+std::vector<std::string> LabStore::labs() const {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root_, ec)) {
+    if (e.is_directory()) out.push_back(e.path().filename());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool LabStore::has_state(const std::string& lab) const {
+  return fs::exists(state_path(lab));
+}
+
+std::optional<LabLock> LabStore::lock(const std::string& lab, bool wait) const {
+  fs::create_directories(dir(lab));
+  const std::string path = dir(lab) + "/lock";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) throw_errno("open(" + path + ")");
+  FileDescriptor owned(fd);
+  if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) != 0) {
+    if (errno == EWOULDBLOCK) return std::nullopt;
+    throw_errno("flock(" + path + ")");
+  }
+  return LabLock(std::move(owned));
+}
+
+LabState LabStore::load(const std::string& lab) const {
+  std::ifstream in(state_path(lab));
+  if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
+  try {
+    return state_from_json(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(state_path(lab) + ": unreadable state: " + e.what());
+  }
+}
+
+void LabStore::save(const LabState& state) const {
+  fs::create_directories(dir(state.lab));
+  const std::string tmp = state_path(state.lab) + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << state_to_json(state).dump(1) << "\n";
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+  }
+  fs::rename(tmp, state_path(state.lab));
+}
+
+void LabStore::remove(const std::string& lab) const {
+  fs::remove_all(dir(lab));
+}
+
+std::string LabStore::resolve(const std::string& lab) const {
+  if (!lab.empty()) {
+    if (!has_state(lab)) throw std::runtime_error("no lab named '" + lab + "' is up");
+    return lab;
+  }
+  std::vector<std::string> with_state;
+  for (const auto& l : labs()) {
+    if (has_state(l)) with_state.push_back(l);
+  }
+  if (with_state.empty()) throw std::runtime_error("no lab is up");
+  if (with_state.size() > 1) {
+    std::string names;
+    for (const auto& l : with_state) names += " " + l;
+    throw std::runtime_error("several labs are up (" + names.substr(1) + "); name one");
+  }
+  return with_state.front();
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+}  // namespace testbed

@@ -1,0 +1,78 @@
+// What a lab created, kept in /run/testbed/LAB/state.json: the namespaces (with their
+// identity) and the processes (pid and start time) that `down` and `clean` may remove.
+// Nothing is ever removed that is not recorded here. A lock file serializes controllers.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "named_netns.h"
+
+namespace testbed {
+
+struct NamespaceRecord {
+  std::string name;
+  uint64_t inode = 0;  // 0: creation was about to happen when the record was written
+};
+
+struct ProcessRecord {
+  int pid = 0;
+  uint64_t start_time = 0;  // /proc/PID/stat field 22: tells a reused pid from ours
+  std::string node;
+  std::vector<std::string> argv;
+};
+
+struct LabState {
+  std::string lab;
+  std::string source;
+  std::string phase;  // "applying", "up", "removing" or "failed"
+  int controller_pid = 0;
+  std::string created_at;
+  std::vector<NamespaceRecord> namespaces;
+  std::vector<ProcessRecord> processes;
+  nlohmann::json plan;
+};
+
+nlohmann::json state_to_json(const LabState& s);
+LabState state_from_json(const nlohmann::json& j);
+
+// An exclusive flock on the lab's lock file; released on destruction or process death.
+class LabLock {
+ public:
+  explicit LabLock(FileDescriptor fd) : fd_(std::move(fd)) {}
+
+ private:
+  FileDescriptor fd_;
+};
+
+class LabStore {
+ public:
+  // The root is /run/testbed unless TESTBED_RUN_DIR says otherwise (tests use a temp dir).
+  LabStore();
+  explicit LabStore(std::string root) : root_(std::move(root)) {}
+
+  const std::string& root() const { return root_; }
+  std::string dir(const std::string& lab) const { return root_ + "/" + lab; }
+  std::string state_path(const std::string& lab) const { return dir(lab) + "/state.json"; }
+  std::vector<std::string> labs() const;  // every directory under the root
+  bool has_state(const std::string& lab) const;
+
+  // Creates the lab directory when needed. Without `wait`, returns nullopt if another
+  // controller holds the lock.
+  std::optional<LabLock> lock(const std::string& lab, bool wait) const;
+  LabState load(const std::string& lab) const;  // throws std::runtime_error
+  void save(const LabState& state) const;       // atomic: write then rename
+  void remove(const std::string& lab) const;    // the lab's directory and its files
+
+  // The one lab when `lab` is empty and exactly one exists; throws otherwise.
+  std::string resolve(const std::string& lab) const;
+
+ private:
+  std::string root_;
+};
+
+std::string now_iso8601();
+
+}  // namespace testbed

@@ -1,0 +1,157 @@
+#include "plan.h"
+
+namespace testbed {
+namespace {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;
+
+std::string queue_str(const QueueLimit& q) {
+  return std::to_string(q.limit) + (q.unit == QueueLimit::Unit::kBytes ? "b" : "pkt");
+}
+
+nlohmann::json queue_json(const QueueLimit& q) {
+  return {{"limit", q.limit}, {"unit", q.unit == QueueLimit::Unit::kBytes ? "bytes" : "packets"}};
+}
+
+nlohmann::json htb_json(const HtbShaping& h) {
+  return {{"rate_bits_per_s", h.rate_bytes_per_s * 8},
+          {"burst_bytes", h.burst_bytes},
+          {"quantum_bytes", h.quantum_bytes},
+          {"queue", queue_json(h.queue)}};
+}
+
+nlohmann::json route_json(const RouteSpec& r) {
+  return {{"dst", r.dst.str()}, {"via", r.via.str()}, {"dev", r.dev}, {"src", r.src.str()}};
+}
+
+nlohmann::json direction_json(const PlannedDirection& d) {
+  nlohmann::json j = {{"from", d.from},
+                      {"to", d.to},
+                      {"namespace", d.ns},
+                      {"dev", d.dev},
+                      {"bandwidth", format_rate(d.params.rate)},
+                      {"delay", format_duration(d.params.delay)},
+                      {"jitter", format_duration(d.params.jitter)},
+                      {"loss", format_percent(d.params.loss)},
+                      {"htb", htb_json(d.htb)}};
+  return j;
+}
+
+}  // namespace
+
+std::string step_op(const Step& step) {
+  return std::visit(Overloaded{[](const CreateNamespace&) { return "create_namespace"; },
+                               [](const CreateVeth&) { return "create_veth"; },
+                               [](const SetLinkUp&) { return "set_link_up"; },
+                               [](const AddAddress&) { return "add_address"; },
+                               [](const EnableForwarding&) { return "enable_forwarding"; },
+                               [](const ShapeEgress&) { return "shape_egress"; },
+                               [](const AddRoute&) { return "add_route"; }},
+                    step);
+}
+
+std::string describe_step(const Step& step) {
+  return std::visit(
+      Overloaded{[](const CreateNamespace& s) { return "namespace " + s.ns; },
+                 [](const CreateVeth& s) {
+                   return "veth " + s.if_a + "@" + s.ns_a + " <-> " + s.if_b + "@" + s.ns_b;
+                 },
+                 [](const SetLinkUp& s) { return "link up " + s.dev + "@" + s.ns; },
+                 [](const AddAddress& s) {
+                   return "address " + s.address.str() + " " + s.dev + "@" + s.ns;
+                 },
+                 [](const EnableForwarding& s) { return "ipv4 forwarding on in " + s.ns; },
+                 [](const ShapeEgress& s) {
+                   return "htb " + s.dev + "@" + s.ns + " rate " +
+                          format_rate(Rate{s.htb.rate_bytes_per_s * 8}) + " burst " +
+                          std::to_string(s.htb.burst_bytes) + "b queue " + queue_str(s.htb.queue);
+                 },
+                 [](const AddRoute& s) {
+                   return "route " + s.route.dst.str() + " via " + s.route.via.str() + " dev " +
+                          s.route.dev + " src " + s.route.src.str() + " in " + s.ns;
+                 }},
+      step);
+}
+
+std::vector<std::string> step_namespaces(const Step& step) {
+  return std::visit(Overloaded{[](const CreateVeth& s) {
+                                 return std::vector{s.ns_a, s.ns_b};
+                               },
+                               [](const auto& s) { return std::vector{s.ns}; }},
+                    step);
+}
+
+nlohmann::json plan_to_json(const Plan& plan) {
+  nlohmann::json j;
+  j["lab"] = plan.lab;
+  j["source"] = plan.source_file;
+  j["pool"] = plan.pool.str();
+  j["routing"] = plan.metric == RouteMetric::kHops ? "hops" : "delay";
+  for (const auto& n : plan.nodes) {
+    j["nodes"].push_back({{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}});
+  }
+  j["links"] = nlohmann::json::array();
+  for (const auto& l : plan.links) {
+    j["links"].push_back({{"index", l.index},
+                          {"a", l.a},
+                          {"b", l.b},
+                          {"if_a", l.if_a},
+                          {"if_b", l.if_b},
+                          {"subnet", l.subnet.str()},
+                          {"a2b", direction_json(l.a2b)},
+                          {"b2a", direction_json(l.b2a)}});
+  }
+  j["routes"] = nlohmann::json::array();
+  for (const auto& r : plan.routes) {
+    nlohmann::json rj = route_json(r.route);
+    rj["node"] = r.node;
+    rj["destination"] = r.destination;
+    rj["path"] = r.path;
+    rj["cost"] = r.cost;
+    j["routes"].push_back(rj);
+  }
+  j["steps"] = nlohmann::json::array();
+  for (const auto& step : plan.steps) {
+    nlohmann::json s = std::visit(
+        Overloaded{
+            [](const CreateNamespace& s) {
+              return nlohmann::json{{"ns", s.ns}};
+            },
+            [](const CreateVeth& s) {
+              return nlohmann::json{
+                  {"ns_a", s.ns_a}, {"if_a", s.if_a}, {"ns_b", s.ns_b}, {"if_b", s.if_b}};
+            },
+            [](const SetLinkUp& s) {
+              return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}};
+            },
+            [](const AddAddress& s) {
+              return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}, {"address", s.address.str()}};
+            },
+            [](const EnableForwarding& s) {
+              return nlohmann::json{{"ns", s.ns}};
+            },
+            [](const ShapeEgress& s) {
+              nlohmann::json r = htb_json(s.htb);
+              r["ns"] = s.ns;
+              r["dev"] = s.dev;
+              return r;
+            },
+            [](const AddRoute& s) {
+              nlohmann::json r = route_json(s.route);
+              r["ns"] = s.ns;
+              return r;
+            }},
+        step);
+    s["op"] = step_op(step);
+    j["steps"].push_back(s);
+  }
+  j["notes"] = plan.notes;
+  return j;
+}
+
+}  // namespace testbed

@@ -1,0 +1,22 @@
+// Turns a validated topology into a plan. Pure: no system calls, so plans are testable
+// without root and `testbed plan` shows exactly what `up` will do.
+#pragma once
+
+#include <string>
+
+#include "plan.h"
+#include "topology.h"
+
+namespace testbed {
+
+// Every object the testbed creates has a name starting with "tb" (see README: ownership).
+std::string namespace_name(const std::string& lab, const std::string& node);
+// The interface at one end of link `link_index`, named after the peer it faces.
+std::string interface_name(size_t link_index, const std::string& peer);
+
+// HTB parameters that make one direction shape accurately at its rate (see planner.cpp).
+HtbShaping size_htb(const DirectionParams& params);
+
+Plan make_plan(const Topology& topo);
+
+}  // namespace testbed

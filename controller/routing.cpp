@@ -1,0 +1,73 @@
+#include "routing.h"
+
+#include <queue>
+#include <tuple>
+
+namespace testbed {
+namespace {
+
+struct Edge {
+  size_t to;
+  size_t link;
+  int64_t weight;  // cost of sending from `to` towards the node owning this edge list
+};
+
+int64_t weight_of(const Topology& topo, const DirectionParams& d) {
+  // With the delay metric a zero-delay link still costs 1 us, so that among equal delays
+  // fewer hops win rather than arbitrary ones.
+  return topo.metric == RouteMetric::kHops ? 1 : d.delay.us + 1;
+}
+
+}  // namespace
+
+RoutingTable compute_routes(const Topology& topo) {
+  const size_t n = topo.nodes.size();
+  // incoming[v]: edges u->v, stored at v, since trees are grown from the destination.
+  std::vector<std::vector<Edge>> incoming(n);
+  for (size_t l = 0; l < topo.links.size(); ++l) {
+    const Link& link = topo.links[l];
+    incoming[link.b].push_back({link.a, l, weight_of(topo, link.a2b)});
+    incoming[link.a].push_back({link.b, l, weight_of(topo, link.b2a)});
+  }
+  RoutingTable table(n, std::vector<NextHop>(n));
+  for (size_t dst = 0; dst < n; ++dst) {
+    // Ties are broken by (cost, hops, next-hop index) so that plans are reproducible.
+    using Entry = std::tuple<int64_t, int, size_t, size_t>;  // cost, hops, node, next hop
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+    std::vector<bool> done(n, false);
+    queue.emplace(0, 0, dst, SIZE_MAX);
+    std::vector<NextHop> best(n);
+    while (!queue.empty()) {
+      auto [cost, hops, v, via] = queue.top();
+      queue.pop();
+      if (done[v]) continue;
+      done[v] = true;
+      for (const Edge& e : incoming[v]) {
+        if (done[e.to]) continue;
+        const NextHop candidate{v, e.link, cost + e.weight, hops + 1};
+        const NextHop& current = best[e.to];
+        if (current.node == SIZE_MAX || std::tie(candidate.cost, candidate.hops, candidate.node) <
+                                            std::tie(current.cost, current.hops, current.node)) {
+          best[e.to] = candidate;
+          queue.emplace(candidate.cost, candidate.hops, e.to, v);
+        }
+      }
+    }
+    for (size_t src = 0; src < n; ++src) {
+      if (src != dst) table[src][dst] = best[src];
+    }
+  }
+  return table;
+}
+
+std::vector<size_t> route_path(const RoutingTable& table, size_t src, size_t dst) {
+  std::vector<size_t> path{src};
+  while (path.back() != dst) {
+    const NextHop& hop = table[path.back()][dst];
+    if (hop.node == SIZE_MAX || path.size() > table.size()) return {};
+    path.push_back(hop.node);
+  }
+  return path;
+}
+
+}  // namespace testbed

@@ -1,0 +1,29 @@
+// Static shortest-path routing over the topology graph. For every destination the planner
+// needs each node's next hop; computing one shortest-path tree per destination (Dijkstra
+// from the destination over reversed edges) makes the hop-by-hop routes consistent: every
+// node on a path forwards along the same path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "topology.h"
+
+namespace testbed {
+
+struct NextHop {
+  size_t node = SIZE_MAX;  // the neighbour to forward to; SIZE_MAX when unreachable
+  size_t link = SIZE_MAX;  // the link that leads there
+  int64_t cost = 0;        // path cost under the chosen metric (hops, or microseconds)
+  int hops = 0;
+};
+
+// table[src][dst]: where src forwards packets for dst. table[n][n] is left unreachable.
+using RoutingTable = std::vector<std::vector<NextHop>>;
+
+RoutingTable compute_routes(const Topology& topo);
+
+// The node sequence from src to dst, both included; empty when unreachable.
+std::vector<size_t> route_path(const RoutingTable& table, size_t src, size_t dst);
+
+}  // namespace testbed

@@ -1,0 +1,25 @@
+// Removes what a lab recorded, and only that: processes by recorded pid (checked against
+// their start time) and namespaces by recorded identity. Used by `down` and `clean`.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+#include "lab_state.h"
+
+namespace testbed {
+
+// /proc/PID/stat start time in clock ticks since boot; 0 when the process is gone.
+uint64_t process_start_time(int pid);
+
+struct TeardownReport {
+  int processes_ended = 0;
+  int namespaces_deleted = 0;
+  std::vector<std::string> skipped;  // things recorded but no longer ours, with the reason
+  std::vector<std::string> errors;
+};
+
+TeardownReport teardown_lab(const LabState& state, Kernel& kernel);
+
+}  // namespace testbed

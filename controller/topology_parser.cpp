@@ -1,0 +1,329 @@
+#include "topology_parser.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "address_plan.h"
+#include "diagnostics.h"
+
+namespace testbed {
+namespace {
+
+// Lab and node names become namespace and interface names, so they keep to the characters
+// that are safe in both. 24 and 32 characters keep "tb-LAB-NODE" readable in `ip netns`.
+const std::regex kLabName("[a-z0-9][a-z0-9-]{0,23}");
+const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
+
+const std::vector<std::string> kTopKeys = {"lab", "pool", "routing", "defaults", "nodes", "links"};
+const std::vector<std::string> kParamKeys = {"bandwidth", "delay", "jitter", "loss", "queue"};
+const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay", "jitter",
+                                            "loss",      "queue",     "a2b",   "b2a"};
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// Link parameters as written at one level (defaults, link, or one direction).
+struct ParamsLayer {
+  std::optional<Rate> rate;
+  std::optional<Duration> delay, jitter;
+  std::optional<Fraction> loss;
+  std::optional<QueueSize> queue;
+};
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)) {}
+
+  Topology run(const YAML::Node& root) {
+    Topology topo;
+    topo.source_file = file_;
+    if (!root.IsMap()) {
+      error(root, "the file must be a mapping with keys lab, nodes and links");
+      finish();
+    }
+    check_keys(root, kTopKeys, "at the top level");
+    parse_lab(root, topo);
+    if (root["pool"]) parse_pool(root["pool"], topo);
+    if (root["routing"]) parse_routing(root["routing"], topo);
+    ParamsLayer defaults;
+    if (root["defaults"]) defaults = parse_layer(root["defaults"], kParamKeys, "in defaults");
+    parse_nodes(root, topo);
+    if (root["links"]) parse_links(root["links"], defaults, topo);
+    if (diagnostics_.empty()) check_connected(topo);
+    if (diagnostics_.empty()) {
+      if (auto why = address_pool_shortfall(topo); !why.empty()) {
+        error(root["pool"] ? root["pool"] : root, why);
+      }
+    }
+    finish();
+    return topo;
+  }
+
+ private:
+  void error(const YAML::Node& at, const std::string& message) {
+    const YAML::Mark m = at.Mark();
+    diagnostics_.push_back({file_, m.line < 0 ? 0 : m.line + 1, m.column + 1, message});
+  }
+
+  void finish() {
+    if (diagnostics_.empty()) return;
+    std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
+    });
+    throw ValidationError(diagnostics_);
+  }
+
+  void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed,
+                  const std::string& where) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
+      std::string hint;
+      for (const auto& candidate : allowed) {
+        if (edit_distance(key, candidate) <= 2) hint = " (did you mean '" + candidate + "'?)";
+      }
+      error(it->first, "unknown key '" + key + "' " + where + hint);
+    }
+  }
+
+  bool scalar(const YAML::Node& n, const std::string& what, std::string& out) {
+    if (!n.IsScalar()) {
+      error(n, what + " must be a single value");
+      return false;
+    }
+    out = n.Scalar();
+    return true;
+  }
+
+  template <typename T, typename ParseFn>
+  std::optional<T> value(const YAML::Node& n, const std::string& field, ParseFn parse) {
+    std::string text, why;
+    if (!scalar(n, field, text)) return std::nullopt;
+    auto v = parse(text, why);
+    if (!v) error(n, field + ": " + why);
+    return v;
+  }
+
+  void parse_lab(const YAML::Node& root, Topology& topo) {
+    if (!root["lab"]) {
+      error(root, "missing required key 'lab' (the lab's name)");
+      return;
+    }
+    if (!scalar(root["lab"], "lab", topo.lab)) return;
+    if (!std::regex_match(topo.lab, kLabName)) {
+      error(root["lab"], "lab: '" + topo.lab +
+                             "' must be 1-24 characters of a-z, 0-9 and '-', starting with a "
+                             "letter or digit");
+    }
+  }
+
+  void parse_pool(const YAML::Node& n, Topology& topo) {
+    std::string text;
+    if (!scalar(n, "pool", text)) return;
+    auto p = Ipv4Prefix::parse(text);
+    if (!p) {
+      error(n, "pool: '" + text + "' is not a network prefix like 198.18.0.0/15");
+      return;
+    }
+    topo.pool = *p;
+  }
+
+  void parse_routing(const YAML::Node& n, Topology& topo) {
+    std::string text;
+    if (!scalar(n, "routing", text)) return;
+    if (text == "hops") {
+      topo.metric = RouteMetric::kHops;
+    } else if (text == "delay") {
+      topo.metric = RouteMetric::kDelay;
+    } else {
+      error(n, "routing: '" + text + "' must be 'hops' or 'delay'");
+    }
+  }
+
+  ParamsLayer parse_layer(const YAML::Node& n, const std::vector<std::string>& keys,
+                          const std::string& where) {
+    ParamsLayer layer;
+    if (!n.IsMap()) {
+      error(n, "expected a mapping " + where);
+      return layer;
+    }
+    check_keys(n, keys, where);
+    if (n["bandwidth"]) layer.rate = value<Rate>(n["bandwidth"], "bandwidth", parse_rate);
+    if (n["delay"]) layer.delay = value<Duration>(n["delay"], "delay", parse_duration);
+    if (n["jitter"]) layer.jitter = value<Duration>(n["jitter"], "jitter", parse_duration);
+    if (n["loss"]) layer.loss = value<Fraction>(n["loss"], "loss", parse_percent);
+    if (n["queue"]) layer.queue = value<QueueSize>(n["queue"], "queue", parse_queue_size);
+    return layer;
+  }
+
+  void parse_nodes(const YAML::Node& root, Topology& topo) {
+    const YAML::Node nodes = root["nodes"];
+    if (!nodes) {
+      error(root, "missing required key 'nodes'");
+      return;
+    }
+    if (!nodes.IsMap() || nodes.size() == 0) {
+      error(nodes, "nodes: expected a mapping of node names, e.g. 'seattle: {}'");
+      return;
+    }
+    std::map<std::string, int> first_line;
+    for (auto it = nodes.begin(); it != nodes.end(); ++it) {
+      const std::string name = it->first.Scalar();
+      if (!std::regex_match(name, kNodeName)) {
+        error(it->first, "node '" + name +
+                             "': a name must be 1-32 characters of a-z, 0-9, '-' and '_', "
+                             "starting with a letter or digit");
+      }
+      const int line = it->first.Mark().line + 1;
+      if (auto [pos, fresh] = first_line.emplace(name, line); !fresh) {
+        error(it->first, "duplicate node '" + name + "' (first defined on line " +
+                             std::to_string(pos->second) + ")");
+        continue;
+      }
+      if (!it->second.IsNull() && !(it->second.IsMap() && it->second.size() == 0)) {
+        if (it->second.IsMap()) {
+          check_keys(it->second, {}, "in node '" + name + "'");
+        } else {
+          error(it->second, "node '" + name + "': expected an empty mapping {}");
+        }
+      }
+      topo.nodes.push_back({name, {line, it->first.Mark().column + 1}});
+    }
+  }
+
+  // Every node must reach every other; an island is almost always a typo in the links.
+  void check_connected(const Topology& topo) {
+    std::vector<size_t> parent(topo.nodes.size());
+    for (size_t i = 0; i < parent.size(); ++i) parent[i] = i;
+    std::function<size_t(size_t)> find = [&](size_t x) {
+      return parent[x] == x ? x : parent[x] = find(parent[x]);
+    };
+    for (const Link& l : topo.links) parent[find(l.a)] = find(l.b);
+    for (size_t i = 1; i < topo.nodes.size(); ++i) {
+      if (find(i) != find(0)) {
+        const Node& n = topo.nodes[i];
+        diagnostics_.push_back({file_, n.pos.line, n.pos.column,
+                                "node '" + n.name + "' has no path to node '" + topo.nodes[0].name +
+                                    "': the topology is not connected"});
+      }
+    }
+  }
+
+  std::optional<size_t> endpoint(const YAML::Node& n, const Topology& topo) {
+    std::string name;
+    if (!scalar(n, "endpoint", name)) return std::nullopt;
+    for (size_t i = 0; i < topo.nodes.size(); ++i) {
+      if (topo.nodes[i].name == name) return i;
+    }
+    error(n, "link endpoint '" + name + "' is not a node defined under 'nodes'");
+    return std::nullopt;
+  }
+
+  static void overlay(DirectionParams& d, const ParamsLayer& l) {
+    if (l.rate) d.rate = *l.rate;
+    if (l.delay) d.delay = *l.delay;
+    if (l.jitter) d.jitter = *l.jitter;
+    if (l.loss) d.loss = *l.loss;
+    if (l.queue) d.queue = *l.queue;
+  }
+
+  void parse_links(const YAML::Node& links, const ParamsLayer& defaults, Topology& topo) {
+    if (!links.IsSequence()) {
+      error(links, "links: expected a list of links, each with 'endpoints: [a, b]'");
+      return;
+    }
+    std::map<std::pair<size_t, size_t>, int> seen;
+    for (const YAML::Node& ln : links) {
+      if (!ln.IsMap()) {
+        error(ln, "a link must be a mapping with 'endpoints: [a, b]'");
+        continue;
+      }
+      const ParamsLayer common = parse_layer(ln, kLinkKeys, "in link");
+      const ParamsLayer a2b =
+          ln["a2b"] ? parse_layer(ln["a2b"], kParamKeys, "in a2b") : ParamsLayer{};
+      const ParamsLayer b2a =
+          ln["b2a"] ? parse_layer(ln["b2a"], kParamKeys, "in b2a") : ParamsLayer{};
+      const YAML::Node ends = ln["endpoints"];
+      if (!ends) {
+        error(ln, "link: missing required key 'endpoints: [a, b]'");
+        continue;
+      }
+      if (!ends.IsSequence() || ends.size() != 2) {
+        error(ends, "endpoints: expected exactly two node names, e.g. [seattle, chicago]");
+        continue;
+      }
+      const auto a = endpoint(ends[0], topo);
+      const auto b = endpoint(ends[1], topo);
+      if (!a || !b) continue;
+      const std::string label = topo.nodes[*a].name + "-" + topo.nodes[*b].name;
+      if (*a == *b) {
+        error(ends, "link " + label + " connects a node to itself");
+        continue;
+      }
+      const int line = ends.Mark().line + 1;
+      if (auto [pos, fresh] = seen.emplace(std::minmax(*a, *b), line); !fresh) {
+        error(ends, "duplicate link " + label + " (first defined on line " +
+                        std::to_string(pos->second) + ")");
+        continue;
+      }
+      Link link{*a, *b, {}, {}, {line, ends.Mark().column + 1}};
+      for (auto [dir, own, name] : {std::tuple{&link.a2b, &a2b, "a2b"}, {&link.b2a, &b2a, "b2a"}}) {
+        overlay(*dir, defaults);
+        overlay(*dir, common);
+        overlay(*dir, *own);
+        if (dir->rate.bits_per_s == 0) {
+          error(ends, "link " + label + ": no bandwidth for direction " + name +
+                          " (set 'bandwidth' on the link or under 'defaults')");
+        }
+      }
+      topo.links.push_back(link);
+    }
+  }
+
+  std::string file_;
+  std::vector<Diagnostic> diagnostics_;
+};
+
+Topology parse_node(const std::string& file, const std::function<YAML::Node()>& load) {
+  YAML::Node root;
+  try {
+    root = load();
+  } catch (const YAML::BadFile&) {
+    throw ValidationError({{file, 0, 0, "cannot read the file"}});
+  } catch (const YAML::ParserException& e) {
+    throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
+  }
+  return Parser(file).run(root);
+}
+
+}  // namespace
+
+Topology parse_topology_file(const std::string& path) {
+  return parse_node(path, [&] { return YAML::LoadFile(path); });
+}
+
+Topology parse_topology_text(const std::string& text, const std::string& file_name) {
+  return parse_node(file_name, [&] { return YAML::Load(text); });
+}
+
+}  // namespace testbed

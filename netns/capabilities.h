@@ -1,0 +1,21 @@
+// What this kernel offers for emulation, found by trying each feature in a scratch
+// namespace (created and removed by the probe) rather than by reading version numbers.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace testbed {
+
+struct Capability {
+  std::string name;  // "netns", "veth", "htb", "tbf", "netem", "ifb", "nfqueue"
+  bool available = false;
+  std::string detail;  // how it was found, or the error
+};
+
+// Needs root. Leaves nothing behind, even when a probe throws.
+std::vector<Capability> probe_capabilities();
+
+bool has_capability(const std::vector<Capability>& caps, const std::string& name);
+
+}  // namespace testbed

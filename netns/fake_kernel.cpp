@@ -1,0 +1,169 @@
+#include "fake_kernel.h"
+
+#include <algorithm>
+
+namespace testbed {
+
+void FakeKernel::mutate(const std::string& op) {
+  const int n = ++calls_[op];
+  if (auto it = failures_.find(op); it != failures_.end() && it->second == n) {
+    throw KernelError(op + ": injected failure");
+  }
+  ++mutations_;
+}
+
+FakeKernel::Namespace& FakeKernel::ns_or_throw(const std::string& op, const std::string& ns) {
+  auto it = namespaces_.find(ns);
+  if (it == namespaces_.end()) throw KernelError(op + "(" + ns + "): no such namespace");
+  return it->second;
+}
+
+FakeKernel::Link& FakeKernel::link_or_throw(const std::string& op, const std::string& ns,
+                                            const std::string& dev) {
+  auto& n = ns_or_throw(op, ns);
+  auto it = n.links.find(dev);
+  if (it == n.links.end()) throw KernelError(op + "(" + dev + "@" + ns + "): no such device");
+  return it->second;
+}
+
+bool FakeKernel::namespace_exists(const std::string& ns) {
+  return namespaces_.count(ns) > 0;
+}
+
+uint64_t FakeKernel::namespace_inode(const std::string& ns) {
+  auto it = namespaces_.find(ns);
+  return it == namespaces_.end() ? 0 : it->second.inode;
+}
+
+uint64_t FakeKernel::create_namespace(const std::string& ns) {
+  if (namespaces_.count(ns)) throw KernelError("create_namespace(" + ns + "): exists");
+  mutate("create_namespace");
+  Namespace n;
+  n.inode = next_inode_++;
+  n.links["lo"] = Link{};  // every namespace is born with a loopback device, down
+  namespaces_[ns] = n;
+  return n.inode;
+}
+
+void FakeKernel::delete_namespace(const std::string& ns) {
+  auto& n = ns_or_throw("delete_namespace", ns);
+  mutate("delete_namespace");
+  // A veth pair dies with either end, as in the kernel.
+  for (const auto& [dev, link] : n.links) {
+    if (!link.peer_ns.empty() && namespaces_.count(link.peer_ns)) {
+      namespaces_[link.peer_ns].links.erase(link.peer_dev);
+    }
+  }
+  namespaces_.erase(ns);
+}
+
+bool FakeKernel::link_exists(const std::string& ns, const std::string& dev) {
+  auto it = namespaces_.find(ns);
+  return it != namespaces_.end() && it->second.links.count(dev) > 0;
+}
+
+void FakeKernel::create_veth(const std::string& ns_a, const std::string& if_a,
+                             const std::string& ns_b, const std::string& if_b) {
+  auto& a = ns_or_throw("create_veth", ns_a);
+  auto& b = ns_or_throw("create_veth", ns_b);
+  if (a.links.count(if_a) || b.links.count(if_b)) {
+    throw KernelError("create_veth(" + if_a + "): exists");
+  }
+  if (if_a.size() > 15 || if_b.size() > 15) throw KernelError("create_veth: name too long");
+  mutate("create_veth");
+  a.links[if_a] = Link{ns_b, if_b};
+  b.links[if_b] = Link{ns_a, if_a};
+}
+
+void FakeKernel::delete_link(const std::string& ns, const std::string& dev) {
+  Link link = link_or_throw("delete_link", ns, dev);
+  mutate("delete_link");
+  namespaces_[ns].links.erase(dev);
+  if (!link.peer_ns.empty()) namespaces_[link.peer_ns].links.erase(link.peer_dev);
+}
+
+bool FakeKernel::link_is_up(const std::string& ns, const std::string& dev) {
+  return link_exists(ns, dev) && namespaces_[ns].links[dev].up;
+}
+
+void FakeKernel::set_link_up(const std::string& ns, const std::string& dev, bool up) {
+  auto& link = link_or_throw("set_link_up", ns, dev);
+  mutate("set_link_up");
+  link.up = up;
+}
+
+bool FakeKernel::has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  return link_exists(ns, dev) && namespaces_[ns].links[dev].addresses.count(addr) > 0;
+}
+
+void FakeKernel::add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  auto& link = link_or_throw("add_address", ns, dev);
+  if (link.addresses.count(addr)) throw KernelError("add_address(" + addr.str() + "): exists");
+  mutate("add_address");
+  link.addresses.insert(addr);
+}
+
+void FakeKernel::delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  auto& link = link_or_throw("delete_address", ns, dev);
+  if (!link.addresses.count(addr)) throw KernelError("delete_address(" + addr.str() + "): absent");
+  mutate("delete_address");
+  link.addresses.erase(addr);
+}
+
+bool FakeKernel::forwarding(const std::string& ns) {
+  return namespace_exists(ns) && namespaces_[ns].forwarding;
+}
+
+void FakeKernel::set_forwarding(const std::string& ns, bool on) {
+  auto& n = ns_or_throw("set_forwarding", ns);
+  mutate("set_forwarding");
+  n.forwarding = on;
+}
+
+bool FakeKernel::has_route(const std::string& ns, const RouteSpec& route) {
+  if (!namespace_exists(ns)) return false;
+  const auto& routes = namespaces_[ns].routes;
+  return std::find(routes.begin(), routes.end(), route) != routes.end();
+}
+
+void FakeKernel::add_route(const std::string& ns, const RouteSpec& route) {
+  auto& link = link_or_throw("add_route", ns, route.dev);
+  // The kernel refuses a gateway that is not on one of the device's subnets, and a route
+  // through a device that is down ("Network is down" / "Nexthop has invalid gateway").
+  if (!link.up)
+    throw KernelError("add_route(" + route.dst.str() + "): device " + route.dev + " is down");
+  const bool onlink = std::any_of(link.addresses.begin(), link.addresses.end(),
+                                  [&](const Ipv4Prefix& p) { return p.contains(route.via); });
+  if (!onlink)
+    throw KernelError("add_route(" + route.dst.str() + "): invalid gateway " + route.via.str());
+  if (has_route(ns, route)) throw KernelError("add_route(" + route.dst.str() + "): exists");
+  mutate("add_route");
+  namespaces_[ns].routes.push_back(route);
+}
+
+void FakeKernel::delete_route(const std::string& ns, const RouteSpec& route) {
+  auto& routes = ns_or_throw("delete_route", ns).routes;
+  auto it = std::find(routes.begin(), routes.end(), route);
+  if (it == routes.end()) throw KernelError("delete_route(" + route.dst.str() + "): absent");
+  mutate("delete_route");
+  routes.erase(it);
+}
+
+std::optional<ShapingState> FakeKernel::shaping(const std::string& ns, const std::string& dev) {
+  if (!link_exists(ns, dev) || !namespaces_[ns].links[dev].shaping) return std::nullopt;
+  return ShapingState{*namespaces_[ns].links[dev].shaping};
+}
+
+void FakeKernel::set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) {
+  auto& link = link_or_throw("set_shaping", ns, dev);
+  mutate("set_shaping");
+  link.shaping = s;
+}
+
+void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {
+  auto& link = link_or_throw("remove_shaping", ns, dev);
+  mutate("remove_shaping");
+  link.shaping.reset();
+}
+
+}  // namespace testbed

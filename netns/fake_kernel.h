@@ -1,0 +1,71 @@
+// An in-memory kernel for unit tests. It enforces the preconditions the real kernel does
+// (a veth needs both namespaces, an address needs its link, a route needs its device up and
+// a gateway on one of its subnets), so tests catch wrong step order, and it can be told to
+// fail the Nth call of an operation to exercise rollback.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+
+namespace testbed {
+
+class FakeKernel : public Kernel {
+ public:
+  struct Link {
+    std::string peer_ns, peer_dev;  // empty for loopback
+    bool up = false;
+    std::set<Ipv4Prefix> addresses;
+    std::optional<HtbShaping> shaping;
+  };
+  struct Namespace {
+    uint64_t inode = 0;
+    std::map<std::string, Link> links;
+    bool forwarding = false;
+    std::vector<RouteSpec> routes;
+  };
+
+  // Makes the `nth` (1-based) future call of `op` (e.g. "add_route") throw KernelError.
+  void fail_on(const std::string& op, int nth) { failures_[op] = nth; }
+  // Mutating calls made so far; queries are not counted.
+  int mutations() const { return mutations_; }
+  const std::map<std::string, Namespace>& namespaces() const { return namespaces_; }
+
+  bool namespace_exists(const std::string& ns) override;
+  uint64_t namespace_inode(const std::string& ns) override;
+  uint64_t create_namespace(const std::string& ns) override;
+  void delete_namespace(const std::string& ns) override;
+  bool link_exists(const std::string& ns, const std::string& dev) override;
+  void create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
+                   const std::string& if_b) override;
+  void delete_link(const std::string& ns, const std::string& dev) override;
+  bool link_is_up(const std::string& ns, const std::string& dev) override;
+  void set_link_up(const std::string& ns, const std::string& dev, bool up) override;
+  bool has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  void add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  bool forwarding(const std::string& ns) override;
+  void set_forwarding(const std::string& ns, bool on) override;
+  bool has_route(const std::string& ns, const RouteSpec& route) override;
+  void add_route(const std::string& ns, const RouteSpec& route) override;
+  void delete_route(const std::string& ns, const RouteSpec& route) override;
+  std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
+  void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
+  void remove_shaping(const std::string& ns, const std::string& dev) override;
+
+ private:
+  void mutate(const std::string& op);
+  Namespace& ns_or_throw(const std::string& op, const std::string& ns);
+  Link& link_or_throw(const std::string& op, const std::string& ns, const std::string& dev);
+
+  std::map<std::string, Namespace> namespaces_;
+  std::map<std::string, int> failures_;
+  std::map<std::string, int> calls_;
+  int mutations_ = 0;
+  uint64_t next_inode_ = 4026531000;  // the range real nsfs inodes live in
+};
+
+}  // namespace testbed

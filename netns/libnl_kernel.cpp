@@ -1,0 +1,326 @@
+#include "libnl_kernel.h"
+
+#include <arpa/inet.h>
+#include <linux/if.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <netlink/route/link/veth.h>
+#include <netlink/route/qdisc/fifo.h>
+#include <netlink/route/qdisc/htb.h>
+
+#include <fstream>
+
+namespace testbed {
+namespace {
+
+// HTB tree of one shaped interface: root 1:, the class 1:1 that all traffic falls into
+// (defcls 1), and the FIFO leaf 10: under it.
+constexpr uint32_t kRootHandle = 0x00010000;   // 1:
+constexpr uint32_t kClassHandle = 0x00010001;  // 1:1
+constexpr uint32_t kLeafHandle = 0x00100000;   // 10:
+constexpr uint32_t kDefaultClassMinor = 1;
+
+std::string where(const std::string& ns, const std::string& dev) {
+  return dev + "@" + ns;
+}
+
+}  // namespace
+
+nl::Address nl::ipv4(Ipv4Address a, int prefix_length) {
+  const uint32_t be = htonl(a.value);
+  nl::Address addr(check_alloc(nl_addr_build(AF_INET, &be, sizeof be), "nl_addr_build"));
+  nl_addr_set_prefixlen(addr.get(), prefix_length);
+  return addr;
+}
+
+LibnlKernel::Context& LibnlKernel::context(const std::string& ns) {
+  auto it = contexts_.find(ns);
+  if (it != contexts_.end()) return *it->second;
+  auto ctx = std::make_unique<Context>();
+  ctx->fd = open_netns(ns);
+  {
+    NetnsScope inside(ctx->fd.get());
+    ctx->sock.reset(nl::check_alloc(nl_socket_alloc(), "nl_socket_alloc"));
+    nl::check(nl_connect(ctx->sock.get(), NETLINK_ROUTE), "nl_connect(" + ns + ")");
+  }
+  return *contexts_.emplace(ns, std::move(ctx)).first->second;
+}
+
+bool LibnlKernel::namespace_exists(const std::string& ns) {
+  return netns_exists(ns);
+}
+
+uint64_t LibnlKernel::namespace_inode(const std::string& ns) {
+  return netns_inode(ns);
+}
+
+uint64_t LibnlKernel::create_namespace(const std::string& ns) {
+  return create_netns(ns);
+}
+
+void LibnlKernel::delete_namespace(const std::string& ns) {
+  contexts_.erase(ns);  // close our socket first: it would keep the namespace alive
+  delete_netns(ns);
+}
+
+nl::Link LibnlKernel::get_link(const std::string& ns, const std::string& dev) {
+  rtnl_link* link = nullptr;
+  nl::check(rtnl_link_get_kernel(context(ns).sock.get(), 0, dev.c_str(), &link),
+            "rtnl_link_get_kernel(" + where(ns, dev) + ")");
+  return nl::Link(link);
+}
+
+int LibnlKernel::ifindex(const std::string& ns, const std::string& dev) {
+  Context& ctx = context(ns);
+  if (auto it = ctx.ifindex.find(dev); it != ctx.ifindex.end()) return it->second;
+  const int index = rtnl_link_get_ifindex(get_link(ns, dev).get());
+  ctx.ifindex[dev] = index;
+  return index;
+}
+
+bool LibnlKernel::link_exists(const std::string& ns, const std::string& dev) {
+  if (!netns_exists(ns)) return false;
+  rtnl_link* link = nullptr;
+  const int err = rtnl_link_get_kernel(context(ns).sock.get(), 0, dev.c_str(), &link);
+  nl::Link owned(link);
+  if (err == -NLE_OBJ_NOTFOUND || err == -NLE_NODEV) return false;
+  nl::check(err, "rtnl_link_get_kernel(" + where(ns, dev) + ")");
+  return true;
+}
+
+void LibnlKernel::create_veth(const std::string& ns_a, const std::string& if_a,
+                              const std::string& ns_b, const std::string& if_b) {
+  // Both ends are born in their namespaces: ns_a's socket creates the pair there and the
+  // peer carries ns_b's descriptor, so nothing ever appears in the host's namespace.
+  nl::Link link(nl::check_alloc(rtnl_link_veth_alloc(), "rtnl_link_veth_alloc"));
+  rtnl_link_set_name(link.get(), if_a.c_str());
+  nl::Link peer(rtnl_link_veth_get_peer(link.get()));
+  rtnl_link_set_name(peer.get(), if_b.c_str());
+  rtnl_link_set_ns_fd(peer.get(), context(ns_b).fd.get());
+  nl::check(rtnl_link_add(context(ns_a).sock.get(), link.get(), NLM_F_CREATE | NLM_F_EXCL),
+            "rtnl_link_add(veth " + where(ns_a, if_a) + " <-> " + where(ns_b, if_b) + ")");
+}
+
+void LibnlKernel::delete_link(const std::string& ns, const std::string& dev) {
+  nl::Link link = get_link(ns, dev);
+  nl::check(rtnl_link_delete(context(ns).sock.get(), link.get()),
+            "rtnl_link_delete(" + where(ns, dev) + ")");
+  // A veth takes its peer with it, in another namespace: forget all cached indexes.
+  for (auto& [name, ctx] : contexts_) ctx->ifindex.clear();
+}
+
+bool LibnlKernel::link_is_up(const std::string& ns, const std::string& dev) {
+  return link_exists(ns, dev) && (rtnl_link_get_flags(get_link(ns, dev).get()) & IFF_UP);
+}
+
+void LibnlKernel::set_link_up(const std::string& ns, const std::string& dev, bool up) {
+  nl::Link current = get_link(ns, dev);
+  nl::Link change(nl::check_alloc(rtnl_link_alloc(), "rtnl_link_alloc"));
+  if (up) {
+    rtnl_link_set_flags(change.get(), IFF_UP);
+  } else {
+    rtnl_link_unset_flags(change.get(), IFF_UP);
+  }
+  nl::check(rtnl_link_change(context(ns).sock.get(), current.get(), change.get(), 0),
+            std::string("rtnl_link_change(") + where(ns, dev) + (up ? ", up)" : ", down)"));
+}
+
+nl::Addr LibnlKernel::addr_object(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  nl::Addr a(nl::check_alloc(rtnl_addr_alloc(), "rtnl_addr_alloc"));
+  rtnl_addr_set_ifindex(a.get(), ifindex(ns, dev));
+  nl::Address local = nl::ipv4(addr.address, addr.length);
+  nl::check(rtnl_addr_set_local(a.get(), local.get()), "rtnl_addr_set_local");
+  return a;
+}
+
+bool LibnlKernel::has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  if (!link_exists(ns, dev)) return false;
+  nl_cache* raw = nullptr;
+  nl::check(rtnl_addr_alloc_cache(context(ns).sock.get(), &raw),
+            "rtnl_addr_alloc_cache(" + ns + ")");
+  nl::Cache cache(raw);
+  const int index = ifindex(ns, dev);
+  nl::Address want = nl::ipv4(addr.address, addr.length);
+  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
+    auto* a = reinterpret_cast<rtnl_addr*>(o);
+    if (rtnl_addr_get_ifindex(a) == index && rtnl_addr_get_family(a) == AF_INET &&
+        nl_addr_cmp(rtnl_addr_get_local(a), want.get()) == 0 &&
+        rtnl_addr_get_prefixlen(a) == addr.length) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void LibnlKernel::add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  nl::check(rtnl_addr_add(context(ns).sock.get(), addr_object(ns, dev, addr).get(), NLM_F_EXCL),
+            "rtnl_addr_add(" + addr.str() + " " + where(ns, dev) + ")");
+}
+
+void LibnlKernel::delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) {
+  nl::check(rtnl_addr_delete(context(ns).sock.get(), addr_object(ns, dev, addr).get(), 0),
+            "rtnl_addr_delete(" + addr.str() + " " + where(ns, dev) + ")");
+}
+
+bool LibnlKernel::forwarding(const std::string& ns) {
+  // /proc/sys/net resolves to the network namespace of the thread that opens it.
+  NetnsScope inside(context(ns).fd.get());
+  std::ifstream in("/proc/sys/net/ipv4/ip_forward");
+  int value = 0;
+  in >> value;
+  return value == 1;
+}
+
+void LibnlKernel::set_forwarding(const std::string& ns, bool on) {
+  NetnsScope inside(context(ns).fd.get());
+  std::ofstream out("/proc/sys/net/ipv4/ip_forward");
+  out << (on ? "1\n" : "0\n");
+  out.flush();
+  if (!out) throw KernelError("write(/proc/sys/net/ipv4/ip_forward in " + ns + ") failed");
+}
+
+nl::Route LibnlKernel::route_object(const std::string& ns, const RouteSpec& r) {
+  nl::Route route(nl::check_alloc(rtnl_route_alloc(), "rtnl_route_alloc"));
+  rtnl_route_set_family(route.get(), AF_INET);
+  rtnl_route_set_table(route.get(), RT_TABLE_MAIN);
+  rtnl_route_set_protocol(route.get(), RTPROT_STATIC);
+  rtnl_route_set_scope(route.get(), RT_SCOPE_UNIVERSE);
+  nl::Address dst = nl::ipv4(r.dst.address, r.dst.length);
+  nl::check(rtnl_route_set_dst(route.get(), dst.get()), "rtnl_route_set_dst");
+  nl::Address src = nl::ipv4(r.src);
+  nl::check(rtnl_route_set_pref_src(route.get(), src.get()), "rtnl_route_set_pref_src");
+  rtnl_nexthop* nh = nl::check_alloc(rtnl_route_nh_alloc(), "rtnl_route_nh_alloc");
+  rtnl_route_nh_set_ifindex(nh, ifindex(ns, r.dev));
+  nl::Address via = nl::ipv4(r.via);
+  rtnl_route_nh_set_gateway(nh, via.get());
+  rtnl_route_add_nexthop(route.get(), nh);  // the route owns the nexthop from here
+  return route;
+}
+
+bool LibnlKernel::has_route(const std::string& ns, const RouteSpec& r) {
+  if (!link_exists(ns, r.dev)) return false;
+  nl_cache* raw = nullptr;
+  nl::check(rtnl_route_alloc_cache(context(ns).sock.get(), AF_INET, 0, &raw),
+            "rtnl_route_alloc_cache(" + ns + ")");
+  nl::Cache cache(raw);
+  nl::Address dst = nl::ipv4(r.dst.address, r.dst.length);
+  nl::Address via = nl::ipv4(r.via);
+  nl::Address src = nl::ipv4(r.src);
+  const int index = ifindex(ns, r.dev);
+  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
+    auto* route = reinterpret_cast<rtnl_route*>(o);
+    if (rtnl_route_get_table(route) != RT_TABLE_MAIN ||
+        nl_addr_cmp(rtnl_route_get_dst(route), dst.get()) != 0 ||
+        rtnl_route_get_nnexthops(route) != 1) {
+      continue;
+    }
+    rtnl_nexthop* nh = rtnl_route_nexthop_n(route, 0);
+    const nl_addr* pref = rtnl_route_get_pref_src(route);
+    if (rtnl_route_nh_get_ifindex(nh) == index && rtnl_route_nh_get_gateway(nh) &&
+        nl_addr_cmp(rtnl_route_nh_get_gateway(nh), via.get()) == 0 && pref &&
+        nl_addr_cmp(pref, src.get()) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void LibnlKernel::add_route(const std::string& ns, const RouteSpec& r) {
+  nl::check(rtnl_route_add(context(ns).sock.get(), route_object(ns, r).get(), NLM_F_EXCL),
+            "rtnl_route_add(" + r.dst.str() + " via " + r.via.str() + " in " + ns + ")");
+}
+
+void LibnlKernel::delete_route(const std::string& ns, const RouteSpec& r) {
+  nl::check(rtnl_route_delete(context(ns).sock.get(), route_object(ns, r).get(), 0),
+            "rtnl_route_delete(" + r.dst.str() + " in " + ns + ")");
+}
+
+std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const std::string& dev) {
+  if (!link_exists(ns, dev)) return std::nullopt;
+  nl_sock* sock = context(ns).sock.get();
+  const int index = ifindex(ns, dev);
+  nl_cache* raw = nullptr;
+  nl::check(rtnl_qdisc_alloc_cache(sock, &raw), "rtnl_qdisc_alloc_cache(" + ns + ")");
+  nl::Cache qdiscs(raw);
+  nl::Qdisc root(rtnl_qdisc_get(qdiscs.get(), index, kRootHandle));
+  if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "htb") return std::nullopt;
+  nl::check(rtnl_class_alloc_cache(sock, index, &raw),
+            "rtnl_class_alloc_cache(" + where(ns, dev) + ")");
+  nl::Cache classes(raw);
+  nl::Class cls(rtnl_class_get(classes.get(), index, kClassHandle));
+  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs.get(), index, kLeafHandle));
+  if (!cls || !leaf) return std::nullopt;
+  ShapingState state;
+  nl::check(rtnl_htb_get_rate64(cls.get(), &state.config.rate_bytes_per_s), "rtnl_htb_get_rate64");
+  state.config.burst_bytes = rtnl_htb_get_rbuffer(cls.get());
+  state.config.quantum_bytes = rtnl_htb_get_quantum(cls.get());
+  const std::string leaf_kind = rtnl_tc_get_kind(TC_CAST(leaf.get()));
+  state.config.queue.unit =
+      leaf_kind == "bfifo" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
+  state.config.queue.limit = static_cast<uint32_t>(rtnl_qdisc_fifo_get_limit(leaf.get()));
+  state.sent_bytes = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BYTES);
+  state.sent_packets = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_PACKETS);
+  state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS);
+  return state;
+}
+
+void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) {
+  nl_sock* sock = context(ns).sock.get();
+  const int index = ifindex(ns, dev);
+  const auto current = shaping(ns, dev);
+  const std::string at = where(ns, dev);
+
+  if (!current) {
+    nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+    rtnl_tc_set_ifindex(TC_CAST(root.get()), index);
+    rtnl_tc_set_parent(TC_CAST(root.get()), TC_H_ROOT);
+    rtnl_tc_set_handle(TC_CAST(root.get()), kRootHandle);
+    nl::check(rtnl_tc_set_kind(TC_CAST(root.get()), "htb"), "rtnl_tc_set_kind(htb)");
+    nl::check(rtnl_htb_set_defcls(root.get(), kDefaultClassMinor), "rtnl_htb_set_defcls");
+    nl::check(rtnl_qdisc_add(sock, root.get(), NLM_F_CREATE | NLM_F_EXCL),
+              "rtnl_qdisc_add(htb root " + at + ")");
+  }
+
+  // The class message must carry rate, ceil, both buffers and the quantum every time: the
+  // kernel falls back to about one MTU for an omitted buffer. Without NLM_F_CREATE an
+  // existing class is changed in place, keeping its leaf, queue and counters.
+  nl::Class cls(nl::check_alloc(rtnl_class_alloc(), "rtnl_class_alloc"));
+  rtnl_tc_set_ifindex(TC_CAST(cls.get()), index);
+  rtnl_tc_set_parent(TC_CAST(cls.get()), kRootHandle);
+  rtnl_tc_set_handle(TC_CAST(cls.get()), kClassHandle);
+  nl::check(rtnl_tc_set_kind(TC_CAST(cls.get()), "htb"), "rtnl_tc_set_kind(htb class)");
+  nl::check(rtnl_htb_set_rate64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_rate64");
+  nl::check(rtnl_htb_set_ceil64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_ceil64");
+  nl::check(rtnl_htb_set_rbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_rbuffer");
+  nl::check(rtnl_htb_set_cbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_cbuffer");
+  nl::check(rtnl_htb_set_quantum(cls.get(), s.quantum_bytes), "rtnl_htb_set_quantum");
+  nl::check(rtnl_class_add(sock, cls.get(), current ? 0 : NLM_F_CREATE | NLM_F_EXCL),
+            std::string("rtnl_class_add(htb 1:1 ") + at + (current ? ", change)" : ")"));
+
+  if (current && current->config.queue == s.queue) return;
+  nl::Qdisc leaf(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+  rtnl_tc_set_ifindex(TC_CAST(leaf.get()), index);
+  rtnl_tc_set_parent(TC_CAST(leaf.get()), kClassHandle);
+  rtnl_tc_set_handle(TC_CAST(leaf.get()), kLeafHandle);
+  const char* kind = s.queue.unit == QueueLimit::Unit::kBytes ? "bfifo" : "pfifo";
+  nl::check(rtnl_tc_set_kind(TC_CAST(leaf.get()), kind),
+            std::string("rtnl_tc_set_kind(") + kind + ")");
+  nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(s.queue.limit)),
+            "rtnl_qdisc_fifo_set_limit");
+  // Same kind: change the limit in place. Another kind: replace (this flushes the queue,
+  // which only a change of queue unit can cause).
+  const bool same_kind = current && current->config.queue.unit == s.queue.unit;
+  nl::check(rtnl_qdisc_add(sock, leaf.get(), same_kind ? 0 : NLM_F_CREATE | NLM_F_REPLACE),
+            std::string("rtnl_qdisc_add(") + kind + " leaf " + at + ")");
+}
+
+void LibnlKernel::remove_shaping(const std::string& ns, const std::string& dev) {
+  nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+  rtnl_tc_set_ifindex(TC_CAST(root.get()), ifindex(ns, dev));
+  rtnl_tc_set_parent(TC_CAST(root.get()), TC_H_ROOT);
+  rtnl_tc_set_handle(TC_CAST(root.get()), kRootHandle);
+  nl::check(rtnl_qdisc_delete(context(ns).sock.get(), root.get()),
+            "rtnl_qdisc_delete(htb root " + where(ns, dev) + ")");
+}
+
+}  // namespace testbed

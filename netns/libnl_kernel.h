@@ -1,0 +1,61 @@
+// The real kernel, through libnl. Netlink messages carry no namespace selector, so each
+// namespace gets its own socket, opened from inside it (see NetnsScope).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "kernel.h"
+#include "named_netns.h"
+#include "nl_objects.h"
+
+namespace testbed {
+
+class LibnlKernel : public Kernel {
+ public:
+  LibnlKernel() = default;
+  LibnlKernel(const LibnlKernel&) = delete;
+  LibnlKernel& operator=(const LibnlKernel&) = delete;
+
+  bool namespace_exists(const std::string& ns) override;
+  uint64_t namespace_inode(const std::string& ns) override;
+  uint64_t create_namespace(const std::string& ns) override;
+  void delete_namespace(const std::string& ns) override;
+  bool link_exists(const std::string& ns, const std::string& dev) override;
+  void create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
+                   const std::string& if_b) override;
+  void delete_link(const std::string& ns, const std::string& dev) override;
+  bool link_is_up(const std::string& ns, const std::string& dev) override;
+  void set_link_up(const std::string& ns, const std::string& dev, bool up) override;
+  bool has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  void add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
+  bool forwarding(const std::string& ns) override;
+  void set_forwarding(const std::string& ns, bool on) override;
+  bool has_route(const std::string& ns, const RouteSpec& route) override;
+  void add_route(const std::string& ns, const RouteSpec& route) override;
+  void delete_route(const std::string& ns, const RouteSpec& route) override;
+  std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
+  void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
+  void remove_shaping(const std::string& ns, const std::string& dev) override;
+
+  // For probes beyond the interface (doctor): the socket of a namespace.
+  nl_sock* socket(const std::string& ns) { return context(ns).sock.get(); }
+  int ifindex(const std::string& ns, const std::string& dev);
+
+ private:
+  struct Context {
+    FileDescriptor fd;
+    nl::Socket sock;
+    std::map<std::string, int> ifindex;  // devices seen; cleared when one is deleted
+  };
+  Context& context(const std::string& ns);
+  nl::Link get_link(const std::string& ns, const std::string& dev);
+  nl::Route route_object(const std::string& ns, const RouteSpec& route);
+  nl::Addr addr_object(const std::string& ns, const std::string& dev, Ipv4Prefix addr);
+
+  std::map<std::string, std::unique_ptr<Context>> contexts_;
+};
+
+}  // namespace testbed
