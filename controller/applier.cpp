@@ -119,6 +119,7 @@ ApplyResult Applier::apply(const Plan& plan) {
         ++result.unchanged;
         continue;
       }
+      if (hooks_.before_step) hooks_.before_step(i, step);
       Done done{i, std::nullopt};
       execute(step, done);
       done_.push_back(done);

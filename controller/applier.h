@@ -20,6 +20,8 @@ namespace testbed {
 // Hooks for the caller: `up` records each namespace in the state file before it exists,
 // so a controller killed mid-way leaves enough behind for `testbed clean`.
 struct ApplyHooks {
+  // Called before each step that is not yet in effect; may throw to fail the run.
+  std::function<void(size_t index, const Step&)> before_step;
   std::function<void(const CreateNamespace&)> before_create_namespace;
   std::function<void(const CreateNamespace&, uint64_t inode)> after_create_namespace;
   std::function<void(const CreateNamespace&)> after_rollback_namespace;

@@ -24,8 +24,7 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"controller_pid", s.controller_pid},
                       {"created_at", s.created_at},
                       {"namespaces", nlohmann::json::array()},
-                      {"processes", nlohmann::json::array()},
-                      {"plan", s.plan}};
+                      {"processes", nlohmann::json::array()}};
   for (const auto& n : s.namespaces)
     j["namespaces"].push_back({{"name", n.name}, {"inode", n.inode}});
   for (const auto& p : s.processes) {
@@ -49,7 +48,6 @@ LabState state_from_json(const nlohmann::json& j) {
     s.processes.push_back({p.at("pid").get<int>(), p.value("start_time", uint64_t{0}),
                            p.value("node", ""), p.value("argv", std::vector<std::string>{})});
   }
-  s.plan = j.value("plan", nlohmann::json::object());
   return s;
 }
 
@@ -88,11 +86,23 @@ std::optional<LabLock> LabStore::lock(const std::string& lab, bool wait) const {
 LabState LabStore::load(const std::string& lab) const {
   std::ifstream in(state_path(lab));
   if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
+  LabState state;
   try {
-    return state_from_json(nlohmann::json::parse(in));
+    state = state_from_json(nlohmann::json::parse(in));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(state_path(lab) + ": unreadable state: " + e.what());
   }
+  std::ifstream plan(plan_path(lab));
+  state.plan = nlohmann::json::parse(plan, nullptr, /*allow_exceptions=*/false);
+  if (state.plan.is_discarded()) state.plan = nlohmann::json::object();
+  return state;
+}
+
+void LabStore::save_plan(const std::string& lab, const nlohmann::json& plan) const {
+  fs::create_directories(dir(lab));
+  std::ofstream out(plan_path(lab), std::ios::trunc);
+  out << plan.dump() << "\n";
+  if (!out) throw std::runtime_error("cannot write " + plan_path(lab));
 }
 
 void LabStore::save(const LabState& state) const {

@@ -32,6 +32,8 @@ struct LabState {
   std::string created_at;
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;
+  // The plan, from plan.json: written once by `up`, as it is large (every route and step)
+  // while state.json is rewritten at every namespace.
   nlohmann::json plan;
 };
 
@@ -56,6 +58,7 @@ class LabStore {
   const std::string& root() const { return root_; }
   std::string dir(const std::string& lab) const { return root_ + "/" + lab; }
   std::string state_path(const std::string& lab) const { return dir(lab) + "/state.json"; }
+  std::string plan_path(const std::string& lab) const { return dir(lab) + "/plan.json"; }
   std::vector<std::string> labs() const;  // every directory under the root
   bool has_state(const std::string& lab) const;
 
@@ -63,8 +66,9 @@ class LabStore {
   // controller holds the lock.
   std::optional<LabLock> lock(const std::string& lab, bool wait) const;
   LabState load(const std::string& lab) const;  // throws std::runtime_error
-  void save(const LabState& state) const;       // atomic: write then rename
-  void remove(const std::string& lab) const;    // the lab's directory and its files
+  void save(const LabState& state) const;       // atomic: write then rename; not the plan
+  void save_plan(const std::string& lab, const nlohmann::json& plan) const;
+  void remove(const std::string& lab) const;  // the lab's directory and its files
 
   // The one lab when `lab` is empty and exactly one exists; throws otherwise.
   std::string resolve(const std::string& lab) const;

@@ -32,7 +32,10 @@ uint64_t process_start_time(int pid) {
   if (close == std::string::npos) return 0;
   std::istringstream rest(stat.substr(close + 2));
   std::string field;
-  for (int i = 3; i <= 22 && rest >> field; ++i) {
+  // Field 3 is the state: a zombie (Z) or dead (X) process has already exited, even if its
+  // parent has not reaped it yet.
+  if (!(rest >> field) || field == "Z" || field == "X") return 0;
+  for (int i = 4; i <= 22 && rest >> field; ++i) {
     if (i == 22) return std::stoull(field);
   }
   return 0;

@@ -10,7 +10,7 @@
 
 namespace testbed {
 
-// /proc/PID/stat start time in clock ticks since boot; 0 when the process is gone.
+// /proc/PID/stat start time in clock ticks since boot; 0 when the process has exited.
 uint64_t process_start_time(int pid);
 
 struct TeardownReport {

@@ -44,6 +44,7 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 // Link parameters as written at one level (defaults, link, or one direction).
 struct ParamsLayer {
+  bool rate_written = false;  // a bandwidth key was present, even if its value was bad
   std::optional<Rate> rate;
   std::optional<Duration> delay, jitter;
   std::optional<Fraction> loss;
@@ -69,7 +70,9 @@ class Parser {
     if (root["defaults"]) defaults = parse_layer(root["defaults"], kParamKeys, "in defaults");
     parse_nodes(root, topo);
     if (root["links"]) parse_links(root["links"], defaults, topo);
-    if (diagnostics_.empty()) check_connected(topo);
+    // Connectivity is judged only when every link was understood; otherwise a link with a
+    // typo would also be reported as an island.
+    if (links_complete_) check_connected(topo);
     if (diagnostics_.empty()) {
       if (auto why = address_pool_shortfall(topo); !why.empty()) {
         error(root["pool"] ? root["pool"] : root, why);
@@ -168,6 +171,7 @@ class Parser {
       return layer;
     }
     check_keys(n, keys, where);
+    layer.rate_written = static_cast<bool>(n["bandwidth"]);
     if (n["bandwidth"]) layer.rate = value<Rate>(n["bandwidth"], "bandwidth", parse_rate);
     if (n["delay"]) layer.delay = value<Duration>(n["delay"], "delay", parse_duration);
     if (n["jitter"]) layer.jitter = value<Duration>(n["jitter"], "jitter", parse_duration);
@@ -250,6 +254,7 @@ class Parser {
   void parse_links(const YAML::Node& links, const ParamsLayer& defaults, Topology& topo) {
     if (!links.IsSequence()) {
       error(links, "links: expected a list of links, each with 'endpoints: [a, b]'");
+      links_complete_ = false;
       return;
     }
     std::map<std::pair<size_t, size_t>, int> seen;
@@ -291,17 +296,21 @@ class Parser {
         overlay(*dir, defaults);
         overlay(*dir, common);
         overlay(*dir, *own);
-        if (dir->rate.bits_per_s == 0) {
+        // A bandwidth that was written but invalid has its own error already.
+        const bool written = defaults.rate_written || common.rate_written || own->rate_written;
+        if (dir->rate.bits_per_s == 0 && !written) {
           error(ends, "link " + label + ": no bandwidth for direction " + name +
                           " (set 'bandwidth' on the link or under 'defaults')");
         }
       }
       topo.links.push_back(link);
     }
+    links_complete_ = topo.links.size() == links.size();
   }
 
   std::string file_;
   std::vector<Diagnostic> diagnostics_;
+  bool links_complete_ = true;
 };
 
 Topology parse_node(const std::string& file, const std::function<YAML::Node()>& load) {

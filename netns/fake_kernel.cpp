@@ -71,8 +71,10 @@ void FakeKernel::create_veth(const std::string& ns_a, const std::string& if_a,
   }
   if (if_a.size() > 15 || if_b.size() > 15) throw KernelError("create_veth: name too long");
   mutate("create_veth");
-  a.links[if_a] = Link{ns_b, if_b};
-  b.links[if_b] = Link{ns_a, if_a};
+  a.links[if_a].peer_ns = ns_b;
+  a.links[if_a].peer_dev = if_b;
+  b.links[if_b].peer_ns = ns_a;
+  b.links[if_b].peer_dev = if_a;
 }
 
 void FakeKernel::delete_link(const std::string& ns, const std::string& dev) {

@@ -29,7 +29,7 @@ class FakeKernel : public Kernel {
   };
 
   // Makes the `nth` (1-based) future call of `op` (e.g. "add_route") throw KernelError.
-  void fail_on(const std::string& op, int nth) { failures_[op] = nth; }
+  void fail_on(const std::string& op, int nth) { failures_[op] = calls_[op] + nth; }
   // Mutating calls made so far; queries are not counted.
   int mutations() const { return mutations_; }
   const std::map<std::string, Namespace>& namespaces() const { return namespaces_; }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 
@@ -22,6 +23,11 @@ namespace {
 
 // Signal handlers can only reach globals; this flag is read by the applier between steps.
 std::atomic<bool> g_interrupted{false};
+
+long env_number(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? std::atol(v) : 0;
+}
 
 void on_signal(int) {
   g_interrupted = true;
@@ -85,7 +91,7 @@ int run_up(const Argv& argv) {
   state.phase = "applying";
   state.controller_pid = getpid();
   state.created_at = now_iso8601();
-  state.plan = plan_to_json(*plan);
+  store.save_plan(plan->lab, plan_to_json(*plan));
   store.save(state);
 
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
@@ -100,6 +106,15 @@ int run_up(const Argv& argv) {
   };
   hooks.after_rollback_namespace = [&](const CreateNamespace& s) {
     std::erase_if(state.namespaces, [&](const auto& r) { return r.name == s.ns; });
+  };
+
+  // Fault injection for the integration tests, so that "killed mid-way" and "failed
+  // mid-way" happen at a chosen step instead of by timing luck.
+  const long stop_at = env_number("TESTBED_FAULT_STOP_AT_STEP");
+  const long fail_at = env_number("TESTBED_FAULT_FAIL_AT_STEP");
+  hooks.before_step = [&](size_t index, const Step&) {
+    if (static_cast<long>(index) + 1 == stop_at) raise(SIGSTOP);
+    if (static_cast<long>(index) + 1 == fail_at) throw std::runtime_error("injected failure");
   };
 
   const auto start = std::chrono::steady_clock::now();

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Writes a connected topology of N nodes and M links: a ring (so every node is
+reachable) plus random chords, with per-direction rates drawn from NetStorm's
+20..155 Mbit/s range. The seed makes it the same file every time."""
+import argparse
+import random
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--nodes", type=int, default=200)
+parser.add_argument("--links", type=int, default=400)
+parser.add_argument("--seed", type=int, default=1)
+parser.add_argument("--lab", default="tbb-gen")
+args = parser.parse_args()
+if args.links < args.nodes or args.links > args.nodes * (args.nodes - 1) // 2:
+    raise SystemExit("need nodes <= links <= nodes*(nodes-1)/2")
+
+rng = random.Random(args.seed)
+pairs = {(i, (i + 1) % args.nodes) for i in range(args.nodes)}
+while len(pairs) < args.links:
+    a, b = rng.sample(range(args.nodes), 2)
+    if (a, b) not in pairs and (b, a) not in pairs:
+        pairs.add((a, b))
+
+print(f"# {args.nodes} nodes, {args.links} links, seed {args.seed} (bench/gen_topology.py)")
+print(f"lab: {args.lab}")
+print("defaults: {delay: 10ms}")
+print("nodes:")
+for i in range(args.nodes):
+    print(f"  n{i}: {{}}")
+print("links:")
+for a, b in sorted(pairs):
+    print(f"  - {{endpoints: [n{a}, n{b}], a2b: {{bandwidth: {rng.randint(20, 155)}mbit}}, "
+          f"b2a: {{bandwidth: {rng.randint(20, 155)}mbit}}}}")

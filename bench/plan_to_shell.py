@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Turns `testbed plan --json` into the shell script of ip/tc commands that most testbeds
+(Mininet, the NetStorm scripts) run: one process per kernel change. The benchmark times
+it against `testbed up`/`down`, which make the same changes through netlink.
+
+usage: plan_to_shell.py up|down < plan.json > script.sh"""
+import json
+import sys
+
+
+def up(plan):
+    yield "set -e"
+    for s in plan["steps"]:
+        op = s["op"]
+        if op == "create_namespace":
+            yield f"ip netns add {s['ns']}"
+        elif op == "set_link_up":
+            yield f"ip -n {s['ns']} link set {s['dev']} up"
+        elif op == "add_address":
+            yield f"ip -n {s['ns']} addr add {s['address']} dev {s['dev']}"
+        elif op == "enable_forwarding":
+            yield f"ip netns exec {s['ns']} sysctl -qw net.ipv4.ip_forward=1"
+        elif op == "create_veth":
+            yield (f"ip link add {s['if_a']} netns {s['ns_a']} type veth "
+                   f"peer name {s['if_b']} netns {s['ns_b']}")
+        elif op == "shape_egress":
+            ns, dev, rate, burst = s["ns"], s["dev"], s["rate_bits_per_s"], s["burst_bytes"]
+            leaf = "bfifo" if s["queue"]["unit"] == "bytes" else "pfifo"
+            yield f"tc -n {ns} qdisc add dev {dev} root handle 1: htb default 1"
+            yield (f"tc -n {ns} class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit "
+                   f"ceil {rate}bit burst {burst} cburst {burst} quantum {s['quantum_bytes']}")
+            yield (f"tc -n {ns} qdisc add dev {dev} parent 1:1 handle 10: {leaf} "
+                   f"limit {s['queue']['limit']}")
+        elif op == "add_route":
+            yield f"ip -n {s['ns']} route add {s['dst']} via {s['via']} dev {s['dev']} src {s['src']}"
+        else:
+            raise SystemExit(f"unknown step {op}")
+
+
+def down(plan):
+    for node in plan["nodes"]:
+        yield f"ip netns del {node['namespace']}"
+
+
+plan = json.load(sys.stdin)
+for line in {"up": up, "down": down}[sys.argv[1]](plan):
+    print(line)

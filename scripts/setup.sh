@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# One command from a fresh Debian 12 machine: installs the Debian packages the testbed
+# needs (only those missing), builds, and then, as asked:
+#   scripts/setup.sh           set up and build only
+#   scripts/setup.sh --test    ... and run every test (unit, and integration as root)
+#   scripts/setup.sh --up      ... install `testbed` on the PATH and bring up Internet2
+#   scripts/setup.sh --install ... install `testbed` on the PATH (cmake --install)
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config
+  libnl-3-dev libnl-route-3-dev   # netlink: namespaces' links, addresses, routes, qdiscs
+  libyaml-cpp-dev                 # topology profiles
+  nlohmann-json3-dev              # plans, state files, --json output
+  libgtest-dev libgmock-dev       # tests
+  libboost-dev libboost-filesystem-dev prometheus-cpp-dev libzmq3-dev cppzmq-dev  # node runtime, metrics
+  iproute2 iperf3 iputils-ping iptables  # measuring the emulation in tests and benchmarks
+  python3 bc                      # benchmark helpers
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: these packages are missing and installing them needs root: ${missing[*]}" >&2
+    echo "setup: run it as root, e.g. sudo $0 $*" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$(nproc)"
+
+case "${1:-}" in
+  "") ;;
+  --test)
+    ctest --test-dir build --output-on-failure
+    ;;
+  --install)
+    cmake --install build
+    ;;
+  --up)
+    cmake --install build
+    testbed up internet2.yaml
+    ;;
+  *)
+    echo "usage: $0 [--test | --install | --up]" >&2
+    exit 2
+    ;;
+esac

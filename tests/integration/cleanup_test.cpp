@@ -1,0 +1,103 @@
+// The testbed leaves the host as it found it: after `down`, after a controller killed
+// mid-way (then `clean`), and after a failure half-way (rollback). It never touches a
+// namespace it did not create.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "host_snapshot.h"
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+#define REQUIRE_ROOT() \
+  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
+
+int lab_namespaces(const std::string& lab) {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator("/run/netns")) {
+    n += e.path().filename().string().rfind("tb-" + lab + "-", 0) == 0;
+  }
+  return n;
+}
+
+TEST(Cleanup, DownLeavesNoNamespaceLinkRouteOrProcess) {
+  REQUIRE_ROOT();
+  const HostSnapshot before = take_host_snapshot();
+  LabGuard guard("tbt-line4");
+  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
+  const pid_t sleeper = spawn_testbed({"exec", "--lab", "tbt-line4", "n2", "--", "sleep", "1000"});
+  guard.own(sleeper);
+  // The exec records itself before it runs the command: wait until the record exists.
+  for (int i = 0; i < 200 && run_testbed({"status", "tbt-line4", "--json"}).output.find("\"up\"") ==
+                                 std::string::npos;
+       ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(lab_namespaces("tbt-line4"), 4);
+  const Result down = run_testbed({"down", "tbt-line4"});
+  EXPECT_EQ(down.status, 0) << down.output;
+  EXPECT_EQ(lab_namespaces("tbt-line4"), 0);
+  EXPECT_FALSE(std::filesystem::exists("/run/testbed/tbt-line4"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(waitpid(sleeper, nullptr, WNOHANG), sleeper) << "the recorded process survived down";
+  EXPECT_EQ(take_host_snapshot(), before);
+}
+
+TEST(Cleanup, SigkillDuringUpThenCleanRestoresTheHost) {
+  REQUIRE_ROOT();
+  const HostSnapshot before = take_host_snapshot();
+  LabGuard guard("tbt-kill");
+  // Step 40 of internet2's plan: all 9 namespaces exist and some links are made. The
+  // controller stops itself there (a fault-injection point), and we kill it for real.
+  const pid_t up = spawn_testbed({"up", profile_as_lab("internet2.yaml", "tbt-kill")},
+                                 {{"TESTBED_FAULT_STOP_AT_STEP", "40"}});
+  int status = 0;
+  ASSERT_EQ(waitpid(up, &status, WUNTRACED), up);
+  ASSERT_TRUE(WIFSTOPPED(status)) << "up finished before the stop point";
+  kill(up, SIGKILL);
+  waitpid(up, &status, 0);
+  EXPECT_EQ(lab_namespaces("tbt-kill"), 9);
+
+  const Result clean = run_testbed({"clean"});
+  EXPECT_EQ(clean.status, 0) << clean.output;
+  EXPECT_EQ(lab_namespaces("tbt-kill"), 0);
+  EXPECT_FALSE(std::filesystem::exists("/run/testbed/tbt-kill"));
+  EXPECT_EQ(take_host_snapshot(), before);
+}
+
+TEST(Cleanup, FailureHalfWayRollsBack) {
+  REQUIRE_ROOT();
+  const HostSnapshot before = take_host_snapshot();
+  LabGuard guard("tbt-fail");
+  const Result up = run_testbed({"up", profile_as_lab("internet2.yaml", "tbt-fail")},
+                                {{"TESTBED_FAULT_FAIL_AT_STEP", "120"}});
+  EXPECT_EQ(up.status, 1);
+  EXPECT_NE(up.output.find("injected failure"), std::string::npos) << up.output;
+  EXPECT_NE(up.output.find("rolled back"), std::string::npos) << up.output;
+  EXPECT_EQ(lab_namespaces("tbt-fail"), 0);
+  EXPECT_FALSE(std::filesystem::exists("/run/testbed/tbt-fail"));
+  EXPECT_EQ(take_host_snapshot(), before);
+}
+
+TEST(Cleanup, NeverTouchesANamespaceItDidNotCreate) {
+  REQUIRE_ROOT();
+  // Someone else's namespace that happens to have the name the lab would use.
+  ASSERT_EQ(system("ip netns add tb-tbt-pair-right"), 0);
+  const Result up = run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml"});
+  EXPECT_EQ(up.status, 1);
+  EXPECT_NE(up.output.find("not recorded"), std::string::npos) << up.output;
+  EXPECT_EQ(run_testbed({"clean"}).status, 0);
+  EXPECT_TRUE(std::filesystem::exists("/run/netns/tb-tbt-pair-right"));
+  EXPECT_EQ(lab_namespaces("tbt-pair"), 1);
+  system("ip netns delete tb-tbt-pair-right");
+}
+
+}  // namespace
+}  // namespace testbed::it

@@ -1,0 +1,44 @@
+// Helpers for integration tests: run the real `testbed` binary, spawn it in the
+// background, and guarantee the test's lab is removed whatever the test's outcome.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace testbed::it {
+
+struct Result {
+  int status = -1;     // exit status, or 128 + signal
+  std::string output;  // stdout and stderr, interleaved
+};
+
+bool running_as_root();
+Result run_testbed(const std::vector<std::string>& args,
+                   const std::map<std::string, std::string>& env = {});
+// Starts `testbed ARGS...` with stdout/stderr to /dev/null; returns its pid.
+pid_t spawn_testbed(const std::vector<std::string>& args,
+                    const std::map<std::string, std::string>& env = {});
+// Kills and reaps a spawned process if still running.
+void stop_spawned(pid_t pid);
+
+// A bundled profile with its lab renamed, so tests never collide with a user's lab.
+std::string profile_as_lab(const std::string& profile, const std::string& lab);
+
+// Brings the lab down (if it exists) on destruction, and reaps spawned children.
+class LabGuard {
+ public:
+  explicit LabGuard(std::string lab) : lab_(std::move(lab)) {}
+  ~LabGuard();
+  void own(pid_t pid) { children_.push_back(pid); }
+
+ private:
+  std::string lab_;
+  std::vector<pid_t> children_;
+};
+
+bool lab_state_exists(const std::string& lab);
+
+}  // namespace testbed::it

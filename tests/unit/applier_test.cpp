@@ -1,0 +1,128 @@
+#include "applier.h"
+
+#include <gtest/gtest.h>
+
+#include "fake_kernel.h"
+#include "planner.h"
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+Plan internet2_plan() {
+  return make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"));
+}
+
+TEST(Applier, BuildsEverythingInAnOrderTheKernelAccepts) {
+  // The fake refuses what the kernel refuses (a route before its device is up and
+  // addressed, an address before its link), so a wrong step order fails here.
+  FakeKernel kernel;
+  const Plan plan = internet2_plan();
+  const ApplyResult r = Applier(kernel).apply(plan);
+  EXPECT_EQ(r.changed, plan.steps.size());
+  EXPECT_EQ(r.unchanged, 0u);
+  ASSERT_EQ(kernel.namespaces().size(), 9u);
+  const auto& seattle = kernel.namespaces().at("tb-internet2-seattle");
+  EXPECT_TRUE(seattle.forwarding);
+  EXPECT_EQ(seattle.routes.size(), 8u);
+  EXPECT_EQ(seattle.links.size(), 3u);  // lo and two links
+  for (const auto& [dev, link] : seattle.links) {
+    EXPECT_TRUE(link.up) << dev;
+    if (dev != "lo") {
+      EXPECT_TRUE(link.shaping.has_value()) << dev;
+    }
+  }
+}
+
+TEST(Applier, SecondApplyChangesNothing) {
+  FakeKernel kernel;
+  const Plan plan = internet2_plan();
+  Applier(kernel).apply(plan);
+  const int mutations = kernel.mutations();
+  const ApplyResult again = Applier(kernel).apply(plan);
+  EXPECT_EQ(again.changed, 0u);
+  EXPECT_EQ(again.unchanged, plan.steps.size());
+  EXPECT_EQ(kernel.mutations(), mutations);
+}
+
+TEST(Applier, ReapplyRepairsOnlyWhatIsMissing) {
+  FakeKernel kernel;
+  const Plan plan = internet2_plan();
+  Applier(kernel).apply(plan);
+  const auto& route = std::get<AddRoute>(plan.steps.back());
+  kernel.delete_route(route.ns, route.route);
+  EXPECT_EQ(Applier(kernel).apply(plan).changed, 1u);
+  EXPECT_TRUE(kernel.has_route(route.ns, route.route));
+}
+
+struct Injection {
+  std::string op;
+  int nth;
+};
+
+class Rollback : public testing::TestWithParam<Injection> {};
+
+TEST_P(Rollback, FailureHalfWayLeavesNothing) {
+  FakeKernel kernel;
+  kernel.fail_on(GetParam().op, GetParam().nth);
+  std::vector<std::string> created, rolled_back;
+  ApplyHooks hooks;
+  hooks.after_create_namespace = [&](const CreateNamespace& s, uint64_t) {
+    created.push_back(s.ns);
+  };
+  hooks.after_rollback_namespace = [&](const CreateNamespace& s) { rolled_back.push_back(s.ns); };
+  try {
+    Applier(kernel, hooks).apply(internet2_plan());
+    FAIL() << "the injected failure did not surface";
+  } catch (const ApplyError& e) {
+    EXPECT_NE(std::string(e.what()).find("injected failure"), std::string::npos) << e.what();
+    EXPECT_TRUE(e.rollback_errors().empty());
+  }
+  EXPECT_TRUE(kernel.namespaces().empty());
+  std::sort(created.begin(), created.end());
+  std::sort(rolled_back.begin(), rolled_back.end());
+  EXPECT_EQ(created, rolled_back);
+}
+
+INSTANTIATE_TEST_SUITE_P(Injected, Rollback,
+                         testing::Values(Injection{"create_namespace", 1},
+                                         Injection{"create_namespace", 5},
+                                         Injection{"create_veth", 7}, Injection{"set_shaping", 20},
+                                         Injection{"add_route", 72}),
+                         [](const auto& info) {
+                           return info.param.op + "_" + std::to_string(info.param.nth);
+                         });
+
+TEST(Applier, RollbackOverExistingLabRestoresWhatWasThere) {
+  // A re-apply that changes a rate and then fails must put the old rate back and keep
+  // everything that existed before it started.
+  FakeKernel kernel;
+  Plan plan = internet2_plan();
+  Applier(kernel).apply(plan);
+  auto& shape =
+      std::get<ShapeEgress>(*std::find_if(plan.steps.begin(), plan.steps.end(), [](const Step& s) {
+        return std::holds_alternative<ShapeEgress>(s);
+      }));
+  const uint64_t old_rate = shape.htb.rate_bytes_per_s;
+  shape.htb.rate_bytes_per_s = 1000;
+  const auto& route = std::get<AddRoute>(plan.steps.back());
+  kernel.delete_route(route.ns, route.route);
+  kernel.fail_on("add_route", 1);
+  EXPECT_THROW(Applier(kernel).apply(plan), ApplyError);
+  EXPECT_EQ(kernel.namespaces().size(), 9u);
+  EXPECT_EQ(kernel.shaping(shape.ns, shape.dev)->config.rate_bytes_per_s, old_rate);
+}
+
+TEST(Applier, InterruptRollsBack) {
+  FakeKernel kernel;
+  std::atomic<bool> interrupted{false};
+  ApplyHooks hooks;
+  hooks.before_step = [&](size_t index, const Step&) {
+    if (index == 40) interrupted = true;
+  };
+  EXPECT_THROW(Applier(kernel, hooks, &interrupted).apply(internet2_plan()), ApplyError);
+  EXPECT_TRUE(kernel.namespaces().empty());
+}
+
+}  // namespace
+}  // namespace testbed

@@ -1,0 +1,74 @@
+// The plans of the tiny profiles must match their goldens in tests/golden/ exactly.
+// Set TESTBED_UPDATE_GOLDEN=1 to rewrite them after an intended change, then review the diff.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "planner.h"
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+class Golden : public testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, PlanMatches) {
+  const std::string name = GetParam();
+  const std::string profile = "profiles/tiny/" + name + ".yaml";
+  // Parsed from text under a relative name, so the golden does not depend on the checkout.
+  const Plan plan = make_plan(parse_topology_text(
+      read(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"), profile));
+  const std::string actual = plan_to_json(plan).dump(2) + "\n";
+  const std::string golden = std::string(TESTBED_GOLDEN_DIR) + "/" + name + ".json";
+  if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << actual;
+  EXPECT_EQ(actual, read(golden)) << "plan of " << profile << " differs from " << golden;
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiny, Golden, testing::Values("pair", "line4", "triangle"));
+
+TEST(Planner, NamesStartWithTbAndFitTheKernel) {
+  const Plan plan = make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"));
+  for (const auto& n : plan.nodes) EXPECT_EQ(n.ns.rfind("tb", 0), 0u) << n.ns;
+  for (const auto& l : plan.links) {
+    for (const auto& dev : {l.if_a, l.if_b}) {
+      EXPECT_EQ(dev.rfind("tb", 0), 0u) << dev;
+      EXPECT_LE(dev.size(), 15u) << dev;  // IFNAMSIZ - 1
+    }
+  }
+  EXPECT_EQ(plan.routes.size(), 9u * 8u);
+  EXPECT_EQ(plan.nodes[0].address.str(), "198.18.0.1");
+  EXPECT_EQ(plan.links[0].subnet.str(), "198.19.0.0/30");
+  ASSERT_EQ(plan.notes.size(), 1u);  // delay and loss are declared but not yet applied
+}
+
+TEST(Planner, HtbSizedForTheRate) {
+  DirectionParams gigabit{Rate{1000000000}, Duration{30000}, {}, {}, std::nullopt};
+  const HtbShaping h = size_htb(gigabit);
+  EXPECT_EQ(h.rate_bytes_per_s, 125000000u);
+  EXPECT_EQ(h.burst_bytes, 250000u);    // 2 ms at 1 Gbit/s
+  EXPECT_EQ(h.quantum_bytes, 200000u);  // clamped to the kernel's quiet range
+  EXPECT_EQ(h.queue.unit, QueueLimit::Unit::kBytes);
+  EXPECT_EQ(h.queue.limit, 7500000u);  // one BDP at a 60 ms round trip
+
+  DirectionParams mbit{Rate{1000000}, Duration{0}, {}, {}, std::nullopt};
+  EXPECT_EQ(size_htb(mbit).quantum_bytes, 12500u);  // rate / 10, HTB's own rule
+  EXPECT_EQ(size_htb(mbit).queue.limit, 65536u);    // the 64 KiB floor
+
+  DirectionParams slow{Rate{100000}, Duration{0}, {}, {}, QueueSize{QueueSize::Unit::kPackets, 50}};
+  const HtbShaping s = size_htb(slow);
+  EXPECT_EQ(s.burst_bytes, 16384u);   // the floor
+  EXPECT_EQ(s.quantum_bytes, 1514u);  // one frame
+  EXPECT_EQ(s.queue, (QueueLimit{QueueLimit::Unit::kPackets, 50}));
+}
+
+}  // namespace
+}  // namespace testbed
