@@ -1,19 +1,10 @@
 #include "applier.h"
 
+#include "overloaded.h"
+
 #include <algorithm>
 
 namespace testbed {
-namespace {
-
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
-
-}  // namespace
-
 bool Applier::in_effect(const Step& step) {
   // Inside a namespace this run created, nothing can exist yet: skip the query, which
   // halves the netlink round trips of a fresh bring-up.

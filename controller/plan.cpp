@@ -1,14 +1,9 @@
 #include "plan.h"
 
+#include "overloaded.h"
+
 namespace testbed {
 namespace {
-
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
 
 std::string queue_str(const QueueLimit& q) {
   return std::to_string(q.limit) + (q.unit == QueueLimit::Unit::kBytes ? "b" : "pkt");

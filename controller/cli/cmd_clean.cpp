@@ -6,7 +6,6 @@
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
-#include "privileges.h"
 
 namespace testbed::cli {
 
@@ -15,10 +14,7 @@ int remove_lab(const LabStore& store, LabState state, const std::string& verb);
 int run_clean(const Argv& argv) {
   Args args(argv, {"all"}, {});
   args.at_most(0, "testbed clean [--all]");
-  if (auto why = missing_privileges("clean"); !why.empty()) {
-    std::cerr << why << "\n";
-    return kExitFailure;
-  }
+  if (lacks_privileges("clean")) return kExitFailure;
   LabStore store;
   int status = kExitOk, cleaned = 0;
   for (const auto& lab : store.labs()) {

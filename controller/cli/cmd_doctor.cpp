@@ -5,17 +5,13 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "plan_table.h"
-#include "privileges.h"
 
 namespace testbed::cli {
 
 int run_doctor(const Argv& argv) {
   Args args(argv, {}, {});
   args.at_most(0, "testbed doctor");
-  if (auto why = missing_privileges("doctor"); !why.empty()) {
-    std::cerr << why << "\n";
-    return kExitFailure;
-  }
+  if (lacks_privileges("doctor")) return kExitFailure;
   const auto caps = probe_capabilities();
   TextTable t({"FEATURE", "AVAILABLE", "DETAIL"});
   for (const auto& c : caps) t.add({c.name, c.available ? "yes" : "no", c.detail});

@@ -6,7 +6,6 @@
 #include "commands.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
-#include "privileges.h"
 #include "teardown.h"
 
 namespace testbed::cli {
@@ -32,10 +31,7 @@ int remove_lab(const LabStore& store, LabState state, const std::string& verb) {
 int run_down(const Argv& argv) {
   Args args(argv, {}, {});
   args.at_most(1, "testbed down [LAB]");
-  if (auto why = missing_privileges("down"); !why.empty()) {
-    std::cerr << why << "\n";
-    return kExitFailure;
-  }
+  if (lacks_privileges("down")) return kExitFailure;
   LabStore store;
   const std::string lab = store.resolve(args.positional(0));
   auto lock = store.lock(lab, /*wait=*/true);

@@ -9,7 +9,6 @@
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
-#include "privileges.h"
 #include "teardown.h"
 
 namespace testbed::cli {
@@ -19,10 +18,7 @@ int run_exec(const Argv& argv) {
   const std::string usage = "testbed exec [--lab LAB] NODE -- CMD [ARGS...]";
   args.at_most(1, usage);
   if (args.positionals().empty() || args.rest().empty()) throw UsageError("usage: " + usage);
-  if (auto why = missing_privileges("exec"); !why.empty()) {
-    std::cerr << why << "\n";
-    return kExitFailure;
-  }
+  if (lacks_privileges("exec")) return kExitFailure;
   LabStore store;
   const std::string lab = store.resolve(args.option("lab").value_or(""));
   const std::string node = args.positional(0);

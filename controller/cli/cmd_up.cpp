@@ -16,7 +16,6 @@
 #include "lab_state.h"
 #include "libnl_kernel.h"
 #include "plan_table.h"
-#include "privileges.h"
 
 namespace testbed::cli {
 namespace {
@@ -56,10 +55,7 @@ int run_up(const Argv& argv) {
     std::cout << "\ndry run: nothing was changed\n";
     return kExitOk;
   }
-  if (auto why = missing_privileges("up"); !why.empty()) {
-    std::cerr << why << "\n";
-    return kExitFailure;
-  }
+  if (lacks_privileges("up")) return kExitFailure;
 
   LabStore store;
   auto lock = store.lock(plan->lab, /*wait=*/false);

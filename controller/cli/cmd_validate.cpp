@@ -12,8 +12,12 @@ int run_validate(const Argv& argv) {
   if (args.positionals().empty()) throw UsageError("usage: testbed validate FILE");
   const auto plan = load_plan(args.positional(0));
   if (!plan) return kExitInvalid;
-  std::cout << plan->source_file << ": valid (lab " << plan->lab << ": " << plan->nodes.size()
-            << " nodes, " << plan->links.size() << " links)\n";
+  const auto count = [](size_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::cout << plan->source_file << ": valid (lab " << plan->lab << ": "
+            << count(plan->nodes.size(), "node") << ", " << count(plan->links.size(), "link")
+            << ")\n";
   return kExitOk;
 }
 

@@ -24,6 +24,9 @@ int run_exec(const Argv& args);
 int run_clean(const Argv& args);
 int run_doctor(const Argv& args);
 
+// Prints the one-line reason and returns true when this process may not act on the kernel.
+bool lacks_privileges(const std::string& verb);
+
 // Locates, parses, validates and plans a profile; prints every diagnostic to stderr and
 // returns nullopt when the profile is invalid.
 std::optional<Plan> load_plan(const std::string& profile);

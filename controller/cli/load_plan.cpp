@@ -3,10 +3,17 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "planner.h"
+#include "privileges.h"
 #include "profile_locator.h"
 #include "topology_parser.h"
 
 namespace testbed::cli {
+
+bool lacks_privileges(const std::string& verb) {
+  const std::string why = missing_privileges(verb);
+  if (!why.empty()) std::cerr << why << "\n";
+  return !why.empty();
+}
 
 std::optional<Plan> load_plan(const std::string& profile) {
   std::string path;
