@@ -56,6 +56,9 @@ int run_up(const Argv& argv) {
     return kExitOk;
   }
   if (lacks_privileges("up")) return kExitFailure;
+  // From here on a signal only sets a flag: the applier stops at the next step and rolls
+  // back, so Ctrl-C never leaves half a lab.
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
 
   LabStore store;
   auto lock = store.lock(plan->lab, /*wait=*/false);
@@ -90,7 +93,6 @@ int run_up(const Argv& argv) {
   store.save_plan(plan->lab, plan_to_json(*plan));
   store.save(state);
 
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   ApplyHooks hooks;
   hooks.before_create_namespace = [&](const CreateNamespace& s) {
     state.namespaces.push_back({s.ns, 0});
