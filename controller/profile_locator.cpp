@@ -23,7 +23,7 @@ std::vector<std::string> bundled_profile_dirs() {
 }
 
 std::string locate_profile(const std::string& name) {
-  if (fs::is_regular_file(name)) return name;
+  if (fs::is_regular_file(name)) return fs::absolute(name).lexically_normal().string();
   std::string looked = "'" + name + "' is not a file";
   if (name.find('/') == std::string::npos) {
     for (const auto& dir : bundled_profile_dirs()) {
