@@ -2,6 +2,28 @@
 
 #include "overloaded.h"
 
+namespace testbed {
+namespace {
+
+// The kernel prints multi-value sysctls with tabs; compare them word by word.
+std::string normalize_space(const std::string& s) {
+  std::string out;
+  bool gap = false;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\n') {
+      gap = !out.empty();
+    } else {
+      if (gap) out += ' ';
+      out += c;
+      gap = false;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace testbed
+
 #include <algorithm>
 
 namespace testbed {
@@ -12,22 +34,25 @@ bool Applier::in_effect(const Step& step) {
     if (fresh_namespaces_.count(ns)) return false;
   }
   return std::visit(
-      Overloaded{[&](const CreateNamespace& s) { return kernel_.namespace_exists(s.ns); },
-                 [&](const CreateVeth& s) {
-                   return kernel_.link_exists(s.ns_a, s.if_a) &&
-                          kernel_.link_exists(s.ns_b, s.if_b);
-                 },
-                 [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
-                 [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
-                 [&](const EnableForwarding& s) { return kernel_.forwarding(s.ns); },
-                 [&](const ShapeEgress& s) {
-                   auto current = kernel_.shaping(s.ns, s.dev);
-                   // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
-                   // and queue are what decide the behaviour and come back exactly.
-                   return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
-                          current->config.queue == s.htb.queue;
-                 },
-                 [&](const AddRoute& s) { return kernel_.has_route(s.ns, s.route); }},
+      Overloaded{
+          [&](const CreateNamespace& s) { return kernel_.namespace_exists(s.ns); },
+          [&](const CreateVeth& s) {
+            return kernel_.link_exists(s.ns_a, s.if_a) && kernel_.link_exists(s.ns_b, s.if_b);
+          },
+          [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
+          [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
+          [&](const SetSysctl& s) {
+            return normalize_space(kernel_.sysctl(s.ns, s.key)) == normalize_space(s.value);
+          },
+          [&](const AddIngressDelay& s) { return kernel_.ingress_delay(s.ns, s.dev) == s.delay; },
+          [&](const ShapeEgress& s) {
+            auto current = kernel_.shaping(s.ns, s.dev);
+            // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
+            // and queue are what decide the behaviour and come back exactly.
+            return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
+                   current->config.queue == s.htb.queue;
+          },
+          [&](const AddRoute& s) { return kernel_.has_route(s.ns, s.route); }},
       step);
 }
 
@@ -42,7 +67,13 @@ void Applier::execute(const Step& step, Done& done) {
                  [&](const CreateVeth& s) { kernel_.create_veth(s.ns_a, s.if_a, s.ns_b, s.if_b); },
                  [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, true); },
                  [&](const AddAddress& s) { kernel_.add_address(s.ns, s.dev, s.address); },
-                 [&](const EnableForwarding& s) { kernel_.set_forwarding(s.ns, true); },
+                 [&](const SetSysctl& s) {
+                   if (!fresh_namespaces_.count(s.ns)) {
+                     done.previous_value = kernel_.sysctl(s.ns, s.key);
+                   }
+                   kernel_.set_sysctl(s.ns, s.key, s.value);
+                 },
+                 [&](const AddIngressDelay& s) { kernel_.set_ingress_delay(s.ns, s.dev, s.delay); },
                  [&](const ShapeEgress& s) {
                    if (!fresh_namespaces_.count(s.ns)) {
                      if (auto cur = kernel_.shaping(s.ns, s.dev)) {
@@ -64,7 +95,10 @@ void Applier::undo(const Step& step, const Done& done) {
                  [&](const CreateVeth& s) { kernel_.delete_link(s.ns_a, s.if_a); },
                  [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, false); },
                  [&](const AddAddress& s) { kernel_.delete_address(s.ns, s.dev, s.address); },
-                 [&](const EnableForwarding& s) { kernel_.set_forwarding(s.ns, false); },
+                 [&](const SetSysctl& s) {
+                   if (done.previous_value) kernel_.set_sysctl(s.ns, s.key, *done.previous_value);
+                 },
+                 [&](const AddIngressDelay& s) { kernel_.remove_ingress_delay(s.ns, s.dev); },
                  [&](const ShapeEgress& s) {
                    if (done.previous_shaping) {
                      kernel_.set_shaping(s.ns, s.dev, *done.previous_shaping);
@@ -111,7 +145,7 @@ ApplyResult Applier::apply(const Plan& plan) {
         continue;
       }
       if (hooks_.before_step) hooks_.before_step(i, step);
-      Done done{i, std::nullopt};
+      Done done{i, std::nullopt, std::nullopt};
       execute(step, done);
       done_.push_back(done);
       ++result.changed;

@@ -55,6 +55,7 @@ class Applier {
   struct Done {
     size_t step;
     std::optional<HtbShaping> previous_shaping;  // what a changed shaping replaced
+    std::optional<std::string> previous_value;   // what a changed sysctl held
   };
 
   bool in_effect(const Step& step);

@@ -29,6 +29,7 @@ struct LabState {
   std::string source;
   std::string phase;  // "applying", "up", "removing" or "failed"
   int controller_pid = 0;
+  double time_scale = 1.0;  // of the lab's schedules (`up --time-scale`)
   std::string created_at;
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;

@@ -1,6 +1,7 @@
 #include "plan.h"
 
 #include "overloaded.h"
+#include "schedule.h"
 
 namespace testbed {
 namespace {
@@ -13,12 +14,51 @@ nlohmann::json queue_json(const QueueLimit& q) {
   return {{"limit", q.limit}, {"unit", q.unit == QueueLimit::Unit::kBytes ? "bytes" : "packets"}};
 }
 
-nlohmann::json htb_json(const HtbShaping& h) {
-  return {{"rate_bits_per_s", h.rate_bytes_per_s * 8},
-          {"burst_bytes", h.burst_bytes},
-          {"quantum_bytes", h.quantum_bytes},
-          {"queue", queue_json(h.queue)}};
+}  // namespace
+
+nlohmann::json htb_to_json(const HtbShaping& h) {
+  nlohmann::json j = {{"rate_bits_per_s", h.rate_bytes_per_s * 8},
+                      {"burst_bytes", h.burst_bytes},
+                      {"quantum_bytes", h.quantum_bytes},
+                      {"queue", queue_json(h.queue)}};
+  if (h.netem) {
+    j["netem"] = {{"delay_us", h.netem->delay_us},
+                  {"jitter_us", h.netem->jitter_us},
+                  {"loss", h.netem->loss},
+                  {"limit_packets", h.netem->limit_packets}};
+  }
+  return j;
 }
+
+HtbShaping htb_from_json(const nlohmann::json& j) {
+  HtbShaping h;
+  h.rate_bytes_per_s = j.at("rate_bits_per_s").get<uint64_t>() / 8;
+  h.burst_bytes = j.at("burst_bytes").get<uint32_t>();
+  h.quantum_bytes = j.at("quantum_bytes").get<uint32_t>();
+  h.queue.limit = j.at("queue").at("limit").get<uint32_t>();
+  h.queue.unit =
+      j.at("queue").at("unit") == "bytes" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
+  if (j.contains("netem")) {
+    const auto& n = j["netem"];
+    h.netem = NetemParams{n.at("delay_us").get<uint32_t>(), n.at("jitter_us").get<uint32_t>(),
+                          n.at("loss").get<double>(), n.at("limit_packets").get<uint32_t>()};
+  }
+  return h;
+}
+
+const char* backend_name(ImpairmentBackend b) {
+  switch (b) {
+    case ImpairmentBackend::kNetem:
+      return "netem";
+    case ImpairmentBackend::kDelayLine:
+      return "delayline";
+    case ImpairmentBackend::kAuto:
+      break;
+  }
+  return "auto";
+}
+
+namespace {
 
 nlohmann::json route_json(const RouteSpec& r) {
   return {{"dst", r.dst.str()}, {"via", r.via.str()}, {"dev", r.dev}, {"src", r.src.str()}};
@@ -33,7 +73,16 @@ nlohmann::json direction_json(const PlannedDirection& d) {
                       {"delay", format_duration(d.params.delay)},
                       {"jitter", format_duration(d.params.jitter)},
                       {"loss", format_percent(d.params.loss)},
-                      {"htb", htb_json(d.htb)}};
+                      {"rate_bits_per_s", d.params.rate.bits_per_s},
+                      {"delay_us", d.params.delay.us},
+                      {"jitter_us", d.params.jitter.us},
+                      {"loss_fraction", d.params.loss.value},
+                      {"reorder", d.params.reorder},
+                      {"receiver", {{"namespace", d.rx_ns}, {"dev", d.rx_dev}}},
+                      {"stream", d.stream},
+                      {"queue", d.queue},
+                      {"schedule", schedule_to_json(d.params.schedule)},
+                      {"htb", htb_to_json(d.htb)}};
   return j;
 }
 
@@ -44,7 +93,8 @@ std::string step_op(const Step& step) {
                                [](const CreateVeth&) { return "create_veth"; },
                                [](const SetLinkUp&) { return "set_link_up"; },
                                [](const AddAddress&) { return "add_address"; },
-                               [](const EnableForwarding&) { return "enable_forwarding"; },
+                               [](const SetSysctl&) { return "set_sysctl"; },
+                               [](const AddIngressDelay&) { return "add_ingress_delay"; },
                                [](const ShapeEgress&) { return "shape_egress"; },
                                [](const AddRoute&) { return "add_route"; }},
                     step);
@@ -52,24 +102,30 @@ std::string step_op(const Step& step) {
 
 std::string describe_step(const Step& step) {
   return std::visit(
-      Overloaded{[](const CreateNamespace& s) { return "namespace " + s.ns; },
-                 [](const CreateVeth& s) {
-                   return "veth " + s.if_a + "@" + s.ns_a + " <-> " + s.if_b + "@" + s.ns_b;
-                 },
-                 [](const SetLinkUp& s) { return "link up " + s.dev + "@" + s.ns; },
-                 [](const AddAddress& s) {
-                   return "address " + s.address.str() + " " + s.dev + "@" + s.ns;
-                 },
-                 [](const EnableForwarding& s) { return "ipv4 forwarding on in " + s.ns; },
-                 [](const ShapeEgress& s) {
-                   return "htb " + s.dev + "@" + s.ns + " rate " +
-                          format_rate(Rate{s.htb.rate_bytes_per_s * 8}) + " burst " +
-                          std::to_string(s.htb.burst_bytes) + "b queue " + queue_str(s.htb.queue);
-                 },
-                 [](const AddRoute& s) {
-                   return "route " + s.route.dst.str() + " via " + s.route.via.str() + " dev " +
-                          s.route.dev + " src " + s.route.src.str() + " in " + s.ns;
-                 }},
+      Overloaded{
+          [](const CreateNamespace& s) { return "namespace " + s.ns; },
+          [](const CreateVeth& s) {
+            return "veth " + s.if_a + "@" + s.ns_a + " <-> " + s.if_b + "@" + s.ns_b;
+          },
+          [](const SetLinkUp& s) { return "link up " + s.dev + "@" + s.ns; },
+          [](const AddAddress& s) {
+            return "address " + s.address.str() + " " + s.dev + "@" + s.ns;
+          },
+          [](const SetSysctl& s) { return "sysctl " + s.key + " = " + s.value + " in " + s.ns; },
+          [](const AddIngressDelay& s) {
+            return "ingress delay hook " + s.dev + "@" + s.ns + " nfqueue " +
+                   std::to_string(s.delay.queue) + " loss " +
+                   format_percent(Fraction{s.delay.loss});
+          },
+          [](const ShapeEgress& s) {
+            return "htb " + s.dev + "@" + s.ns + " rate " +
+                   format_rate(Rate{s.htb.rate_bytes_per_s * 8}) + " burst " +
+                   std::to_string(s.htb.burst_bytes) + "b queue " + queue_str(s.htb.queue);
+          },
+          [](const AddRoute& s) {
+            return "route " + s.route.dst.str() + " via " + s.route.via.str() + " dev " +
+                   s.route.dev + " src " + s.route.src.str() + " in " + s.ns;
+          }},
       step);
 }
 
@@ -87,6 +143,22 @@ nlohmann::json plan_to_json(const Plan& plan) {
   j["source"] = plan.source_file;
   j["pool"] = plan.pool.str();
   j["routing"] = plan.metric == RouteMetric::kHops ? "hops" : "delay";
+  j["backend"] = backend_name(plan.backend);
+  j["backend_reason"] = plan.backend_reason;
+  j["seed"] = plan.seed;
+  j["has_schedules"] = plan.has_schedules;
+  j["delay_lines"] = nlohmann::json::array();
+  for (const auto& dl : plan.delay_lines) {
+    nlohmann::json q = nlohmann::json::array();
+    for (const auto& x : dl.queues) {
+      q.push_back({{"queue", x.num},
+                   {"delay_us", x.delay_us},
+                   {"jitter_us", x.jitter_us},
+                   {"seed", x.seed},
+                   {"reorder", x.reorder}});
+    }
+    j["delay_lines"].push_back({{"node", dl.node}, {"namespace", dl.ns}, {"queues", q}});
+  }
   for (const auto& n : plan.nodes) {
     j["nodes"].push_back({{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}});
   }
@@ -127,11 +199,15 @@ nlohmann::json plan_to_json(const Plan& plan) {
             [](const AddAddress& s) {
               return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}, {"address", s.address.str()}};
             },
-            [](const EnableForwarding& s) {
-              return nlohmann::json{{"ns", s.ns}};
+            [](const SetSysctl& s) {
+              return nlohmann::json{{"ns", s.ns}, {"key", s.key}, {"value", s.value}};
+            },
+            [](const AddIngressDelay& s) {
+              return nlohmann::json{
+                  {"ns", s.ns}, {"dev", s.dev}, {"queue", s.delay.queue}, {"loss", s.delay.loss}};
             },
             [](const ShapeEgress& s) {
-              nlohmann::json r = htb_json(s.htb);
+              nlohmann::json r = htb_to_json(s.htb);
               r["ns"] = s.ns;
               r["dev"] = s.dev;
               return r;

@@ -25,8 +25,10 @@ struct AddAddress {
   std::string ns, dev;
   Ipv4Prefix address;  // interface address with its prefix length
 };
-struct EnableForwarding {
+struct SetSysctl {
   std::string ns;
+  std::string key;  // relative to /proc/sys
+  std::string value;
 };
 struct ShapeEgress {
   std::string ns, dev;
@@ -36,9 +38,14 @@ struct AddRoute {
   std::string ns;
   RouteSpec route;
 };
+// The receiving side's delay hook of one direction (delay-line backend).
+struct AddIngressDelay {
+  std::string ns, dev;
+  IngressDelay delay;
+};
 
-using Step = std::variant<CreateNamespace, CreateVeth, SetLinkUp, AddAddress, EnableForwarding,
-                          ShapeEgress, AddRoute>;
+using Step = std::variant<CreateNamespace, CreateVeth, SetLinkUp, AddAddress, SetSysctl,
+                          ShapeEgress, AddIngressDelay, AddRoute>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people
@@ -52,10 +59,25 @@ struct PlannedNode {
 };
 
 struct PlannedDirection {
-  std::string from, to;  // node names
-  std::string ns, dev;   // where the egress shaping sits
+  std::string from, to;       // node names
+  std::string ns, dev;        // where the egress shaping sits (the sender)
+  std::string rx_ns, rx_dev;  // where the packets arrive (the receiver)
   DirectionParams params;
   HtbShaping htb;
+  uint64_t stream = 0;  // seeds this direction's random schedule and jitter
+  int queue = -1;       // NFQUEUE number with the delay-line backend, else -1
+};
+
+// One delay-line process: the queues of every delayed direction arriving at a node.
+struct PlannedDelayLine {
+  std::string node, ns;
+  struct Queue {
+    uint16_t num = 0;
+    int64_t delay_us = 0, jitter_us = 0;
+    uint64_t seed = 0;
+    bool reorder = false;
+  };
+  std::vector<Queue> queues;
 };
 
 struct PlannedLink {
@@ -78,13 +100,21 @@ struct Plan {
   std::string source_file;
   Ipv4Prefix pool;
   RouteMetric metric = RouteMetric::kHops;
+  ImpairmentBackend backend = ImpairmentBackend::kDelayLine;  // as resolved, never kAuto
+  std::string backend_reason;
+  uint64_t seed = 1;
   std::vector<PlannedNode> nodes;
   std::vector<PlannedLink> links;
   std::vector<PlannedRoute> routes;
+  std::vector<PlannedDelayLine> delay_lines;
+  bool has_schedules = false;
   std::vector<Step> steps;
   std::vector<std::string> notes;  // what the plan declares but does not (yet) apply
 };
 
 nlohmann::json plan_to_json(const Plan& plan);
+nlohmann::json htb_to_json(const HtbShaping& h);
+HtbShaping htb_from_json(const nlohmann::json& j);
+const char* backend_name(ImpairmentBackend b);
 
 }  // namespace testbed

@@ -1,9 +1,11 @@
 #include "planner.h"
 
 #include <algorithm>
+#include <map>
 
 #include "address_plan.h"
 #include "routing.h"
+#include "schedule.h"
 
 namespace testbed {
 namespace {
@@ -33,6 +35,19 @@ constexpr uint64_t kMaxQuantum = 200000;
 constexpr int64_t kMinQueueRttMicros = 20000;
 constexpr uint64_t kMinQueueBytes = 64 * 1024;
 
+// netem holds the delayed packets and, under HTB, those waiting for the rate too. Its limit
+// is in packets: the delayed bytes plus the FIFO queue we would otherwise have used, counted
+// in full frames and doubled for the smaller packets (ACKs) that share the queue; never
+// below netem's own default of 1000.
+constexpr uint64_t kMinNetemLimit = 1000;
+
+// TCP buffers: autotuning grows a socket's buffer to about twice the window it needs, and
+// the window must hold a bandwidth-delay product. Linux's defaults cap tcp_rmem at 6 MiB,
+// which holds 155 Mbit/s only up to a 160 ms round trip. The cap is set per namespace to
+// 2 x the lab's largest rate x its largest round trip, within [6 MiB, 256 MiB].
+constexpr uint64_t kDefaultTcpBufferMax = 6291456;
+constexpr uint64_t kTcpBufferCap = 256ULL * 1024 * 1024;
+
 uint32_t clamp_u32(uint64_t v) {
   return static_cast<uint32_t>(std::min<uint64_t>(v, UINT32_MAX));
 }
@@ -48,7 +63,7 @@ std::string interface_name(size_t link_index, const std::string& peer) {
   return ("tb" + std::to_string(link_index) + "-" + peer).substr(0, kMaxInterfaceName);
 }
 
-HtbShaping size_htb(const DirectionParams& params) {
+HtbShaping size_htb(const DirectionParams& params, bool netem) {
   HtbShaping h;
   h.rate_bytes_per_s = params.rate.bytes_per_s();
   h.burst_bytes =
@@ -65,28 +80,99 @@ HtbShaping size_htb(const DirectionParams& params) {
     h.queue.limit = clamp_u32(std::max<uint64_t>(
         h.rate_bytes_per_s * static_cast<uint64_t>(rtt_us) / 1000000, kMinQueueBytes));
   }
+  if (netem) {
+    const uint64_t held_bytes =
+        h.rate_bytes_per_s * static_cast<uint64_t>(params.delay.us + params.jitter.us) / 1000000;
+    const uint64_t queue_bytes = h.queue.unit == QueueLimit::Unit::kBytes
+                                     ? h.queue.limit
+                                     : uint64_t{h.queue.limit} * kFrameBytes;
+    NetemParams n;
+    n.delay_us = static_cast<uint32_t>(params.delay.us);
+    n.jitter_us = static_cast<uint32_t>(params.jitter.us);
+    n.loss = params.loss.value;
+    n.limit_packets =
+        clamp_u32(std::max(kMinNetemLimit, 2 * (held_bytes + queue_bytes) / kFrameBytes));
+    h.netem = n;
+  }
   return h;
 }
 
-Plan make_plan(const Topology& topo) {
+bool impaired(const DirectionParams& d) {
+  return d.delay.us > 0 || d.jitter.us > 0 || d.loss.value > 0 || schedule_impairs(d.schedule);
+}
+
+Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   Plan plan;
   plan.lab = topo.lab;
   plan.source_file = topo.source_file;
   plan.pool = topo.pool;
   plan.metric = topo.metric;
+  plan.seed = topo.seed;
+  switch (topo.backend) {
+    case ImpairmentBackend::kAuto:
+      plan.backend = kernel_has_netem ? ImpairmentBackend::kNetem : ImpairmentBackend::kDelayLine;
+      plan.backend_reason = kernel_has_netem
+                                ? "auto: the kernel has sch_netem"
+                                : "auto: the kernel has no sch_netem, so a userspace delay line "
+                                  "(NFQUEUE) on each receiving side";
+      break;
+    case ImpairmentBackend::kNetem:
+      plan.backend = ImpairmentBackend::kNetem;
+      plan.backend_reason = "forced: netem";
+      break;
+    case ImpairmentBackend::kDelayLine:
+      plan.backend = ImpairmentBackend::kDelayLine;
+      plan.backend_reason = "forced: userspace delay line (NFQUEUE)";
+      break;
+  }
+  const bool use_netem = plan.backend == ImpairmentBackend::kNetem;
 
   for (size_t i = 0; i < topo.nodes.size(); ++i) {
     plan.nodes.push_back({topo.nodes[i].name, namespace_name(topo.lab, topo.nodes[i].name),
                           node_address(topo.pool, i)});
   }
+  const RoutingTable table = compute_routes(topo);
+
+  // The largest rate and round trip in the lab size every namespace's TCP buffers.
+  uint64_t max_rate = 0;
+  for (const Link& l : topo.links) {
+    for (const DirectionParams* d : {&l.a2b, &l.b2a}) {
+      max_rate = std::max({max_rate, d->rate.bits_per_s, schedule_max_rate(d->schedule)});
+    }
+  }
+  const auto one_way_us = [&](size_t src, size_t dst) {
+    int64_t sum = 0;
+    const auto path = route_path(table, src, dst);
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      const Link& l = topo.links[table[path[i]][dst].link];
+      const DirectionParams& d = l.a == path[i] ? l.a2b : l.b2a;
+      sum += d.delay.us + d.jitter.us;
+    }
+    return sum;
+  };
+  int64_t max_rtt_us = 0;
+  for (size_t s = 0; s < topo.nodes.size(); ++s) {
+    for (size_t d = s + 1; d < topo.nodes.size(); ++d) {
+      max_rtt_us = std::max(max_rtt_us, one_way_us(s, d) + one_way_us(d, s));
+    }
+  }
+  const uint64_t tcp_max =
+      std::clamp<uint64_t>(2 * (max_rate / 8) * static_cast<uint64_t>(max_rtt_us) / 1000000,
+                           kDefaultTcpBufferMax, kTcpBufferCap);
+  // Linux's own minimum and default sizes, with the maximum raised.
+  const std::string tcp_rmem = "4096 131072 " + std::to_string(tcp_max);
+  const std::string tcp_wmem = "4096 16384 " + std::to_string(tcp_max);
+
   for (const auto& n : plan.nodes) plan.steps.push_back(CreateNamespace{n.ns});
   for (const auto& n : plan.nodes) {
     plan.steps.push_back(SetLinkUp{n.ns, "lo"});
     plan.steps.push_back(AddAddress{n.ns, "lo", Ipv4Prefix{n.address, 32}});
-    plan.steps.push_back(EnableForwarding{n.ns});
+    plan.steps.push_back(SetSysctl{n.ns, "net/ipv4/ip_forward", "1"});
+    plan.steps.push_back(SetSysctl{n.ns, "net/ipv4/tcp_rmem", tcp_rmem});
+    plan.steps.push_back(SetSysctl{n.ns, "net/ipv4/tcp_wmem", tcp_wmem});
   }
 
-  bool impairments = false;
+  std::map<std::string, PlannedDelayLine> delay_lines;
   for (size_t l = 0; l < topo.links.size(); ++l) {
     const Link& link = topo.links[l];
     const PlannedNode& a = plan.nodes[link.a];
@@ -98,11 +184,32 @@ Plan make_plan(const Topology& topo) {
     pl.if_a = interface_name(l, b.name);
     pl.if_b = interface_name(l, a.name);
     pl.subnet = link_subnet(topo.pool, l);
-    pl.a2b = {a.name, b.name, a.ns, pl.if_a, link.a2b, size_htb(link.a2b)};
-    pl.b2a = {b.name, a.name, b.ns, pl.if_b, link.b2a, size_htb(link.b2a)};
-    for (const auto* d : {&link.a2b, &link.b2a}) {
-      impairments = impairments || d->delay.us > 0 || d->jitter.us > 0 || d->loss.value > 0;
-    }
+    const auto direction = [&](const PlannedNode& from, const PlannedNode& to,
+                               const std::string& dev, const std::string& rx_dev,
+                               const DirectionParams& p, bool b2a) {
+      PlannedDirection d{from.name,
+                         to.name,
+                         from.ns,
+                         dev,
+                         to.ns,
+                         rx_dev,
+                         p,
+                         size_htb(p, use_netem && impaired(p)),
+                         direction_stream(l, b2a),
+                         -1};
+      plan.has_schedules = plan.has_schedules || p.schedule.kind != Schedule::Kind::kNone;
+      if (!use_netem && impaired(p)) {
+        d.queue = static_cast<int>(d.stream);
+        auto& line = delay_lines[to.name];
+        line.node = to.name;
+        line.ns = to.ns;
+        line.queues.push_back({static_cast<uint16_t>(d.queue), p.delay.us, p.jitter.us,
+                               topo.seed ^ (d.stream * 0x9e3779b97f4a7c15ULL), p.reorder});
+      }
+      return d;
+    };
+    pl.a2b = direction(a, b, pl.if_a, pl.if_b, link.a2b, false);
+    pl.b2a = direction(b, a, pl.if_b, pl.if_a, link.b2a, true);
     const Ipv4Prefix addr_a{Ipv4Address{pl.subnet.address.value + 1}, 30};
     const Ipv4Prefix addr_b{Ipv4Address{pl.subnet.address.value + 2}, 30};
     plan.steps.push_back(CreateVeth{a.ns, pl.if_a, b.ns, pl.if_b});
@@ -112,10 +219,17 @@ Plan make_plan(const Topology& topo) {
     plan.steps.push_back(AddAddress{b.ns, pl.if_b, addr_b});
     plan.steps.push_back(ShapeEgress{a.ns, pl.if_a, pl.a2b.htb});
     plan.steps.push_back(ShapeEgress{b.ns, pl.if_b, pl.b2a.htb});
+    for (const PlannedDirection* d : {&pl.a2b, &pl.b2a}) {
+      if (d->queue >= 0) {
+        plan.steps.push_back(
+            AddIngressDelay{d->rx_ns, d->rx_dev,
+                            IngressDelay{static_cast<uint16_t>(d->queue), d->params.loss.value}});
+      }
+    }
     plan.links.push_back(pl);
   }
+  for (auto& [node, line] : delay_lines) plan.delay_lines.push_back(line);
 
-  const RoutingTable table = compute_routes(topo);
   for (size_t src = 0; src < topo.nodes.size(); ++src) {
     for (size_t dst = 0; dst < topo.nodes.size(); ++dst) {
       const NextHop& hop = table[src][dst];
@@ -135,10 +249,8 @@ Plan make_plan(const Topology& topo) {
       plan.routes.push_back(std::move(r));
     }
   }
-  if (impairments) {
-    plan.notes.push_back(
-        "delay, jitter and loss are declared but not applied yet: this release shapes rate "
-        "only (HTB); link dynamics come in a later release");
+  if (!plan.delay_lines.empty()) {
+    plan.notes.push_back("delay, jitter and loss: " + plan.backend_reason);
   }
   return plan;
 }

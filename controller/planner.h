@@ -14,9 +14,11 @@ std::string namespace_name(const std::string& lab, const std::string& node);
 // The interface at one end of link `link_index`, named after the peer it faces.
 std::string interface_name(size_t link_index, const std::string& peer);
 
-// HTB parameters that make one direction shape accurately at its rate (see planner.cpp).
-HtbShaping size_htb(const DirectionParams& params);
+// HTB parameters that make one direction shape accurately at its rate, with a netem leaf
+// for delay, jitter and loss when `netem` (see planner.cpp).
+HtbShaping size_htb(const DirectionParams& params, bool netem = false);
 
-Plan make_plan(const Topology& topo);
+// `kernel_has_netem` decides the backend when the topology leaves it to `auto`.
+Plan make_plan(const Topology& topo, bool kernel_has_netem);
 
 }  // namespace testbed

@@ -18,6 +18,34 @@ struct SourcePos {
   int column = 0;
 };
 
+// One change of a direction's parameters at a time offset from the start of the run.
+struct ScheduleChange {
+  int64_t at_us = 0;
+  std::optional<Rate> rate;
+  std::optional<Duration> delay;
+  std::optional<Fraction> loss;
+  bool operator==(const ScheduleChange&) const = default;
+};
+
+// How a direction's parameters change over time (see schedule.h for the expansion).
+struct Schedule {
+  enum class Kind { kNone, kSteps, kRandom, kTrace };
+  Kind kind = Kind::kNone;
+  // kSteps, and kTrace once loaded: changes in time order.
+  std::vector<ScheduleChange> changes;
+  // kTrace: repeat every `period_us` when `loop`.
+  bool loop = false;
+  int64_t period_us = 0;
+  std::string trace_file;
+  // kRandom: every `every_us` a new rate, drawn uniformly from min..max in `step`
+  // increments, or from `choices`; the draw is a function of (seed, direction, k) only.
+  int64_t every_us = 0;
+  Rate min_rate, max_rate, step;
+  std::vector<Rate> choices;
+  uint64_t seed = 0;
+  bool operator==(const Schedule&) const = default;
+};
+
 // Shaping of one direction of a link, fully resolved (defaults and overrides applied).
 struct DirectionParams {
   Rate rate;
@@ -25,6 +53,8 @@ struct DirectionParams {
   Duration jitter;
   Fraction loss;
   std::optional<QueueSize> queue;  // unset: the planner sizes it from the bandwidth-delay product
+  bool reorder = false;            // let jitter reorder packets (a real FIFO link does not)
+  Schedule schedule;
   bool operator==(const DirectionParams&) const = default;
 };
 
@@ -43,11 +73,17 @@ struct Link {
 
 enum class RouteMetric { kHops, kDelay };
 
+// Where delay, jitter and loss are applied: netem under HTB where the kernel has it, else
+// the userspace delay line on the receiving side (NFQUEUE). kAuto picks by what exists.
+enum class ImpairmentBackend { kAuto, kNetem, kDelayLine };
+
 struct Topology {
   std::string source_file;
   std::string lab;
   Ipv4Prefix pool{Ipv4Address{0xC6120000}, 15};  // 198.18.0.0/15, RFC 2544 benchmarking space
   RouteMetric metric = RouteMetric::kHops;
+  ImpairmentBackend backend = ImpairmentBackend::kAuto;
+  uint64_t seed = 1;  // seeds jitter and random schedules, so a run can be repeated exactly
   std::vector<Node> nodes;
   std::vector<Link> links;
 };

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "address_plan.h"
 #include "diagnostics.h"
+#include "schedule.h"
 
 namespace testbed {
 namespace {
@@ -22,10 +24,12 @@ namespace {
 const std::regex kLabName("[a-z0-9][a-z0-9-]{0,23}");
 const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
 
-const std::vector<std::string> kTopKeys = {"lab", "pool", "routing", "defaults", "nodes", "links"};
-const std::vector<std::string> kParamKeys = {"bandwidth", "delay", "jitter", "loss", "queue"};
-const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay", "jitter",
-                                            "loss",      "queue",     "a2b",   "b2a"};
+const std::vector<std::string> kTopKeys = {"lab",  "pool",     "routing", "backend",
+                                           "seed", "defaults", "nodes",   "links"};
+const std::vector<std::string> kParamKeys = {"bandwidth", "delay",   "jitter",  "loss",
+                                             "queue",     "reorder", "schedule"};
+const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay",    "jitter", "loss",
+                                            "queue",     "reorder",   "schedule", "a2b",    "b2a"};
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -44,16 +48,19 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 // Link parameters as written at one level (defaults, link, or one direction).
 struct ParamsLayer {
-  bool rate_written = false;  // a bandwidth key was present, even if its value was bad
+  bool rate_written = false;  // a bandwidth or schedule key was present, even if it was bad
   std::optional<Rate> rate;
   std::optional<Duration> delay, jitter;
   std::optional<Fraction> loss;
   std::optional<QueueSize> queue;
+  std::optional<bool> reorder;
+  std::optional<Schedule> schedule;
 };
 
 class Parser {
  public:
-  explicit Parser(std::string file) : file_(std::move(file)) {}
+  explicit Parser(std::string file)
+      : file_(std::move(file)), dir_(std::filesystem::path(file_).parent_path().string()) {}
 
   Topology run(const YAML::Node& root) {
     Topology topo;
@@ -66,6 +73,15 @@ class Parser {
     parse_lab(root, topo);
     if (root["pool"]) parse_pool(root["pool"], topo);
     if (root["routing"]) parse_routing(root["routing"], topo);
+    if (root["backend"]) parse_backend(root["backend"], topo);
+    if (root["seed"]) {
+      try {
+        topo.seed = root["seed"].as<uint64_t>();
+      } catch (const YAML::Exception&) {
+        error(root["seed"], "seed: expected a whole number");
+      }
+    }
+    seed_ = topo.seed;
     ParamsLayer defaults;
     if (root["defaults"]) defaults = parse_layer(root["defaults"], kParamKeys, "in defaults");
     parse_nodes(root, topo);
@@ -163,6 +179,20 @@ class Parser {
     }
   }
 
+  void parse_backend(const YAML::Node& n, Topology& topo) {
+    std::string text;
+    if (!scalar(n, "backend", text)) return;
+    if (text == "auto") {
+      topo.backend = ImpairmentBackend::kAuto;
+    } else if (text == "netem") {
+      topo.backend = ImpairmentBackend::kNetem;
+    } else if (text == "delayline") {
+      topo.backend = ImpairmentBackend::kDelayLine;
+    } else {
+      error(n, "backend: '" + text + "' must be 'auto', 'netem' or 'delayline'");
+    }
+  }
+
   ParamsLayer parse_layer(const YAML::Node& n, const std::vector<std::string>& keys,
                           const std::string& where) {
     ParamsLayer layer;
@@ -171,12 +201,24 @@ class Parser {
       return layer;
     }
     check_keys(n, keys, where);
-    layer.rate_written = static_cast<bool>(n["bandwidth"]);
+    layer.rate_written = n["bandwidth"] || n["schedule"];
     if (n["bandwidth"]) layer.rate = value<Rate>(n["bandwidth"], "bandwidth", parse_rate);
     if (n["delay"]) layer.delay = value<Duration>(n["delay"], "delay", parse_duration);
     if (n["jitter"]) layer.jitter = value<Duration>(n["jitter"], "jitter", parse_duration);
     if (n["loss"]) layer.loss = value<Fraction>(n["loss"], "loss", parse_percent);
     if (n["queue"]) layer.queue = value<QueueSize>(n["queue"], "queue", parse_queue_size);
+    if (n["reorder"]) {
+      try {
+        layer.reorder = n["reorder"].as<bool>();
+      } catch (const YAML::Exception&) {
+        error(n["reorder"], "reorder: expected true or false");
+      }
+    }
+    if (n["schedule"]) {
+      layer.schedule = parse_schedule(
+          n["schedule"], dir_, seed_,
+          [&](const YAML::Node& at, const std::string& m) { error(at, m); }, diagnostics_);
+    }
     return layer;
   }
 
@@ -249,6 +291,8 @@ class Parser {
     if (l.jitter) d.jitter = *l.jitter;
     if (l.loss) d.loss = *l.loss;
     if (l.queue) d.queue = *l.queue;
+    if (l.reorder) d.reorder = *l.reorder;
+    if (l.schedule) d.schedule = *l.schedule;
   }
 
   void parse_links(const YAML::Node& links, const ParamsLayer& defaults, Topology& topo) {
@@ -296,7 +340,10 @@ class Parser {
         overlay(*dir, defaults);
         overlay(*dir, common);
         overlay(*dir, *own);
-        // A bandwidth that was written but invalid has its own error already.
+        // A schedule that sets a rate at time 0 stands in for a static bandwidth.
+        const uint64_t stream = direction_stream(topo.links.size(), dir == &link.b2a);
+        if (auto r = initial_rate(dir->schedule, stream)) dir->rate = *r;
+        // A bandwidth (or schedule) that was written but invalid has its own error already.
         const bool written = defaults.rate_written || common.rate_written || own->rate_written;
         if (dir->rate.bits_per_s == 0 && !written) {
           error(ends, "link " + label + ": no bandwidth for direction " + name +
@@ -309,6 +356,8 @@ class Parser {
   }
 
   std::string file_;
+  std::string dir_;  // trace files are found relative to the profile
+  uint64_t seed_ = 1;
   std::vector<Diagnostic> diagnostics_;
   bool links_complete_ = true;
 };

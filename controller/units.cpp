@@ -26,7 +26,7 @@ bool split_number(const std::string& text, double& number, std::string& unit, st
     return false;
   }
   if (!digits) {
-    why = "expected a number followed by a unit";
+    why = "'" + text + "' is not a number followed by a unit";
     return false;
   }
   number = std::stod(text.substr(0, i));

@@ -5,7 +5,10 @@
 #include <netlink/route/qdisc/tbf.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
 #include <fstream>
+#include <sstream>
 
 #include "libnl_kernel.h"
 
@@ -98,6 +101,65 @@ std::vector<Capability> probe_capabilities() {
     caps.push_back({"cleanup", false, e.what()});
   }
   return caps;
+}
+
+namespace {
+
+std::string kernel_release() {
+  std::string release;
+  std::getline(std::ifstream("/proc/sys/kernel/osrelease"), release);
+  return release;
+}
+
+// The value of CONFIG_NET_SCH_NETEM in the running kernel's config: "y", "m", "n", or ""
+// when no config can be read.
+std::string netem_config(std::string& source) {
+  const std::string key = "CONFIG_NET_SCH_NETEM";
+  const auto scan = [&](std::istream& in) -> std::string {
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind(key + "=", 0) == 0) return line.substr(key.size() + 1);
+      if (line == "# " + key + " is not set") return "n";
+    }
+    return "n";
+  };
+  if (gzFile gz = gzopen("/proc/config.gz", "rb")) {
+    std::string text;
+    char buf[65536];
+    for (int n; (n = gzread(gz, buf, sizeof buf)) > 0;) text.append(buf, static_cast<size_t>(n));
+    gzclose(gz);
+    if (!text.empty()) {
+      source = "/proc/config.gz";
+      std::istringstream in(text);
+      return scan(in);
+    }
+  }
+  std::ifstream boot("/boot/config-" + kernel_release());
+  if (boot) {
+    source = "/boot/config-" + kernel_release();
+    return scan(boot);
+  }
+  return "";
+}
+
+}  // namespace
+
+NetemSupport detect_netem() {
+  std::string source;
+  const std::string value = netem_config(source);
+  if (value == "y") return {true, "built in (" + source + ")"};
+  if (value == "n") return {false, "not built (" + source + ")"};
+  if (value == "m") {
+    const std::string dir = "/lib/modules/" + kernel_release() + "/kernel/net/sched/sch_netem.ko";
+    for (const char* ext : {"", ".xz", ".zst", ".gz"}) {
+      if (std::ifstream(dir + ext)) return {true, "module " + dir + ext};
+    }
+    return {false, "a module (" + source + ") that is not installed"};
+  }
+  if (geteuid() == 0) {
+    const auto caps = probe_capabilities();
+    return {has_capability(caps, "netem"), "probed in a scratch namespace"};
+  }
+  return {false, "unknown (no kernel config readable; run as root to probe)"};
 }
 
 }  // namespace testbed

@@ -18,4 +18,13 @@ std::vector<Capability> probe_capabilities();
 
 bool has_capability(const std::vector<Capability>& caps, const std::string& name);
 
+// Whether the kernel has sch_netem, without root when possible: the kernel's config
+// (/proc/config.gz, /boot/config-RELEASE) and module tree; as root, a real probe when the
+// config cannot be read. `how` says which.
+struct NetemSupport {
+  bool available = false;
+  std::string how;
+};
+NetemSupport detect_netem();
+
 }  // namespace testbed

@@ -112,14 +112,18 @@ void FakeKernel::delete_address(const std::string& ns, const std::string& dev, I
   link.addresses.erase(addr);
 }
 
-bool FakeKernel::forwarding(const std::string& ns) {
-  return namespace_exists(ns) && namespaces_[ns].forwarding;
+std::string FakeKernel::sysctl(const std::string& ns, const std::string& key) {
+  auto& n = ns_or_throw("sysctl", ns);
+  auto it = n.sysctls.find(key);
+  // A new namespace starts with the kernel's defaults; "0" stands in for all of them.
+  return it == n.sysctls.end() ? "0" : it->second;
 }
 
-void FakeKernel::set_forwarding(const std::string& ns, bool on) {
-  auto& n = ns_or_throw("set_forwarding", ns);
-  mutate("set_forwarding");
-  n.forwarding = on;
+void FakeKernel::set_sysctl(const std::string& ns, const std::string& key,
+                            const std::string& value) {
+  auto& n = ns_or_throw("set_sysctl", ns);
+  mutate("set_sysctl");
+  n.sysctls[key] = value;
 }
 
 bool FakeKernel::has_route(const std::string& ns, const RouteSpec& route) {
@@ -160,6 +164,26 @@ void FakeKernel::set_shaping(const std::string& ns, const std::string& dev, cons
   auto& link = link_or_throw("set_shaping", ns, dev);
   mutate("set_shaping");
   link.shaping = s;
+}
+
+std::optional<IngressDelay> FakeKernel::ingress_delay(const std::string& ns,
+                                                      const std::string& dev) {
+  if (!link_exists(ns, dev)) return std::nullopt;
+  return namespaces_[ns].links[dev].ingress;
+}
+
+void FakeKernel::set_ingress_delay(const std::string& ns, const std::string& dev,
+                                   const IngressDelay& d) {
+  auto& link = link_or_throw("set_ingress_delay", ns, dev);
+  mutate("set_ingress_delay");
+  link.ingress = d;
+}
+
+void FakeKernel::remove_ingress_delay(const std::string& ns, const std::string& dev) {
+  auto& link = link_or_throw("remove_ingress_delay", ns, dev);
+  if (!link.ingress) throw KernelError("remove_ingress_delay(" + dev + "): absent");
+  mutate("remove_ingress_delay");
+  link.ingress.reset();
 }
 
 void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {

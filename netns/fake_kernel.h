@@ -20,11 +20,12 @@ class FakeKernel : public Kernel {
     bool up = false;
     std::set<Ipv4Prefix> addresses;
     std::optional<HtbShaping> shaping;
+    std::optional<IngressDelay> ingress;
   };
   struct Namespace {
     uint64_t inode = 0;
     std::map<std::string, Link> links;
-    bool forwarding = false;
+    std::map<std::string, std::string> sysctls;
     std::vector<RouteSpec> routes;
   };
 
@@ -47,14 +48,18 @@ class FakeKernel : public Kernel {
   bool has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   void add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
-  bool forwarding(const std::string& ns) override;
-  void set_forwarding(const std::string& ns, bool on) override;
+  std::string sysctl(const std::string& ns, const std::string& key) override;
+  void set_sysctl(const std::string& ns, const std::string& key, const std::string& value) override;
   bool has_route(const std::string& ns, const RouteSpec& route) override;
   void add_route(const std::string& ns, const RouteSpec& route) override;
   void delete_route(const std::string& ns, const RouteSpec& route) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
+  std::optional<IngressDelay> ingress_delay(const std::string& ns, const std::string& dev) override;
+  void set_ingress_delay(const std::string& ns, const std::string& dev,
+                         const IngressDelay& d) override;
+  void remove_ingress_delay(const std::string& ns, const std::string& dev) override;
 
  private:
   void mutate(const std::string& op);

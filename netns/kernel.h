@@ -26,13 +26,35 @@ struct QueueLimit {
   bool operator==(const QueueLimit&) const = default;
 };
 
-// Rate shaping of one interface's egress: an HTB root with one class and a FIFO leaf.
+// Delay, jitter and loss applied by a netem leaf under the HTB class (where the kernel has
+// sch_netem). Its limit is in packets and must hold a bandwidth-delay product.
+struct NetemParams {
+  uint32_t delay_us = 0;
+  uint32_t jitter_us = 0;
+  double loss = 0;  // fraction in [0, 1]
+  uint32_t limit_packets = 0;
+  bool operator==(const NetemParams&) const = default;
+};
+
+// Rate shaping of one interface's egress: an HTB root with one class and a leaf that is
+// a FIFO, or netem when delay and loss are applied there.
 struct HtbShaping {
   uint64_t rate_bytes_per_s = 0;
   uint32_t burst_bytes = 0;
   uint32_t quantum_bytes = 0;
-  QueueLimit queue;
+  QueueLimit queue;  // the FIFO leaf, when there is no netem
+  std::optional<NetemParams> netem;
   bool operator==(const HtbShaping&) const = default;
+};
+
+// The receiving side of one link direction, where the kernel has no netem: packets coming
+// in on the device are dropped with probability `loss` (iptables statistic match) and the
+// rest handed to NFQUEUE `queue`, where the delay line holds them. Receive timestamps are
+// cleared on the way in (see rx_timestamp_reset.h).
+struct IngressDelay {
+  uint16_t queue = 0;
+  double loss = 0;
+  bool operator==(const IngressDelay&) const = default;
 };
 
 struct ShapingState {
@@ -73,8 +95,11 @@ class Kernel {
   virtual void add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) = 0;
   virtual void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) = 0;
 
-  virtual bool forwarding(const std::string& ns) = 0;
-  virtual void set_forwarding(const std::string& ns, bool on) = 0;
+  // Network sysctls are per namespace: `key` is relative to /proc/sys, e.g.
+  // "net/ipv4/ip_forward". Values are compared and written as text.
+  virtual std::string sysctl(const std::string& ns, const std::string& key) = 0;
+  virtual void set_sysctl(const std::string& ns, const std::string& key,
+                          const std::string& value) = 0;
 
   virtual bool has_route(const std::string& ns, const RouteSpec& route) = 0;
   virtual void add_route(const std::string& ns, const RouteSpec& route) = 0;
@@ -84,6 +109,13 @@ class Kernel {
   // Creates the HTB tree, or changes an existing one in place (no queue flush).
   virtual void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;
+
+  virtual std::optional<IngressDelay> ingress_delay(const std::string& ns,
+                                                    const std::string& dev) = 0;
+  // Installs the hook, or changes its loss in place.
+  virtual void set_ingress_delay(const std::string& ns, const std::string& dev,
+                                 const IngressDelay& d) = 0;
+  virtual void remove_ingress_delay(const std::string& ns, const std::string& dev) = 0;
 };
 
 }  // namespace testbed

@@ -9,16 +9,15 @@
 #include <netlink/route/qdisc/htb.h>
 
 #include <fstream>
+#include <iomanip>
+#include <sstream>
+
+#include "netns_exec.h"
+#include "rx_timestamp_reset.h"
+#include "tc_objects.h"
 
 namespace testbed {
 namespace {
-
-// HTB tree of one shaped interface: root 1:, the class 1:1 that all traffic falls into
-// (defcls 1), and the FIFO leaf 10: under it.
-constexpr uint32_t kRootHandle = 0x00010000;   // 1:
-constexpr uint32_t kClassHandle = 0x00010001;  // 1:1
-constexpr uint32_t kLeafHandle = 0x00100000;   // 10:
-constexpr uint32_t kDefaultClassMinor = 1;
 
 std::string where(const std::string& ns, const std::string& dev) {
   return dev + "@" + ns;
@@ -162,21 +161,23 @@ void LibnlKernel::delete_address(const std::string& ns, const std::string& dev, 
             "rtnl_addr_delete(" + addr.str() + " " + where(ns, dev) + ")");
 }
 
-bool LibnlKernel::forwarding(const std::string& ns) {
+std::string LibnlKernel::sysctl(const std::string& ns, const std::string& key) {
   // /proc/sys/net resolves to the network namespace of the thread that opens it.
   NetnsScope inside(context(ns).fd.get());
-  std::ifstream in("/proc/sys/net/ipv4/ip_forward");
-  int value = 0;
-  in >> value;
-  return value == 1;
+  std::ifstream in("/proc/sys/" + key);
+  std::string value;
+  std::getline(in, value);
+  if (!in && !in.eof()) throw KernelError("read(/proc/sys/" + key + " in " + ns + ") failed");
+  return value;
 }
 
-void LibnlKernel::set_forwarding(const std::string& ns, bool on) {
+void LibnlKernel::set_sysctl(const std::string& ns, const std::string& key,
+                             const std::string& value) {
   NetnsScope inside(context(ns).fd.get());
-  std::ofstream out("/proc/sys/net/ipv4/ip_forward");
-  out << (on ? "1\n" : "0\n");
+  std::ofstream out("/proc/sys/" + key);
+  out << value << "\n";
   out.flush();
-  if (!out) throw KernelError("write(/proc/sys/net/ipv4/ip_forward in " + ns + ") failed");
+  if (!out) throw KernelError("write(/proc/sys/" + key + " = " + value + " in " + ns + ") failed");
 }
 
 nl::Route LibnlKernel::route_object(const std::string& ns, const RouteSpec& r) {
@@ -242,25 +243,23 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
   nl_cache* raw = nullptr;
   nl::check(rtnl_qdisc_alloc_cache(sock, &raw), "rtnl_qdisc_alloc_cache(" + ns + ")");
   nl::Cache qdiscs(raw);
-  nl::Qdisc root(rtnl_qdisc_get(qdiscs.get(), index, kRootHandle));
+  nl::Qdisc root(rtnl_qdisc_get(qdiscs.get(), index, kHtbRootHandle));
   if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "htb") return std::nullopt;
   nl::check(rtnl_class_alloc_cache(sock, index, &raw),
             "rtnl_class_alloc_cache(" + where(ns, dev) + ")");
   nl::Cache classes(raw);
-  nl::Class cls(rtnl_class_get(classes.get(), index, kClassHandle));
-  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs.get(), index, kLeafHandle));
+  nl::Class cls(rtnl_class_get(classes.get(), index, kHtbClassHandle));
+  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs.get(), index, kHtbLeafHandle));
   if (!cls || !leaf) return std::nullopt;
   ShapingState state;
   nl::check(rtnl_htb_get_rate64(cls.get(), &state.config.rate_bytes_per_s), "rtnl_htb_get_rate64");
   state.config.burst_bytes = rtnl_htb_get_rbuffer(cls.get());
   state.config.quantum_bytes = rtnl_htb_get_quantum(cls.get());
-  const std::string leaf_kind = rtnl_tc_get_kind(TC_CAST(leaf.get()));
-  state.config.queue.unit =
-      leaf_kind == "bfifo" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
-  state.config.queue.limit = static_cast<uint32_t>(rtnl_qdisc_fifo_get_limit(leaf.get()));
+  read_leaf(leaf.get(), state.config);
   state.sent_bytes = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BYTES);
   state.sent_packets = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_PACKETS);
-  state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS);
+  state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS) +
+                          rtnl_tc_get_stat(TC_CAST(leaf.get()), RTNL_TC_DROPS);
   return state;
 }
 
@@ -269,58 +268,108 @@ void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, con
   const int index = ifindex(ns, dev);
   const auto current = shaping(ns, dev);
   const std::string at = where(ns, dev);
-
   if (!current) {
-    nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-    rtnl_tc_set_ifindex(TC_CAST(root.get()), index);
-    rtnl_tc_set_parent(TC_CAST(root.get()), TC_H_ROOT);
-    rtnl_tc_set_handle(TC_CAST(root.get()), kRootHandle);
-    nl::check(rtnl_tc_set_kind(TC_CAST(root.get()), "htb"), "rtnl_tc_set_kind(htb)");
-    nl::check(rtnl_htb_set_defcls(root.get(), kDefaultClassMinor), "rtnl_htb_set_defcls");
-    nl::check(rtnl_qdisc_add(sock, root.get(), NLM_F_CREATE | NLM_F_EXCL),
+    nl::check(rtnl_qdisc_add(sock, make_htb_root(index).get(), NLM_F_CREATE | NLM_F_EXCL),
               "rtnl_qdisc_add(htb root " + at + ")");
   }
-
-  // The class message must carry rate, ceil, both buffers and the quantum every time: the
-  // kernel falls back to about one MTU for an omitted buffer. Without NLM_F_CREATE an
-  // existing class is changed in place, keeping its leaf, queue and counters.
-  nl::Class cls(nl::check_alloc(rtnl_class_alloc(), "rtnl_class_alloc"));
-  rtnl_tc_set_ifindex(TC_CAST(cls.get()), index);
-  rtnl_tc_set_parent(TC_CAST(cls.get()), kRootHandle);
-  rtnl_tc_set_handle(TC_CAST(cls.get()), kClassHandle);
-  nl::check(rtnl_tc_set_kind(TC_CAST(cls.get()), "htb"), "rtnl_tc_set_kind(htb class)");
-  nl::check(rtnl_htb_set_rate64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_rate64");
-  nl::check(rtnl_htb_set_ceil64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_ceil64");
-  nl::check(rtnl_htb_set_rbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_rbuffer");
-  nl::check(rtnl_htb_set_cbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_cbuffer");
-  nl::check(rtnl_htb_set_quantum(cls.get(), s.quantum_bytes), "rtnl_htb_set_quantum");
-  nl::check(rtnl_class_add(sock, cls.get(), current ? 0 : NLM_F_CREATE | NLM_F_EXCL),
-            std::string("rtnl_class_add(htb 1:1 ") + at + (current ? ", change)" : ")"));
-
-  if (current && current->config.queue == s.queue) return;
-  nl::Qdisc leaf(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-  rtnl_tc_set_ifindex(TC_CAST(leaf.get()), index);
-  rtnl_tc_set_parent(TC_CAST(leaf.get()), kClassHandle);
-  rtnl_tc_set_handle(TC_CAST(leaf.get()), kLeafHandle);
-  const char* kind = s.queue.unit == QueueLimit::Unit::kBytes ? "bfifo" : "pfifo";
-  nl::check(rtnl_tc_set_kind(TC_CAST(leaf.get()), kind),
-            std::string("rtnl_tc_set_kind(") + kind + ")");
-  nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(s.queue.limit)),
-            "rtnl_qdisc_fifo_set_limit");
-  // Same kind: change the limit in place. Another kind: replace (this flushes the queue,
-  // which only a change of queue unit can cause).
-  const bool same_kind = current && current->config.queue.unit == s.queue.unit;
-  nl::check(rtnl_qdisc_add(sock, leaf.get(), same_kind ? 0 : NLM_F_CREATE | NLM_F_REPLACE),
-            std::string("rtnl_qdisc_add(") + kind + " leaf " + at + ")");
+  // Without NLM_F_CREATE an existing class is changed in place, keeping its leaf, queue
+  // and counters: a bandwidth change never flushes packets.
+  nl::check(
+      rtnl_class_add(sock, make_htb_class(index, s).get(), current ? 0 : NLM_F_CREATE | NLM_F_EXCL),
+      std::string("rtnl_class_add(htb 1:1 ") + at + (current ? ", change)" : ")"));
+  if (current && current->config.queue == s.queue && current->config.netem == s.netem) return;
+  // Same kind: change in place. Another kind: replace (this flushes the leaf's queue, which
+  // only switching between FIFO and netem, or packets and bytes, can cause).
+  const bool same_kind = current && std::string(leaf_kind(current->config)) == leaf_kind(s);
+  nl::check(
+      rtnl_qdisc_add(sock, make_leaf(index, s).get(), same_kind ? 0 : NLM_F_CREATE | NLM_F_REPLACE),
+      std::string("rtnl_qdisc_add(") + leaf_kind(s) + " leaf " + at + ")");
 }
 
 void LibnlKernel::remove_shaping(const std::string& ns, const std::string& dev) {
   nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
   rtnl_tc_set_ifindex(TC_CAST(root.get()), ifindex(ns, dev));
   rtnl_tc_set_parent(TC_CAST(root.get()), TC_H_ROOT);
-  rtnl_tc_set_handle(TC_CAST(root.get()), kRootHandle);
+  rtnl_tc_set_handle(TC_CAST(root.get()), kHtbRootHandle);
   nl::check(rtnl_qdisc_delete(context(ns).sock.get(), root.get()),
             "rtnl_qdisc_delete(htb root " + where(ns, dev) + ")");
+}
+
+namespace {
+
+// The chain holding one interface's loss and NFQUEUE rules, in the mangle table's
+// PREROUTING of the receiving namespace. Named after the device (at most 15 characters,
+// so within iptables' 28), and so ours by construction: the namespace is ours.
+std::string chain_of(const std::string& dev) {
+  return "TB-" + dev;
+}
+
+std::string chain_rules(const std::string& dev, const IngressDelay& d) {
+  std::ostringstream rules;
+  rules << ":" << chain_of(dev) << " - [0:0]\n";  // declared: created, or flushed if present
+  if (d.loss > 0) {
+    rules << "-A " << chain_of(dev) << " -m statistic --mode random --probability "
+          << std::setprecision(10) << d.loss << " -j DROP\n";
+  }
+  rules << "-A " << chain_of(dev) << " -j NFQUEUE --queue-num " << d.queue << "\n";
+  return rules.str();
+}
+
+void iptables_restore(const std::string& ns, const std::string& rules, const std::string& what) {
+  const CommandResult r = run_in_netns(ns, {"iptables-restore", "--noflush", "--wait"},
+                                       "*mangle\n" + rules + "COMMIT\n");
+  if (r.status != 0)
+    throw KernelError("iptables-restore (" + what + " in " + ns + "): " + r.output);
+}
+
+}  // namespace
+
+std::optional<IngressDelay> LibnlKernel::ingress_delay(const std::string& ns,
+                                                       const std::string& dev) {
+  if (!link_exists(ns, dev)) return std::nullopt;
+  const CommandResult r =
+      run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S", chain_of(dev)});
+  if (r.status != 0) return std::nullopt;  // no such chain
+  IngressDelay d;
+  bool queued = false;
+  std::istringstream lines(r.output);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    for (std::string w; words >> w;) {
+      if (w == "--probability") words >> d.loss;
+      if (w == "--queue-num") {
+        words >> d.queue;
+        queued = true;
+      }
+    }
+  }
+  if (!queued) return std::nullopt;
+  return d;
+}
+
+void LibnlKernel::set_ingress_delay(const std::string& ns, const std::string& dev,
+                                    const IngressDelay& d) {
+  if (ingress_delay(ns, dev)) {
+    iptables_restore(ns, chain_rules(dev, d), "change " + chain_of(dev));
+    return;
+  }
+  attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev));
+  iptables_restore(ns,
+                   chain_rules(dev, d) + "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n",
+                   "create " + chain_of(dev));
+}
+
+void LibnlKernel::remove_ingress_delay(const std::string& ns, const std::string& dev) {
+  iptables_restore(ns,
+                   "-D PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n-F " + chain_of(dev) +
+                       "\n-X " + chain_of(dev) + "\n",
+                   "remove " + chain_of(dev));
+  nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+  rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));
+  rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
+  rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+  nl::check(rtnl_qdisc_delete(context(ns).sock.get(), clsact.get()),
+            "rtnl_qdisc_delete(clsact " + where(ns, dev) + ")");
 }
 
 }  // namespace testbed

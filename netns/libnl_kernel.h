@@ -31,14 +31,20 @@ class LibnlKernel : public Kernel {
   bool has_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   void add_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
-  bool forwarding(const std::string& ns) override;
-  void set_forwarding(const std::string& ns, bool on) override;
+  std::string sysctl(const std::string& ns, const std::string& key) override;
+  void set_sysctl(const std::string& ns, const std::string& key, const std::string& value) override;
   bool has_route(const std::string& ns, const RouteSpec& route) override;
   void add_route(const std::string& ns, const RouteSpec& route) override;
   void delete_route(const std::string& ns, const RouteSpec& route) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
+  // The ingress hook is netlink (clsact, bpf filter) plus iptables rules, which have no
+  // stable library API: those go through iptables-restore inside the namespace.
+  std::optional<IngressDelay> ingress_delay(const std::string& ns, const std::string& dev) override;
+  void set_ingress_delay(const std::string& ns, const std::string& dev,
+                         const IngressDelay& d) override;
+  void remove_ingress_delay(const std::string& ns, const std::string& dev) override;
 
   // For probes beyond the interface (doctor): the socket of a namespace.
   nl_sock* socket(const std::string& ns) { return context(ns).sock.get(); }

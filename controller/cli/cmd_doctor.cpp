@@ -18,19 +18,21 @@ int run_doctor(const Argv& argv) {
   t.print(std::cout, "");
   const bool core =
       has_capability(caps, "netns") && has_capability(caps, "veth") && has_capability(caps, "htb");
-  std::cout << "\nthe testbed will use:\n"
-            << "  topology:  network namespaces joined by veth pairs"
-            << (core ? "" : "  (UNAVAILABLE: the testbed cannot run here)") << "\n"
-            << "  bandwidth: HTB class per link direction on the sender's egress\n"
-            << "  delay, jitter, loss: not applied in this release; when they are, "
-            << (has_capability(caps, "netem")
-                    ? "netem under HTB (sch_netem is present)"
-                    : std::string("a userspace delay line via iptables NFQUEUE (sch_netem is ") +
-                          "missing)" +
-                          (has_capability(caps, "nfqueue")
-                               ? ""
-                               : ", which also needs NFQUEUE: UNAVAILABLE"))
-            << "\n";
+  const NetemSupport netem = detect_netem();
+  std::cout
+      << "\nthe testbed will use:\n"
+      << "  topology:  network namespaces joined by veth pairs"
+      << (core ? "" : "  (UNAVAILABLE: the testbed cannot run here)") << "\n"
+      << "  bandwidth: an HTB class per link direction on the sender's egress, changed in place\n"
+      << "  delay, jitter, loss (backend auto): ";
+  if (netem.available) {
+    std::cout << "netem under HTB; sch_netem is " << netem.how << "\n";
+  } else {
+    std::cout << "the userspace delay line on each receiving side (iptables NFQUEUE); sch_netem is "
+              << netem.how
+              << (has_capability(caps, "nfqueue") ? "" : ". NFQUEUE is UNAVAILABLE too") << "\n";
+  }
+  std::cout << "  (force one with `up --backend netem|delayline` or `backend:` in the profile)\n";
   return core ? kExitOk : kExitFailure;
 }
 

@@ -9,10 +9,12 @@
 namespace testbed::cli {
 
 int run_plan(const Argv& argv) {
-  Args args(argv, {"json", "steps"}, {});
+  Args args(argv, {"json", "steps"}, {"backend"});
   args.at_most(1, "testbed plan FILE [--json] [--steps]");
   if (args.positionals().empty()) throw UsageError("usage: testbed plan FILE [--json] [--steps]");
-  const auto plan = load_plan(args.positional(0));
+  PlanOptions options;
+  if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
+  const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
   if (args.flag("json")) {
     std::cout << plan_to_json(*plan).dump(2) << "\n";

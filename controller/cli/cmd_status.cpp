@@ -2,17 +2,53 @@
 // shaping (configured, and as the kernel reports it with counters) and routes.
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
+#include "link_control.h"
 #include "plan_table.h"
 #include "privileges.h"
 
 namespace testbed::cli {
 namespace {
+
+// Overlays what the timeline or `link set` changed since `up` (current.json), and sums up
+// the timeline's log: how many changes were applied and the worst lag.
+void add_current(nlohmann::json& lab, const std::string& dir) {
+  const nlohmann::json current = read_current(dir);
+  for (auto& link : lab["links"]) {
+    for (const char* dir_name : {"a2b", "b2a"}) {
+      auto& d = link[dir_name];
+      const std::string key = std::to_string(link["index"].get<size_t>()) + ":" + dir_name;
+      nlohmann::json now = {{"rate_bits_per_s", d["rate_bits_per_s"]},
+                            {"delay_us", d["delay_us"]},
+                            {"loss", d["loss_fraction"]}};
+      if (current.contains(key)) {
+        for (const char* f : {"rate_bits_per_s", "delay_us", "loss"}) now[f] = current[key][f];
+      }
+      d["current"] = now;
+    }
+  }
+  std::ifstream log(dir + "/timeline.csv");
+  int changes = 0;
+  double max_lag = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
+    std::istringstream fields(line);
+    std::string scheduled, applied, lag;
+    std::getline(fields, scheduled, ',');
+    std::getline(fields, applied, ',');
+    std::getline(fields, lag, ',');
+    ++changes;
+    max_lag = std::max(max_lag, std::stod(lag));
+  }
+  lab["timeline"] = {{"changes_applied", changes}, {"max_lag_ms", max_lag}};
+}
 
 // Adds what the kernel says of each shaped direction; needs root, else stays configured-only.
 void add_live(nlohmann::json& lab, Kernel* kernel) {
@@ -48,13 +84,22 @@ void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
                n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
   }
   nodes.print(std::cout);
-  std::cout << "\nlinks (per direction)\n";
+  std::cout << "\nbackend for delay, jitter and loss: " << plan.value("backend", "?") << " ("
+            << plan.value("backend_reason", "") << ")\n";
+  const auto& tl = plan["timeline"];
+  std::cout << "timeline: " << tl["changes_applied"] << " scheduled changes applied, worst lag "
+            << tl["max_lag_ms"] << " ms\n";
+  std::cout << "\nlinks (per direction, current values)\n";
   TextTable links({"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "KERNEL RATE", "SENT", "DROPS"});
   for (const auto& l : plan["links"]) {
     for (const char* dir : {"a2b", "b2a"}) {
       const auto& d = l[dir];
       const bool have = d.contains("kernel") && !d["kernel"].is_null();
-      links.add({d["from"], d["to"], d["dev"], d["bandwidth"], d["delay"], d["loss"],
+      const auto& now = d["current"];
+      links.add({d["from"], d["to"], d["dev"],
+                 format_rate(Rate{now["rate_bits_per_s"].get<uint64_t>()}),
+                 format_duration(Duration{now["delay_us"].get<int64_t>()}),
+                 format_percent(Fraction{now["loss"].get<double>()}),
                  have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
                       : (live ? "MISSING" : "?"),
                  have ? std::to_string(d["kernel"]["sent_bytes"].get<uint64_t>()) + "B" : "",
@@ -99,7 +144,11 @@ int run_status(const Argv& argv) {
                         {"created_at", s.created_at},
                         {"nodes", s.plan.value("nodes", nlohmann::json::array())},
                         {"links", s.plan.value("links", nlohmann::json::array())},
-                        {"routes", s.plan.value("routes", nlohmann::json::array())}};
+                        {"routes", s.plan.value("routes", nlohmann::json::array())},
+                        {"backend", s.plan.value("backend", "")},
+                        {"backend_reason", s.plan.value("backend_reason", "")},
+                        {"time_scale", s.time_scale}};
+    add_current(j, store.dir(lab));
     add_live(j, kernel.get());
     out.push_back(j);
   }

@@ -7,15 +7,20 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <thread>
 
 #include "applier.h"
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
+#include "link_control.h"
+#include "netns_exec.h"
 #include "plan_table.h"
+#include "teardown.h"
 
 namespace testbed::cli {
 namespace {
@@ -42,13 +47,67 @@ std::string refusal(const LabStore& store, const std::string& lab) {
          "); run 'testbed clean' first";
 }
 
+// Starts the lab's long-lived processes, recording each before anything can fail: a
+// delay line per node that receives delayed links, and the timeline when there are
+// schedules. Waits until every delay line has bound its queues.
+void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
+  const std::string dir = store.dir(plan.lab);
+  std::vector<std::pair<pid_t, std::string>> waiting;  // pid, control socket
+  for (const auto& line : plan.delay_lines) {
+    std::vector<std::string> argv = {program_path("testbed-delayline"), "--control",
+                                     delay_line_socket(dir, line.node)};
+    for (const auto& q : line.queues) {
+      argv.push_back("--queue");
+      argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
+                     std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
+                     (q.reorder ? ":reorder" : ""));
+    }
+    const pid_t pid = spawn_in_netns(line.ns, argv, dir + "/delayline-" + line.node + ".log");
+    state.processes.push_back({pid, process_start_time(pid), line.node, argv});
+    store.save(state);
+    waiting.emplace_back(pid, delay_line_socket(dir, line.node));
+  }
+  // A delay line binds its queues, then its control socket: the socket means ready.
+  // Five seconds is far beyond the milliseconds this takes even on a loaded host.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const auto& [pid, socket] : waiting) {
+    while (!std::filesystem::exists(socket)) {
+      if (process_start_time(pid) == 0 || std::chrono::steady_clock::now() > deadline) {
+        throw std::runtime_error("the delay line (pid " + std::to_string(pid) +
+                                 ") did not start; see " + dir + "/delayline-*.log");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  if (plan.has_schedules) {
+    const std::vector<std::string> argv = {program_path("testbed"), "_timeline", plan.lab};
+    const pid_t pid = spawn_in_netns("", argv, dir + "/timeline.log");
+    state.processes.push_back({pid, process_start_time(pid), "", argv});
+    store.save(state);
+  }
+}
+
 }  // namespace
 
 int run_up(const Argv& argv) {
-  Args args(argv, {"dry-run"}, {});
-  args.at_most(1, "testbed up FILE [--dry-run]");
-  if (args.positionals().empty()) throw UsageError("usage: testbed up FILE [--dry-run]");
-  const auto plan = load_plan(args.positional(0));
+  const std::string usage =
+      "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X]";
+  Args args(argv, {"dry-run"}, {"backend", "time-scale"});
+  args.at_most(1, usage);
+  if (args.positionals().empty()) throw UsageError("usage: " + usage);
+  PlanOptions options;
+  if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
+  double time_scale = 1.0;
+  if (auto t = args.option("time-scale")) {
+    try {
+      time_scale = std::stod(*t);
+    } catch (const std::exception&) {
+      time_scale = 0;
+    }
+    if (!(time_scale > 0))
+      throw UsageError("--time-scale must be a number greater than 0, not '" + *t + "'");
+  }
+  const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
   if (args.flag("dry-run")) {
     print_plan_table(*plan, std::cout, true);
@@ -90,6 +149,7 @@ int run_up(const Argv& argv) {
   state.phase = "applying";
   state.controller_pid = getpid();
   state.created_at = now_iso8601();
+  state.time_scale = time_scale;
   store.save_plan(plan->lab, plan_to_json(*plan));
   store.save(state);
 
@@ -118,6 +178,15 @@ int run_up(const Argv& argv) {
   const auto start = std::chrono::steady_clock::now();
   try {
     const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
+    try {
+      start_processes(*plan, store, state);
+      if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);
+      if (g_interrupted) throw std::runtime_error("interrupted by a signal");
+    } catch (const std::exception& e) {
+      const TeardownReport report = teardown_lab(state, kernel);
+      if (!report.errors.empty()) throw ApplyError(e.what(), report.errors);
+      throw ApplyError(e.what(), {});
+    }
     state.phase = "up";
     store.save(state);
     const double seconds =

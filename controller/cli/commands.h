@@ -23,12 +23,24 @@ int run_status(const Argv& args);
 int run_exec(const Argv& args);
 int run_clean(const Argv& args);
 int run_doctor(const Argv& args);
+int run_link(const Argv& args);
+int run_timeline(const Argv& args);
 
 // Prints the one-line reason and returns true when this process may not act on the kernel.
 bool lacks_privileges(const std::string& verb);
 
+struct PlanOptions {
+  std::optional<ImpairmentBackend> backend;  // overrides the profile's `backend`
+};
+
+// Parses --backend's value; throws UsageError.
+ImpairmentBackend parse_backend_option(const std::string& value);
+
 // Locates, parses, validates and plans a profile; prints every diagnostic to stderr and
 // returns nullopt when the profile is invalid.
-std::optional<Plan> load_plan(const std::string& profile);
+std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& options = {});
+
+// Where the testbed's programs are: beside the running `testbed`.
+std::string program_path(const std::string& name);
 
 }  // namespace testbed::cli

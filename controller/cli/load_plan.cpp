@@ -1,5 +1,8 @@
+#include <filesystem>
 #include <iostream>
 
+#include "args.h"
+#include "capabilities.h"
 #include "commands.h"
 #include "diagnostics.h"
 #include "planner.h"
@@ -15,7 +18,18 @@ bool lacks_privileges(const std::string& verb) {
   return !why.empty();
 }
 
-std::optional<Plan> load_plan(const std::string& profile) {
+ImpairmentBackend parse_backend_option(const std::string& value) {
+  if (value == "auto") return ImpairmentBackend::kAuto;
+  if (value == "netem") return ImpairmentBackend::kNetem;
+  if (value == "delayline") return ImpairmentBackend::kDelayLine;
+  throw UsageError("--backend must be auto, netem or delayline, not '" + value + "'");
+}
+
+std::string program_path(const std::string& name) {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / name).string();
+}
+
+std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& options) {
   std::string path;
   try {
     path = locate_profile(profile);
@@ -24,7 +38,11 @@ std::optional<Plan> load_plan(const std::string& profile) {
     return std::nullopt;
   }
   try {
-    return make_plan(parse_topology_file(path));
+    Topology topo = parse_topology_file(path);
+    if (options.backend) topo.backend = *options.backend;
+    // Only `auto` needs to know what the kernel has.
+    const bool netem = topo.backend == ImpairmentBackend::kAuto && detect_netem().available;
+    return make_plan(topo, netem);
   } catch (const ValidationError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     std::cerr << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")

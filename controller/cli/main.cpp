@@ -21,16 +21,20 @@ const std::map<std::string, Verb>& verbs() {
       {"validate",
        {run_validate, "validate FILE", "check a topology profile and report every error"}},
       {"plan",
-       {run_plan, "plan FILE [--json] [--steps]", "show what 'up' would create (no root needed)"}},
+       {run_plan, "plan FILE [--json] [--steps] [--backend B]",
+        "show what 'up' would create (no root needed)"}},
       {"up",
-       {run_up, "up FILE [--dry-run]",
-        "create the lab's namespaces, links, addresses, routes and shaping"}},
+       {run_up, "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X]",
+        "create the lab (namespaces, shaped links, delay, routes) and start its schedules"}},
       {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
       {"status",
        {run_status, "status [LAB] [--json]", "list labs, or one lab's nodes, links and routes"}},
       {"exec",
        {run_exec, "exec [--lab LAB] NODE -- CMD...", "run a command inside a node's namespace"}},
       {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
+      {"link",
+       {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",
+        "change a live link in place"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
   };
   return kVerbs;
@@ -52,6 +56,15 @@ int main(int argc, char** argv) {
       std::string(argv[1]) == "help") {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? testbed::cli::kExitInvalid : testbed::cli::kExitOk;
+  }
+  // The schedule runner that `up` starts; hidden from the usage text.
+  if (std::string(argv[1]) == "_timeline") {
+    try {
+      return testbed::cli::run_timeline(testbed::cli::Argv(argv + 2, argv + argc));
+    } catch (const std::exception& e) {
+      std::cerr << "testbed _timeline: " << e.what() << "\n";
+      return testbed::cli::kExitFailure;
+    }
   }
   const auto it = verbs().find(argv[1]);
   if (it == verbs().end()) {

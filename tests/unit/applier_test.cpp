@@ -10,7 +10,7 @@ namespace testbed {
 namespace {
 
 Plan internet2_plan() {
-  return make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"));
+  return make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
 }
 
 TEST(Applier, BuildsEverythingInAnOrderTheKernelAccepts) {
@@ -23,7 +23,11 @@ TEST(Applier, BuildsEverythingInAnOrderTheKernelAccepts) {
   EXPECT_EQ(r.unchanged, 0u);
   ASSERT_EQ(kernel.namespaces().size(), 9u);
   const auto& seattle = kernel.namespaces().at("tb-internet2-seattle");
-  EXPECT_TRUE(seattle.forwarding);
+  EXPECT_EQ(seattle.sysctls.at("net/ipv4/ip_forward"), "1");
+  // Each of its two links delivers into it through a delay hook.
+  int hooked = 0;
+  for (const auto& [dev, link] : seattle.links) hooked += link.ingress.has_value();
+  EXPECT_EQ(hooked, 2);
   EXPECT_EQ(seattle.routes.size(), 8u);
   EXPECT_EQ(seattle.links.size(), 3u);  // lo and two links
   for (const auto& [dev, link] : seattle.links) {

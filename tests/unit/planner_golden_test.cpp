@@ -25,8 +25,10 @@ TEST_P(Golden, PlanMatches) {
   const std::string name = GetParam();
   const std::string profile = "profiles/tiny/" + name + ".yaml";
   // Parsed from text under a relative name, so the golden does not depend on the checkout.
-  const Plan plan = make_plan(parse_topology_text(
-      read(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"), profile));
+  const Plan plan =
+      make_plan(parse_topology_text(
+                    read(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"), profile),
+                /*kernel_has_netem=*/false);
   const std::string actual = plan_to_json(plan).dump(2) + "\n";
   const std::string golden = std::string(TESTBED_GOLDEN_DIR) + "/" + name + ".json";
   if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << actual;
@@ -36,7 +38,7 @@ TEST_P(Golden, PlanMatches) {
 INSTANTIATE_TEST_SUITE_P(Tiny, Golden, testing::Values("pair", "line4", "triangle"));
 
 TEST(Planner, NamesStartWithTbAndFitTheKernel) {
-  const Plan plan = make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"));
+  const Plan plan = make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
   for (const auto& n : plan.nodes) EXPECT_EQ(n.ns.rfind("tb", 0), 0u) << n.ns;
   for (const auto& l : plan.links) {
     for (const auto& dev : {l.if_a, l.if_b}) {
@@ -47,7 +49,9 @@ TEST(Planner, NamesStartWithTbAndFitTheKernel) {
   EXPECT_EQ(plan.routes.size(), 9u * 8u);
   EXPECT_EQ(plan.nodes[0].address.str(), "198.18.0.1");
   EXPECT_EQ(plan.links[0].subnet.str(), "198.19.0.0/30");
-  ASSERT_EQ(plan.notes.size(), 1u);  // delay and loss are declared but not yet applied
+  ASSERT_EQ(plan.notes.size(), 1u);  // which backend applies delay and loss, and why
+  EXPECT_EQ(plan.backend, ImpairmentBackend::kDelayLine);
+  EXPECT_EQ(plan.delay_lines.size(), 9u);  // every node receives a 30 ms link
 }
 
 TEST(Planner, HtbSizedForTheRate) {

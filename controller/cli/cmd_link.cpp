@@ -1,0 +1,76 @@
+// testbed link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]:
+// changes a live link in place. a2b is the direction from A to B as written here.
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "link_control.h"
+
+namespace testbed::cli {
+namespace {
+
+template <typename T, typename Parse>
+std::optional<T> option_value(const Args& args, const std::string& name, Parse parse) {
+  const auto text = args.option(name);
+  if (!text) return std::nullopt;
+  std::string why;
+  auto v = parse(*text, why);
+  if (!v) throw UsageError("--" + name + ": " + why);
+  return v;
+}
+
+}  // namespace
+
+int run_link(const Argv& argv) {
+  const std::string usage =
+      "testbed link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]";
+  Args args(argv, {}, {"dir", "rate", "delay", "loss"});
+  args.at_most(4, usage);
+  if (args.positional(0) != "set" || args.positionals().size() != 4)
+    throw UsageError("usage: " + usage);
+  ScheduleChange change;
+  change.rate = option_value<Rate>(args, "rate", parse_rate);
+  change.delay = option_value<Duration>(args, "delay", parse_duration);
+  change.loss = option_value<Fraction>(args, "loss", parse_percent);
+  if (!change.rate && !change.delay && !change.loss)
+    throw UsageError("nothing to set; usage: " + usage);
+  const std::string dir_opt = args.option("dir").value_or("both");
+  if (dir_opt != "a2b" && dir_opt != "b2a" && dir_opt != "both") {
+    throw UsageError("--dir must be a2b, b2a or both");
+  }
+  if (lacks_privileges("link")) return kExitFailure;
+
+  LabStore store;
+  const std::string lab = store.resolve(args.positional(1));
+  const std::string a = args.positional(2), b = args.positional(3);
+  const LabState state = store.load(lab);
+  const std::string dir = store.dir(lab);
+  auto directions = live_directions(state.plan, read_current(dir));
+  std::vector<LiveDirection*> chosen;
+  for (auto& d : directions) {
+    const bool forward = d.from == a && d.to == b, backward = d.from == b && d.to == a;
+    if ((forward && dir_opt != "b2a") || (backward && dir_opt != "a2b")) chosen.push_back(&d);
+  }
+  if (chosen.empty()) {
+    std::cerr << "testbed link: lab " << lab << " has no link between '" << a << "' and '" << b
+              << "'\n";
+    return kExitInvalid;
+  }
+  LibnlKernel kernel;
+  SocketDelayLineControl delay_lines(dir);
+  const auto backend = state.plan.value("backend", "delayline") == "netem"
+                           ? ImpairmentBackend::kNetem
+                           : ImpairmentBackend::kDelayLine;
+  LinkChanger changer(kernel, delay_lines, backend);
+  for (LiveDirection* d : chosen) {
+    changer.apply(*d, change);
+    record_current(dir, *d);
+    std::cout << "link " << d->from << " -> " << d->to << ": " << format_rate(d->params.rate) << " "
+              << format_duration(d->params.delay) << " " << format_percent(d->params.loss) << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

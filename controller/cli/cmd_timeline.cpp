@@ -1,0 +1,43 @@
+// testbed _timeline LAB: the lab's schedule runner, started by `up` when the profile has
+// schedules and ended by `down`. Not for people to call; it is listed nowhere.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "link_control.h"
+#include "timeline.h"
+
+namespace testbed::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};  // set by SIGTERM from `down`; signal handlers need a global
+void on_stop(int) {
+  g_stop = true;
+}
+
+}  // namespace
+
+int run_timeline(const Argv& argv) {
+  Args args(argv, {}, {});
+  args.at_most(1, "testbed _timeline LAB");
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_stop);
+  LabStore store;
+  const std::string lab = args.positional(0);
+  const LabState state = store.load(lab);
+  const std::string dir = store.dir(lab);
+  const auto backend = state.plan.value("backend", "delayline") == "netem"
+                           ? ImpairmentBackend::kNetem
+                           : ImpairmentBackend::kDelayLine;
+  LibnlKernel kernel;
+  SocketDelayLineControl delay_lines(dir);
+  LinkChanger changer(kernel, delay_lines, backend);
+  Timeline(live_directions(state.plan, read_current(dir)), changer, {state.time_scale, dir}, g_stop)
+      .run();
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,154 @@
+#include "link_control.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "named_netns.h"
+#include "plan.h"
+#include "planner.h"
+#include "schedule.h"
+
+namespace testbed {
+
+std::string delay_line_socket(const std::string& lab_dir, const std::string& node) {
+  return lab_dir + "/delayline-" + node + ".sock";
+}
+
+void SocketDelayLineControl::set_delay(const std::string& rx_node, uint16_t queue, int64_t delay_us,
+                                       int64_t jitter_us) {
+  const std::string path = delay_line_socket(lab_dir_, rx_node);
+  FileDescriptor fd(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (fd.get() < 0) throw_errno("socket(AF_UNIX)");
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  const std::string msg = "set " + std::to_string(queue) + " " + std::to_string(delay_us) + " " +
+                          std::to_string(jitter_us);
+  if (sendto(fd.get(), msg.data(), msg.size(), 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr) <
+      0) {
+    throw_errno("sendto(" + path + ")");
+  }
+}
+
+std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
+                                           const nlohmann::json& current) {
+  std::vector<LiveDirection> out;
+  for (const auto& l : plan.value("links", nlohmann::json::array())) {
+    for (const bool b2a : {false, true}) {
+      const auto& j = l[b2a ? "b2a" : "a2b"];
+      LiveDirection d;
+      d.link = l["index"].get<size_t>();
+      d.b2a = b2a;
+      d.from = j["from"];
+      d.to = j["to"];
+      d.ns = j["namespace"];
+      d.dev = j["dev"];
+      d.rx_ns = j["receiver"]["namespace"];
+      d.rx_dev = j["receiver"]["dev"];
+      d.queue = j["queue"].get<int>();
+      d.stream = j["stream"].get<uint64_t>();
+      d.params.rate = Rate{j["rate_bits_per_s"].get<uint64_t>()};
+      d.params.delay = Duration{j["delay_us"].get<int64_t>()};
+      d.params.jitter = Duration{j["jitter_us"].get<int64_t>()};
+      d.params.loss = Fraction{j["loss_fraction"].get<double>()};
+      d.params.reorder = j["reorder"].get<bool>();
+      d.params.schedule = schedule_from_json(j["schedule"]);
+      d.htb = htb_from_json(j["htb"]);
+      if (const auto it = current.find(d.key()); it != current.end()) {
+        d.params.rate = Rate{(*it)["rate_bits_per_s"].get<uint64_t>()};
+        d.params.delay = Duration{(*it)["delay_us"].get<int64_t>()};
+        d.params.jitter = Duration{(*it)["jitter_us"].get<int64_t>()};
+        d.params.loss = Fraction{(*it)["loss"].get<double>()};
+        if (it->contains("htb")) d.htb = htb_from_json((*it)["htb"]);
+      }
+      out.push_back(d);
+    }
+  }
+  return out;
+}
+
+void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
+  DirectionParams next = d.params;
+  if (change.rate) next.rate = *change.rate;
+  if (change.delay) next.delay = *change.delay;
+  if (change.loss) next.loss = *change.loss;
+  const bool delay_changed = next.delay != d.params.delay;
+  const bool loss_changed = next.loss != d.params.loss;
+
+  HtbShaping htb = d.htb;
+  if (backend_ == ImpairmentBackend::kNetem) {
+    const bool netem =
+        d.htb.netem || next.delay.us > 0 || next.loss.value > 0 || next.jitter.us > 0;
+    htb = size_htb(next, netem);
+    if (!(htb == d.htb)) kernel_.set_shaping(d.ns, d.dev, htb);
+  } else {
+    if ((delay_changed || loss_changed) && d.queue < 0) {
+      throw std::runtime_error("link " + d.from + "->" + d.to +
+                               " has no delay hook (it had no delay, jitter or loss when the lab "
+                               "came up); declare one in the profile");
+    }
+    if (next.rate != d.params.rate) {
+      htb = size_htb(next, false);
+      kernel_.set_shaping(d.ns, d.dev, htb);
+    }
+    if (delay_changed) {
+      delay_lines_.set_delay(d.to, static_cast<uint16_t>(d.queue), next.delay.us, next.jitter.us);
+    }
+    if (loss_changed) {
+      kernel_.set_ingress_delay(d.rx_ns, d.rx_dev,
+                                IngressDelay{static_cast<uint16_t>(d.queue), next.loss.value});
+    }
+  }
+  d.params = next;
+  d.htb = htb;
+}
+
+namespace {
+
+class CurrentLock {
+ public:
+  explicit CurrentLock(const std::string& lab_dir)
+      : fd_(open((lab_dir + "/current.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
+    if (fd_.get() < 0) throw_errno("open(current.lock)");
+    flock(fd_.get(), LOCK_EX);
+  }
+
+ private:
+  FileDescriptor fd_;
+};
+
+nlohmann::json read_unlocked(const std::string& lab_dir) {
+  std::ifstream in(lab_dir + "/current.json");
+  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() ? j : nlohmann::json::object();
+}
+
+}  // namespace
+
+void record_current(const std::string& lab_dir, const LiveDirection& d) {
+  CurrentLock lock(lab_dir);
+  nlohmann::json all = read_unlocked(lab_dir);
+  all[d.key()] = {{"rate_bits_per_s", d.params.rate.bits_per_s},
+                  {"delay_us", d.params.delay.us},
+                  {"jitter_us", d.params.jitter.us},
+                  {"loss", d.params.loss.value},
+                  {"htb", htb_to_json(d.htb)}};
+  const std::string tmp = lab_dir + "/current.json.tmp";
+  std::ofstream(tmp, std::ios::trunc) << all.dump() << "\n";
+  if (std::rename(tmp.c_str(), (lab_dir + "/current.json").c_str()) != 0)
+    throw_errno("rename(current.json)");
+}
+
+nlohmann::json read_current(const std::string& lab_dir) {
+  CurrentLock lock(lab_dir);
+  return read_unlocked(lab_dir);
+}
+
+}  // namespace testbed

@@ -1,0 +1,71 @@
+// Changing a live link direction in place: the rate through an HTB class change (no qdisc
+// delete, no queue flush), delay and jitter through netem or the delay line's control
+// socket, loss through netem or the iptables statistic rule. Shared by the timeline and
+// `testbed link set`; current values are kept in the lab's current.json for `status`.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+#include "topology.h"
+
+namespace testbed {
+
+struct LiveDirection {
+  size_t link = 0;
+  bool b2a = false;
+  std::string from, to, ns, dev, rx_ns, rx_dev;
+  int queue = -1;  // NFQUEUE number (delay-line backend), -1 when the direction has no hook
+  uint64_t stream = 0;
+  DirectionParams params;  // current values
+  HtbShaping htb;          // as configured now
+  std::string key() const { return std::to_string(link) + (b2a ? ":b2a" : ":a2b"); }
+};
+
+// The directions of a lab, as planned (plan.json), with current values overlaid.
+std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
+                                           const nlohmann::json& current);
+
+// Sends "set QUEUE DELAY JITTER" to a delay line; a fake records them in tests.
+class DelayLineControl {
+ public:
+  virtual ~DelayLineControl() = default;
+  virtual void set_delay(const std::string& rx_node, uint16_t queue, int64_t delay_us,
+                         int64_t jitter_us) = 0;
+};
+
+// The real one: datagrams to /run/testbed/LAB/delayline-NODE.sock.
+class SocketDelayLineControl : public DelayLineControl {
+ public:
+  explicit SocketDelayLineControl(std::string lab_dir) : lab_dir_(std::move(lab_dir)) {}
+  void set_delay(const std::string& rx_node, uint16_t queue, int64_t delay_us,
+                 int64_t jitter_us) override;
+
+ private:
+  std::string lab_dir_;
+};
+
+std::string delay_line_socket(const std::string& lab_dir, const std::string& node);
+
+class LinkChanger {
+ public:
+  LinkChanger(Kernel& kernel, DelayLineControl& delay_lines, ImpairmentBackend backend)
+      : kernel_(kernel), delay_lines_(delay_lines), backend_(backend) {}
+  // Applies the fields `change` sets; throws KernelError (or std::runtime_error when the
+  // direction has no delay hook to change) and leaves `d` as it was on failure.
+  void apply(LiveDirection& d, const ScheduleChange& change);
+
+ private:
+  Kernel& kernel_;
+  DelayLineControl& delay_lines_;
+  ImpairmentBackend backend_;
+};
+
+// current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss}, under a lock so the
+// timeline and `link set` can both update it.
+void record_current(const std::string& lab_dir, const LiveDirection& d);
+nlohmann::json read_current(const std::string& lab_dir);
+
+}  // namespace testbed

@@ -1,0 +1,427 @@
+#include "schedule.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace testbed {
+namespace {
+
+constexpr int64_t kMahimahiPacketBits = 1500 * 8;  // one delivery opportunity, per Mahimahi
+// An endless random or looping schedule is expanded window by window; no single window
+// may produce more than this many changes (a guard against a 1 us period, say).
+constexpr size_t kMaxChangesPerWindow = 1000000;
+
+// SplitMix64: a tiny, well-mixed hash, so draw k of a stream needs no generator state.
+uint64_t mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+Rate random_rate(const Schedule& s, uint64_t stream, uint64_t k) {
+  const uint64_t draw = mix(mix(s.seed ^ mix(stream)) ^ k);
+  if (!s.choices.empty()) return s.choices[draw % s.choices.size()];
+  const uint64_t steps = (s.max_rate.bits_per_s - s.min_rate.bits_per_s) / s.step.bits_per_s;
+  return Rate{s.min_rate.bits_per_s + (draw % (steps + 1)) * s.step.bits_per_s};
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+bool is_plain_number(const std::string& s) {
+  return !s.empty() && s.find_first_not_of("0123456789.") == std::string::npos;
+}
+
+}  // namespace
+
+uint64_t direction_stream(size_t link_index, bool b2a) {
+  return link_index * 2 + (b2a ? 1 : 0);
+}
+
+std::vector<ScheduleChange> load_csv_trace(const std::string& path,
+                                           std::vector<Diagnostic>& errors) {
+  std::vector<ScheduleChange> out;
+  std::ifstream in(path);
+  if (!in) {
+    errors.push_back({path, 0, 0, "cannot read the trace file"});
+    return out;
+  }
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = trim(line.substr(0, line.find('#')));
+    if (line.empty()) continue;
+    const auto comma = line.find(',');
+    if (comma == std::string::npos) {
+      errors.push_back({path, n, 1, "expected 'time,rate'"});
+      continue;
+    }
+    const std::string t = trim(line.substr(0, comma)), r = trim(line.substr(comma + 1));
+    if (out.empty() && n == 1 && !t.empty() && std::isalpha(static_cast<unsigned char>(t[0]))) {
+      continue;  // a header such as "time_s,rate_mbit"
+    }
+    std::string why;
+    const auto at = parse_duration(is_plain_number(t) ? t + "s" : t, why);
+    if (!at) {
+      errors.push_back({path, n, 1, "time: " + why});
+      continue;
+    }
+    const auto rate = parse_rate(is_plain_number(r) ? r + "mbit" : r, why);
+    if (!rate) {
+      errors.push_back({path, n, static_cast<int>(comma) + 2, "rate: " + why});
+      continue;
+    }
+    if (!out.empty() && at->us <= out.back().at_us) {
+      errors.push_back({path, n, 1,
+                        "time goes backwards (or repeats): each line must be later "
+                        "than the one before"});
+      continue;
+    }
+    out.push_back({at->us, *rate, std::nullopt, std::nullopt});
+  }
+  if (out.empty() && errors.empty()) errors.push_back({path, 0, 0, "the trace has no entries"});
+  return out;
+}
+
+std::vector<ScheduleChange> load_mahimahi_trace(const std::string& path, int64_t bin_us,
+                                                int64_t& period_us,
+                                                std::vector<Diagnostic>& errors) {
+  std::vector<ScheduleChange> out;
+  std::ifstream in(path);
+  if (!in) {
+    errors.push_back({path, 0, 0, "cannot read the trace file"});
+    return out;
+  }
+  std::vector<int64_t> counts;
+  int64_t last_ms = -1;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    line = trim(line);
+    if (line.empty()) continue;
+    if (line.find_first_not_of("0123456789") != std::string::npos) {
+      errors.push_back({path, n, 1, "expected a whole number of milliseconds"});
+      continue;
+    }
+    const int64_t ms = std::stoll(line);
+    if (ms < last_ms) {
+      errors.push_back({path, n, 1, "time goes backwards"});
+      continue;
+    }
+    last_ms = ms;
+    const size_t bin = static_cast<size_t>(ms * 1000 / bin_us);
+    if (counts.size() <= bin) counts.resize(bin + 1, 0);
+    ++counts[bin];
+  }
+  if (last_ms <= 0) {
+    if (errors.empty())
+      errors.push_back({path, 0, 0, "the trace has no delivery opportunity after 0 ms"});
+    return out;
+  }
+  period_us = last_ms * 1000;
+  for (size_t b = 0; b < counts.size() && static_cast<int64_t>(b) * bin_us < period_us; ++b) {
+    // A bin without opportunities still gets one packet's worth: HTB cannot shape to zero.
+    const int64_t packets = std::max<int64_t>(counts[b], 1);
+    const Rate rate{static_cast<uint64_t>(packets * kMahimahiPacketBits * 1000000 / bin_us)};
+    if (!out.empty() && out.back().rate == rate) continue;  // unchanged: no event needed
+    out.push_back({static_cast<int64_t>(b) * bin_us, rate, std::nullopt, std::nullopt});
+  }
+  return out;
+}
+
+std::vector<ScheduleChange> schedule_changes(const Schedule& s, uint64_t stream, int64_t from_us,
+                                             int64_t to_us) {
+  std::vector<ScheduleChange> out;
+  switch (s.kind) {
+    case Schedule::Kind::kNone:
+      break;
+    case Schedule::Kind::kSteps:
+    case Schedule::Kind::kTrace: {
+      const bool loops = s.kind == Schedule::Kind::kTrace && s.loop && s.period_us > 0;
+      const int64_t first_round = loops ? std::max<int64_t>(0, from_us / s.period_us) : 0;
+      for (int64_t round = first_round;; ++round) {
+        const int64_t offset = round * (loops ? s.period_us : 0);
+        if (offset >= to_us) break;
+        for (ScheduleChange c : s.changes) {
+          c.at_us += offset;
+          if (c.at_us >= from_us && c.at_us < to_us) out.push_back(c);
+        }
+        if (!loops || out.size() > kMaxChangesPerWindow) break;
+      }
+      break;
+    }
+    case Schedule::Kind::kRandom: {
+      if (s.every_us <= 0) break;
+      for (int64_t k = (from_us + s.every_us - 1) / s.every_us; k * s.every_us < to_us; ++k) {
+        out.push_back({k * s.every_us, random_rate(s, stream, static_cast<uint64_t>(k)),
+                       std::nullopt, std::nullopt});
+        if (out.size() > kMaxChangesPerWindow) break;
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+std::optional<Rate> initial_rate(const Schedule& s, uint64_t stream) {
+  const auto first = schedule_changes(s, stream, 0, 1);
+  if (!first.empty() && first.front().rate) return first.front().rate;
+  return std::nullopt;
+}
+
+std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string& profile_dir,
+                                       uint64_t default_seed, const YamlErrorSink& yaml_error,
+                                       std::vector<Diagnostic>& trace_errors) {
+  if (!node.IsMap() || node.size() != 1) {
+    yaml_error(node, "schedule: expected exactly one of 'steps', 'random' or 'trace'");
+    return std::nullopt;
+  }
+  const std::string kind = node.begin()->first.Scalar();
+  const YAML::Node body = node.begin()->second;
+  bool ok = true;
+  const auto fail = [&](const YAML::Node& at, const std::string& msg) {
+    yaml_error(at, msg);
+    ok = false;
+  };
+  const auto keys = [&](const YAML::Node& map, const std::vector<std::string>& allowed,
+                        const std::string& where) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it->first.Scalar()) == allowed.end()) {
+        fail(it->first, "unknown key '" + it->first.Scalar() + "' in " + where);
+      }
+    }
+  };
+  const auto scalar = [&](const YAML::Node& n, const std::string& field, auto parse) {
+    std::string why;
+    decltype(parse(std::string(), why)) v;
+    if (!n.IsScalar()) {
+      fail(n, field + " must be a single value");
+      return v;
+    }
+    v = parse(n.Scalar(), why);
+    if (!v) fail(n, field + ": " + why);
+    return v;
+  };
+
+  Schedule s;
+  s.seed = default_seed;
+  if (kind == "steps") {
+    s.kind = Schedule::Kind::kSteps;
+    if (!body.IsSequence() || body.size() == 0) {
+      fail(body, "schedule steps: expected a non-empty list of {at, bandwidth, delay, loss}");
+      return std::nullopt;
+    }
+    for (const YAML::Node& step : body) {
+      if (!step.IsMap() || !step["at"]) {
+        fail(step, "a schedule step needs 'at' and at least one of bandwidth, delay, loss");
+        continue;
+      }
+      keys(step, {"at", "bandwidth", "delay", "loss"}, "schedule step");
+      ScheduleChange c;
+      if (auto at = scalar(step["at"], "at", parse_duration)) c.at_us = at->us;
+      if (step["bandwidth"]) c.rate = scalar(step["bandwidth"], "bandwidth", parse_rate);
+      if (step["delay"]) c.delay = scalar(step["delay"], "delay", parse_duration);
+      if (step["loss"]) c.loss = scalar(step["loss"], "loss", parse_percent);
+      if (!step["bandwidth"] && !step["delay"] && !step["loss"]) {
+        fail(step, "a schedule step needs at least one of bandwidth, delay, loss");
+      }
+      if (!s.changes.empty() && c.at_us <= s.changes.back().at_us) {
+        fail(step["at"],
+             "schedule step: time goes backwards (or repeats): each 'at' must be "
+             "later than the one before");
+      }
+      s.changes.push_back(c);
+    }
+  } else if (kind == "random") {
+    s.kind = Schedule::Kind::kRandom;
+    if (!body.IsMap()) {
+      fail(body, "schedule random: expected {every, bandwidth, seed}");
+      return std::nullopt;
+    }
+    keys(body, {"every", "bandwidth", "step", "seed"}, "schedule random");
+    if (!body["every"] || !body["bandwidth"]) {
+      fail(body,
+           "schedule random: needs 'every' and 'bandwidth' (a range like 20mbit..155mbit "
+           "or a list)");
+      return std::nullopt;
+    }
+    if (auto every = scalar(body["every"], "every", parse_duration)) {
+      s.every_us = every->us;
+      if (s.every_us <= 0) fail(body["every"], "every: must be greater than zero");
+    }
+    s.step = Rate{1000000};  // whole Mbit/s, as NetStorm draws them
+    if (body["step"]) {
+      if (auto st = scalar(body["step"], "step", parse_rate)) s.step = *st;
+    }
+    const YAML::Node bw = body["bandwidth"];
+    if (bw.IsSequence() && bw.size() > 0) {
+      for (const YAML::Node& c : bw) {
+        if (auto r = scalar(c, "bandwidth", parse_rate)) s.choices.push_back(*r);
+      }
+    } else if (bw.IsScalar() && bw.Scalar().find("..") != std::string::npos) {
+      const std::string text = bw.Scalar();
+      const auto dots = text.find("..");
+      std::string why;
+      const auto lo = parse_rate(text.substr(0, dots), why);
+      if (!lo) fail(bw, "bandwidth: " + why);
+      const auto hi = parse_rate(text.substr(dots + 2), why);
+      if (!hi) fail(bw, "bandwidth: " + why);
+      if (lo && hi) {
+        if (hi->bits_per_s < lo->bits_per_s) fail(bw, "bandwidth: the range goes downwards");
+        s.min_rate = *lo;
+        s.max_rate = *hi;
+      }
+    } else {
+      fail(bw, "bandwidth: expected a range like 20mbit..155mbit or a list of rates");
+    }
+    if (body["seed"]) {
+      try {
+        s.seed = body["seed"].as<uint64_t>();
+      } catch (const YAML::Exception&) {
+        fail(body["seed"], "seed: expected a whole number");
+      }
+    }
+  } else if (kind == "trace") {
+    s.kind = Schedule::Kind::kTrace;
+    if (!body.IsMap() || !body["file"]) {
+      fail(body, "schedule trace: expected {file, format, loop}");
+      return std::nullopt;
+    }
+    keys(body, {"file", "format", "loop", "bin"}, "schedule trace");
+    const std::string file = body["file"].Scalar();
+    s.trace_file = std::filesystem::path(file).is_absolute()
+                       ? file
+                       : (std::filesystem::path(profile_dir) / file).lexically_normal().string();
+    const std::string format = body["format"] ? body["format"].Scalar() : "csv";
+    s.loop = true;
+    if (body["loop"]) {
+      try {
+        s.loop = body["loop"].as<bool>();
+      } catch (const YAML::Exception&) {
+        fail(body["loop"], "loop: expected true or false");
+      }
+    }
+    // Mahimahi traces are per-millisecond; 100 ms bins keep HTB changes cheap while
+    // following the trace's variation at the time scale TCP reacts on.
+    int64_t bin_us = 100000;
+    if (body["bin"]) {
+      if (auto b = scalar(body["bin"], "bin", parse_duration))
+        bin_us = std::max<int64_t>(b->us, 1000);
+    }
+    if (format == "csv") {
+      s.changes = load_csv_trace(s.trace_file, trace_errors);
+      if (!s.changes.empty()) {
+        // A looping CSV trace repeats after its last entry plus the interval before it.
+        const auto& c = s.changes;
+        s.period_us =
+            c.back().at_us + (c.size() > 1 ? c.back().at_us - c[c.size() - 2].at_us : 1000000);
+      }
+    } else if (format == "mahimahi") {
+      s.changes = load_mahimahi_trace(s.trace_file, bin_us, s.period_us, trace_errors);
+    } else {
+      fail(body["format"], "format: '" + format + "' must be 'csv' or 'mahimahi'");
+    }
+  } else {
+    fail(node.begin()->first, "schedule: unknown kind '" + kind + "' (use steps, random or trace)");
+  }
+  if (!ok) return std::nullopt;
+  return s;
+}
+
+}  // namespace testbed
+
+namespace testbed {
+namespace {
+
+const char* kind_name(Schedule::Kind k) {
+  switch (k) {
+    case Schedule::Kind::kSteps:
+      return "steps";
+    case Schedule::Kind::kRandom:
+      return "random";
+    case Schedule::Kind::kTrace:
+      return "trace";
+    case Schedule::Kind::kNone:
+      break;
+  }
+  return "none";
+}
+
+}  // namespace
+
+nlohmann::json schedule_to_json(const Schedule& s) {
+  nlohmann::json j = {{"kind", kind_name(s.kind)}};
+  if (s.kind == Schedule::Kind::kNone) return j;
+  if (s.kind == Schedule::Kind::kRandom) {
+    j["every_us"] = s.every_us;
+    j["seed"] = s.seed;
+    j["min_bits_per_s"] = s.min_rate.bits_per_s;
+    j["max_bits_per_s"] = s.max_rate.bits_per_s;
+    j["step_bits_per_s"] = s.step.bits_per_s;
+    j["choices_bits_per_s"] = nlohmann::json::array();
+    for (const Rate& r : s.choices) j["choices_bits_per_s"].push_back(r.bits_per_s);
+    return j;
+  }
+  if (s.kind == Schedule::Kind::kTrace) {
+    j["file"] = s.trace_file;
+    j["loop"] = s.loop;
+    j["period_us"] = s.period_us;
+  }
+  j["changes"] = nlohmann::json::array();
+  for (const auto& c : s.changes) {
+    nlohmann::json cj = {{"at_us", c.at_us}};
+    if (c.rate) cj["rate_bits_per_s"] = c.rate->bits_per_s;
+    if (c.delay) cj["delay_us"] = c.delay->us;
+    if (c.loss) cj["loss"] = c.loss->value;
+    j["changes"].push_back(cj);
+  }
+  return j;
+}
+
+Schedule schedule_from_json(const nlohmann::json& j) {
+  Schedule s;
+  const std::string kind = j.value("kind", "none");
+  if (kind == "steps") s.kind = Schedule::Kind::kSteps;
+  if (kind == "random") s.kind = Schedule::Kind::kRandom;
+  if (kind == "trace") s.kind = Schedule::Kind::kTrace;
+  s.every_us = j.value("every_us", int64_t{0});
+  s.seed = j.value("seed", uint64_t{0});
+  s.min_rate = Rate{j.value("min_bits_per_s", uint64_t{0})};
+  s.max_rate = Rate{j.value("max_bits_per_s", uint64_t{0})};
+  s.step = Rate{j.value("step_bits_per_s", uint64_t{1})};
+  for (const auto& r : j.value("choices_bits_per_s", nlohmann::json::array())) {
+    s.choices.push_back(Rate{r.get<uint64_t>()});
+  }
+  s.trace_file = j.value("file", "");
+  s.loop = j.value("loop", false);
+  s.period_us = j.value("period_us", int64_t{0});
+  for (const auto& cj : j.value("changes", nlohmann::json::array())) {
+    ScheduleChange c;
+    c.at_us = cj.at("at_us").get<int64_t>();
+    if (cj.contains("rate_bits_per_s")) c.rate = Rate{cj["rate_bits_per_s"].get<uint64_t>()};
+    if (cj.contains("delay_us")) c.delay = Duration{cj["delay_us"].get<int64_t>()};
+    if (cj.contains("loss")) c.loss = Fraction{cj["loss"].get<double>()};
+    s.changes.push_back(c);
+  }
+  return s;
+}
+
+uint64_t schedule_max_rate(const Schedule& s) {
+  uint64_t max = s.max_rate.bits_per_s;
+  for (const Rate& r : s.choices) max = std::max(max, r.bits_per_s);
+  for (const auto& c : s.changes) {
+    if (c.rate) max = std::max(max, c.rate->bits_per_s);
+  }
+  return max;
+}
+
+bool schedule_impairs(const Schedule& s) {
+  return std::any_of(s.changes.begin(), s.changes.end(),
+                     [](const ScheduleChange& c) { return c.delay || c.loss; });
+}
+
+}  // namespace testbed

@@ -1,0 +1,106 @@
+#include "timeline.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iomanip>
+#include <optional>
+
+#include "schedule.h"
+
+namespace testbed {
+namespace {
+
+// Schedules are expanded this much schedule time at a time: endless schedules (random,
+// looping traces) never have to be held whole.
+constexpr int64_t kWindowUs = 10 * 1000000;
+// While waiting for a change the timeline wakes at least this often to see a stop request.
+constexpr int64_t kStopCheckNs = 100 * 1000000;
+
+int64_t mono_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
+void sleep_until(int64_t target_ns) {
+  const timespec ts{static_cast<time_t>(target_ns / 1000000000),
+                    static_cast<long>(target_ns % 1000000000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+}
+
+// The schedule time after which a direction changes no more; nullopt when it never ends.
+std::optional<int64_t> last_change(const Schedule& s) {
+  switch (s.kind) {
+    case Schedule::Kind::kNone:
+      return -1;
+    case Schedule::Kind::kSteps:
+      return s.changes.empty() ? -1 : s.changes.back().at_us;
+    case Schedule::Kind::kTrace:
+      if (s.loop) return std::nullopt;
+      return s.changes.empty() ? -1 : s.changes.back().at_us;
+    case Schedule::Kind::kRandom:
+      return std::nullopt;
+  }
+  return -1;
+}
+
+}  // namespace
+
+void Timeline::run() {
+  std::optional<int64_t> end = -1;  // nullopt: some schedule never ends
+  for (const auto& d : directions_) {
+    const auto last = last_change(d.params.schedule);
+    if (!last) {
+      end = std::nullopt;
+      break;
+    }
+    end = std::max(*end, *last);
+  }
+  std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
+  log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error\n"
+      << std::flush;
+
+  const int64_t t0 = mono_ns();
+  for (int64_t window = 0; !stop_ && (!end || window <= *end); window += kWindowUs) {
+    struct Due {
+      int64_t at_us;
+      size_t direction;
+      ScheduleChange change;
+    };
+    std::vector<Due> due;
+    for (size_t i = 0; i < directions_.size(); ++i) {
+      const auto& d = directions_[i];
+      for (const auto& c :
+           schedule_changes(d.params.schedule, d.stream, window, window + kWindowUs)) {
+        if (c.at_us > 0) due.push_back({c.at_us, i, c});  // time 0 is the planned state
+      }
+    }
+    std::stable_sort(due.begin(), due.end(),
+                     [](const Due& a, const Due& b) { return a.at_us < b.at_us; });
+    for (const Due& e : due) {
+      const int64_t target =
+          t0 + static_cast<int64_t>(static_cast<double>(e.at_us) * 1000 * options_.time_scale);
+      while (!stop_ && mono_ns() < target) sleep_until(std::min(target, mono_ns() + kStopCheckNs));
+      if (stop_) return;
+      LiveDirection& d = directions_[e.direction];
+      std::string error;
+      try {
+        changer_.apply(d, e.change);
+        record_current(options_.lab_dir, d);
+      } catch (const std::exception& ex) {
+        error = ex.what();
+      }
+      const int64_t applied = mono_ns();
+      log << std::fixed << std::setprecision(6) << (target - t0) / 1e9 << ","
+          << (applied - t0) / 1e9 << "," << std::setprecision(3) << (applied - target) / 1e6 << ","
+          << d.link << "," << d.from << "," << d.to << "," << d.params.rate.bits_per_s << ","
+          << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\"\n"
+          << std::flush;
+    }
+  }
+}
+
+}  // namespace testbed

@@ -1,0 +1,186 @@
+// testbed-delayline: holds the packets arriving on a node's interfaces for each link
+// direction's delay (and jitter), where the kernel has no sch_netem. It runs inside the
+// receiving node's namespace; iptables' NFQUEUE target in PREROUTING hands it each packet
+// (metadata only: the packet itself stays in the kernel) and it returns an ACCEPT verdict
+// when the packet's time has come. Holding packets on the receiving side keeps TCP at full
+// rate; on the sender's side TCP Small Queues would count them against the socket.
+//
+// usage: testbed-delayline --control PATH --queue NUM:DELAY_US:JITTER_US:SEED[:reorder] ...
+// Control datagrams on PATH (a filesystem socket, reachable from any namespace):
+//   "set NUM DELAY_US JITTER_US"   changes a queue's delay for packets that arrive from then on
+#include <arpa/inet.h>
+#include <libnetfilter_queue/libnetfilter_queue.h>
+#include <linux/netfilter.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "delay_queue.h"
+
+namespace {
+
+// The kernel holds at most this many packets per queue for us. GSO packets arrive whole
+// (NFQA_CFG_F_GSO), so at 1 Gbit/s and 200 ms this is still several times the
+// bandwidth-delay product even in full-size frames (about 16,700 of them).
+constexpr uint32_t kQueueMaxLen = 65536;
+// Receive buffer for packet notifications: one burst of the whole queue must fit, or the
+// kernel drops packets it cannot notify us of (ENOBUFS).
+constexpr int kReceiveBuffer = 32 * 1024 * 1024;
+
+volatile sig_atomic_t g_stop = 0;
+void on_stop(int) {
+  g_stop = 1;
+}
+
+int64_t now_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+struct Queue {
+  uint16_t num = 0;
+  nfq_q_handle* handle = nullptr;
+  testbed::DelayQueue delay;
+};
+
+int on_packet(nfq_q_handle*, nfgenmsg*, nfq_data* nfa, void* data) {
+  auto* q = static_cast<Queue*>(data);
+  const nfqnl_msg_packet_hdr* hdr = nfq_get_msg_packet_hdr(nfa);
+  if (hdr) q->delay.admit(ntohl(hdr->packet_id), now_us());
+  return 0;
+}
+
+void release(Queue& q, int64_t now) {
+  const std::vector<uint32_t> ids = q.delay.release_due(now);
+  if (ids.empty()) return;
+  if (!q.delay.params().reorder) {
+    // In FIFO order every earlier id is released too: one batch verdict covers them all.
+    nfq_set_verdict_batch(q.handle, ids.back(), NF_ACCEPT);
+    return;
+  }
+  for (uint32_t id : ids) nfq_set_verdict(q.handle, id, NF_ACCEPT, 0, nullptr);
+}
+
+void handle_control(int fd, std::map<uint16_t, Queue>& queues) {
+  char buf[256];
+  for (ssize_t n; (n = recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0;) {
+    buf[n] = '\0';
+    std::istringstream in(buf);
+    std::string verb;
+    unsigned num = 0;
+    int64_t delay = 0, jitter = 0;
+    if (in >> verb >> num >> delay >> jitter && verb == "set" && queues.count(num)) {
+      auto& q = queues.at(num);
+      q.delay.set_params({delay, jitter, q.delay.params().reorder});
+    } else {
+      std::fprintf(stderr, "testbed-delayline: ignored control message '%s'\n", buf);
+    }
+  }
+}
+
+int fail(const char* call) {
+  std::fprintf(stderr, "testbed-delayline: %s: %s\n", call, std::strerror(errno));
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string control;
+  std::map<uint16_t, Queue> queues;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string opt = argv[i], val = argv[i + 1];
+    if (opt == "--control") {
+      control = val;
+    } else if (opt == "--queue") {
+      unsigned num = 0;
+      long long delay = 0, jitter = 0;
+      unsigned long long seed = 0;
+      char mode[16] = "";
+      if (std::sscanf(val.c_str(), "%u:%lld:%lld:%llu:%15s", &num, &delay, &jitter, &seed, mode) <
+          4) {
+        std::fprintf(stderr, "testbed-delayline: bad --queue '%s'\n", val.c_str());
+        return 2;
+      }
+      queues.emplace(
+          num, Queue{static_cast<uint16_t>(num), nullptr,
+                     testbed::DelayQueue({delay, jitter, std::string(mode) == "reorder"}, seed)});
+    } else {
+      std::fprintf(stderr, "testbed-delayline: unknown option %s\n", opt.c_str());
+      return 2;
+    }
+  }
+  if (control.empty() || queues.empty()) {
+    std::fprintf(stderr,
+                 "usage: testbed-delayline --control PATH --queue "
+                 "NUM:DELAY_US:JITTER_US:SEED[:reorder] ...\n");
+    return 2;
+  }
+  signal(SIGTERM, on_stop);
+  signal(SIGINT, on_stop);
+  prctl(PR_SET_TIMERSLACK, 1UL);  // wake within a microsecond of a release, not 50 us late
+
+  nfq_handle* h = nfq_open();
+  if (!h) return fail("nfq_open");
+  nfnl_rcvbufsiz(nfq_nfnlh(h), kReceiveBuffer);
+  for (auto& [num, q] : queues) {
+    q.handle = nfq_create_queue(h, num, on_packet, &q);
+    if (!q.handle) return fail(("nfq_create_queue " + std::to_string(num)).c_str());
+    if (nfq_set_mode(q.handle, NFQNL_COPY_META, 0) < 0) return fail("nfq_set_mode");
+    nfq_set_queue_maxlen(q.handle, kQueueMaxLen);
+    nfq_set_queue_flags(q.handle, NFQA_CFG_F_GSO, NFQA_CFG_F_GSO);
+  }
+
+  const int ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", control.c_str());
+  unlink(control.c_str());
+  // Bound last: the socket's existence tells the controller the queues are ready.
+  if (ctl < 0 || bind(ctl, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return fail("bind control");
+
+  const int nfd = nfq_fd(h);
+  std::vector<char> buf(256 * 1024);
+  while (!g_stop) {
+    int64_t next = -1;
+    for (auto& [num, q] : queues) {
+      const int64_t r = q.delay.next_release();
+      if (r >= 0 && (next < 0 || r < next)) next = r;
+    }
+    timespec timeout{}, *tp = nullptr;
+    if (next >= 0) {
+      const int64_t wait = std::max<int64_t>(0, next - now_us());
+      timeout = {static_cast<time_t>(wait / 1000000), static_cast<long>(wait % 1000000) * 1000};
+      tp = &timeout;
+    }
+    pollfd fds[2] = {{nfd, POLLIN, 0}, {ctl, POLLIN, 0}};
+    if (ppoll(fds, 2, tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
+    if (fds[0].revents & POLLIN) {
+      for (ssize_t n; (n = recv(nfd, buf.data(), buf.size(), MSG_DONTWAIT)) > 0;) {
+        nfq_handle_packet(h, buf.data(), static_cast<int>(n));
+      }
+    }
+    if (fds[1].revents & POLLIN) handle_control(ctl, queues);
+    const int64_t now = now_us();
+    for (auto& [num, q] : queues) release(q, now);
+  }
+  for (auto& [num, q] : queues) nfq_destroy_queue(q.handle);
+  nfq_close(h);
+  close(ctl);
+  unlink(control.c_str());
+  return 0;
+}

@@ -1,0 +1,44 @@
+#include "delay_queue.h"
+
+#include <algorithm>
+
+namespace testbed {
+
+int64_t DelayQueue::admit(uint32_t id, int64_t now_us) {
+  int64_t delay = params_.delay_us;
+  if (params_.jitter_us > 0) {
+    std::uniform_int_distribution<int64_t> jitter(-params_.jitter_us, params_.jitter_us);
+    delay = std::max<int64_t>(0, delay + jitter(rng_));
+  }
+  int64_t release = now_us + delay;
+  if (params_.reorder) {
+    heap_.push({release, id});
+  } else {
+    release = std::max(release, last_release_us_);
+    last_release_us_ = release;
+    fifo_.push_back({release, id});
+  }
+  return release;
+}
+
+std::vector<uint32_t> DelayQueue::release_due(int64_t now_us) {
+  std::vector<uint32_t> ids;
+  while (!fifo_.empty() && fifo_.front().release_us <= now_us) {
+    ids.push_back(fifo_.front().id);
+    fifo_.pop_front();
+  }
+  while (!heap_.empty() && heap_.top().release_us <= now_us) {
+    ids.push_back(heap_.top().id);
+    heap_.pop();
+  }
+  return ids;
+}
+
+int64_t DelayQueue::next_release() const {
+  int64_t next = -1;
+  if (!fifo_.empty()) next = fifo_.front().release_us;
+  if (!heap_.empty() && (next < 0 || heap_.top().release_us < next)) next = heap_.top().release_us;
+  return next;
+}
+
+}  // namespace testbed

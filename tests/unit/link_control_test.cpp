@@ -1,0 +1,86 @@
+#include "link_control.h"
+
+#include <gtest/gtest.h>
+
+#include "applier.h"
+#include "fake_kernel.h"
+#include "planner.h"
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+struct RecordingDelayLines : DelayLineControl {
+  struct Call {
+    std::string node;
+    uint16_t queue;
+    int64_t delay_us, jitter_us;
+  };
+  std::vector<Call> calls;
+  void set_delay(const std::string& node, uint16_t queue, int64_t d, int64_t j) override {
+    calls.push_back({node, queue, d, j});
+  }
+};
+
+class LinkControl : public testing::Test {
+ protected:
+  void bring_up(const std::string& link, bool netem) {
+    const Topology t = parse_topology_text(
+        "lab: lc\nnodes: {a: {}, b: {}}\nlinks:\n  - {endpoints: [a, b], " + link + "}\n",
+        "lc.yaml");
+    plan_ = make_plan(t, netem);
+    Applier(kernel_).apply(plan_);
+    dirs_ = live_directions(plan_to_json(plan_), nlohmann::json::object());
+  }
+  FakeKernel kernel_;
+  RecordingDelayLines lines_;
+  Plan plan_;
+  std::vector<LiveDirection> dirs_;
+};
+
+TEST_F(LinkControl, RateChangesInPlaceWithoutTouchingTheOtherDirection) {
+  bring_up("bandwidth: 100mbit, delay: 30ms", false);
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
+  const int before = kernel_.mutations();
+  changer.apply(dirs_[0], ScheduleChange{0, Rate{20000000}, std::nullopt, std::nullopt});
+  EXPECT_EQ(kernel_.mutations(), before + 1);  // one class change, nothing deleted
+  EXPECT_EQ(kernel_.shaping("tb-lc-a", "tb0-b")->config.rate_bytes_per_s, 2500000u);
+  EXPECT_EQ(kernel_.shaping("tb-lc-b", "tb0-a")->config.rate_bytes_per_s, 12500000u);
+  EXPECT_EQ(dirs_[0].params.rate.bits_per_s, 20000000u);
+  EXPECT_TRUE(lines_.calls.empty());
+}
+
+TEST_F(LinkControl, DelayGoesToTheReceiversDelayLineAndLossToItsRule) {
+  bring_up("bandwidth: 100mbit, delay: 30ms", false);
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
+  changer.apply(dirs_[0], ScheduleChange{0, std::nullopt, Duration{80000}, Fraction{0.01}});
+  ASSERT_EQ(lines_.calls.size(), 1u);
+  EXPECT_EQ(lines_.calls[0].node, "b");  // a->b is delayed where it arrives
+  EXPECT_EQ(lines_.calls[0].queue, dirs_[0].queue);
+  EXPECT_EQ(lines_.calls[0].delay_us, 80000);
+  EXPECT_DOUBLE_EQ(kernel_.ingress_delay("tb-lc-b", "tb0-a")->loss, 0.01);
+}
+
+TEST_F(LinkControl, ADirectionWithoutAHookRefusesDelay) {
+  bring_up("bandwidth: 100mbit", false);
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
+  EXPECT_THROW(
+      changer.apply(dirs_[0], ScheduleChange{0, std::nullopt, Duration{1000}, std::nullopt}),
+      std::runtime_error);
+  EXPECT_EQ(dirs_[0].params.delay.us, 0);  // unchanged on failure
+}
+
+TEST_F(LinkControl, NetemBackendChangesTheLeaf) {
+  bring_up("bandwidth: 100mbit, delay: 30ms", true);
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);
+  changer.apply(dirs_[1], ScheduleChange{0, Rate{50000000}, Duration{5000}, Fraction{0.02}});
+  const auto s = kernel_.shaping("tb-lc-b", "tb0-a")->config;
+  EXPECT_EQ(s.rate_bytes_per_s, 6250000u);
+  ASSERT_TRUE(s.netem);
+  EXPECT_EQ(s.netem->delay_us, 5000u);
+  EXPECT_DOUBLE_EQ(s.netem->loss, 0.02);
+  EXPECT_TRUE(lines_.calls.empty());
+}
+
+}  // namespace
+}  // namespace testbed

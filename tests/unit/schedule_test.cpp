@@ -1,0 +1,138 @@
+#include "schedule.h"
+
+#include <gtest/gtest.h>
+
+#include "diagnostics.h"
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+const std::string kData = TESTBED_TEST_DATA;
+
+Topology parse(const std::string& link_extra, const std::string& file = kData + "/inline.yaml") {
+  return parse_topology_text(
+      "lab: s\nseed: 7\nnodes: {a: {}, b: {}}\nlinks:\n  - endpoints: [a, b]\n" + link_extra, file);
+}
+
+std::vector<std::string> errors_of(const std::string& link_extra) {
+  try {
+    parse(link_extra);
+  } catch (const ValidationError& e) {
+    std::vector<std::string> out;
+    for (const auto& d : e.diagnostics()) out.push_back(d.str());
+    return out;
+  }
+  return {};
+}
+
+TEST(Schedule, StepsApplyInOrderAndSetTheInitialRate) {
+  const Topology t = parse(
+      "    schedule:\n      steps:\n        - {at: 0s, bandwidth: 155mbit}\n"
+      "        - {at: 10s, bandwidth: 20mbit, delay: 50ms, loss: 1%}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  ASSERT_EQ(s.kind, Schedule::Kind::kSteps);
+  EXPECT_EQ(t.links[0].a2b.rate.bits_per_s, 155000000u);  // no static bandwidth needed
+  const auto c = schedule_changes(s, 0, 1, 60000000);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].at_us, 10000000);
+  EXPECT_EQ(c[0].rate->bits_per_s, 20000000u);
+  EXPECT_EQ(c[0].delay->us, 50000);
+  EXPECT_DOUBLE_EQ(c[0].loss->value, 0.01);
+  EXPECT_TRUE(schedule_impairs(s));
+}
+
+TEST(Schedule, RandomIsSeededDeterministicAndPerDirection) {
+  const Topology t = parse("    schedule: {random: {every: 180s, bandwidth: 20mbit..155mbit}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  EXPECT_EQ(s.seed, 7u);  // the profile's seed
+  const auto a2b = schedule_changes(s, direction_stream(0, false), 0, 180000000LL * 100);
+  const auto again = schedule_changes(s, direction_stream(0, false), 0, 180000000LL * 100);
+  const auto b2a = schedule_changes(s, direction_stream(0, true), 0, 180000000LL * 100);
+  ASSERT_EQ(a2b.size(), 100u);
+  EXPECT_EQ(a2b, again);
+  EXPECT_NE(a2b, b2a);  // the two directions draw independently
+  std::set<uint64_t> distinct;
+  for (const auto& c : a2b) {
+    EXPECT_EQ(c.at_us % 180000000, 0);
+    EXPECT_GE(c.rate->bits_per_s, 20000000u);
+    EXPECT_LE(c.rate->bits_per_s, 155000000u);
+    EXPECT_EQ(c.rate->bits_per_s % 1000000, 0u);  // whole Mbit/s, as NetStorm draws them
+    distinct.insert(c.rate->bits_per_s);
+  }
+  EXPECT_GT(distinct.size(), 50u);
+  // Windows add up: expanding piecewise gives the same sequence as at once.
+  auto first = schedule_changes(s, 0, 0, 9000000000LL);
+  const auto second = schedule_changes(s, 0, 9000000000LL, 18000000000LL);
+  first.insert(first.end(), second.begin(), second.end());
+  EXPECT_EQ(first, a2b);
+  // Another seed, another sequence.
+  Schedule other = s;
+  other.seed = 8;
+  EXPECT_NE(schedule_changes(other, 0, 0, 180000000LL * 100), a2b);
+}
+
+TEST(Schedule, RandomFromAList) {
+  const Topology t =
+      parse("    schedule: {random: {every: 1s, bandwidth: [20mbit, 155mbit], seed: 3}}\n");
+  for (const auto& c : schedule_changes(t.links[0].b2a.schedule, 1, 0, 50000000)) {
+    EXPECT_TRUE(c.rate->bits_per_s == 20000000u || c.rate->bits_per_s == 155000000u);
+  }
+}
+
+TEST(Schedule, CsvTraceLoopsWithItsPeriod) {
+  const Topology t = parse("    schedule: {trace: {file: traces/good.csv}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  ASSERT_EQ(s.changes.size(), 3u);
+  EXPECT_EQ(s.changes[1].at_us, 2500000);
+  EXPECT_EQ(s.changes[2].rate->bits_per_s, 155000000u);
+  EXPECT_EQ(s.period_us, 7500000);  // last entry plus the interval before it
+  const auto c = schedule_changes(s, 0, 7500000, 15000000);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0].at_us, 7500000);
+  EXPECT_EQ(c[0].rate->bits_per_s, 100000000u);
+}
+
+TEST(Schedule, MahimahiTraceBecomesRatesPerBin) {
+  const Topology t = parse(
+      "    schedule: {trace: {file: traces/two_rates.mahimahi, format: mahimahi, bin: 1s}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  EXPECT_EQ(s.period_us, 2000000);
+  ASSERT_EQ(s.changes.size(), 2u);
+  // Two 1500-byte opportunities per ms are 24 Mbit/s; one is 12 (the first bin misses the
+  // opportunities at 0 ms, and the last ms belongs to the second bin).
+  EXPECT_NEAR(static_cast<double>(s.changes[0].rate->bits_per_s), 24e6, 0.1e6);
+  EXPECT_NEAR(static_cast<double>(s.changes[1].rate->bits_per_s), 12e6, 0.1e6);
+}
+
+TEST(Schedule, BadSchedulesAreRejectedWithPositions) {
+  const std::string f = kData + "/inline.yaml";
+  EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {steps: []}\n"),
+            std::vector<std::string>{f + ":7:23: schedule steps: expected a non-empty list of "
+                                         "{at, bandwidth, delay, loss}"});
+  EXPECT_EQ(
+      errors_of("    bandwidth: 10mbit\n    schedule:\n      steps:\n"
+                "        - {at: 5s, bandwidth: 10mbit}\n        - {at: 2s, bandwidth: 20mbit}\n"),
+      std::vector<std::string>{f + ":10:16: schedule step: time goes backwards (or repeats): "
+                                   "each 'at' must be later than the one before"});
+  EXPECT_EQ(errors_of("    schedule: {steps: [{at: 0s, bandwidth: -20mbit}]}\n"),
+            std::vector<std::string>{f + ":6:44: bandwidth: must not be negative"});
+  EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {random: {every: 0s, bandwidth: "
+                      "50mbit..20mbit}}\n"),
+            (std::vector<std::string>{f + ":7:32: every: must be greater than zero",
+                                      f + ":7:47: bandwidth: the range goes downwards"}));
+}
+
+TEST(Schedule, TraceErrorsNameTheTraceFileAndLine) {
+  const std::string trace = kData + "/traces/bad.csv";
+  EXPECT_EQ(
+      errors_of("    bandwidth: 10mbit\n    schedule: {trace: {file: traces/bad.csv}}\n"),
+      (std::vector<std::string>{
+          trace + ":2:3: rate: 'fast' is not a number followed by a unit",
+          trace + ":4:1: expected 'time,rate'",
+          trace + ":5:1: time goes backwards (or repeats): each line must be later than the one "
+                  "before"}));
+}
+
+}  // namespace
+}  // namespace testbed

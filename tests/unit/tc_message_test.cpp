@@ -1,0 +1,98 @@
+// The netlink messages the testbed sends for shaping, checked byte-level: this kernel has no
+// sch_netem, so the netem path is proven here, on the message it would send.
+#include <gtest/gtest.h>
+#include <linux/pkt_sched.h>
+#include <netlink/msg.h>
+#include <netlink/route/class.h>
+#include <netlink/route/qdisc.h>
+#include <netlink/utils.h>
+
+#include "planner.h"
+#include "tc_objects.h"
+
+namespace testbed {
+namespace {
+
+using Msg = std::unique_ptr<nl_msg, nl::Deleter<nl_msg, nlmsg_free>>;
+
+struct Parsed {
+  tcmsg header;
+  std::string kind;
+  std::vector<uint8_t> options;
+};
+
+Parsed parse(nl_msg* msg) {
+  nlmsghdr* hdr = nlmsg_hdr(msg);
+  nlattr* tb[TCA_MAX + 1] = {};
+  EXPECT_EQ(nlmsg_parse(hdr, sizeof(tcmsg), tb, TCA_MAX, nullptr), 0);
+  Parsed p{*static_cast<tcmsg*>(nlmsg_data(hdr)), nla_get_string(tb[TCA_KIND]), {}};
+  if (tb[TCA_OPTIONS]) {
+    const auto* data = static_cast<const uint8_t*>(nla_data(tb[TCA_OPTIONS]));
+    p.options.assign(data, data + nla_len(tb[TCA_OPTIONS]));
+  }
+  return p;
+}
+
+TEST(TcMessages, NetemLeafCarriesDelayJitterLossAndLimit) {
+  DirectionParams d{Rate{155000000}, Duration{30000}, Duration{2000}, Fraction{0.0002},
+                    std::nullopt};
+  const HtbShaping h = size_htb(d, /*netem=*/true);
+  ASSERT_TRUE(h.netem);
+  nl::Qdisc leaf = make_leaf(7, h);
+  nl_msg* raw = nullptr;
+  ASSERT_EQ(rtnl_qdisc_build_add_request(leaf.get(), NLM_F_CREATE, &raw), 0);
+  Msg msg(raw);
+  const Parsed p = parse(msg.get());
+  EXPECT_EQ(p.kind, "netem");
+  EXPECT_EQ(p.header.tcm_ifindex, 7);
+  EXPECT_EQ(p.header.tcm_parent, kHtbClassHandle);
+  EXPECT_EQ(p.header.tcm_handle, kHtbLeafHandle);
+  ASSERT_GE(p.options.size(), sizeof(tc_netem_qopt));
+  tc_netem_qopt opt;
+  std::memcpy(&opt, p.options.data(), sizeof opt);
+  EXPECT_NEAR(nl_ticks2us(opt.latency), 30000, 1);  // netem takes ticks; libnl converts
+  EXPECT_NEAR(nl_ticks2us(opt.jitter), 2000, 1);
+  EXPECT_NEAR(opt.loss / 4294967295.0, 0.0002, 1e-9);
+  // 155 Mbit/s x 32 ms held plus the 20 ms-minimum BDP queue, in frames, doubled.
+  EXPECT_EQ(opt.limit, h.netem->limit_packets);
+  EXPECT_GT(opt.limit, 1000u);
+}
+
+TEST(TcMessages, FifoLeafWhenNotImpaired) {
+  DirectionParams d{Rate{100000000}, Duration{0}, {}, {}, std::nullopt};
+  nl::Qdisc leaf = make_leaf(3, size_htb(d));
+  nl_msg* raw = nullptr;
+  ASSERT_EQ(rtnl_qdisc_build_add_request(leaf.get(), NLM_F_CREATE, &raw), 0);
+  Msg msg(raw);
+  const Parsed p = parse(msg.get());
+  EXPECT_EQ(p.kind, "bfifo");
+  tc_fifo_qopt opt;
+  ASSERT_GE(p.options.size(), sizeof opt);
+  std::memcpy(&opt, p.options.data(), sizeof opt);
+  EXPECT_EQ(opt.limit, 250000u);  // 100 Mbit/s x 20 ms
+}
+
+TEST(TcMessages, HtbClassCarriesBurstQuantumAnd64BitRates) {
+  DirectionParams d{Rate{40000000000ULL}, Duration{0}, {}, {}, std::nullopt};  // 40 Gbit/s
+  const HtbShaping h = size_htb(d);
+  nl::Class cls = make_htb_class(5, h);
+  nl_msg* raw = nullptr;
+  ASSERT_EQ(rtnl_class_build_add_request(cls.get(), NLM_F_CREATE, &raw), 0);
+  Msg msg(raw);
+  nlmsghdr* hdr = nlmsg_hdr(msg.get());
+  nlattr* tb[TCA_MAX + 1] = {};
+  ASSERT_EQ(nlmsg_parse(hdr, sizeof(tcmsg), tb, TCA_MAX, nullptr), 0);
+  nlattr* htb[TCA_HTB_MAX + 1] = {};
+  ASSERT_EQ(nla_parse_nested(htb, TCA_HTB_MAX, tb[TCA_OPTIONS], nullptr), 0);
+  ASSERT_TRUE(htb[TCA_HTB_PARMS]);
+  tc_htb_opt opt;
+  std::memcpy(&opt, nla_data(htb[TCA_HTB_PARMS]), sizeof opt);
+  EXPECT_EQ(opt.quantum, 200000u);
+  // Rates past 2^32 bytes/s travel in the 64-bit attributes.
+  ASSERT_TRUE(htb[TCA_HTB_RATE64]);
+  EXPECT_EQ(nla_get_u64(htb[TCA_HTB_RATE64]), 5000000000ULL);
+  ASSERT_TRUE(htb[TCA_HTB_CEIL64]);
+}
+
+}  // namespace
+}  // namespace testbed
