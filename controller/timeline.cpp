@@ -50,21 +50,19 @@ std::optional<int64_t> last_change(const Schedule& s) {
 }  // namespace
 
 void Timeline::run() {
-  std::optional<int64_t> end = -1;  // nullopt: some schedule never ends
+  bool endless = false;  // some schedule never ends (random, or a looping trace)
+  int64_t end_us = -1;
   for (const auto& d : directions_) {
     const auto last = last_change(d.params.schedule);
-    if (!last) {
-      end = std::nullopt;
-      break;
-    }
-    end = std::max(*end, *last);
+    endless = endless || !last;
+    if (last) end_us = std::max(end_us, *last);
   }
   std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
   log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error\n"
       << std::flush;
 
   const int64_t t0 = mono_ns();
-  for (int64_t window = 0; !stop_ && (!end || window <= *end); window += kWindowUs) {
+  for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;
       size_t direction;

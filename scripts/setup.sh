@@ -12,11 +12,14 @@ cd "$(dirname "$0")/.."
 packages=(
   build-essential cmake pkg-config
   libnl-3-dev libnl-route-3-dev   # netlink: namespaces' links, addresses, routes, qdiscs
+  libnetfilter-queue-dev          # the userspace delay line (kernels without sch_netem)
+  zlib1g-dev                      # reads /proc/config.gz: does the kernel have netem?
   libyaml-cpp-dev                 # topology profiles
   nlohmann-json3-dev              # plans, state files, --json output
   libgtest-dev libgmock-dev       # tests
   libboost-dev libboost-filesystem-dev prometheus-cpp-dev libzmq3-dev cppzmq-dev  # node runtime, metrics
-  iproute2 iperf3 iputils-ping iptables  # measuring the emulation in tests and benchmarks
+  iptables                        # loss and NFQUEUE rules of the delay line
+  iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks
   python3 bc                      # benchmark helpers
 )
 

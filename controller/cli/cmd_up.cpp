@@ -3,6 +3,7 @@
 // leaves a record that `testbed clean` can act on. A failure or a signal rolls back.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -14,6 +15,7 @@
 
 #include "applier.h"
 #include "args.h"
+#include "capabilities.h"
 #include "commands.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
@@ -115,6 +117,17 @@ int run_up(const Argv& argv) {
     return kExitOk;
   }
   if (lacks_privileges("up")) return kExitFailure;
+  const bool needs_netem =
+      std::any_of(plan->links.begin(), plan->links.end(),
+                  [](const PlannedLink& l) { return l.a2b.htb.netem || l.b2a.htb.netem; });
+  if (needs_netem) {
+    const NetemSupport netem = detect_netem();
+    if (!netem.available) {
+      std::cerr << "testbed up: the netem backend needs sch_netem, which this kernel lacks ("
+                << netem.how << "); use --backend delayline or auto. Nothing was changed.\n";
+      return kExitFailure;
+    }
+  }
   // From here on a signal only sets a flag: the applier stops at the next step and rolls
   // back, so Ctrl-C never leaves half a lab.
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);

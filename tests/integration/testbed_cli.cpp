@@ -1,5 +1,7 @@
 #include "testbed_cli.h"
 
+#include "netns_exec.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,20 +17,24 @@
 namespace testbed::it {
 namespace {
 
-void exec_testbed(const std::vector<std::string>& args,
-                  const std::map<std::string, std::string>& env) {
-  for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
-  std::vector<char*> argv{const_cast<char*>(TESTBED_BIN)};
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  execv(TESTBED_BIN, argv.data());
-  _exit(127);
-}
+// The environment for one child: set around the fork, restored after (tests are serial).
+class ScopedEnv {
+ public:
+  explicit ScopedEnv(const std::map<std::string, std::string>& env) : env_(env) {
+    for (const auto& [k, v] : env_) setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    for (const auto& [k, v] : env_) unsetenv(k.c_str());
+  }
 
-int decode(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
+ private:
+  const std::map<std::string, std::string>& env_;
+};
+
+std::vector<std::string> command(const std::vector<std::string>& args) {
+  std::vector<std::string> argv{TESTBED_BIN};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
 }
 
 }  // namespace
@@ -39,36 +45,15 @@ bool running_as_root() {
 
 Result run_testbed(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& env) {
-  int pipefd[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) return {};
-  const pid_t pid = fork();
-  if (pid == 0) {
-    dup2(pipefd[1], STDOUT_FILENO);
-    dup2(pipefd[1], STDERR_FILENO);
-    exec_testbed(args, env);
-  }
-  close(pipefd[1]);
-  Result r;
-  std::array<char, 4096> buf;
-  for (ssize_t n; (n = read(pipefd[0], buf.data(), buf.size())) > 0;)
-    r.output.append(buf.data(), n);
-  close(pipefd[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.status = decode(status);
-  return r;
+  ScopedEnv scoped(env);
+  const CommandResult r = run_in_netns("", command(args));
+  return {r.status, r.output};
 }
 
 pid_t spawn_testbed(const std::vector<std::string>& args,
                     const std::map<std::string, std::string>& env) {
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int devnull = open("/dev/null", O_RDWR);
-    dup2(devnull, STDOUT_FILENO);
-    dup2(devnull, STDERR_FILENO);
-    exec_testbed(args, env);
-  }
-  return pid;
+  ScopedEnv scoped(env);
+  return spawn_in_netns("", command(args), "/dev/null");
 }
 
 void stop_spawned(pid_t pid) {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "direction_params.h"
 #include "planner.h"
 #include "topology_parser.h"
 
@@ -55,7 +56,8 @@ TEST(Planner, NamesStartWithTbAndFitTheKernel) {
 }
 
 TEST(Planner, HtbSizedForTheRate) {
-  DirectionParams gigabit{Rate{1000000000}, Duration{30000}, {}, {}, std::nullopt};
+  DirectionParams gigabit =
+      direction(Rate{1000000000}, Duration{30000}, Duration{}, Fraction{}, std::nullopt);
   const HtbShaping h = size_htb(gigabit);
   EXPECT_EQ(h.rate_bytes_per_s, 125000000u);
   EXPECT_EQ(h.burst_bytes, 250000u);    // 2 ms at 1 Gbit/s
@@ -63,11 +65,13 @@ TEST(Planner, HtbSizedForTheRate) {
   EXPECT_EQ(h.queue.unit, QueueLimit::Unit::kBytes);
   EXPECT_EQ(h.queue.limit, 7500000u);  // one BDP at a 60 ms round trip
 
-  DirectionParams mbit{Rate{1000000}, Duration{0}, {}, {}, std::nullopt};
+  DirectionParams mbit =
+      direction(Rate{1000000}, Duration{0}, Duration{}, Fraction{}, std::nullopt);
   EXPECT_EQ(size_htb(mbit).quantum_bytes, 12500u);  // rate / 10, HTB's own rule
-  EXPECT_EQ(size_htb(mbit).queue.limit, 65536u);    // the 64 KiB floor
+  EXPECT_EQ(size_htb(mbit).queue.limit, 136260u);   // the floor: two GSO packets as HTB counts them
 
-  DirectionParams slow{Rate{100000}, Duration{0}, {}, {}, QueueSize{QueueSize::Unit::kPackets, 50}};
+  DirectionParams slow = direction(Rate{100000}, Duration{0}, Duration{}, Fraction{},
+                                   QueueSize{QueueSize::Unit::kPackets, 50});
   const HtbShaping s = size_htb(slow);
   EXPECT_EQ(s.burst_bytes, 16384u);   // the floor
   EXPECT_EQ(s.quantum_bytes, 1514u);  // one frame

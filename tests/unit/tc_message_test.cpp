@@ -7,6 +7,7 @@
 #include <netlink/route/qdisc.h>
 #include <netlink/utils.h>
 
+#include "direction_params.h"
 #include "planner.h"
 #include "tc_objects.h"
 
@@ -34,8 +35,8 @@ Parsed parse(nl_msg* msg) {
 }
 
 TEST(TcMessages, NetemLeafCarriesDelayJitterLossAndLimit) {
-  DirectionParams d{Rate{155000000}, Duration{30000}, Duration{2000}, Fraction{0.0002},
-                    std::nullopt};
+  DirectionParams d =
+      direction(Rate{155000000}, Duration{30000}, Duration{2000}, Fraction{0.0002}, std::nullopt);
   const HtbShaping h = size_htb(d, /*netem=*/true);
   ASSERT_TRUE(h.netem);
   nl::Qdisc leaf = make_leaf(7, h);
@@ -59,7 +60,7 @@ TEST(TcMessages, NetemLeafCarriesDelayJitterLossAndLimit) {
 }
 
 TEST(TcMessages, FifoLeafWhenNotImpaired) {
-  DirectionParams d{Rate{100000000}, Duration{0}, {}, {}, std::nullopt};
+  DirectionParams d = direction(Rate{100000000}, Duration{0}, Duration{}, Fraction{}, std::nullopt);
   nl::Qdisc leaf = make_leaf(3, size_htb(d));
   nl_msg* raw = nullptr;
   ASSERT_EQ(rtnl_qdisc_build_add_request(leaf.get(), NLM_F_CREATE, &raw), 0);
@@ -73,7 +74,8 @@ TEST(TcMessages, FifoLeafWhenNotImpaired) {
 }
 
 TEST(TcMessages, HtbClassCarriesBurstQuantumAnd64BitRates) {
-  DirectionParams d{Rate{40000000000ULL}, Duration{0}, {}, {}, std::nullopt};  // 40 Gbit/s
+  DirectionParams d = direction(Rate{40000000000ULL}, Duration{0}, Duration{}, Fraction{},
+                                std::nullopt);  // 40 Gbit/s
   const HtbShaping h = size_htb(d);
   nl::Class cls = make_htb_class(5, h);
   nl_msg* raw = nullptr;
