@@ -132,14 +132,16 @@ nlohmann::json read_unlocked(const std::string& lab_dir) {
 
 }  // namespace
 
-void record_current(const std::string& lab_dir, const LiveDirection& d) {
+void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed) {
   CurrentLock lock(lab_dir);
   nlohmann::json all = read_unlocked(lab_dir);
-  all[d.key()] = {{"rate_bits_per_s", d.params.rate.bits_per_s},
-                  {"delay_us", d.params.delay.us},
-                  {"jitter_us", d.params.jitter.us},
-                  {"loss", d.params.loss.value},
-                  {"htb", htb_to_json(d.htb)}};
+  for (const LiveDirection* d : changed) {
+    all[d->key()] = {{"rate_bits_per_s", d->params.rate.bits_per_s},
+                     {"delay_us", d->params.delay.us},
+                     {"jitter_us", d->params.jitter.us},
+                     {"loss", d->params.loss.value},
+                     {"htb", htb_to_json(d->htb)}};
+  }
   const std::string tmp = lab_dir + "/current.json.tmp";
   std::ofstream(tmp, std::ios::trunc) << all.dump() << "\n";
   if (std::rename(tmp.c_str(), (lab_dir + "/current.json").c_str()) != 0)

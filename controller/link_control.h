@@ -65,7 +65,10 @@ class LinkChanger {
 
 // current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss}, under a lock so the
 // timeline and `link set` can both update it.
-void record_current(const std::string& lab_dir, const LiveDirection& d);
+void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed);
+inline void record_current(const std::string& lab_dir, const LiveDirection& d) {
+  record_current(lab_dir, std::vector<const LiveDirection*>{&d});
+}
 nlohmann::json read_current(const std::string& lab_dir);
 
 }  // namespace testbed

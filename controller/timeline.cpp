@@ -78,25 +78,45 @@ void Timeline::run() {
     }
     std::stable_sort(due.begin(), due.end(),
                      [](const Due& a, const Due& b) { return a.at_us < b.at_us; });
-    for (const Due& e : due) {
-      const int64_t target =
-          t0 + static_cast<int64_t>(static_cast<double>(e.at_us) * 1000 * options_.time_scale);
+    // Changes due at the same instant (NetStorm redraws every direction at once) are
+    // applied back to back, and current.json is written once for all of them.
+    for (size_t first = 0; first < due.size();) {
+      size_t last = first;
+      while (last < due.size() && due[last].at_us == due[first].at_us) ++last;
+      const int64_t target = t0 + static_cast<int64_t>(static_cast<double>(due[first].at_us) *
+                                                       1000 * options_.time_scale);
       while (!stop_ && mono_ns() < target) sleep_until(std::min(target, mono_ns() + kStopCheckNs));
       if (stop_) return;
-      LiveDirection& d = directions_[e.direction];
-      std::string error;
-      try {
-        changer_.apply(d, e.change);
-        record_current(options_.lab_dir, d);
-      } catch (const std::exception& ex) {
-        error = ex.what();
+      std::vector<const LiveDirection*> changed;
+      std::vector<std::pair<int64_t, std::string>> outcomes;  // applied time, error
+      for (size_t i = first; i < last; ++i) {
+        LiveDirection& d = directions_[due[i].direction];
+        std::string error;
+        try {
+          changer_.apply(d, due[i].change);
+          changed.push_back(&d);
+        } catch (const std::exception& ex) {
+          error = ex.what();
+        }
+        outcomes.emplace_back(mono_ns(), error);
       }
-      const int64_t applied = mono_ns();
-      log << std::fixed << std::setprecision(6) << (target - t0) / 1e9 << ","
-          << (applied - t0) / 1e9 << "," << std::setprecision(3) << (applied - target) / 1e6 << ","
-          << d.link << "," << d.from << "," << d.to << "," << d.params.rate.bits_per_s << ","
-          << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\"\n"
-          << std::flush;
+      for (size_t i = first; i < last; ++i) {
+        const LiveDirection& d = directions_[due[i].direction];
+        const auto& [applied, error] = outcomes[i - first];
+        log << std::fixed << std::setprecision(6) << (target - t0) / 1e9 << ","
+            << (applied - t0) / 1e9 << "," << std::setprecision(3) << (applied - target) / 1e6
+            << "," << d.link << "," << d.from << "," << d.to << "," << d.params.rate.bits_per_s
+            << "," << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\"\n";
+      }
+      log << std::flush;
+      if (!changed.empty()) {
+        try {
+          record_current(options_.lab_dir, changed);
+        } catch (const std::exception& ex) {
+          std::fprintf(stderr, "testbed timeline: current.json: %s\n", ex.what());
+        }
+      }
+      first = last;
     }
   }
 }

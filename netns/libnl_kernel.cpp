@@ -266,6 +266,13 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
 void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) {
   nl_sock* sock = context(ns).sock.get();
   const int index = ifindex(ns, dev);
+  // A live change (the timeline, `link set`) finds the tree in place: change the class and
+  // the leaf directly, two round trips instead of reading the tree first. This fails when
+  // there is no tree yet or the leaf is of another kind; the full path below handles both.
+  if (rtnl_class_add(sock, make_htb_class(index, s).get(), 0) >= 0 &&
+      rtnl_qdisc_add(sock, make_leaf(index, s).get(), 0) >= 0) {
+    return;
+  }
   const auto current = shaping(ns, dev);
   const std::string at = where(ns, dev);
   if (!current) {

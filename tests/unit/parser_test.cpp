@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
 #include "diagnostics.h"
+#include "schedule.h"
 #include "topology_parser.h"
+
+#include <set>
 
 namespace testbed {
 namespace {
@@ -24,6 +27,25 @@ TEST(Parser, Internet2Profile) {
   int asymmetric = 0;
   for (const Link& l : t.links) asymmetric += l.a2b.rate != l.b2a.rate;
   EXPECT_GE(asymmetric, 10);
+}
+
+TEST(Parser, Internet2DynamicDrawsEachDirectionIndependently) {
+  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2-dynamic.yaml");
+  ASSERT_EQ(t.links.size(), 13u);
+  std::set<std::vector<ScheduleChange>> sequences;
+  for (size_t l = 0; l < t.links.size(); ++l) {
+    for (const bool b2a : {false, true}) {
+      const DirectionParams& d = b2a ? t.links[l].b2a : t.links[l].a2b;
+      EXPECT_EQ(d.schedule.kind, Schedule::Kind::kRandom);
+      EXPECT_EQ(d.schedule.every_us, 180000000);
+      // The rate at time 0 is the schedule's first draw.
+      const auto first = schedule_changes(d.schedule, direction_stream(l, b2a), 0, 1);
+      ASSERT_EQ(first.size(), 1u);
+      EXPECT_EQ(d.rate, *first[0].rate);
+      sequences.insert(schedule_changes(d.schedule, direction_stream(l, b2a), 0, 3600000000LL));
+    }
+  }
+  EXPECT_EQ(sequences.size(), 26u);
 }
 
 TEST(Parser, B4Profile) {
