@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turns `testbed plan --json` into the shell script of ip/tc commands that most testbeds
-(Mininet, the NetStorm scripts) run: one process per kernel change. The benchmark times
+"""Turns `testbed plan --json` into the shell script of ip/tc/iptables commands that most
+testbeds (Mininet, the NetStorm scripts) run: one process per kernel change. The benchmark times
 it against `testbed up`/`down`, which make the same changes through netlink.
 
 usage: plan_to_shell.py up|down < plan.json > script.sh"""
@@ -18,8 +18,21 @@ def up(plan):
             yield f"ip -n {s['ns']} link set {s['dev']} up"
         elif op == "add_address":
             yield f"ip -n {s['ns']} addr add {s['address']} dev {s['dev']}"
-        elif op == "enable_forwarding":
-            yield f"ip netns exec {s['ns']} sysctl -qw net.ipv4.ip_forward=1"
+        elif op == "set_sysctl":
+            key = s["key"].replace("/", ".")
+            yield f"ip netns exec {s['ns']} sysctl -qw {key}='{s['value']}'"
+        elif op == "add_ingress_hooks":
+            # The rules only: the shell script starts no delay line and loads no eBPF
+            # filter, so it does less than `testbed up` (the comparison favours it).
+            ipt = f"ip netns exec {s['ns']} iptables -w -t mangle"
+            for h in s["hooks"]:
+                chain = "TB-" + h["dev"]
+                yield f"{ipt} -N {chain}"
+                if h["loss"] > 0:
+                    yield (f"{ipt} -A {chain} -m statistic --mode random --probability {h['loss']} "
+                           f"-j DROP")
+                yield f"{ipt} -A {chain} -j NFQUEUE --queue-num {h['queue']}"
+                yield f"{ipt} -A PREROUTING -i {h['dev']} -j {chain}"
         elif op == "create_veth":
             yield (f"ip link add {s['if_a']} netns {s['ns_a']} type veth "
                    f"peer name {s['if_b']} netns {s['ns_b']}")

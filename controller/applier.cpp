@@ -34,25 +34,31 @@ bool Applier::in_effect(const Step& step) {
     if (fresh_namespaces_.count(ns)) return false;
   }
   return std::visit(
-      Overloaded{
-          [&](const CreateNamespace& s) { return kernel_.namespace_exists(s.ns); },
-          [&](const CreateVeth& s) {
-            return kernel_.link_exists(s.ns_a, s.if_a) && kernel_.link_exists(s.ns_b, s.if_b);
-          },
-          [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
-          [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
-          [&](const SetSysctl& s) {
-            return normalize_space(kernel_.sysctl(s.ns, s.key)) == normalize_space(s.value);
-          },
-          [&](const AddIngressDelay& s) { return kernel_.ingress_delay(s.ns, s.dev) == s.delay; },
-          [&](const ShapeEgress& s) {
-            auto current = kernel_.shaping(s.ns, s.dev);
-            // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
-            // and queue are what decide the behaviour and come back exactly.
-            return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
-                   current->config.queue == s.htb.queue;
-          },
-          [&](const AddRoute& s) { return kernel_.has_route(s.ns, s.route); }},
+      Overloaded{[&](const CreateNamespace& s) { return kernel_.namespace_exists(s.ns); },
+                 [&](const CreateVeth& s) {
+                   return kernel_.link_exists(s.ns_a, s.if_a) &&
+                          kernel_.link_exists(s.ns_b, s.if_b);
+                 },
+                 [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
+                 [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
+                 [&](const SetSysctl& s) {
+                   return normalize_space(kernel_.sysctl(s.ns, s.key)) == normalize_space(s.value);
+                 },
+                 [&](const AddIngressHooks& s) {
+                   const auto present = kernel_.ingress_delays(s.ns);
+                   return std::all_of(s.hooks.begin(), s.hooks.end(), [&](const auto& h) {
+                     const auto it = present.find(h.first);
+                     return it != present.end() && it->second == h.second;
+                   });
+                 },
+                 [&](const ShapeEgress& s) {
+                   auto current = kernel_.shaping(s.ns, s.dev);
+                   // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
+                   // and queue are what decide the behaviour and come back exactly.
+                   return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
+                          current->config.queue == s.htb.queue;
+                 },
+                 [&](const AddRoute& s) { return kernel_.has_route(s.ns, s.route); }},
       step);
 }
 
@@ -73,7 +79,7 @@ void Applier::execute(const Step& step, Done& done) {
                    }
                    kernel_.set_sysctl(s.ns, s.key, s.value);
                  },
-                 [&](const AddIngressDelay& s) { kernel_.set_ingress_delay(s.ns, s.dev, s.delay); },
+                 [&](const AddIngressHooks& s) { kernel_.set_ingress_delays(s.ns, s.hooks); },
                  [&](const ShapeEgress& s) {
                    if (!fresh_namespaces_.count(s.ns)) {
                      if (auto cur = kernel_.shaping(s.ns, s.dev)) {
@@ -98,7 +104,11 @@ void Applier::undo(const Step& step, const Done& done) {
                  [&](const SetSysctl& s) {
                    if (done.previous_value) kernel_.set_sysctl(s.ns, s.key, *done.previous_value);
                  },
-                 [&](const AddIngressDelay& s) { kernel_.remove_ingress_delay(s.ns, s.dev); },
+                 [&](const AddIngressHooks& s) {
+                   std::vector<std::string> devs;
+                   for (const auto& [dev, d] : s.hooks) devs.push_back(dev);
+                   kernel_.remove_ingress_delays(s.ns, devs);
+                 },
                  [&](const ShapeEgress& s) {
                    if (done.previous_shaping) {
                      kernel_.set_shaping(s.ns, s.dev, *done.previous_shaping);

@@ -94,7 +94,7 @@ std::string step_op(const Step& step) {
                                [](const SetLinkUp&) { return "set_link_up"; },
                                [](const AddAddress&) { return "add_address"; },
                                [](const SetSysctl&) { return "set_sysctl"; },
-                               [](const AddIngressDelay&) { return "add_ingress_delay"; },
+                               [](const AddIngressHooks&) { return "add_ingress_hooks"; },
                                [](const ShapeEgress&) { return "shape_egress"; },
                                [](const AddRoute&) { return "add_route"; }},
                     step);
@@ -112,10 +112,13 @@ std::string describe_step(const Step& step) {
             return "address " + s.address.str() + " " + s.dev + "@" + s.ns;
           },
           [](const SetSysctl& s) { return "sysctl " + s.key + " = " + s.value + " in " + s.ns; },
-          [](const AddIngressDelay& s) {
-            return "ingress delay hook " + s.dev + "@" + s.ns + " nfqueue " +
-                   std::to_string(s.delay.queue) + " loss " +
-                   format_percent(Fraction{s.delay.loss});
+          [](const AddIngressHooks& s) {
+            std::string out = "delay hooks in " + s.ns + ":";
+            for (const auto& [dev, d] : s.hooks) {
+              out += " " + dev + " (nfqueue " + std::to_string(d.queue) + ", loss " +
+                     format_percent(Fraction{d.loss}) + ")";
+            }
+            return out;
           },
           [](const ShapeEgress& s) {
             return "htb " + s.dev + "@" + s.ns + " rate " +
@@ -202,9 +205,12 @@ nlohmann::json plan_to_json(const Plan& plan) {
             [](const SetSysctl& s) {
               return nlohmann::json{{"ns", s.ns}, {"key", s.key}, {"value", s.value}};
             },
-            [](const AddIngressDelay& s) {
-              return nlohmann::json{
-                  {"ns", s.ns}, {"dev", s.dev}, {"queue", s.delay.queue}, {"loss", s.delay.loss}};
+            [](const AddIngressHooks& s) {
+              nlohmann::json hooks = nlohmann::json::array();
+              for (const auto& [dev, d] : s.hooks) {
+                hooks.push_back({{"dev", dev}, {"queue", d.queue}, {"loss", d.loss}});
+              }
+              return nlohmann::json{{"ns", s.ns}, {"hooks", hooks}};
             },
             [](const ShapeEgress& s) {
               nlohmann::json r = htb_to_json(s.htb);

@@ -38,14 +38,15 @@ struct AddRoute {
   std::string ns;
   RouteSpec route;
 };
-// The receiving side's delay hook of one direction (delay-line backend).
-struct AddIngressDelay {
-  std::string ns, dev;
-  IngressDelay delay;
+// The receiving side's delay hooks of one namespace (delay-line backend), one per device
+// through which delayed directions arrive: installed together, in one iptables transaction.
+struct AddIngressHooks {
+  std::string ns;
+  Kernel::IngressHooks hooks;
 };
 
 using Step = std::variant<CreateNamespace, CreateVeth, SetLinkUp, AddAddress, SetSysctl,
-                          ShapeEgress, AddIngressDelay, AddRoute>;
+                          ShapeEgress, AddIngressHooks, AddRoute>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people

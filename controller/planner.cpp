@@ -176,6 +176,7 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   }
 
   std::map<std::string, PlannedDelayLine> delay_lines;
+  std::map<std::string, Kernel::IngressHooks> hooks;  // by receiving namespace
   for (size_t l = 0; l < topo.links.size(); ++l) {
     const Link& link = topo.links[l];
     const PlannedNode& a = plan.nodes[link.a];
@@ -224,14 +225,14 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     plan.steps.push_back(ShapeEgress{b.ns, pl.if_b, pl.b2a.htb});
     for (const PlannedDirection* d : {&pl.a2b, &pl.b2a}) {
       if (d->queue >= 0) {
-        plan.steps.push_back(
-            AddIngressDelay{d->rx_ns, d->rx_dev,
-                            IngressDelay{static_cast<uint16_t>(d->queue), d->params.loss.value}});
+        hooks[d->rx_ns][d->rx_dev] =
+            IngressDelay{static_cast<uint16_t>(d->queue), d->params.loss.value};
       }
     }
     plan.links.push_back(pl);
   }
   for (auto& [node, line] : delay_lines) plan.delay_lines.push_back(line);
+  for (auto& [ns, h] : hooks) plan.steps.push_back(AddIngressHooks{ns, h});
 
   for (size_t src = 0; src < topo.nodes.size(); ++src) {
     for (size_t dst = 0; dst < topo.nodes.size(); ++dst) {

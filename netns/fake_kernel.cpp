@@ -166,24 +166,30 @@ void FakeKernel::set_shaping(const std::string& ns, const std::string& dev, cons
   link.shaping = s;
 }
 
-std::optional<IngressDelay> FakeKernel::ingress_delay(const std::string& ns,
-                                                      const std::string& dev) {
-  if (!link_exists(ns, dev)) return std::nullopt;
-  return namespaces_[ns].links[dev].ingress;
+Kernel::IngressHooks FakeKernel::ingress_delays(const std::string& ns) {
+  IngressHooks hooks;
+  if (!namespace_exists(ns)) return hooks;
+  for (const auto& [dev, link] : namespaces_[ns].links) {
+    if (link.ingress) hooks[dev] = *link.ingress;
+  }
+  return hooks;
 }
 
-void FakeKernel::set_ingress_delay(const std::string& ns, const std::string& dev,
-                                   const IngressDelay& d) {
-  auto& link = link_or_throw("set_ingress_delay", ns, dev);
-  mutate("set_ingress_delay");
-  link.ingress = d;
+void FakeKernel::set_ingress_delays(const std::string& ns, const IngressHooks& hooks) {
+  for (const auto& [dev, d] : hooks) link_or_throw("set_ingress_delays", ns, dev);
+  mutate("set_ingress_delays");
+  for (const auto& [dev, d] : hooks) namespaces_[ns].links[dev].ingress = d;
 }
 
-void FakeKernel::remove_ingress_delay(const std::string& ns, const std::string& dev) {
-  auto& link = link_or_throw("remove_ingress_delay", ns, dev);
-  if (!link.ingress) throw KernelError("remove_ingress_delay(" + dev + "): absent");
-  mutate("remove_ingress_delay");
-  link.ingress.reset();
+void FakeKernel::remove_ingress_delays(const std::string& ns,
+                                       const std::vector<std::string>& devs) {
+  for (const auto& dev : devs) {
+    if (!link_or_throw("remove_ingress_delays", ns, dev).ingress) {
+      throw KernelError("remove_ingress_delays(" + dev + "): absent");
+    }
+  }
+  mutate("remove_ingress_delays");
+  for (const auto& dev : devs) namespaces_[ns].links[dev].ingress.reset();
 }
 
 void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {

@@ -56,10 +56,11 @@ class FakeKernel : public Kernel {
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
-  std::optional<IngressDelay> ingress_delay(const std::string& ns, const std::string& dev) override;
-  void set_ingress_delay(const std::string& ns, const std::string& dev,
-                         const IngressDelay& d) override;
-  void remove_ingress_delay(const std::string& ns, const std::string& dev) override;
+  IngressHooks ingress_delays(const std::string& ns) override;
+  void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
+  void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
+  using Kernel::ingress_delay;
+  using Kernel::set_ingress_delay;
 
  private:
   void mutate(const std::string& op);

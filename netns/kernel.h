@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "ipv4.h"
 
@@ -110,12 +112,23 @@ class Kernel {
   virtual void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;
 
-  virtual std::optional<IngressDelay> ingress_delay(const std::string& ns,
-                                                    const std::string& dev) = 0;
-  // Installs the hook, or changes its loss in place.
-  virtual void set_ingress_delay(const std::string& ns, const std::string& dev,
-                                 const IngressDelay& d) = 0;
-  virtual void remove_ingress_delay(const std::string& ns, const std::string& dev) = 0;
+  // The delay hooks of a namespace, by device. Several devices at once, because installing
+  // them costs a process start (iptables-restore) per call, not per device.
+  using IngressHooks = std::map<std::string, IngressDelay>;
+  virtual IngressHooks ingress_delays(const std::string& ns) = 0;
+  // Installs each hook, or changes its loss in place.
+  virtual void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) = 0;
+  virtual void remove_ingress_delays(const std::string& ns,
+                                     const std::vector<std::string>& devs) = 0;
+
+  std::optional<IngressDelay> ingress_delay(const std::string& ns, const std::string& dev) {
+    const IngressHooks hooks = ingress_delays(ns);
+    const auto it = hooks.find(dev);
+    return it == hooks.end() ? std::nullopt : std::optional<IngressDelay>(it->second);
+  }
+  void set_ingress_delay(const std::string& ns, const std::string& dev, const IngressDelay& d) {
+    set_ingress_delays(ns, {{dev, d}});
+  }
 };
 
 }  // namespace testbed

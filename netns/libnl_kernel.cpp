@@ -331,52 +331,56 @@ void iptables_restore(const std::string& ns, const std::string& rules, const std
 
 }  // namespace
 
-std::optional<IngressDelay> LibnlKernel::ingress_delay(const std::string& ns,
-                                                       const std::string& dev) {
-  if (!link_exists(ns, dev)) return std::nullopt;
-  const CommandResult r =
-      run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S", chain_of(dev)});
-  if (r.status != 0) return std::nullopt;  // no such chain
-  IngressDelay d;
-  bool queued = false;
+Kernel::IngressHooks LibnlKernel::ingress_delays(const std::string& ns) {
+  IngressHooks hooks;
+  if (!netns_exists(ns)) return hooks;
+  const CommandResult r = run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S"});
+  if (r.status != 0) throw KernelError("iptables -S (in " + ns + "): " + r.output);
+  // Lines of our chains: "-A TB-dev -m statistic ... --probability P -j DROP" and
+  // "-A TB-dev -j NFQUEUE --queue-num N".
   std::istringstream lines(r.output);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream words(line);
+    std::string verb, chain;
+    if (!(words >> verb >> chain) || verb != "-A" || chain.rfind("TB-", 0) != 0) continue;
+    IngressDelay& d = hooks[chain.substr(3)];
     for (std::string w; words >> w;) {
       if (w == "--probability") words >> d.loss;
-      if (w == "--queue-num") {
-        words >> d.queue;
-        queued = true;
-      }
+      if (w == "--queue-num") words >> d.queue;
     }
   }
-  if (!queued) return std::nullopt;
-  return d;
+  return hooks;
 }
 
-void LibnlKernel::set_ingress_delay(const std::string& ns, const std::string& dev,
-                                    const IngressDelay& d) {
-  if (ingress_delay(ns, dev)) {
-    iptables_restore(ns, chain_rules(dev, d), "change " + chain_of(dev));
-    return;
+void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& hooks) {
+  const IngressHooks existing = ingress_delays(ns);
+  std::string rules;
+  for (const auto& [dev, d] : hooks) {
+    rules += chain_rules(dev, d);
+    if (!existing.count(dev)) {
+      attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev));
+      rules += "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n";
+    }
   }
-  attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev));
-  iptables_restore(ns,
-                   chain_rules(dev, d) + "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n",
-                   "create " + chain_of(dev));
+  iptables_restore(ns, rules, "delay hooks");
 }
 
-void LibnlKernel::remove_ingress_delay(const std::string& ns, const std::string& dev) {
-  iptables_restore(ns,
-                   "-D PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n-F " + chain_of(dev) +
-                       "\n-X " + chain_of(dev) + "\n",
-                   "remove " + chain_of(dev));
-  nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-  rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));
-  rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
-  rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
-  nl::check(rtnl_qdisc_delete(context(ns).sock.get(), clsact.get()),
-            "rtnl_qdisc_delete(clsact " + where(ns, dev) + ")");
+void LibnlKernel::remove_ingress_delays(const std::string& ns,
+                                        const std::vector<std::string>& devs) {
+  std::string rules;
+  for (const auto& dev : devs) {
+    rules += "-D PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n-F " + chain_of(dev) +
+             "\n-X " + chain_of(dev) + "\n";
+  }
+  iptables_restore(ns, rules, "remove delay hooks");
+  for (const auto& dev : devs) {
+    nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+    rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));
+    rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
+    rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+    nl::check(rtnl_qdisc_delete(context(ns).sock.get(), clsact.get()),
+              "rtnl_qdisc_delete(clsact " + where(ns, dev) + ")");
+  }
 }
 
 }  // namespace testbed

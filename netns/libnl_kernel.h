@@ -41,10 +41,11 @@ class LibnlKernel : public Kernel {
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   // The ingress hook is netlink (clsact, bpf filter) plus iptables rules, which have no
   // stable library API: those go through iptables-restore inside the namespace.
-  std::optional<IngressDelay> ingress_delay(const std::string& ns, const std::string& dev) override;
-  void set_ingress_delay(const std::string& ns, const std::string& dev,
-                         const IngressDelay& d) override;
-  void remove_ingress_delay(const std::string& ns, const std::string& dev) override;
+  IngressHooks ingress_delays(const std::string& ns) override;
+  void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
+  void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
+  using Kernel::ingress_delay;
+  using Kernel::set_ingress_delay;
 
   // For probes beyond the interface (doctor): the socket of a namespace.
   nl_sock* socket(const std::string& ns) { return context(ns).sock.get(); }
