@@ -1,0 +1,203 @@
+#include "strategies.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <stdexcept>
+
+namespace testbed {
+namespace {
+
+AggregationTree star(int nodes, int root) {
+  AggregationTree t;
+  t.root = root;
+  t.parent.assign(static_cast<size_t>(nodes), root);
+  t.parent[static_cast<size_t>(root)] = kNoParent;
+  return t;
+}
+
+// The node with the highest total throughput over its own links: APSP's "most connected"
+// placement, and a fair default for a parameter server.
+int best_connected(const ThroughputGraph& g) {
+  int best = 0;
+  double best_sum = -1;
+  for (int n = 0; n < g.nodes; ++n) {
+    double sum = 0;
+    for (int m = 0; m < g.nodes; ++m) sum += g.mbit[n][m] + g.mbit[m][n];
+    if (sum > best_sum) {
+      best_sum = sum;
+      best = n;
+    }
+  }
+  return best;
+}
+
+AggregationTree balanced_kary(int nodes, int root, int k) {
+  // Heap layout over the nodes in order, starting from `root`.
+  std::vector<int> order(static_cast<size_t>(nodes));
+  std::iota(order.begin(), order.end(), 0);
+  std::rotate(order.begin(), order.begin() + root, order.end());
+  AggregationTree t;
+  t.root = root;
+  t.parent.assign(static_cast<size_t>(nodes), kNoParent);
+  for (size_t i = 1; i < order.size(); ++i) {
+    t.parent[static_cast<size_t>(order[i])] = order[(i - 1) / static_cast<size_t>(k)];
+  }
+  return t;
+}
+
+// Prim's algorithm on the undirected graph weighted by each link's slower direction,
+// maximizing, then rooted at the tree's centre (smallest height) so that aggregation
+// does not cross the whole tree twice.
+AggregationTree max_spanning_tree(const ThroughputGraph& g) {
+  const auto w = [&](int a, int b) { return std::min(g.mbit[a][b], g.mbit[b][a]); };
+  std::vector<int> link_parent(static_cast<size_t>(g.nodes), kNoParent);
+  std::vector<double> best(static_cast<size_t>(g.nodes), -1);
+  std::vector<bool> in(static_cast<size_t>(g.nodes), false);
+  best[0] = 0;
+  for (int round = 0; round < g.nodes; ++round) {
+    int u = -1;
+    for (int n = 0; n < g.nodes; ++n) {
+      if (!in[n] && best[n] >= 0 && (u < 0 || best[n] > best[u])) u = n;
+    }
+    if (u < 0) break;
+    in[u] = true;
+    for (int v = 0; v < g.nodes; ++v) {
+      if (!in[v] && g.has_link(u, v) && g.has_link(v, u) && w(u, v) > best[v]) {
+        best[v] = w(u, v);
+        link_parent[v] = u;
+      }
+    }
+  }
+  // Undirected adjacency of the tree, then the root with the smallest height.
+  std::vector<std::vector<int>> adj(static_cast<size_t>(g.nodes));
+  for (int v = 0; v < g.nodes; ++v) {
+    if (link_parent[v] != kNoParent) {
+      adj[v].push_back(link_parent[v]);
+      adj[link_parent[v]].push_back(v);
+    }
+  }
+  AggregationTree bestTree;
+  int best_height = std::numeric_limits<int>::max();
+  for (int r = 0; r < g.nodes; ++r) {
+    AggregationTree t;
+    t.root = r;
+    t.parent.assign(static_cast<size_t>(g.nodes), kNoParent);
+    std::vector<int> depth(static_cast<size_t>(g.nodes), -1), queue{r};
+    depth[r] = 0;
+    int height = 0;
+    for (size_t i = 0; i < queue.size(); ++i) {
+      for (int v : adj[queue[i]]) {
+        if (depth[v] < 0) {
+          depth[v] = depth[queue[i]] + 1;
+          height = std::max(height, depth[v]);
+          t.parent[v] = queue[i];
+          queue.push_back(v);
+        }
+      }
+    }
+    if (height < best_height) {
+      best_height = height;
+      bestTree = t;
+    }
+  }
+  return bestTree;
+}
+
+AggregationTree fapt(const ThroughputGraph& g, int root) {
+  AggregationTree t;
+  t.root = root;
+  t.parent = fastest_paths_to(g, root);
+  return t;
+}
+
+}  // namespace
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> kNames = {"ps", "bkt", "mst", "fapt", "netstorm"};
+  return kNames;
+}
+
+std::vector<int> fastest_paths_to(const ThroughputGraph& g, int root) {
+  // Dijkstra from the root over reversed links: the cost of u -> v is 1 / mbit[u][v].
+  std::vector<double> cost(static_cast<size_t>(g.nodes), std::numeric_limits<double>::infinity());
+  std::vector<int> next(static_cast<size_t>(g.nodes), kNoParent);
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  cost[root] = 0;
+  queue.emplace(0, root);
+  while (!queue.empty()) {
+    const auto [c, v] = queue.top();
+    queue.pop();
+    if (c > cost[v]) continue;
+    for (int u = 0; u < g.nodes; ++u) {
+      if (!g.has_link(u, v)) continue;
+      const double through = c + 1.0 / g.mbit[u][v];
+      // Ties go to the lower node index, so the same graph always gives the same tree.
+      if (through < cost[u] || (through == cost[u] && v < next[u])) {
+        cost[u] = through;
+        next[u] = v;
+        queue.emplace(through, u);
+      }
+    }
+  }
+  next[root] = kNoParent;
+  return next;
+}
+
+double root_quality(const ThroughputGraph& g, int root) {
+  const std::vector<int> next = fastest_paths_to(g, root);
+  std::map<int, double> slowest;  // depth -> slowest hop at that depth
+  for (int n = 0; n < g.nodes; ++n) {
+    // The depth of a hop is its distance from the root: walk the path to count it.
+    std::vector<int> path{n};
+    while (path.back() != root && next[path.back()] != kNoParent &&
+           path.size() <= static_cast<size_t>(g.nodes)) {
+      path.push_back(next[path.back()]);
+    }
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      const int depth = static_cast<int>(path.size() - 1 - i);  // the hop into the root is depth 1
+      const double t = g.mbit[path[i]][path[i + 1]];
+      auto it = slowest.find(depth);
+      if (it == slowest.end() || t < it->second) slowest[depth] = t;
+    }
+  }
+  double inverse = 0;
+  for (const auto& [depth, t] : slowest) inverse += 1.0 / t;
+  return inverse > 0 ? 1.0 / inverse : 0;
+}
+
+SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
+                        const StrategyOptions& options) {
+  SyncPolicy p;
+  p.strategy = strategy;
+  const int ps = options.ps_node >= 0 ? options.ps_node : best_connected(g);
+  if (strategy == "ps") {
+    p.trees.push_back(star(g.nodes, ps));
+  } else if (strategy == "bkt") {
+    p.trees.push_back(balanced_kary(g.nodes, ps, std::max(1, options.bkt_arity)));
+  } else if (strategy == "mst") {
+    p.trees.push_back(max_spanning_tree(g));
+  } else if (strategy == "fapt" || strategy == "netstorm") {
+    std::vector<std::pair<double, int>> scored;
+    for (int r = 0; r < g.nodes; ++r) scored.emplace_back(root_quality(g, r), r);
+    // Best score first; ties to the lower index, for reproducible policies.
+    std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    const int roots = strategy == "fapt" ? 1 : std::clamp(options.num_roots, 1, g.nodes);
+    for (int i = 0; i < roots; ++i) {
+      AggregationTree t = fapt(g, scored[static_cast<size_t>(i)].second);
+      t.share = roots == 1 ? 1.0 : scored[static_cast<size_t>(i)].first;
+      p.trees.push_back(t);
+    }
+  } else {
+    throw std::invalid_argument("unknown strategy '" + strategy +
+                                "' (use ps, bkt, mst, fapt or netstorm)");
+  }
+  return p;
+}
+
+}  // namespace testbed

@@ -1,0 +1,38 @@
+// The synchronization strategies the testbed compares, as builders of a SyncPolicy from
+// the measured throughput graph:
+//   ps       star: every node sends to one parameter server (the MXNET baseline)
+//   bkt      balanced k-ary tree over the nodes, blind to the network (MLNET)
+//   mst      maximum-throughput spanning tree of the physical links (TSEngine)
+//   fapt     one fastest-aggregation-path tree at the best-scoring root (NetStorm Sec. IV)
+//   netstorm multi-root FAPT: the best NUM_ROOT_SERVERS roots, chunk shares by score
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sync_policy.h"
+
+namespace testbed {
+
+struct StrategyOptions {
+  int ps_node = -1;   // ps: the server's node; -1 picks the best-connected node
+  int bkt_arity = 2;  // bkt: children per node
+  int num_roots = 9;  // netstorm: NUM_ROOT_SERVERS (Table II)
+};
+
+const std::vector<std::string>& strategy_names();
+
+// Throws std::invalid_argument for an unknown strategy name.
+SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
+                        const StrategyOptions& options = {});
+
+// For each candidate root, the fastest aggregation paths toward it: next_hop[node] along
+// the path minimizing the sum over hops of 1 / throughput (transfer time per bit).
+std::vector<int> fastest_paths_to(const ThroughputGraph& g, int root);
+
+// NetStorm's root quality score: group the hops of every node's fastest path to `root` by
+// their depth (distance from the root), take each depth's slowest hop, and score
+// 1 / sum over depths of 1 / slowest. Higher is better.
+double root_quality(const ThroughputGraph& g, int root);
+
+}  // namespace testbed
