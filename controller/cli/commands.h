@@ -24,6 +24,7 @@ int run_exec(const Argv& args);
 int run_clean(const Argv& args);
 int run_doctor(const Argv& args);
 int run_link(const Argv& args);
+int run_train(const Argv& args);
 int run_timeline(const Argv& args);
 
 // Prints the one-line reason and returns true when this process may not act on the kernel.

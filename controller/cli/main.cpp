@@ -35,6 +35,10 @@ const std::map<std::string, Verb>& verbs() {
       {"link",
        {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",
         "change a live link in place"}},
+      {"train",
+       {run_train,
+        "train [LAB] --strategy ps|bkt|mst|fapt|netstorm [--iterations N] [--model M] [--json]",
+        "synchronize a model over the lab with a strategy and report iteration times"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
   };
   return kVerbs;

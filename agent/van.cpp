@@ -1,0 +1,56 @@
+#include "van.h"
+
+namespace testbed {
+namespace {
+
+// ZeroMQ's high-water marks count messages, not bytes: with chunks of up to 4 MB, 64
+// queued chunks bound a peer's queue at 256 MB, while never blocking a whole iteration's
+// sends to one parent (NetStorm's chunking of the largest models gives tens of chunks).
+constexpr int kHighWaterMark = 64;
+
+}  // namespace
+
+Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints)
+    : context_(context),
+      self_(self),
+      endpoints_(std::move(endpoints)),
+      router_(context, zmq::socket_type::router) {
+  router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
+  router_.set(zmq::sockopt::linger, 0);
+  router_.bind(endpoints_.at(static_cast<size_t>(self)));
+}
+
+zmq::socket_t& Van::dealer(int to) {
+  auto it = dealers_.find(to);
+  if (it != dealers_.end()) return it->second;
+  zmq::socket_t s(context_, zmq::socket_type::dealer);
+  s.set(zmq::sockopt::routing_id, std::to_string(self_));
+  s.set(zmq::sockopt::sndhwm, kHighWaterMark);
+  // Every iteration ends only when all its chunks arrived, so nothing is in flight when a
+  // node closes: no need to linger.
+  s.set(zmq::sockopt::linger, 0);
+  s.connect(endpoints_.at(static_cast<size_t>(to)));
+  return dealers_.emplace(to, std::move(s)).first->second;
+}
+
+void Van::send(const ChunkMessage& m) {
+  send_chunk(dealer(m.to), m);
+  bytes_sent_[m.to] += sizeof(WireHeader) + m.data.size() * sizeof(float);
+}
+
+void Van::probe(int to, uint32_t seq, size_t bytes) {
+  send_probe(dealer(to), self_, to, seq, bytes);
+  bytes_sent_[to] += sizeof(WireHeader) + bytes;
+}
+
+std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
+  zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+  if (zmq::poll(&item, 1, timeout) <= 0) return std::nullopt;
+  std::vector<zmq::message_t> frames;
+  if (!zmq::recv_multipart(router_, std::back_inserter(frames))) return std::nullopt;
+  Received r = decode(frames);
+  bytes_received_[r.header.from] += sizeof(WireHeader) + r.payload_bytes;
+  return r;
+}
+
+}  // namespace testbed

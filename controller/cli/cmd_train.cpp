@@ -1,0 +1,294 @@
+// testbed train [LAB] --strategy NAME [--iterations N] [--model M] [--scale S]
+//               [--compute-ms MS] [--chunk ELEMENTS] [--seed N] [--oracle] [--json]
+// Runs data-parallel synchronization on a lab that is up: one agent per node, each
+// iteration every node's gradient summed over the strategy's trees.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "link_control.h"
+#include "netns_exec.h"
+#include "strategies.h"
+#include "teardown.h"
+#include "workload.h"
+
+namespace testbed::cli {
+namespace {
+
+constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own address
+// NetStorm's probe settings (Table II): PROBE_CHUNK_NUM 4 chunks measured; two more lead
+// the train because TCP's slow start distorts the first ones. 1 MiB keeps the run short.
+constexpr uint32_t kProbeCount = 6;
+constexpr size_t kProbeBytes = 1 << 20;
+constexpr int kSamplesPerNode = 32;  // batch size per data center (NetStorm Sec. IX-A)
+constexpr auto kAgentTimeout = std::chrono::seconds(300);
+
+class Agents {
+ public:
+  Agents(zmq::context_t& ctx, const std::string& socket_path, std::vector<pid_t> pids,
+         std::vector<std::string> names)
+      : router_(ctx, zmq::socket_type::router), pids_(std::move(pids)), names_(std::move(names)) {
+    router_.set(zmq::sockopt::linger, 0);
+    router_.bind("ipc://" + socket_path);
+  }
+  zmq::socket_t& router() { return router_; }
+  void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
+
+  void send(size_t node, const nlohmann::json& j) {
+    router_.send(zmq::buffer(std::to_string(node)), zmq::send_flags::sndmore);
+    router_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
+  }
+  void broadcast(const nlohmann::json& j) {
+    for (size_t n = 0; n < names_.size(); ++n) send(n, j);
+  }
+  // One event from every node; throws naming a node that died or failed.
+  std::vector<nlohmann::json> gather(const std::string& event) {
+    std::vector<nlohmann::json> out(names_.size());
+    size_t got = 0;
+    const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
+    while (got < names_.size()) {
+      zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(200)) <= 0) {
+        for (size_t n = 0; n < pids_.size(); ++n) {
+          if (process_start_time(pids_[n]) == 0)
+            throw std::runtime_error("the agent of node " + names_[n] + " died");
+        }
+        if (std::chrono::steady_clock::now() > deadline)
+          throw std::runtime_error("agents did not answer");
+        continue;
+      }
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(router_, std::back_inserter(frames)) || frames.size() != 2) continue;
+      const size_t n = std::stoul(frames[0].to_string());
+      auto j = nlohmann::json::parse(frames[1].to_string());
+      if (j["event"] == "error")
+        throw std::runtime_error("node " + names_[n] + ": " + j["what"].get<std::string>());
+      if (j["event"] != event || !out[n].is_null()) continue;
+      out[n] = std::move(j);
+      ++got;
+    }
+    return out;
+  }
+
+ private:
+  zmq::socket_t router_;
+  std::vector<pid_t> pids_;
+  std::vector<std::string> names_;
+};
+
+nlohmann::json policy_json(const SyncPolicy& p) {
+  nlohmann::json trees = nlohmann::json::array();
+  for (const auto& t : p.trees)
+    trees.push_back({{"root", t.root}, {"parent", t.parent}, {"share", t.share}});
+  return {{"strategy", p.strategy}, {"version", p.version}, {"trees", trees}};
+}
+
+}  // namespace
+
+int run_train(const Argv& argv) {
+  const std::string usage =
+      "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm [--iterations N] [--model M] "
+      "[--scale S] [--compute-ms MS] [--chunk ELEMENTS] [--seed N] [--oracle] [--json]";
+  Args args(argv, {"json", "oracle"},
+            {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed"});
+  args.at_most(1, usage);
+  const auto strategy = args.option("strategy");
+  if (!strategy) throw UsageError("--strategy is required; usage: " + usage);
+  if (std::find(strategy_names().begin(), strategy_names().end(), *strategy) ==
+      strategy_names().end()) {
+    throw UsageError("unknown strategy '" + *strategy + "' (ps, bkt, mst, fapt or netstorm)");
+  }
+  const int iterations = std::stoi(args.option("iterations").value_or("10"));
+  const ModelProfile& model = find_model(args.option("model").value_or("resnet50"));
+  // 0.1 of ResNet-50 is 9.2 MB: an iteration takes seconds, not minutes, on 20-155 Mbit/s.
+  const double scale = std::stod(args.option("scale").value_or("0.1"));
+  const int compute_ms = std::stoi(args.option("compute-ms").value_or("0"));
+  // 256 Ki elements (1 MiB) per chunk: NetStorm recommends 0.5-1 M for full models; scaled
+  // models need smaller chunks to give every root of a multi-root tree its share.
+  const uint32_t chunk = static_cast<uint32_t>(std::stoul(args.option("chunk").value_or("262144")));
+  const uint64_t seed = std::stoull(args.option("seed").value_or("1"));
+  const auto elements = static_cast<size_t>(static_cast<double>(model.parameters) * scale);
+  if (iterations < 1 || elements == 0 || chunk == 0)
+    throw UsageError("nothing to run; usage: " + usage);
+  if (lacks_privileges("train")) return kExitFailure;
+
+  LabStore store;
+  const std::string lab = store.resolve(args.positional(0));
+  const std::string dir = store.dir(lab);
+  LabState state = store.load(lab);
+  if (state.phase != "up")
+    throw std::runtime_error("lab " + lab + " is " + state.phase + ", not up");
+  std::vector<std::string> names, namespaces, endpoints;
+  for (const auto& n : state.plan["nodes"]) {
+    names.push_back(n["name"]);
+    namespaces.push_back(n["namespace"]);
+    endpoints.push_back("tcp://" + n["address"].get<std::string>() + ":" +
+                        std::to_string(kAgentPort));
+  }
+  const bool quiet = args.flag("json");
+  std::ostream& progress = quiet ? std::cerr : std::cout;
+
+  zmq::context_t ctx;
+  const std::string socket_path = dir + "/agents.sock";
+  Agents agents(ctx, socket_path, {}, names);
+  std::vector<pid_t> pids;
+  {
+    auto lock = store.lock(lab, /*wait=*/true);
+    state = store.load(lab);
+    for (size_t n = 0; n < names.size(); ++n) {
+      const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
+                                            "ipc://" + socket_path, "--node", std::to_string(n)};
+      const pid_t pid = spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log");
+      state.processes.push_back({pid, process_start_time(pid), names[n], cmd});
+      pids.push_back(pid);
+    }
+    store.save(state);
+  }
+  agents.set_pids(pids);
+  int status = kExitOk;
+  try {
+    agents.gather("hello");
+    agents.broadcast({{"cmd", "setup"},
+                      {"endpoints", endpoints},
+                      {"chunk_elements", chunk},
+                      {"model_elements", elements},
+                      {"seed", seed}});
+    agents.gather("ready");
+
+    // What the strategy knows of the network: measured now, or (--oracle, for debugging)
+    // the rates the profile configured.
+    ThroughputGraph graph;
+    graph.nodes = static_cast<int>(names.size());
+    graph.mbit.assign(names.size(), std::vector<double>(names.size(), 0));
+    const auto directions = live_directions(state.plan, read_current(dir));
+    const auto index = [&](const std::string& name) {
+      return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    if (args.flag("oracle")) {
+      for (const auto& d : directions)
+        graph.mbit[index(d.from)][index(d.to)] = d.params.rate.bits_per_s / 1e6;
+    } else {
+      std::vector<std::vector<int>> to(names.size()), from(names.size());
+      for (const auto& d : directions) {
+        to[index(d.from)].push_back(index(d.to));
+        from[index(d.to)].push_back(index(d.from));
+      }
+      for (size_t n = 0; n < names.size(); ++n) {
+        agents.send(n, {{"cmd", "probe"},
+                        {"to", to[n]},
+                        {"from", from[n]},
+                        {"bytes", kProbeBytes},
+                        {"count", kProbeCount}});
+      }
+      const auto probed = agents.gather("probed");
+      for (size_t n = 0; n < names.size(); ++n) {
+        for (const auto& [peer, mbit] : probed[n]["mbit"].items())
+          graph.mbit[std::stoi(peer)][n] = mbit;
+      }
+    }
+    SyncPolicy policy = build_policy(*strategy, graph);
+    policy.version = 1;
+
+    std::vector<double> times;
+    nlohmann::json last_done;
+    for (int it = 0; it < iterations; ++it) {
+      const auto start = std::chrono::steady_clock::now();
+      agents.broadcast({{"cmd", "iterate"},
+                        {"iteration", it},
+                        {"compute_ms", compute_ms},
+                        {"policy", policy_json(policy)}});
+      const auto done = agents.gather("done");
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (size_t n = 1; n < done.size(); ++n) {
+        if (done[n]["checksum"] != done[0]["checksum"]) {
+          throw std::runtime_error("nodes " + names[0] + " and " + names[n] +
+                                   " disagree on the model after iteration " + std::to_string(it));
+        }
+      }
+      times.push_back(seconds);
+      last_done = done;
+      progress << "iteration " << it + 1 << "/" << iterations << "  " << *strategy << "  "
+               << std::fixed << std::setprecision(2) << seconds << " s  " << std::setprecision(1)
+               << kSamplesPerNode * names.size() / seconds << " samples/s\n"
+               << std::flush;
+    }
+    double mean = 0;
+    for (double t : times) mean += t;
+    mean /= static_cast<double>(times.size());
+    nlohmann::json summary = {
+        {"lab", lab},
+        {"strategy", *strategy},
+        {"iterations", iterations},
+        {"mean_iteration_s", mean},
+        {"samples_per_s", kSamplesPerNode * names.size() / mean},
+        {"iteration_s", times},
+        {"model", model.name},
+        {"model_bytes", elements * sizeof(float)},
+        {"chunk_elements", chunk},
+        {"knowledge", args.flag("oracle") ? "oracle (configured rates)" : "measured"},
+        {"link_mbit", graph.mbit},
+        {"policy", policy_json(policy)}};
+    nlohmann::json per_node = nlohmann::json::object();
+    for (size_t n = 0; n < names.size(); ++n) {
+      per_node[names[n]] = {{"bytes_sent", last_done[n]["bytes_sent"]},
+                            {"bytes_received", last_done[n]["bytes_received"]}};
+    }
+    summary["nodes"] = per_node;
+    std::filesystem::create_directories(dir + "/runs");
+    const std::string results = dir + "/runs/" + now_iso8601() + "-" + *strategy + ".json";
+    std::ofstream(results) << summary.dump(1) << "\n";
+    if (quiet) {
+      std::cout << summary.dump() << "\n";
+    } else {
+      std::cout << *strategy << ": " << iterations << " iterations of " << model.name << " x"
+                << std::defaultfloat << scale << std::fixed << " (" << std::setprecision(1)
+                << elements * 4 / 1e6 << " MB), mean " << std::setprecision(2) << mean
+                << " s per iteration, " << std::setprecision(1)
+                << kSamplesPerNode * names.size() / mean << " samples/s; results in " << results
+                << "\n";
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "testbed train: " << e.what() << "\n";
+    status = kExitFailure;
+  }
+  // Stop the agents and forget them; `down` would end them too.
+  agents.broadcast({{"cmd", "quit"}});
+  // They are our children: reap them, so none lingers as a zombie.
+  for (size_t n = 0; n < pids.size(); ++n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (waitpid(pids[n], nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  {
+    auto lock = store.lock(lab, /*wait=*/true);
+    LabState s = store.load(lab);
+    std::erase_if(s.processes, [&](const ProcessRecord& p) {
+      if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) return false;
+      if (process_start_time(p.pid) == p.start_time) {  // did not quit in time
+        kill(p.pid, SIGKILL);
+        waitpid(p.pid, nullptr, 0);
+      }
+      return true;
+    });
+    store.save(s);
+  }
+  return status;
+}
+
+}  // namespace testbed::cli
