@@ -17,10 +17,12 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
 
+#include "logistic_regression.h"
 #include "tree_aggregator.h"
 #include "van.h"
 
@@ -95,6 +97,18 @@ class Agent {
     chunk_elements_ = cmd.at("chunk_elements");
     model_elements_ = cmd.at("model_elements");
     seed_ = cmd.at("seed");
+    if (cmd.value("job", "") == "logreg") {
+      LogRegConfig config;
+      config.seed = seed_;
+      config.nodes = cmd.at("nodes").get<int>();
+      config.features = cmd.at("features").get<int>();
+      config.samples_per_node = cmd.at("samples_per_node").get<int>();
+      config.learning_rate = cmd.at("learning_rate").get<float>();
+      logreg_ = config;
+      shard_ = std::make_unique<LogRegShard>(*logreg_, self_);
+      weights_.assign(shard_->parameters(), 0.0f);
+      model_elements_ = weights_.size();
+    }
     reply({{"event", "ready"}});
   }
 
@@ -132,9 +146,10 @@ class Agent {
     // Compute is emulated by its duration; the gradient is a real buffer to synchronize.
     std::this_thread::sleep_for(std::chrono::milliseconds(cmd.value("compute_ms", 0)));
     TreeAggregator aggregator(self_, chunk_elements_);
+    std::vector<float> gradient = shard_ ? shard_->gradient(weights_)
+                                         : make_gradient(seed_, self_, iteration, model_elements_);
     for (const auto& m :
-         aggregator.start(iteration, policy_from_json(cmd.at("policy")),
-                          make_gradient(seed_, self_, iteration, model_elements_))) {
+         aggregator.start(iteration, policy_from_json(cmd.at("policy")), std::move(gradient))) {
       van_->send(m);
     }
     const auto deadline = std::chrono::steady_clock::now() + kStallTimeout;
@@ -145,14 +160,20 @@ class Agent {
       if (!r || r->header.kind != WireKind::kChunk) continue;
       for (const auto& m : aggregator.receive(std::move(r->chunk))) van_->send(m);
     }
+    nlohmann::json job = nlohmann::json::object();
+    if (shard_) {
+      apply_update(weights_, aggregator.result(), *logreg_);
+      job = {{"loss", shard_->loss(weights_)}, {"weights", weights_}};
+    }
     double checksum = 0;
-    for (float x : aggregator.result()) checksum += x;
+    for (float x : shard_ ? weights_ : aggregator.result()) checksum += x;
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     reply({{"event", "done"},
            {"iteration", iteration},
            {"seconds", seconds},
            {"checksum", checksum},
+           {"job", job},
            {"bytes_sent", counters(van_->bytes_sent())},
            {"bytes_received", counters(van_->bytes_received())}});
   }
@@ -164,6 +185,10 @@ class Agent {
   uint32_t chunk_elements_ = 0;
   size_t model_elements_ = 0;
   uint64_t seed_ = 0;
+  // The real training job, when asked for: this node's shard and its copy of the weights.
+  std::optional<LogRegConfig> logreg_;
+  std::unique_ptr<LogRegShard> shard_;
+  std::vector<float> weights_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -21,6 +22,7 @@
 #include "commands.h"
 #include "lab_state.h"
 #include "link_control.h"
+#include "logistic_regression.h"
 #include "netns_exec.h"
 #include "strategies.h"
 #include "teardown.h"
@@ -113,7 +115,10 @@ int run_train(const Argv& argv) {
     throw UsageError("unknown strategy '" + *strategy + "' (ps, bkt, mst, fapt or netstorm)");
   }
   const int iterations = std::stoi(args.option("iterations").value_or("10"));
-  const ModelProfile& model = find_model(args.option("model").value_or("resnet50"));
+  const std::string model_name = args.option("model").value_or("resnet50");
+  // logreg: the real training job, small and exact to check; the others are model sizes.
+  const bool logreg = model_name == "logreg";
+  const ModelProfile model = logreg ? ModelProfile{"logreg", 0} : find_model(model_name);
   // 0.1 of ResNet-50 is 9.2 MB: an iteration takes seconds, not minutes, on 20-155 Mbit/s.
   const double scale = std::stod(args.option("scale").value_or("0.1"));
   const int compute_ms = std::stoi(args.option("compute-ms").value_or("0"));
@@ -121,7 +126,10 @@ int run_train(const Argv& argv) {
   // models need smaller chunks to give every root of a multi-root tree its share.
   const uint32_t chunk = static_cast<uint32_t>(std::stoul(args.option("chunk").value_or("262144")));
   const uint64_t seed = std::stoull(args.option("seed").value_or("1"));
-  const auto elements = static_cast<size_t>(static_cast<double>(model.parameters) * scale);
+  LogRegConfig job;
+  job.seed = 0;  // set below, once the seed is known
+  const auto elements = logreg ? static_cast<size_t>(job.features) + 1
+                               : static_cast<size_t>(static_cast<double>(model.parameters) * scale);
   if (iterations < 1 || elements == 0 || chunk == 0)
     throw UsageError("nothing to run; usage: " + usage);
   if (lacks_privileges("train")) return kExitFailure;
@@ -162,11 +170,21 @@ int run_train(const Argv& argv) {
   int status = kExitOk;
   try {
     agents.gather("hello");
-    agents.broadcast({{"cmd", "setup"},
-                      {"endpoints", endpoints},
-                      {"chunk_elements", chunk},
-                      {"model_elements", elements},
-                      {"seed", seed}});
+    job.seed = seed;
+    job.nodes = static_cast<int>(names.size());
+    nlohmann::json setup = {{"cmd", "setup"},
+                            {"endpoints", endpoints},
+                            {"chunk_elements", chunk},
+                            {"model_elements", elements},
+                            {"seed", seed}};
+    if (logreg) {
+      setup["job"] = "logreg";
+      setup["nodes"] = job.nodes;
+      setup["features"] = job.features;
+      setup["samples_per_node"] = job.samples_per_node;
+      setup["learning_rate"] = job.learning_rate;
+    }
+    agents.broadcast(setup);
     agents.gather("ready");
 
     // What the strategy knows of the network: measured now, or (--oracle, for debugging)
@@ -203,7 +221,7 @@ int run_train(const Argv& argv) {
     SyncPolicy policy = build_policy(*strategy, graph);
     policy.version = 1;
 
-    std::vector<double> times;
+    std::vector<double> times, losses;
     nlohmann::json last_done;
     for (int it = 0; it < iterations; ++it) {
       const auto start = std::chrono::steady_clock::now();
@@ -222,6 +240,11 @@ int run_train(const Argv& argv) {
       }
       times.push_back(seconds);
       last_done = done;
+      double loss = 0;
+      if (logreg) {
+        for (const auto& d : done) loss += d["job"]["loss"].get<double>();
+        losses.push_back(loss / static_cast<double>(done.size()));
+      }
       progress << "iteration " << it + 1 << "/" << iterations << "  " << *strategy << "  "
                << std::fixed << std::setprecision(2) << seconds << " s  " << std::setprecision(1)
                << kSamplesPerNode * names.size() / seconds << " samples/s\n"
@@ -249,6 +272,24 @@ int run_train(const Argv& argv) {
                             {"bytes_received", last_done[n]["bytes_received"]}};
     }
     summary["nodes"] = per_node;
+    if (logreg) {
+      // Every node holds the same weights (the checksums agreed); they must match a
+      // single-process run. Each tree adds the nodes' float gradients in its own order, so
+      // they differ from the double-precision reference by rounding only: 1e-4 bounds it
+      // for this job's magnitudes and iteration counts.
+      const auto reference = reference_training(job, iterations);
+      const auto weights = last_done[0]["job"]["weights"].get<std::vector<float>>();
+      double max_diff = 0;
+      for (size_t i = 0; i < weights.size(); ++i) {
+        max_diff = std::max(max_diff, std::fabs(static_cast<double>(weights[i]) - reference[i]));
+      }
+      summary["loss"] = losses;
+      summary["reference_max_abs_diff"] = max_diff;
+      if (max_diff > 1e-4) {
+        throw std::runtime_error("the model differs from the single-process reference by " +
+                                 std::to_string(max_diff));
+      }
+    }
     std::filesystem::create_directories(dir + "/runs");
     const std::string results = dir + "/runs/" + now_iso8601() + "-" + *strategy + ".json";
     std::ofstream(results) << summary.dump(1) << "\n";

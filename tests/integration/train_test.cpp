@@ -66,6 +66,28 @@ TEST(Train, EveryStrategySynchronizesAndReports) {
   }
 }
 
+TEST(Train, TheRealJobReachesTheSameModelAsOneProcessWithEveryStrategy) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-line4");
+  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
+  for (const std::string strategy : {"ps", "bkt", "mst", "fapt", "netstorm"}) {
+    const Result r = run_testbed({"train", "tbt-line4", "--strategy", strategy, "--model", "logreg",
+                                  "--iterations", "10", "--oracle", "--json"});
+    // train itself fails when the nodes disagree or the model strays from the reference.
+    ASSERT_EQ(r.status, 0) << strategy << ": " << r.output;
+    std::string json_line;
+    std::istringstream lines(r.output);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty() && line[0] == '{') json_line = line;
+    }
+    const auto summary = nlohmann::json::parse(json_line);
+    const auto loss = summary["loss"].get<std::vector<double>>();
+    ASSERT_EQ(loss.size(), 10u);
+    EXPECT_LT(loss.back(), loss.front()) << strategy;
+    EXPECT_LT(summary["reference_max_abs_diff"].get<double>(), 1e-4) << strategy;
+  }
+}
+
 TEST(Train, ANodeThatDiesIsNamed) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
