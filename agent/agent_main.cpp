@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -94,6 +95,8 @@ class Agent {
   void setup(const nlohmann::json& cmd) {
     van_ =
         std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>());
+    neighbors_ = cmd.value("neighbors", std::set<int>{});
+    probe_bytes_ = cmd.value("probe_bytes", size_t{0});
     chunk_elements_ = cmd.at("chunk_elements");
     model_elements_ = cmd.at("model_elements");
     seed_ = cmd.at("seed");
@@ -158,6 +161,15 @@ class Agent {
         throw std::runtime_error("iteration stalled");
       auto r = van_->receive(std::chrono::milliseconds(100));
       if (!r || r->header.kind != WireKind::kChunk) continue;
+      // Passive awareness (NetStorm Sec. V): a large enough chunk from a neighbour times the
+      // link it crossed; one clock on one host, so receive minus send time is its one-way time.
+      if (probe_bytes_ > 0 && r->payload_bytes >= probe_bytes_ &&
+          neighbors_.count(r->header.from)) {
+        auto& s = samples_[r->header.from];
+        s.bytes += static_cast<double>(r->payload_bytes + sizeof(WireHeader));
+        s.seconds += static_cast<double>(r->received_ns - r->header.sent_ns) / 1e9;
+        ++s.count;
+      }
       for (const auto& m : aggregator.receive(std::move(r->chunk))) van_->send(m);
     }
     nlohmann::json job = nlohmann::json::object();
@@ -174,6 +186,7 @@ class Agent {
            {"seconds", seconds},
            {"checksum", checksum},
            {"job", job},
+           {"link_samples", take_samples()},
            {"bytes_sent", counters(van_->bytes_sent())},
            {"bytes_received", counters(van_->bytes_received())}});
   }
@@ -185,6 +198,21 @@ class Agent {
   uint32_t chunk_elements_ = 0;
   size_t model_elements_ = 0;
   uint64_t seed_ = 0;
+  struct Samples {
+    double bytes = 0, seconds = 0;
+    int count = 0;
+  };
+  nlohmann::json take_samples() {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [from, s] : samples_) {
+      j[std::to_string(from)] = {{"bytes", s.bytes}, {"seconds", s.seconds}, {"count", s.count}};
+    }
+    samples_.clear();
+    return j;
+  }
+  std::set<int> neighbors_;  // physical in-neighbours: chunks from them measure a link
+  size_t probe_bytes_ = 0;   // PROBE_CHUNK_SIZE in bytes; 0 turns measuring off
+  std::map<int, Samples> samples_;
   // The real training job, when asked for: this node's shard and its copy of the weights.
   std::optional<LogRegConfig> logreg_;
   std::unique_ptr<LogRegShard> shard_;

@@ -116,8 +116,24 @@ AggregationTree fapt(const ThroughputGraph& g, int root) {
 }  // namespace
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> kNames = {"ps", "bkt", "mst", "fapt", "netstorm"};
+  static const std::vector<std::string> kNames = {
+      "ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm"};
   return kNames;
+}
+
+bool strategy_is_aware(const std::string& strategy) {
+  return strategy == "netstorm-std" || strategy == "netstorm";
+}
+
+SyncPolicy netstorm_policy(const ThroughputGraph& g, const std::vector<int>& roots) {
+  SyncPolicy p;
+  p.strategy = "netstorm";
+  for (int r : roots) {
+    AggregationTree t = fapt(g, r);
+    t.share = roots.size() == 1 ? 1.0 : root_quality(g, r);
+    p.trees.push_back(t);
+  }
+  return p;
 }
 
 std::vector<int> fastest_paths_to(const ThroughputGraph& g, int root) {
@@ -180,19 +196,19 @@ SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
     p.trees.push_back(balanced_kary(g.nodes, ps, std::max(1, options.bkt_arity)));
   } else if (strategy == "mst") {
     p.trees.push_back(max_spanning_tree(g));
-  } else if (strategy == "fapt" || strategy == "netstorm") {
+  } else if (strategy == "fapt" || strategy.rfind("netstorm", 0) == 0) {
     std::vector<std::pair<double, int>> scored;
     for (int r = 0; r < g.nodes; ++r) scored.emplace_back(root_quality(g, r), r);
     // Best score first; ties to the lower index, for reproducible policies.
     std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
     });
-    const int roots = strategy == "fapt" ? 1 : std::clamp(options.num_roots, 1, g.nodes);
-    for (int i = 0; i < roots; ++i) {
-      AggregationTree t = fapt(g, scored[static_cast<size_t>(i)].second);
-      t.share = roots == 1 ? 1.0 : scored[static_cast<size_t>(i)].first;
-      p.trees.push_back(t);
-    }
+    const int count = strategy == "fapt" ? 1 : std::clamp(options.num_roots, 1, g.nodes);
+    std::vector<int> roots;
+    for (int i = 0; i < count; ++i) roots.push_back(scored[static_cast<size_t>(i)].second);
+    const std::string name = p.strategy;
+    p = netstorm_policy(g, roots);
+    p.strategy = name;
   } else {
     throw std::invalid_argument("unknown strategy '" + strategy +
                                 "' (use ps, bkt, mst, fapt or netstorm)");

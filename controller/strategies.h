@@ -20,7 +20,11 @@ struct StrategyOptions {
   int num_roots = 9;  // netstorm: NUM_ROOT_SERVERS (Table II)
 };
 
+// ps, bkt, mst, fapt, netstorm-lite (static multi-root FAPT), netstorm-std (the same,
+// rebuilt from what chunks measure during the run), and netstorm, the full system so far
+// (= netstorm-std; auxiliary paths, which make NetStorm-pro, are not built yet).
 const std::vector<std::string>& strategy_names();
+bool strategy_is_aware(const std::string& strategy);  // rebuilds its trees during the run
 
 // Throws std::invalid_argument for an unknown strategy name.
 SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
@@ -34,5 +38,9 @@ std::vector<int> fastest_paths_to(const ThroughputGraph& g, int root);
 // their depth (distance from the root), take each depth's slowest hop, and score
 // 1 / sum over depths of 1 / slowest. Higher is better.
 double root_quality(const ThroughputGraph& g, int root);
+
+// NetStorm's multi-root FAPT for a given root set (Alg. 2: the roots are chosen once, then
+// kept; the trees and the shares follow the network).
+SyncPolicy netstorm_policy(const ThroughputGraph& g, const std::vector<int>& roots);
 
 }  // namespace testbed

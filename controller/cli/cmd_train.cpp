@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <zmq.hpp>
@@ -103,16 +104,19 @@ nlohmann::json policy_json(const SyncPolicy& p) {
 
 int run_train(const Argv& argv) {
   const std::string usage =
-      "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm [--iterations N] [--model M] "
+      "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm "
+      "[--iterations N] [--model M|logreg] "
       "[--scale S] [--compute-ms MS] [--chunk ELEMENTS] [--seed N] [--oracle] [--json]";
-  Args args(argv, {"json", "oracle"},
-            {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed"});
+  Args args(
+      argv, {"json", "oracle"},
+      {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed", "update-time"});
   args.at_most(1, usage);
   const auto strategy = args.option("strategy");
   if (!strategy) throw UsageError("--strategy is required; usage: " + usage);
   if (std::find(strategy_names().begin(), strategy_names().end(), *strategy) ==
       strategy_names().end()) {
-    throw UsageError("unknown strategy '" + *strategy + "' (ps, bkt, mst, fapt or netstorm)");
+    throw UsageError("unknown strategy '" + *strategy +
+                     "' (ps, bkt, mst, fapt, netstorm-lite, netstorm-std or netstorm)");
   }
   const int iterations = std::stoi(args.option("iterations").value_or("10"));
   const std::string model_name = args.option("model").value_or("resnet50");
@@ -126,6 +130,8 @@ int run_train(const Argv& argv) {
   // models need smaller chunks to give every root of a multi-root tree its share.
   const uint32_t chunk = static_cast<uint32_t>(std::stoul(args.option("chunk").value_or("262144")));
   const uint64_t seed = std::stoull(args.option("seed").value_or("1"));
+  // UPDATE_TIME (Table II: 5 s): how often the scheduler rebuilds an aware strategy's trees.
+  const double update_time = std::stod(args.option("update-time").value_or("5"));
   LogRegConfig job;
   job.seed = 0;  // set below, once the seed is known
   const auto elements = logreg ? static_cast<size_t>(job.features) + 1
@@ -184,7 +190,23 @@ int run_train(const Argv& argv) {
       setup["samples_per_node"] = job.samples_per_node;
       setup["learning_rate"] = job.learning_rate;
     }
-    agents.broadcast(setup);
+    // Each node learns its physical in-neighbours: chunks from them measure a link. Chunks of
+    // at least half the standard size count (PROBE_CHUNK_SIZE): the short tail chunk and
+    // tiny tensors would measure message overheads rather than the link.
+    const auto directions = live_directions(state.plan, read_current(dir));
+    const auto index = [&](const std::string& name) {
+      return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
+    };
+    std::vector<std::vector<int>> to(names.size()), from(names.size());
+    for (const auto& d : directions) {
+      to[static_cast<size_t>(index(d.from))].push_back(index(d.to));
+      from[static_cast<size_t>(index(d.to))].push_back(index(d.from));
+    }
+    for (size_t n = 0; n < names.size(); ++n) {
+      setup["neighbors"] = from[n];
+      setup["probe_bytes"] = strategy_is_aware(*strategy) ? chunk * sizeof(float) / 2 : 0;
+      agents.send(n, setup);
+    }
     agents.gather("ready");
 
     // What the strategy knows of the network: measured now, or (--oracle, for debugging)
@@ -192,19 +214,10 @@ int run_train(const Argv& argv) {
     ThroughputGraph graph;
     graph.nodes = static_cast<int>(names.size());
     graph.mbit.assign(names.size(), std::vector<double>(names.size(), 0));
-    const auto directions = live_directions(state.plan, read_current(dir));
-    const auto index = [&](const std::string& name) {
-      return static_cast<int>(std::find(names.begin(), names.end(), name) - names.begin());
-    };
     if (args.flag("oracle")) {
       for (const auto& d : directions)
         graph.mbit[index(d.from)][index(d.to)] = d.params.rate.bits_per_s / 1e6;
     } else {
-      std::vector<std::vector<int>> to(names.size()), from(names.size());
-      for (const auto& d : directions) {
-        to[index(d.from)].push_back(index(d.to));
-        from[index(d.to)].push_back(index(d.from));
-      }
       for (size_t n = 0; n < names.size(); ++n) {
         agents.send(n, {{"cmd", "probe"},
                         {"to", to[n]},
@@ -220,6 +233,18 @@ int run_train(const Argv& argv) {
     }
     SyncPolicy policy = build_policy(*strategy, graph);
     policy.version = 1;
+    // The scheduler of an aware strategy: samples per link direction, PROBE_CHUNK_NUM (4) of
+    // them make a new estimate, and every UPDATE_TIME the trees are rebuilt for the roots
+    // chosen at the start (Alg. 2). Nodes switch at the next iteration boundary.
+    constexpr int kProbeChunkNum = 4;
+    std::vector<int> roots;
+    for (const auto& tree : policy.trees) roots.push_back(tree.root);
+    struct Accumulated {
+      double bytes = 0, seconds = 0;
+      int count = 0;
+    };
+    std::map<std::pair<int, int>, Accumulated> samples;
+    auto last_update = std::chrono::steady_clock::now();
 
     std::vector<double> times, losses;
     nlohmann::json last_done;
@@ -239,15 +264,37 @@ int run_train(const Argv& argv) {
         }
       }
       times.push_back(seconds);
+      if (strategy_is_aware(*strategy)) {
+        for (size_t n = 0; n < done.size(); ++n) {
+          for (const auto& [peer, s] : done[n]["link_samples"].items()) {
+            auto& a = samples[{std::stoi(peer), static_cast<int>(n)}];
+            a.bytes += s["bytes"].get<double>();
+            a.seconds += s["seconds"].get<double>();
+            a.count += s["count"].get<int>();
+            if (a.count >= kProbeChunkNum && a.seconds > 0) {
+              graph.mbit[static_cast<size_t>(std::stoi(peer))][n] = a.bytes * 8 / a.seconds / 1e6;
+              a = Accumulated{};
+            }
+          }
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (std::chrono::duration<double>(now - last_update).count() >= update_time) {
+          const uint64_t version = policy.version + 1;
+          policy = netstorm_policy(graph, roots);
+          policy.strategy = *strategy;
+          policy.version = version;
+          last_update = now;
+        }
+      }
       last_done = done;
       double loss = 0;
       if (logreg) {
         for (const auto& d : done) loss += d["job"]["loss"].get<double>();
         losses.push_back(loss / static_cast<double>(done.size()));
       }
-      progress << "iteration " << it + 1 << "/" << iterations << "  " << *strategy << "  "
-               << std::fixed << std::setprecision(2) << seconds << " s  " << std::setprecision(1)
-               << kSamplesPerNode * names.size() / seconds << " samples/s\n"
+      progress << "iteration " << it + 1 << "/" << iterations << "  " << *strategy << " (policy v"
+               << policy.version << ")  " << std::fixed << std::setprecision(2) << seconds << " s  "
+               << std::setprecision(1) << kSamplesPerNode * names.size() / seconds << " samples/s\n"
                << std::flush;
     }
     double mean = 0;

@@ -37,7 +37,8 @@ const std::map<std::string, Verb>& verbs() {
         "change a live link in place"}},
       {"train",
        {run_train,
-        "train [LAB] --strategy ps|bkt|mst|fapt|netstorm [--iterations N] [--model M] [--json]",
+        "train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm [--iterations "
+        "N] [--model M|logreg] [--json]",
         "synchronize a model over the lab with a strategy and report iteration times"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
   };
