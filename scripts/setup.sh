@@ -3,7 +3,8 @@
 # needs (only those missing), builds, and then, as asked:
 #   scripts/setup.sh           set up and build only
 #   scripts/setup.sh --test    ... and run every test (unit, and integration as root)
-#   scripts/setup.sh --up      ... install `testbed` on the PATH and bring up Internet2
+#   scripts/setup.sh --up      ... install `testbed`, bring up Internet2 and run its default
+#                                  workload (NetStorm synchronizing a scaled ResNet-50)
 #   scripts/setup.sh --install ... install `testbed` on the PATH (cmake --install)
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -52,6 +53,7 @@ case "${1:-}" in
   --up)
     cmake --install build
     testbed up internet2.yaml
+    testbed train internet2 --strategy netstorm --iterations 5
     ;;
   *)
     echo "usage: $0 [--test | --install | --up]" >&2
