@@ -30,13 +30,22 @@ sleep 0.5
 iperf=$("$tb" exec --lab "$lab" a -- iperf3 -c 198.18.0.2 -t 10 -O 2 -J |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/1e6)')
 wait "$server" 2>/dev/null || true; server=""
-# ResNet-50 x 0.25 is 23 MB: at 100 Mbit/s about 2 s each way, long against the 60 ms RTT.
+# One way, as iperf3 runs: a node's train of 1 MiB chunks from a to b, timed where they
+# arrive, its first two (TCP's slow start, as iperf3's -O omits) left out; about as many
+# seconds as iperf3 runs.
+count=$(( rate * 10 / 8 + 3 ))
+"$tb" train "$lab" --strategy ps --probe-only --probe-link a:b --probe-count "$count" 2>/dev/null > "$out/stream.json"
+# And both ways at once, as synchronization does: a ps iteration sends the model up and the
+# result back down, pipelined by chunk, so each direction carries the model once per
+# iteration (model bytes / iteration time, including the pipeline's fill).
 "$tb" train "$lab" --strategy ps --iterations 5 --scale 0.25 --oracle --json 2>/dev/null > "$out/transport.json"
-python3 - "$iperf" "$rate" "$out/transport.json" <<'PY'
+python3 - "$iperf" "$rate" "$out/stream.json" "$out/transport.json" <<'PY'
 import json, sys
 iperf, rate = float(sys.argv[1]), float(sys.argv[2])
-d = json.load(open(sys.argv[3]))
+stream = json.load(open(sys.argv[3]))["link_mbit"][0][1]
+d = json.load(open(sys.argv[4]))
 times = sorted(d["iteration_s"])[:-1] or d["iteration_s"]  # drop the slowest (first connects)
-stream = d["model_bytes"] * 8 / (sum(times) / len(times)) / 1e6
-print("link %g Mbit/s: iperf3 %.1f Mbit/s, chunk stream %.1f Mbit/s, stream/iperf3 %.3f" % (rate, iperf, stream, stream / iperf))
+both = d["model_bytes"] * 8 / (sum(times) / len(times)) / 1e6
+print("link %g Mbit/s: iperf3 %.1f | chunk stream one way %.1f (%.3f of iperf3) | "
+      "synchronizing both ways %.1f per direction (%.3f)" % (rate, iperf, stream, stream / iperf, both, both / iperf))
 PY

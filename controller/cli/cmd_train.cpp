@@ -93,6 +93,8 @@ class Agents {
   std::vector<std::string> names_;
 };
 
+struct ProbeOnly {};  // ends a --probe-only run after the measurement
+
 nlohmann::json policy_json(const SyncPolicy& p) {
   nlohmann::json trees = nlohmann::json::array();
   for (const auto& t : p.trees)
@@ -106,10 +108,12 @@ int run_train(const Argv& argv) {
   const std::string usage =
       "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm "
       "[--iterations N] [--model M|logreg] "
-      "[--scale S] [--compute-ms MS] [--chunk ELEMENTS] [--seed N] [--oracle] [--json]";
-  Args args(
-      argv, {"json", "oracle"},
-      {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed", "update-time"});
+      "[--scale S] [--compute-ms MS] [--chunk ELEMENTS] [--seed N] [--update-time T] [--oracle] "
+      "[--json] "
+      "[--probe-only] [--probe-link A:B] [--probe-count N] [--probe-bytes B]";
+  Args args(argv, {"json", "oracle", "probe-only"},
+            {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed",
+             "update-time", "probe-count", "probe-bytes", "probe-link"});
   args.at_most(1, usage);
   const auto strategy = args.option("strategy");
   if (!strategy) throw UsageError("--strategy is required; usage: " + usage);
@@ -132,6 +136,14 @@ int run_train(const Argv& argv) {
   const uint64_t seed = std::stoull(args.option("seed").value_or("1"));
   // UPDATE_TIME (Table II: 5 s): how often the scheduler rebuilds an aware strategy's trees.
   const double update_time = std::stod(args.option("update-time").value_or("5"));
+  // The start-of-run measurement, adjustable for benchmarks: --probe-only stops after it,
+  // --probe-link A:B measures that one direction alone.
+  const uint32_t probe_count = static_cast<uint32_t>(
+      std::stoul(args.option("probe-count").value_or(std::to_string(kProbeCount))));
+  const size_t probe_bytes =
+      std::stoul(args.option("probe-bytes").value_or(std::to_string(kProbeBytes)));
+  const std::string probe_link = args.option("probe-link").value_or("");
+  if (probe_count < 3) throw UsageError("--probe-count must be at least 3 (two lead the train)");
   LogRegConfig job;
   job.seed = 0;  // set below, once the seed is known
   const auto elements = logreg ? static_cast<size_t>(job.features) + 1
@@ -218,18 +230,37 @@ int run_train(const Argv& argv) {
       for (const auto& d : directions)
         graph.mbit[index(d.from)][index(d.to)] = d.params.rate.bits_per_s / 1e6;
     } else {
+      if (!probe_link.empty()) {
+        const auto colon = probe_link.find(':');
+        const int a = index(probe_link.substr(0, colon)), b = index(probe_link.substr(colon + 1));
+        if (colon == std::string::npos || a >= graph.nodes || b >= graph.nodes ||
+            std::find(to[static_cast<size_t>(a)].begin(), to[static_cast<size_t>(a)].end(), b) ==
+                to[static_cast<size_t>(a)].end()) {
+          throw UsageError("--probe-link " + probe_link +
+                           ": expected A:B, two nodes joined by a link");
+        }
+        for (auto& v : to) v.clear();
+        for (auto& v : from) v.clear();
+        to[static_cast<size_t>(a)] = {b};
+        from[static_cast<size_t>(b)] = {a};
+      }
       for (size_t n = 0; n < names.size(); ++n) {
         agents.send(n, {{"cmd", "probe"},
                         {"to", to[n]},
                         {"from", from[n]},
-                        {"bytes", kProbeBytes},
-                        {"count", kProbeCount}});
+                        {"bytes", probe_bytes},
+                        {"count", probe_count}});
       }
       const auto probed = agents.gather("probed");
       for (size_t n = 0; n < names.size(); ++n) {
         for (const auto& [peer, mbit] : probed[n]["mbit"].items())
           graph.mbit[std::stoi(peer)][n] = mbit;
       }
+    }
+    if (args.flag("probe-only")) {
+      std::cout << nlohmann::json{{"lab", lab}, {"link_mbit", graph.mbit}, {"nodes", names}}.dump()
+                << "\n";
+      throw ProbeOnly{};
     }
     SyncPolicy policy = build_policy(*strategy, graph);
     policy.version = 1;
@@ -350,6 +381,8 @@ int run_train(const Argv& argv) {
                 << kSamplesPerNode * names.size() / mean << " samples/s; results in " << results
                 << "\n";
     }
+  } catch (const ProbeOnly&) {
+    // measured and printed: nothing to train
   } catch (const std::exception& e) {
     std::cerr << "testbed train: " << e.what() << "\n";
     status = kExitFailure;
