@@ -19,6 +19,16 @@ namespace {
 #define REQUIRE_ROOT() \
   if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
 
+// The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
+nlohmann::json summary_of(const std::string& output) {
+  std::string json_line;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] == '{') json_line = line;
+  }
+  return nlohmann::json::parse(json_line);
+}
+
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab) {
   std::ifstream in("/run/testbed/" + lab + "/state.json");
   const auto state = nlohmann::json::parse(in, nullptr, false);
@@ -45,13 +55,7 @@ TEST(Train, EveryStrategySynchronizesAndReports) {
     if (strategy != "ps") args.push_back("--oracle");
     const Result r = run_testbed(args);
     ASSERT_EQ(r.status, 0) << strategy << ": " << r.output;
-    // The JSON summary is one line; progress lines (on stderr) are interleaved around it.
-    std::string json_line;
-    std::istringstream lines(r.output);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty() && line[0] == '{') json_line = line;
-    }
-    const auto summary = nlohmann::json::parse(json_line);
+    const auto summary = summary_of(r.output);
     EXPECT_EQ(summary["strategy"], strategy);
     EXPECT_EQ(summary["iterations"], 2);
     EXPECT_GT(summary["mean_iteration_s"].get<double>(), 0);
@@ -75,12 +79,7 @@ TEST(Train, TheRealJobReachesTheSameModelAsOneProcessWithEveryStrategy) {
                                   "--iterations", "10", "--oracle", "--json"});
     // train itself fails when the nodes disagree or the model strays from the reference.
     ASSERT_EQ(r.status, 0) << strategy << ": " << r.output;
-    std::string json_line;
-    std::istringstream lines(r.output);
-    for (std::string line; std::getline(lines, line);) {
-      if (!line.empty() && line[0] == '{') json_line = line;
-    }
-    const auto summary = nlohmann::json::parse(json_line);
+    const auto summary = summary_of(r.output);
     const auto loss = summary["loss"].get<std::vector<double>>();
     ASSERT_EQ(loss.size(), 10u);
     EXPECT_LT(loss.back(), loss.front()) << strategy;
@@ -99,12 +98,7 @@ TEST(Train, APolicyChangeEveryIterationLosesNoChunk) {
       run_testbed({"train", "tbt-i2", "--strategy", "netstorm-std", "--model", "logreg",
                    "--iterations", "6", "--update-time", "0", "--chunk", "16", "--json"});
   ASSERT_EQ(r.status, 0) << r.output;
-  std::string json_line;
-  std::istringstream lines(r.output);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line[0] == '{') json_line = line;
-  }
-  const auto summary = nlohmann::json::parse(json_line);
+  const auto summary = summary_of(r.output);
   EXPECT_EQ(summary["policy"]["version"], 7);  // one new policy after each of the 6 iterations
   EXPECT_LT(summary["reference_max_abs_diff"].get<double>(), 1e-4);
 }
