@@ -19,7 +19,9 @@
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include "agent_group.h"
 #include "args.h"
+#include "awareness.h"
 #include "commands.h"
 #include "lab_state.h"
 #include "link_control.h"
@@ -38,60 +40,6 @@ constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own addr
 constexpr uint32_t kProbeCount = 6;
 constexpr size_t kProbeBytes = 1 << 20;
 constexpr int kSamplesPerNode = 32;  // batch size per data center (NetStorm Sec. IX-A)
-constexpr auto kAgentTimeout = std::chrono::seconds(300);
-
-class Agents {
- public:
-  Agents(zmq::context_t& ctx, const std::string& socket_path, std::vector<pid_t> pids,
-         std::vector<std::string> names)
-      : router_(ctx, zmq::socket_type::router), pids_(std::move(pids)), names_(std::move(names)) {
-    router_.set(zmq::sockopt::linger, 0);
-    router_.bind("ipc://" + socket_path);
-  }
-  zmq::socket_t& router() { return router_; }
-  void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
-
-  void send(size_t node, const nlohmann::json& j) {
-    router_.send(zmq::buffer(std::to_string(node)), zmq::send_flags::sndmore);
-    router_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
-  }
-  void broadcast(const nlohmann::json& j) {
-    for (size_t n = 0; n < names_.size(); ++n) send(n, j);
-  }
-  // One event from every node; throws naming a node that died or failed.
-  std::vector<nlohmann::json> gather(const std::string& event) {
-    std::vector<nlohmann::json> out(names_.size());
-    size_t got = 0;
-    const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
-    while (got < names_.size()) {
-      zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(200)) <= 0) {
-        for (size_t n = 0; n < pids_.size(); ++n) {
-          if (process_start_time(pids_[n]) == 0)
-            throw std::runtime_error("the agent of node " + names_[n] + " died");
-        }
-        if (std::chrono::steady_clock::now() > deadline)
-          throw std::runtime_error("agents did not answer");
-        continue;
-      }
-      std::vector<zmq::message_t> frames;
-      if (!zmq::recv_multipart(router_, std::back_inserter(frames)) || frames.size() != 2) continue;
-      const size_t n = std::stoul(frames[0].to_string());
-      auto j = nlohmann::json::parse(frames[1].to_string());
-      if (j["event"] == "error")
-        throw std::runtime_error("node " + names_[n] + ": " + j["what"].get<std::string>());
-      if (j["event"] != event || !out[n].is_null()) continue;
-      out[n] = std::move(j);
-      ++got;
-    }
-    return out;
-  }
-
- private:
-  zmq::socket_t router_;
-  std::vector<pid_t> pids_;
-  std::vector<std::string> names_;
-};
 
 struct ProbeOnly {};  // ends a --probe-only run after the measurement
 
@@ -170,7 +118,7 @@ int run_train(const Argv& argv) {
 
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";
-  Agents agents(ctx, socket_path, {}, names);
+  AgentGroup agents(ctx, socket_path, names);
   std::vector<pid_t> pids;
   {
     auto lock = store.lock(lab, /*wait=*/true);
@@ -264,18 +212,7 @@ int run_train(const Argv& argv) {
     }
     SyncPolicy policy = build_policy(*strategy, graph);
     policy.version = 1;
-    // The scheduler of an aware strategy: samples per link direction, PROBE_CHUNK_NUM (4) of
-    // them make a new estimate, and every UPDATE_TIME the trees are rebuilt for the roots
-    // chosen at the start (Alg. 2). Nodes switch at the next iteration boundary.
-    constexpr int kProbeChunkNum = 4;
-    std::vector<int> roots;
-    for (const auto& tree : policy.trees) roots.push_back(tree.root);
-    struct Accumulated {
-      double bytes = 0, seconds = 0;
-      int count = 0;
-    };
-    std::map<std::pair<int, int>, Accumulated> samples;
-    auto last_update = std::chrono::steady_clock::now();
+    PassiveAwareness awareness(policy, update_time);
 
     std::vector<double> times, losses;
     nlohmann::json last_done;
@@ -297,25 +234,9 @@ int run_train(const Argv& argv) {
       times.push_back(seconds);
       if (strategy_is_aware(*strategy)) {
         for (size_t n = 0; n < done.size(); ++n) {
-          for (const auto& [peer, s] : done[n]["link_samples"].items()) {
-            auto& a = samples[{std::stoi(peer), static_cast<int>(n)}];
-            a.bytes += s["bytes"].get<double>();
-            a.seconds += s["seconds"].get<double>();
-            a.count += s["count"].get<int>();
-            if (a.count >= kProbeChunkNum && a.seconds > 0) {
-              graph.mbit[static_cast<size_t>(std::stoi(peer))][n] = a.bytes * 8 / a.seconds / 1e6;
-              a = Accumulated{};
-            }
-          }
+          awareness.add_samples(static_cast<int>(n), done[n]["link_samples"], graph);
         }
-        const auto now = std::chrono::steady_clock::now();
-        if (std::chrono::duration<double>(now - last_update).count() >= update_time) {
-          const uint64_t version = policy.version + 1;
-          policy = netstorm_policy(graph, roots);
-          policy.strategy = *strategy;
-          policy.version = version;
-          last_update = now;
-        }
+        if (auto next = awareness.maybe_rebuild(graph, policy)) policy = *next;
       }
       last_done = done;
       double loss = 0;

@@ -1,0 +1,63 @@
+#include "agent_group.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <zmq_addon.hpp>
+
+#include "teardown.h"
+
+namespace testbed {
+namespace {
+
+// An agent silent this long has hung: far beyond any iteration of a testbed-sized model.
+constexpr auto kAgentTimeout = std::chrono::seconds(300);
+// How often a wait checks whether an agent died.
+constexpr auto kLivenessCheck = std::chrono::milliseconds(200);
+
+}  // namespace
+
+AgentGroup::AgentGroup(zmq::context_t& context, const std::string& socket_path,
+                       std::vector<std::string> names)
+    : router_(context, zmq::socket_type::router), names_(std::move(names)) {
+  router_.set(zmq::sockopt::linger, 0);
+  router_.bind("ipc://" + socket_path);
+}
+
+void AgentGroup::send(size_t node, const nlohmann::json& command) {
+  router_.send(zmq::buffer(std::to_string(node)), zmq::send_flags::sndmore);
+  router_.send(zmq::buffer(command.dump()), zmq::send_flags::none);
+}
+
+void AgentGroup::broadcast(const nlohmann::json& command) {
+  for (size_t n = 0; n < names_.size(); ++n) send(n, command);
+}
+
+std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
+  std::vector<nlohmann::json> out(names_.size());
+  size_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
+  while (got < names_.size()) {
+    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, kLivenessCheck) <= 0) {
+      for (size_t n = 0; n < pids_.size(); ++n) {
+        if (process_start_time(pids_[n]) == 0)
+          throw std::runtime_error("the agent of node " + names_[n] + " died");
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        throw std::runtime_error("agents did not answer");
+      continue;
+    }
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(router_, std::back_inserter(frames)) || frames.size() != 2) continue;
+    const size_t n = std::stoul(frames[0].to_string());
+    auto j = nlohmann::json::parse(frames[1].to_string());
+    if (j["event"] == "error")
+      throw std::runtime_error("node " + names_[n] + ": " + j["what"].get<std::string>());
+    if (j["event"] != event || !out[n].is_null()) continue;
+    out[n] = std::move(j);
+    ++got;
+  }
+  return out;
+}
+
+}  // namespace testbed

@@ -1,0 +1,45 @@
+#include "awareness.h"
+
+#include "strategies.h"
+
+namespace testbed {
+namespace {
+
+constexpr int kProbeChunkNum = 4;  // Table II: samples per estimate
+
+}  // namespace
+
+PassiveAwareness::PassiveAwareness(const SyncPolicy& first, double update_time_s,
+                                   Clock::time_point now)
+    : update_time_s_(update_time_s), last_update_(now) {
+  for (const auto& tree : first.trees) roots_.push_back(tree.root);
+}
+
+void PassiveAwareness::add_samples(int to, const nlohmann::json& samples, ThroughputGraph& graph) {
+  for (const auto& [peer, s] : samples.items()) {
+    const int from = std::stoi(peer);
+    auto& a = samples_[{from, to}];
+    a.bytes += s["bytes"].get<double>();
+    a.seconds += s["seconds"].get<double>();
+    a.count += s["count"].get<int>();
+    if (a.count >= kProbeChunkNum && a.seconds > 0) {
+      graph.mbit[static_cast<size_t>(from)][static_cast<size_t>(to)] =
+          a.bytes * 8 / a.seconds / 1e6;
+      a = Accumulated{};
+    }
+  }
+}
+
+std::optional<SyncPolicy> PassiveAwareness::maybe_rebuild(const ThroughputGraph& graph,
+                                                          const SyncPolicy& current,
+                                                          Clock::time_point now) {
+  if (std::chrono::duration<double>(now - last_update_).count() < update_time_s_)
+    return std::nullopt;
+  last_update_ = now;
+  SyncPolicy next = netstorm_policy(graph, roots_);
+  next.strategy = current.strategy;
+  next.version = current.version + 1;
+  return next;
+}
+
+}  // namespace testbed

@@ -1,0 +1,168 @@
+// Parsing a direction's `schedule:` from a profile (see schedule.h for what it means).
+#include <algorithm>
+#include <filesystem>
+
+#include "schedule.h"
+
+namespace testbed {
+
+std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string& profile_dir,
+                                       uint64_t default_seed, const YamlErrorSink& yaml_error,
+                                       std::vector<Diagnostic>& trace_errors) {
+  if (!node.IsMap() || node.size() != 1) {
+    yaml_error(node, "schedule: expected exactly one of 'steps', 'random' or 'trace'");
+    return std::nullopt;
+  }
+  const std::string kind = node.begin()->first.Scalar();
+  const YAML::Node body = node.begin()->second;
+  bool ok = true;
+  const auto fail = [&](const YAML::Node& at, const std::string& msg) {
+    yaml_error(at, msg);
+    ok = false;
+  };
+  const auto keys = [&](const YAML::Node& map, const std::vector<std::string>& allowed,
+                        const std::string& where) {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      if (std::find(allowed.begin(), allowed.end(), it->first.Scalar()) == allowed.end()) {
+        fail(it->first, "unknown key '" + it->first.Scalar() + "' in " + where);
+      }
+    }
+  };
+  const auto scalar = [&](const YAML::Node& n, const std::string& field, auto parse) {
+    std::string why;
+    decltype(parse(std::string(), why)) v;
+    if (!n.IsScalar()) {
+      fail(n, field + " must be a single value");
+      return v;
+    }
+    v = parse(n.Scalar(), why);
+    if (!v) fail(n, field + ": " + why);
+    return v;
+  };
+
+  Schedule s;
+  s.seed = default_seed;
+  if (kind == "steps") {
+    s.kind = Schedule::Kind::kSteps;
+    if (!body.IsSequence() || body.size() == 0) {
+      fail(body, "schedule steps: expected a non-empty list of {at, bandwidth, delay, loss}");
+      return std::nullopt;
+    }
+    for (const YAML::Node& step : body) {
+      if (!step.IsMap() || !step["at"]) {
+        fail(step, "a schedule step needs 'at' and at least one of bandwidth, delay, loss");
+        continue;
+      }
+      keys(step, {"at", "bandwidth", "delay", "loss"}, "schedule step");
+      ScheduleChange c;
+      if (auto at = scalar(step["at"], "at", parse_duration)) c.at_us = at->us;
+      if (step["bandwidth"]) c.rate = scalar(step["bandwidth"], "bandwidth", parse_rate);
+      if (step["delay"]) c.delay = scalar(step["delay"], "delay", parse_duration);
+      if (step["loss"]) c.loss = scalar(step["loss"], "loss", parse_percent);
+      if (!step["bandwidth"] && !step["delay"] && !step["loss"]) {
+        fail(step, "a schedule step needs at least one of bandwidth, delay, loss");
+      }
+      if (!s.changes.empty() && c.at_us <= s.changes.back().at_us) {
+        fail(step["at"],
+             "schedule step: time goes backwards (or repeats): each 'at' must be "
+             "later than the one before");
+      }
+      s.changes.push_back(c);
+    }
+  } else if (kind == "random") {
+    s.kind = Schedule::Kind::kRandom;
+    if (!body.IsMap()) {
+      fail(body, "schedule random: expected {every, bandwidth, seed}");
+      return std::nullopt;
+    }
+    keys(body, {"every", "bandwidth", "step", "seed"}, "schedule random");
+    if (!body["every"] || !body["bandwidth"]) {
+      fail(body,
+           "schedule random: needs 'every' and 'bandwidth' (a range like 20mbit..155mbit "
+           "or a list)");
+      return std::nullopt;
+    }
+    if (auto every = scalar(body["every"], "every", parse_duration)) {
+      s.every_us = every->us;
+      if (s.every_us <= 0) fail(body["every"], "every: must be greater than zero");
+    }
+    s.step = Rate{1000000};  // whole Mbit/s, as NetStorm draws them
+    if (body["step"]) {
+      if (auto st = scalar(body["step"], "step", parse_rate)) s.step = *st;
+    }
+    const YAML::Node bw = body["bandwidth"];
+    if (bw.IsSequence() && bw.size() > 0) {
+      for (const YAML::Node& c : bw) {
+        if (auto r = scalar(c, "bandwidth", parse_rate)) s.choices.push_back(*r);
+      }
+    } else if (bw.IsScalar() && bw.Scalar().find("..") != std::string::npos) {
+      const std::string text = bw.Scalar();
+      const auto dots = text.find("..");
+      std::string why;
+      const auto lo = parse_rate(text.substr(0, dots), why);
+      if (!lo) fail(bw, "bandwidth: " + why);
+      const auto hi = parse_rate(text.substr(dots + 2), why);
+      if (!hi) fail(bw, "bandwidth: " + why);
+      if (lo && hi) {
+        if (hi->bits_per_s < lo->bits_per_s) fail(bw, "bandwidth: the range goes downwards");
+        s.min_rate = *lo;
+        s.max_rate = *hi;
+      }
+    } else {
+      fail(bw, "bandwidth: expected a range like 20mbit..155mbit or a list of rates");
+    }
+    if (body["seed"]) {
+      try {
+        s.seed = body["seed"].as<uint64_t>();
+      } catch (const YAML::Exception&) {
+        fail(body["seed"], "seed: expected a whole number");
+      }
+    }
+  } else if (kind == "trace") {
+    s.kind = Schedule::Kind::kTrace;
+    if (!body.IsMap() || !body["file"]) {
+      fail(body, "schedule trace: expected {file, format, loop}");
+      return std::nullopt;
+    }
+    keys(body, {"file", "format", "loop", "bin"}, "schedule trace");
+    const std::string file = body["file"].Scalar();
+    s.trace_file = std::filesystem::path(file).is_absolute()
+                       ? file
+                       : (std::filesystem::path(profile_dir) / file).lexically_normal().string();
+    const std::string format = body["format"] ? body["format"].Scalar() : "csv";
+    s.loop = true;
+    if (body["loop"]) {
+      try {
+        s.loop = body["loop"].as<bool>();
+      } catch (const YAML::Exception&) {
+        fail(body["loop"], "loop: expected true or false");
+      }
+    }
+    // Mahimahi traces are per-millisecond; 100 ms bins keep HTB changes cheap while
+    // following the trace's variation at the time scale TCP reacts on.
+    int64_t bin_us = 100000;
+    if (body["bin"]) {
+      if (auto b = scalar(body["bin"], "bin", parse_duration))
+        bin_us = std::max<int64_t>(b->us, 1000);
+    }
+    if (format == "csv") {
+      s.changes = load_csv_trace(s.trace_file, trace_errors);
+      if (!s.changes.empty()) {
+        // A looping CSV trace repeats after its last entry plus the interval before it.
+        const auto& c = s.changes;
+        s.period_us =
+            c.back().at_us + (c.size() > 1 ? c.back().at_us - c[c.size() - 2].at_us : 1000000);
+      }
+    } else if (format == "mahimahi") {
+      s.changes = load_mahimahi_trace(s.trace_file, bin_us, s.period_us, trace_errors);
+    } else {
+      fail(body["format"], "format: '" + format + "' must be 'csv' or 'mahimahi'");
+    }
+  } else {
+    fail(node.begin()->first, "schedule: unknown kind '" + kind + "' (use steps, random or trace)");
+  }
+  if (!ok) return std::nullopt;
+  return s;
+}
+
+}  // namespace testbed
