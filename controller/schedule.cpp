@@ -1,7 +1,6 @@
 #include "schedule.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
