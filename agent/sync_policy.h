@@ -7,6 +7,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,10 +22,24 @@ struct AggregationTree {
   double share = 1.0;       // fraction of the model's chunks this tree carries
 };
 
+// NetStorm's auxiliary paths (Sec. VI): besides the primary path of a tree edge from -> to
+// (the direct send), other routes of physical links from `from` to `to`, fastest first.
+// Intermediate nodes only forward a chunk on such a route; the route travels in the
+// chunk's header, so it is the sender's choice even while policies change (Sec. VII-B).
+struct AuxiliaryPaths {
+  // Table II defaults. The primary path counts as busy once PRIMARY_BUSY_BOUND chunks are
+  // in flight on it (Sec. IX-B: "busy when it has 2 model chunks in transit"); an auxiliary
+  // route takes a chunk while fewer than AUXILIARY_QUEUE_LENGTH are in flight on it.
+  int primary_busy_bound = 2;
+  int queue_length = 1;
+  std::map<std::pair<int, int>, std::vector<std::vector<int>>> routes;  // (from, to) -> routes
+};
+
 struct SyncPolicy {
   std::string strategy;
   uint64_t version = 0;  // raised whenever the policy changes; nodes switch at iteration ends
   std::vector<AggregationTree> trees;
+  std::optional<AuxiliaryPaths> aux;  // NetStorm-pro; none for every other strategy
 };
 
 // The network as the strategies see it: measured throughput of each direction of each

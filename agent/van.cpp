@@ -33,9 +33,19 @@ zmq::socket_t& Van::dealer(int to) {
   return dealers_.emplace(to, std::move(s)).first->second;
 }
 
-void Van::send(const ChunkMessage& m) {
-  send_chunk(dealer(m.to), m);
-  bytes_sent_[m.to] += sizeof(WireHeader) + m.data.size() * sizeof(float);
+void Van::send(const ChunkMessage& m, const std::vector<int>& route, bool wants_ack) {
+  send_chunk(dealer(route.at(1)), m, route, wants_ack);
+  bytes_sent_[route[1]] += sizeof(WireHeader) + m.data.size() * sizeof(float);
+}
+
+void Van::forward(const Received& r, int next) {
+  forward_chunk(dealer(next), r.header, self_, next, r.chunk.data);
+  bytes_sent_[next] += sizeof(WireHeader) + r.payload_bytes;
+}
+
+void Van::acknowledge(const Received& r) {
+  send_ack(dealer(r.header.origin), r.header);
+  bytes_sent_[r.header.origin] += sizeof(WireHeader);
 }
 
 void Van::probe(int to, uint32_t seq, size_t bytes) {

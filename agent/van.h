@@ -1,6 +1,6 @@
 // The transport between nodes (ps-lite's "van"): each node binds one ROUTER on its own
 // address to receive, and opens one DEALER per peer to send, over TCP across the emulated
-// links. It counts bytes per neighbour. The ZeroMQ context is passed in.
+// links. It counts bytes per neighbour, by the hop they crossed. The ZeroMQ context is passed in.
 #pragma once
 
 #include <zmq.hpp>
@@ -23,8 +23,14 @@ class Van {
   Van(const Van&) = delete;
   Van& operator=(const Van&) = delete;
 
-  void send(const ChunkMessage& m);
+  // Sends chunk `m` along `route` ({m.from, ..., m.to}; two nodes for the direct path).
+  void send(const ChunkMessage& m, const std::vector<int>& route, bool wants_ack);
+  // Passes `r`, a chunk on an auxiliary route through this node, to its next hop.
+  void forward(const Received& r, int next);
+  void acknowledge(const Received& r);
   void probe(int to, uint32_t seq, size_t bytes);
+  // For polling alongside other sockets: readable when a message is waiting.
+  zmq::socket_t& inbox() { return router_; }
   // The next message, or nullopt after `timeout`.
   std::optional<Received> receive(std::chrono::milliseconds timeout);
 

@@ -6,6 +6,22 @@
 #include <stdexcept>
 
 namespace testbed {
+namespace {
+
+void send_frames(zmq::socket_t& socket, WireHeader& h, const void* payload, size_t bytes) {
+  h.sent_ns = monotonic_ns();
+  socket.send(zmq::buffer(&h, sizeof h), zmq::send_flags::sndmore);
+  socket.send(zmq::buffer(payload, bytes), zmq::send_flags::none);
+}
+
+}  // namespace
+
+int WireHeader::next_after(int self) const {
+  for (size_t i = 0; i + 1 < route_nodes; ++i) {
+    if (route[i] == self) return route[i + 1];
+  }
+  return -1;
+}
 
 int64_t monotonic_ns() {
   timespec ts{};
@@ -13,30 +29,51 @@ int64_t monotonic_ns() {
   return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
 }
 
-void send_chunk(zmq::socket_t& socket, const ChunkMessage& m) {
+void send_chunk(zmq::socket_t& socket, const ChunkMessage& m, const std::vector<int>& route,
+                bool wants_ack) {
+  if (route.size() < 2 || route.size() > kMaxRouteNodes || route.front() != m.from ||
+      route.back() != m.to) {
+    throw std::logic_error("a chunk's route must run from its sender to its receiver");
+  }
   WireHeader h;
   h.kind = WireKind::kChunk;
   h.chunk_kind = static_cast<uint8_t>(m.kind);
+  h.flags = wants_ack ? kWantsAck : 0;
+  h.route_nodes = static_cast<uint8_t>(route.size());
+  for (size_t i = 0; i < route.size(); ++i) h.route[i] = static_cast<int16_t>(route[i]);
   h.from = m.from;
-  h.to = m.to;
+  h.to = route[1];
+  h.origin = m.from;
+  h.dest = m.to;
   h.chunk = m.chunk;
   h.iteration = m.iteration;
-  h.sent_ns = monotonic_ns();
-  socket.send(zmq::buffer(&h, sizeof h), zmq::send_flags::sndmore);
-  socket.send(zmq::buffer(m.data.data(), m.data.size() * sizeof(float)), zmq::send_flags::none);
+  send_frames(socket, h, m.data.data(), m.data.size() * sizeof(float));
+}
+
+void forward_chunk(zmq::socket_t& socket, const WireHeader& received, int self, int next,
+                   const std::vector<float>& data) {
+  WireHeader h = received;
+  h.from = self;
+  h.to = next;
+  send_frames(socket, h, data.data(), data.size() * sizeof(float));
+}
+
+void send_ack(zmq::socket_t& socket, const WireHeader& received) {
+  WireHeader h = received;
+  h.kind = WireKind::kAck;
+  h.from = received.dest;
+  h.to = received.origin;
+  send_frames(socket, h, nullptr, 0);
 }
 
 void send_probe(zmq::socket_t& socket, int from, int to, uint32_t seq, size_t bytes) {
   WireHeader h;
   h.kind = WireKind::kProbe;
-  h.from = from;
-  h.to = to;
+  h.from = h.origin = from;
+  h.to = h.dest = to;
   h.chunk = seq;
-  h.sent_ns = monotonic_ns();
-  socket.send(zmq::buffer(&h, sizeof h), zmq::send_flags::sndmore);
-  zmq::message_t payload(bytes);
-  std::memset(payload.data(), 0, bytes);
-  socket.send(payload, zmq::send_flags::none);
+  std::vector<char> payload(bytes, 0);
+  send_frames(socket, h, payload.data(), bytes);
 }
 
 Received decode(std::vector<zmq::message_t>& frames) {
@@ -46,13 +83,14 @@ Received decode(std::vector<zmq::message_t>& frames) {
   Received r;
   r.received_ns = monotonic_ns();
   std::memcpy(&r.header, frames[1].data(), sizeof r.header);
+  if (r.header.route_nodes > kMaxRouteNodes) throw std::runtime_error("malformed route");
   r.payload_bytes = frames[2].size();
   if (r.header.kind == WireKind::kChunk) {
     r.chunk.kind = static_cast<ChunkMessage::Kind>(r.header.chunk_kind);
     r.chunk.iteration = r.header.iteration;
     r.chunk.chunk = r.header.chunk;
-    r.chunk.from = r.header.from;
-    r.chunk.to = r.header.to;
+    r.chunk.from = r.header.origin;
+    r.chunk.to = r.header.dest;
     r.chunk.data.resize(frames[2].size() / sizeof(float));
     std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
   }

@@ -1,6 +1,11 @@
-// A chunk on the wire: one ZeroMQ message of two frames, a fixed header and the floats.
+// A message on the wire: one ZeroMQ message of two frames, a fixed header and a payload.
 // Both ends run on the same host (one clock), so the sender's timestamp lets the receiver
-// measure a chunk's one-way time, which is how links are measured.
+// measure a chunk's one-way time over the hop it crossed, which is how links are measured.
+//
+// A chunk belongs to a tree edge origin -> dest; it reaches dest directly (the primary
+// path) or along a source route of physical hops (an auxiliary path), whose intermediate
+// nodes forward it untouched. When the policy uses auxiliary paths, dest acknowledges each
+// chunk to its origin so the origin knows what is still in flight on each route.
 #pragma once
 
 #include <zmq.hpp>
@@ -12,27 +17,45 @@
 
 namespace testbed {
 
-enum class WireKind : uint8_t { kChunk = 1, kProbe = 2 };
+enum class WireKind : uint8_t { kChunk = 1, kProbe = 2, kAck = 3 };
+
+// The longest source route a header carries, in nodes. Auxiliary routes longer than this
+// are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
+constexpr size_t kMaxRouteNodes = 16;
+constexpr uint8_t kWantsAck = 1;
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;
   uint8_t chunk_kind = 0;  // ChunkMessage::Kind
-  uint16_t reserved = 0;
-  int32_t from = 0, to = 0;
+  uint8_t flags = 0;       // kWantsAck
+  uint8_t route_nodes = 0;
+  int32_t from = 0, to = 0;      // this hop
+  int32_t origin = 0, dest = 0;  // the tree edge the chunk belongs to
   uint32_t chunk = 0;
   uint64_t iteration = 0;
-  int64_t sent_ns = 0;  // CLOCK_MONOTONIC at the sender
+  int64_t sent_ns = 0;  // CLOCK_MONOTONIC when this hop was sent
+  int16_t route[kMaxRouteNodes] = {};
+
+  std::vector<int> route_vector() const { return {route, route + route_nodes}; }
+  // The node after `self` on the route; -1 when self is not on it or is its end.
+  int next_after(int self) const;
 };
 
 int64_t monotonic_ns();
 
-// Sends `m` on `socket` (a DEALER connected to m.to).
-void send_chunk(zmq::socket_t& socket, const ChunkMessage& m);
+// Sends chunk `m` on `socket`, connected to route[1]; route is {m.from, ..., m.to}.
+void send_chunk(zmq::socket_t& socket, const ChunkMessage& m, const std::vector<int>& route,
+                bool wants_ack);
+// Passes a received chunk on to the next hop of its route, stamped anew for that hop.
+void forward_chunk(zmq::socket_t& socket, const WireHeader& received, int self, int next,
+                   const std::vector<float>& data);
+// Tells the chunk's origin that `received` arrived at its destination.
+void send_ack(zmq::socket_t& socket, const WireHeader& received);
 void send_probe(zmq::socket_t& socket, int from, int to, uint32_t seq, size_t bytes);
 
 struct Received {
   WireHeader header;
-  ChunkMessage chunk;  // for kChunk
+  ChunkMessage chunk;  // for kChunk: from/to are the tree edge's origin and dest
   size_t payload_bytes = 0;
   int64_t received_ns = 0;
 };

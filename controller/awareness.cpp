@@ -1,5 +1,6 @@
 #include "awareness.h"
 
+#include "auxiliary_paths.h"
 #include "strategies.h"
 
 namespace testbed {
@@ -39,6 +40,8 @@ std::optional<SyncPolicy> PassiveAwareness::maybe_rebuild(const ThroughputGraph&
   SyncPolicy next = netstorm_policy(graph, roots_);
   next.strategy = current.strategy;
   next.version = current.version + 1;
+  // Auxiliary paths are refreshed with the trees (Sec. VII-B), with the same knobs.
+  if (current.aux) add_auxiliary_paths(next, graph, *current.aux);
   return next;
 }
 

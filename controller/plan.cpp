@@ -149,6 +149,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
   j["backend"] = backend_name(plan.backend);
   j["backend_reason"] = plan.backend_reason;
   j["seed"] = plan.seed;
+  j["workload"] = plan.workload;
   j["has_schedules"] = plan.has_schedules;
   j["delay_lines"] = nlohmann::json::array();
   for (const auto& dl : plan.delay_lines) {

@@ -2,6 +2,7 @@
 // addresses, shaping, routes) that `plan`, `status` and the state file show. Pure data.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
@@ -104,6 +105,7 @@ struct Plan {
   ImpairmentBackend backend = ImpairmentBackend::kDelayLine;  // as resolved, never kAuto
   std::string backend_reason;
   uint64_t seed = 1;
+  std::map<std::string, std::string> workload;  // the profile's, for `testbed train`
   std::vector<PlannedNode> nodes;
   std::vector<PlannedLink> links;
   std::vector<PlannedRoute> routes;

@@ -111,6 +111,7 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   plan.pool = topo.pool;
   plan.metric = topo.metric;
   plan.seed = topo.seed;
+  plan.workload = topo.workload;
   switch (topo.backend) {
     case ImpairmentBackend::kAuto:
       plan.backend = kernel_has_netem ? ImpairmentBackend::kNetem : ImpairmentBackend::kDelayLine;

@@ -7,6 +7,8 @@
 #include <queue>
 #include <stdexcept>
 
+#include "auxiliary_paths.h"
+
 namespace testbed {
 namespace {
 
@@ -117,12 +119,16 @@ AggregationTree fapt(const ThroughputGraph& g, int root) {
 
 const std::vector<std::string>& strategy_names() {
   static const std::vector<std::string> kNames = {
-      "ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm"};
+      "ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro", "netstorm"};
   return kNames;
 }
 
 bool strategy_is_aware(const std::string& strategy) {
-  return strategy == "netstorm-std" || strategy == "netstorm";
+  return strategy == "netstorm-std" || strategy_uses_aux(strategy);
+}
+
+bool strategy_uses_aux(const std::string& strategy) {
+  return strategy == "netstorm-pro" || strategy == "netstorm";
 }
 
 SyncPolicy netstorm_policy(const ThroughputGraph& g, const std::vector<int>& roots) {
@@ -209,9 +215,11 @@ SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
     const std::string name = p.strategy;
     p = netstorm_policy(g, roots);
     p.strategy = name;
+    if (strategy_uses_aux(name)) add_auxiliary_paths(p, g, options.aux);
   } else {
-    throw std::invalid_argument("unknown strategy '" + strategy +
-                                "' (use ps, bkt, mst, fapt or netstorm)");
+    throw std::invalid_argument(
+        "unknown strategy '" + strategy +
+        "' (use ps, bkt, mst, fapt, netstorm-lite, netstorm-std, netstorm-pro or netstorm)");
   }
   return p;
 }

@@ -15,16 +15,18 @@
 namespace testbed {
 
 struct StrategyOptions {
-  int ps_node = -1;   // ps: the server's node; -1 picks the best-connected node
-  int bkt_arity = 2;  // bkt: children per node
-  int num_roots = 9;  // netstorm: NUM_ROOT_SERVERS (Table II)
+  int ps_node = -1;    // ps: the server's node; -1 picks the best-connected node
+  int bkt_arity = 2;   // bkt: children per node
+  int num_roots = 9;   // netstorm: NUM_ROOT_SERVERS (Table II)
+  AuxiliaryPaths aux;  // netstorm-pro: PRIMARY_BUSY_BOUND, AUXILIARY_QUEUE_LENGTH
 };
 
-// ps, bkt, mst, fapt, netstorm-lite (static multi-root FAPT), netstorm-std (the same,
-// rebuilt from what chunks measure during the run), and netstorm, the full system so far
-// (= netstorm-std; auxiliary paths, which make NetStorm-pro, are not built yet).
+// ps, bkt, mst, fapt, and NetStorm's stages (Sec. IX-B): netstorm-lite (static multi-root
+// FAPT), netstorm-std (rebuilt from what chunks measure during the run), netstorm-pro (the
+// same, plus auxiliary paths), and netstorm, the whole system (= netstorm-pro).
 const std::vector<std::string>& strategy_names();
 bool strategy_is_aware(const std::string& strategy);  // rebuilds its trees during the run
+bool strategy_uses_aux(const std::string& strategy);  // sends on auxiliary paths too
 
 // Throws std::invalid_argument for an unknown strategy name.
 SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,

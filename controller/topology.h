@@ -3,6 +3,7 @@
 // routes, qdisc sizes).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,6 +85,9 @@ struct Topology {
   RouteMetric metric = RouteMetric::kHops;
   ImpairmentBackend backend = ImpairmentBackend::kAuto;
   uint64_t seed = 1;  // seeds jitter and random schedules, so a run can be repeated exactly
+  // The lab's default workload for `testbed train`: its option names and checked values
+  // (strategy, model, scale, iterations, compute-ms, chunk, seed, update-time).
+  std::map<std::string, std::string> workload;
   std::vector<Node> nodes;
   std::vector<Link> links;
 };

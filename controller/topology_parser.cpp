@@ -15,6 +15,7 @@
 #include "address_plan.h"
 #include "diagnostics.h"
 #include "schedule.h"
+#include "workload.h"
 
 namespace testbed {
 namespace {
@@ -24,8 +25,8 @@ namespace {
 const std::regex kLabName("[a-z0-9][a-z0-9-]{0,23}");
 const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
 
-const std::vector<std::string> kTopKeys = {"lab",  "pool",     "routing", "backend",
-                                           "seed", "defaults", "nodes",   "links"};
+const std::vector<std::string> kTopKeys = {"lab",      "pool",  "routing", "backend", "seed",
+                                           "defaults", "nodes", "links",   "workload"};
 const std::vector<std::string> kParamKeys = {"bandwidth", "delay",   "jitter",  "loss",
                                              "queue",     "reorder", "schedule"};
 const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay",    "jitter", "loss",
@@ -82,6 +83,7 @@ class Parser {
       }
     }
     seed_ = topo.seed;
+    if (root["workload"]) parse_workload(root["workload"], topo);
     ParamsLayer defaults;
     if (root["defaults"]) defaults = parse_layer(root["defaults"], kParamKeys, "in defaults");
     parse_nodes(root, topo);
@@ -177,6 +179,33 @@ class Parser {
     } else {
       error(n, "routing: '" + text + "' must be 'hops' or 'delay'");
     }
+  }
+
+  // The same words and checks as `testbed train`'s options, so a profile cannot hold a
+  // workload the command would refuse.
+  void parse_workload(const YAML::Node& n, Topology& topo) {
+    if (!n.IsMap()) {
+      error(n, "workload: expected a mapping of " + join(workload_keys()));
+      return;
+    }
+    check_keys(n, workload_keys(), "in workload");
+    for (const auto& key : workload_keys()) {
+      if (!n[key]) continue;
+      std::string text;
+      if (!scalar(n[key], "workload." + key, text)) continue;
+      const std::string why = check_workload_setting(key, text);
+      if (why.empty()) {
+        topo.workload[key] = text;
+      } else {
+        error(n[key], "workload." + key + ": " + why);
+      }
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+    return out;
   }
 
   void parse_backend(const YAML::Node& n, Topology& topo) {

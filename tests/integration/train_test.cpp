@@ -47,7 +47,8 @@ TEST(Train, EveryStrategySynchronizesAndReports) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
   ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
-  for (const std::string strategy : {"ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm"}) {
+  for (const std::string strategy :
+       {"ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro"}) {
     // The first run measures the links; the rest read the configured rates to save time.
     std::vector<std::string> args = {"train",        "tbt-line4", "--strategy", strategy,
                                      "--iterations", "2",         "--scale",    "0.005",
@@ -74,7 +75,7 @@ TEST(Train, TheRealJobReachesTheSameModelAsOneProcessWithEveryStrategy) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
   ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
-  for (const std::string strategy : {"ps", "bkt", "mst", "fapt", "netstorm"}) {
+  for (const std::string strategy : {"ps", "bkt", "mst", "fapt", "netstorm-pro"}) {
     const Result r = run_testbed({"train", "tbt-line4", "--strategy", strategy, "--model", "logreg",
                                   "--iterations", "10", "--oracle", "--json"});
     // train itself fails when the nodes disagree or the model strays from the reference.
@@ -91,16 +92,53 @@ TEST(Train, APolicyChangeEveryIterationLosesNoChunk) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-i2");
   ASSERT_EQ(run_testbed({"up", profile_as_lab("internet2.yaml", "tbt-i2")}).status, 0);
-  // netstorm-std with --update-time 0 rebuilds its trees from the chunks' measurements after
-  // every iteration. A lost chunk would hang the run, a chunk counted twice would fail the
-  // nodes' agreement or the comparison with the single-process model.
-  const Result r =
-      run_testbed({"train", "tbt-i2", "--strategy", "netstorm-std", "--model", "logreg",
-                   "--iterations", "6", "--update-time", "0", "--chunk", "16", "--json"});
+  // With --update-time 0 the scheduler rebuilds the trees (and netstorm-pro's auxiliary
+  // paths) from the chunks' measurements after every iteration. A lost chunk would hang
+  // the run, a chunk counted twice would fail the nodes' agreement or the comparison with
+  // the single-process model. Chunks of 4 floats cut logreg's 65 into 17, enough for
+  // netstorm-pro to find its primary paths busy and send on auxiliary ones.
+  for (const std::string strategy : {"netstorm-std", "netstorm-pro"}) {
+    const Result r =
+        run_testbed({"train", "tbt-i2", "--strategy", strategy, "--model", "logreg", "--iterations",
+                     "6", "--update-time", "0", "--chunk", "4", "--json"});
+    ASSERT_EQ(r.status, 0) << r.output;
+    const auto summary = summary_of(r.output);
+    EXPECT_EQ(summary["policy"]["version"], 7);  // a new policy after each of 6 iterations
+    EXPECT_LT(summary["reference_max_abs_diff"].get<double>(), 1e-4);
+    uint64_t forwarded = 0;
+    for (const auto& [name, node] : summary["nodes"].items())
+      forwarded += node["chunks_forwarded"].get<uint64_t>();
+    if (strategy == "netstorm-pro") {
+      EXPECT_GT(summary["aux_chunks_sent"].get<uint64_t>(), 0u);
+      EXPECT_GE(forwarded, summary["aux_chunks_sent"].get<uint64_t>());  // >= 1 hop each
+      EXPECT_TRUE(summary["policy"].contains("aux"));
+    } else {
+      EXPECT_EQ(summary["aux_chunks_sent"], 0);
+      EXPECT_EQ(forwarded, 0u);
+    }
+  }
+}
+
+TEST(Train, TheProfileWorkloadIsTheDefaultAndComputeTimeIsSpent) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-i2");
+  ASSERT_EQ(run_testbed({"up", profile_as_lab("internet2.yaml", "tbt-i2")}).status, 0);
+  // No --strategy or --model: the profile's workload (netstorm, resnet50) applies; the
+  // command line still overrides the size. Every node computes 200-300 ms per iteration
+  // before it sends, so no iteration can be shorter than 200 ms.
+  const Result r = run_testbed({"train", "tbt-i2", "--iterations", "2", "--scale", "0.001",
+                                "--compute-ms", "200-300", "--oracle", "--json"});
   ASSERT_EQ(r.status, 0) << r.output;
   const auto summary = summary_of(r.output);
-  EXPECT_EQ(summary["policy"]["version"], 7);  // one new policy after each of the 6 iterations
-  EXPECT_LT(summary["reference_max_abs_diff"].get<double>(), 1e-4);
+  EXPECT_EQ(summary["strategy"], "netstorm");
+  EXPECT_EQ(summary["model"], "resnet50");
+  EXPECT_EQ(summary["compute_ms"]["max"], 300);
+  for (double t : summary["iteration_s"].get<std::vector<double>>()) EXPECT_GE(t, 0.2);
+  // A bad setting is refused before any agent starts.
+  const Result bad = run_testbed({"train", "tbt-i2", "--compute-ms", "300-200"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.output.find("--compute-ms '300-200'"), std::string::npos) << bad.output;
+  EXPECT_TRUE(agents_of("tbt-i2").empty());
 }
 
 TEST(Train, ANodeThatDiesIsNamed) {

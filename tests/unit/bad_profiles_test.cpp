@@ -54,6 +54,13 @@ const std::vector<BadCase> kCases = {
       "7:16: link a-b: no bandwidth for direction b2a (set 'bandwidth' on the link or under "
       "'defaults')"}},
     {"syntax.yaml", {"5:6: YAML syntax: end of sequence flow not found"}},
+    {"bad_workload.yaml",
+     {"3:13: workload.strategy: unknown strategy 'netstrom' (known: ps, bkt, mst, fapt, "
+      "netstorm-lite, netstorm-std, netstorm-pro, netstorm)",
+      "4:10: workload.scale: expected a positive number",
+      "5:15: workload.compute-ms: compute-ms: expected milliseconds, MS or MIN-MAX, got "
+      "'300-100'",
+      "6:3: unknown key 'epochs' in workload"}},
 };
 
 class BadProfile : public testing::TestWithParam<BadCase> {};

@@ -10,6 +10,18 @@
 namespace testbed {
 namespace {
 
+StrategyOptions with_ps_node(int node) {
+  StrategyOptions o;
+  o.ps_node = node;
+  return o;
+}
+
+StrategyOptions with_num_roots(int roots) {
+  StrategyOptions o;
+  o.num_roots = roots;
+  return o;
+}
+
 ThroughputGraph graph(int n, std::initializer_list<std::tuple<int, int, double, double>> links) {
   ThroughputGraph g;
   g.nodes = n;
@@ -60,11 +72,11 @@ TEST(Strategies, StarAtTheBestConnectedNode) {
   const SyncPolicy p = build_policy("ps", g);
   EXPECT_EQ(p.trees[0].root, 1);
   EXPECT_EQ(p.trees[0].parent, (std::vector<int>{1, kNoParent, 1}));
-  EXPECT_EQ(build_policy("ps", g, {.ps_node = 2}).trees[0].root, 2);
+  EXPECT_EQ(build_policy("ps", g, with_ps_node(2)).trees[0].root, 2);
 }
 
 TEST(Strategies, BalancedBinaryTree) {
-  const SyncPolicy p = build_policy("bkt", internet2(), {.ps_node = 0});
+  const SyncPolicy p = build_policy("bkt", internet2(), with_ps_node(0));
   // Heap layout: 1,2 under 0; 3,4 under 1; 5,6 under 2; 7,8 under 3.
   EXPECT_EQ(p.trees[0].parent, (std::vector<int>{kNoParent, 0, 0, 1, 1, 2, 2, 3, 3}));
 }
@@ -102,7 +114,7 @@ TEST(Strategies, RootQualityAsNetStormDefinesIt) {
   EXPECT_NEAR(root_quality(g, 0), 1.0 / (1.0 / 40 + 1.0 / 20), 1e-12);
   // fapt picks the best score; netstorm keeps every root, sharing by score.
   EXPECT_EQ(build_policy("fapt", g).trees[0].root, 0);
-  const SyncPolicy ns = build_policy("netstorm", g, {.num_roots = 2});
+  const SyncPolicy ns = build_policy("netstorm", g, with_num_roots(2));
   ASSERT_EQ(ns.trees.size(), 2u);
   EXPECT_EQ(ns.trees[0].root, 0);
   EXPECT_GT(ns.trees[0].share, ns.trees[1].share);
@@ -119,7 +131,7 @@ TEST(Strategies, ChunksAreSplitByShareAndEachGoesToOneTree) {
 }
 
 TEST(Strategies, BottomUpOrderPutsChildrenFirst) {
-  const AggregationTree t = build_policy("bkt", internet2(), {.ps_node = 0}).trees[0];
+  const AggregationTree t = build_policy("bkt", internet2(), with_ps_node(0)).trees[0];
   const auto order = bottom_up_order(t);
   ASSERT_EQ(order.size(), 9u);
   EXPECT_EQ(order.back(), 0);

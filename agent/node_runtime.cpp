@@ -1,0 +1,242 @@
+#include "node_runtime.h"
+
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include "sync_policy_json.h"
+
+namespace testbed {
+namespace {
+
+// How long a node waits for the chunks of an iteration or a probe before it reports a
+// failure instead of hanging: far beyond any iteration of a testbed-sized model.
+constexpr auto kStallTimeout = std::chrono::seconds(300);
+// At most this many network messages are handled before the control socket is looked at
+// again, so a flood of chunks cannot delay a command (quit) indefinitely.
+constexpr int kMessagesPerRound = 64;
+
+// A real float buffer per node and iteration, from the run's seed.
+std::vector<float> make_gradient(uint64_t seed, int node, uint64_t iteration, size_t elements) {
+  std::mt19937_64 rng(seed ^ (uint64_t(node) << 32) ^ iteration);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> g(elements);
+  for (auto& x : g) x = d(rng);
+  return g;
+}
+
+nlohmann::json counters(const std::map<int, uint64_t>& m) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [peer, bytes] : m) j[std::to_string(peer)] = bytes;
+  return j;
+}
+
+}  // namespace
+
+NodeRuntime::NodeRuntime(zmq::context_t& context, const std::string& control, int self)
+    : context_(context), self_(self), control_(context, zmq::socket_type::dealer), paths_(self) {
+  control_.set(zmq::sockopt::routing_id, std::to_string(self));
+  control_.set(zmq::sockopt::linger, 1000);  // the last event must reach the controller
+  control_.connect(control);
+}
+
+void NodeRuntime::reply(const nlohmann::json& j) {
+  control_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
+}
+
+std::chrono::milliseconds NodeRuntime::poll_timeout() const {
+  using std::chrono::milliseconds;
+  if (phase_ == Phase::kComputing) {
+    const auto left = std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now());
+    return std::max(milliseconds(0), left);
+  }
+  // While synchronizing, wake now and then to notice a stall; idle, wait for anything.
+  return phase_ == Phase::kSyncing ? milliseconds(100) : milliseconds(-1);
+}
+
+int NodeRuntime::run() {
+  reply({{"event", "hello"}});
+  for (;;) {
+    zmq::pollitem_t items[2] = {{control_.handle(), 0, ZMQ_POLLIN, 0},
+                                {van_ ? van_->inbox().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, van_ ? 2 : 1, poll_timeout());
+    if (items[0].revents & ZMQ_POLLIN) {
+      zmq::message_t msg;
+      if (control_.recv(msg, zmq::recv_flags::dontwait)) {
+        const auto cmd = nlohmann::json::parse(msg.to_string());
+        const std::string verb = cmd.at("cmd");
+        if (verb == "quit") return 0;
+        try {
+          if (verb == "setup") setup(cmd);
+          if (verb == "probe") probe(cmd);
+          if (verb == "iterate") begin_iteration(cmd);
+        } catch (const std::exception& e) {
+          phase_ = Phase::kIdle;
+          reply({{"event", "error"}, {"what", e.what()}});
+        }
+      }
+    }
+    try {
+      for (int i = 0; van_ && i < kMessagesPerRound; ++i) {
+        auto r = van_->receive(std::chrono::milliseconds(0));
+        if (!r) break;
+        on_message(std::move(*r));
+      }
+      if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) start_sync();
+      if (phase_ == Phase::kSyncing && aggregator_->done()) finish_iteration();
+      if (phase_ == Phase::kSyncing && Clock::now() - started_ > kStallTimeout)
+        throw std::runtime_error("iteration " + std::to_string(iteration_) + " stalled");
+    } catch (const std::exception& e) {
+      phase_ = Phase::kIdle;
+      reply({{"event", "error"}, {"what", e.what()}});
+    }
+  }
+}
+
+void NodeRuntime::setup(const nlohmann::json& cmd) {
+  van_ =
+      std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>());
+  neighbors_ = cmd.value("neighbors", std::set<int>{});
+  probe_bytes_ = cmd.value("probe_bytes", size_t{0});
+  chunk_elements_ = cmd.at("chunk_elements");
+  model_elements_ = cmd.at("model_elements");
+  seed_ = cmd.at("seed");
+  aggregator_ = std::make_unique<TreeAggregator>(self_, chunk_elements_);
+  if (cmd.value("job", "") == "logreg") {
+    LogRegConfig config;
+    config.seed = seed_;
+    config.nodes = cmd.at("nodes").get<int>();
+    config.features = cmd.at("features").get<int>();
+    config.samples_per_node = cmd.at("samples_per_node").get<int>();
+    config.learning_rate = cmd.at("learning_rate").get<float>();
+    logreg_ = config;
+    shard_ = std::make_unique<LogRegShard>(*logreg_, self_);
+    weights_.assign(shard_->parameters(), 0.0f);
+    model_elements_ = weights_.size();
+  }
+  reply({{"event", "ready"}});
+}
+
+// Sends `count` probes to each of `to` and times those arriving from each of `from`. The
+// first two of a train ride TCP's slow start: the rate is taken over the rest. Runs before
+// any iteration, when nothing else is on the links.
+void NodeRuntime::probe(const nlohmann::json& cmd) {
+  const auto to = cmd.at("to").get<std::vector<int>>();
+  const auto from = cmd.at("from").get<std::vector<int>>();
+  const size_t bytes = cmd.at("bytes");
+  const uint32_t count = cmd.at("count");
+  for (uint32_t seq = 0; seq < count; ++seq) {
+    for (int peer : to) van_->probe(peer, seq, bytes);
+  }
+  std::map<int, std::vector<int64_t>> arrivals;
+  size_t expected = from.size() * count, got = 0;
+  const auto deadline = Clock::now() + kStallTimeout;
+  while (got < expected && Clock::now() < deadline) {
+    auto r = van_->receive(std::chrono::milliseconds(100));
+    if (!r) continue;
+    if (r->header.kind != WireKind::kProbe) {
+      on_message(std::move(*r));
+      continue;
+    }
+    arrivals[r->header.from].push_back(r->received_ns);
+    ++got;
+  }
+  nlohmann::json mbit = nlohmann::json::object();
+  for (auto& [peer, t] : arrivals) {
+    if (t.size() < 3) continue;
+    const double seconds = static_cast<double>(t.back() - t[1]) / 1e9;
+    mbit[std::to_string(peer)] = static_cast<double>((t.size() - 2) * bytes * 8) / seconds / 1e6;
+  }
+  reply({{"event", "probed"}, {"mbit", mbit}});
+}
+
+// Compute is emulated by its duration, during which the node keeps forwarding; the
+// gradient is a real buffer to synchronize.
+void NodeRuntime::begin_iteration(const nlohmann::json& cmd) {
+  if (!aggregator_) throw std::logic_error("iterate before setup");
+  iteration_ = cmd.at("iteration");
+  policy_ = policy_from_json(cmd.at("policy"));
+  started_ = Clock::now();
+  compute_end_ = started_ + std::chrono::milliseconds(cmd.value("compute_ms", 0));
+  phase_ = Phase::kComputing;
+}
+
+void NodeRuntime::start_sync() {
+  phase_ = Phase::kSyncing;
+  std::vector<float> gradient = shard_ ? shard_->gradient(weights_)
+                                       : make_gradient(seed_, self_, iteration_, model_elements_);
+  for (const auto& m : aggregator_->start(iteration_, policy_, std::move(gradient))) dispatch(m);
+}
+
+void NodeRuntime::dispatch(const ChunkMessage& m) {
+  const std::vector<int> route = paths_.choose(policy_, m.to);
+  van_->send(m, route, policy_.aux.has_value());
+  ++chunks_sent_;
+  if (route.size() > 2) ++aux_chunks_sent_;
+}
+
+void NodeRuntime::on_message(Received r) {
+  if (r.header.kind == WireKind::kAck) {
+    if (r.header.origin == self_) paths_.acknowledged(r.header.route_vector());
+    return;
+  }
+  if (r.header.kind != WireKind::kChunk) return;  // a probe outside a probe: ignore
+  measure(r);
+  if (r.header.dest != self_) {
+    // Forward-only on an auxiliary route: the route in the header decides, not this
+    // node's policy, so a source on an older policy still reaches its destination.
+    const int next = r.header.next_after(self_);
+    if (next < 0) throw std::runtime_error("a chunk routed through a node not on its route");
+    van_->forward(r, next);
+    ++chunks_forwarded_;
+    return;
+  }
+  if (r.header.flags & kWantsAck) van_->acknowledge(r);
+  for (const auto& m : aggregator_->receive(std::move(r.chunk))) dispatch(m);
+}
+
+// A large enough chunk from a neighbour times the link it crossed; one clock on one host,
+// so receive minus send time is its one-way time (Sec. V). Forwarded chunks count too:
+// that is how auxiliary routes bring idle links into the measurements.
+void NodeRuntime::measure(const Received& r) {
+  if (probe_bytes_ == 0 || r.payload_bytes < probe_bytes_ || !neighbors_.count(r.header.from))
+    return;
+  auto& s = samples_[r.header.from];
+  s.bytes += static_cast<double>(r.payload_bytes + sizeof(WireHeader));
+  s.seconds += static_cast<double>(r.received_ns - r.header.sent_ns) / 1e9;
+  ++s.count;
+}
+
+nlohmann::json NodeRuntime::take_samples() {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [from, s] : samples_) {
+    j[std::to_string(from)] = {{"bytes", s.bytes}, {"seconds", s.seconds}, {"count", s.count}};
+  }
+  samples_.clear();
+  return j;
+}
+
+void NodeRuntime::finish_iteration() {
+  phase_ = Phase::kIdle;
+  nlohmann::json job = nlohmann::json::object();
+  if (shard_) {
+    apply_update(weights_, aggregator_->result(), *logreg_);
+    job = {{"loss", shard_->loss(weights_)}, {"weights", weights_}};
+  }
+  double checksum = 0;
+  for (float x : shard_ ? weights_ : aggregator_->result()) checksum += x;
+  const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  reply({{"event", "done"},
+         {"iteration", iteration_},
+         {"seconds", seconds},
+         {"checksum", checksum},
+         {"job", job},
+         {"link_samples", take_samples()},
+         {"chunks_sent", chunks_sent_},
+         {"aux_chunks_sent", aux_chunks_sent_},
+         {"chunks_forwarded", chunks_forwarded_},
+         {"bytes_sent", counters(van_->bytes_sent())},
+         {"bytes_received", counters(van_->bytes_received())}});
+}
+
+}  // namespace testbed

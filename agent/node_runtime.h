@@ -1,0 +1,84 @@
+// One data center's node: the controller's commands in over a filesystem (ipc://) socket,
+// which never crosses the shaped links; model chunks over TCP across them (the van).
+//
+// One event loop serves both, so a node keeps forwarding other nodes' chunks on auxiliary
+// routes while it computes, and between iterations while it waits for the next command.
+// Commands (JSON), each answered by one event:
+//   setup   {endpoints, chunk_elements, model_elements, seed, neighbors, probe_bytes, job?}
+//                                                                   -> ready
+//   probe   {to: [nodes], from: [nodes], bytes, count}              -> probed {mbit: {from: x}}
+//   iterate {iteration, compute_ms, policy}                         -> done {seconds, ...}
+//   quit                                                            -> (the loop ends)
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "logistic_regression.h"
+#include "path_scheduler.h"
+#include "tree_aggregator.h"
+#include "van.h"
+
+namespace testbed {
+
+class NodeRuntime {
+ public:
+  NodeRuntime(zmq::context_t& context, const std::string& control, int self);
+  int run();  // until quit
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void reply(const nlohmann::json& j);
+  void setup(const nlohmann::json& cmd);
+  void probe(const nlohmann::json& cmd);
+  void begin_iteration(const nlohmann::json& cmd);
+  void start_sync();
+  void finish_iteration();
+  void on_message(Received r);
+  void dispatch(const ChunkMessage& m);
+  void measure(const Received& r);
+  nlohmann::json take_samples();
+  std::chrono::milliseconds poll_timeout() const;
+
+  zmq::context_t& context_;
+  int self_;
+  zmq::socket_t control_;
+  std::unique_ptr<Van> van_;
+  std::unique_ptr<TreeAggregator> aggregator_;
+  PathScheduler paths_;
+  uint32_t chunk_elements_ = 0;
+  size_t model_elements_ = 0;
+  uint64_t seed_ = 0;
+
+  // The iteration under way: computing until compute_end_, then synchronizing.
+  enum class Phase { kIdle, kComputing, kSyncing } phase_ = Phase::kIdle;
+  uint64_t iteration_ = 0;
+  SyncPolicy policy_;
+  Clock::time_point started_, compute_end_;
+
+  // Counters over the node's life, reported with every iteration.
+  uint64_t chunks_sent_ = 0, aux_chunks_sent_ = 0, chunks_forwarded_ = 0;
+
+  // Passive awareness (NetStorm Sec. V).
+  struct Samples {
+    double bytes = 0, seconds = 0;
+    int count = 0;
+  };
+  std::set<int> neighbors_;  // physical in-neighbours: chunks from them measure a link
+  size_t probe_bytes_ = 0;   // PROBE_CHUNK_SIZE in bytes; 0 turns measuring off
+  std::map<int, Samples> samples_;
+
+  // The real training job, when asked for: this node's shard and its copy of the weights.
+  std::optional<LogRegConfig> logreg_;
+  std::unique_ptr<LogRegShard> shard_;
+  std::vector<float> weights_;
+};
+
+}  // namespace testbed

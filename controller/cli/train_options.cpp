@@ -1,0 +1,112 @@
+#include "train_options.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "logistic_regression.h"
+#include "strategies.h"
+
+namespace testbed::cli {
+namespace {
+
+// NetStorm's probe settings (Table II): PROBE_CHUNK_NUM 4 chunks measured; two more lead
+// the train because TCP's slow start distorts the first ones. 1 MiB keeps the run short.
+constexpr uint32_t kProbeCount = 6;
+constexpr size_t kProbeBytes = 1 << 20;
+
+// The paper's runs cut AlexNet's 64 M parameters into chunks of 1 M (Table II): about 64
+// chunks per model, enough to pipeline aggregation and give every root and auxiliary
+// path its share. A scaled model keeps that count rather than the size, within bounds:
+// 16 Ki elements (64 KiB) keeps per-message overheads small against a WAN hop, and 1 Mi
+// is the paper's size. A power of two, so runs of nearby scales cut alike.
+constexpr size_t kChunksPerModel = 64;
+constexpr size_t kMinChunk = size_t{1} << 14, kMaxChunk = size_t{1} << 20;
+
+uint32_t default_chunk(size_t elements) {
+  return static_cast<uint32_t>(std::clamp(
+      std::bit_floor(std::max<size_t>(1, elements / kChunksPerModel)), kMinChunk, kMaxChunk));
+}
+
+}  // namespace
+
+const char* const kTrainUsage =
+    "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
+    "netstorm [--iterations N] [--model M|logreg] [--scale S] [--compute-ms MS|MIN-MAX] "
+    "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
+    "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
+    "[--probe-count N] [--probe-bytes B]";
+
+Args parse_train_args(const Argv& argv) {
+  Args args(
+      argv, {"json", "oracle", "probe-only"},
+      {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed", "update-time",
+       "primary-busy-bound", "aux-queue-length", "probe-count", "probe-bytes", "probe-link"});
+  args.at_most(1, kTrainUsage);
+  return args;
+}
+
+TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workload) {
+  // Command line first, then the profile, then the default; values from either are
+  // checked the same way and errors say where the value came from.
+  const auto get = [&](const std::string& key, const std::string& fallback) {
+    std::string value = fallback, origin = "default";
+    if (auto v = args.option(key)) {
+      value = *v;
+      origin = "--" + key;
+    } else if (workload.contains(key)) {
+      value = workload[key].get<std::string>();
+      origin = "the profile's workload." + key;
+    }
+    if (origin == "default" && value.empty()) return value;  // computed later
+    const std::string why = check_workload_setting(key, value);
+    if (!why.empty()) throw UsageError(origin + " '" + value + "': " + why);
+    return value;
+  };
+  TrainOptions o;
+  o.strategy = get("strategy", "netstorm");
+  o.iterations = std::stoi(get("iterations", "10"));
+  const std::string model = get("model", "resnet50");
+  // logreg: the real training job, small and exact to check; the others are model sizes.
+  o.logreg = model == "logreg";
+  o.model = o.logreg ? ModelProfile{"logreg", 0} : find_model(model);
+  // 0.1 of ResNet-50 is 9.2 MB: an iteration takes seconds, not minutes, on 20-155 Mbit/s.
+  o.scale = std::stod(get("scale", "0.1"));
+  const ComputeRange compute = parse_compute_range(get("compute-ms", "0"));
+  o.compute_min_ms = compute.min_ms;
+  o.compute_max_ms = compute.max_ms;
+  const std::string chunk = get("chunk", "");
+  o.chunk = chunk.empty() ? 0 : static_cast<uint32_t>(std::stoul(chunk));
+  o.seed = std::stoull(get("seed", "1"));
+  // UPDATE_TIME (Table II: 5 s): how often the scheduler rebuilds an aware strategy's trees.
+  o.update_time_s = std::stod(get("update-time", "5"));
+  const auto knob = [&](const std::string& name, int fallback) {
+    const int v = std::stoi(args.option(name).value_or(std::to_string(fallback)));
+    if (v < 0) throw UsageError("--" + name + " must not be negative");
+    return v;
+  };
+  o.aux.primary_busy_bound = knob("primary-busy-bound", o.aux.primary_busy_bound);
+  o.aux.queue_length = knob("aux-queue-length", o.aux.queue_length);
+  o.oracle = args.flag("oracle");
+  o.json = args.flag("json");
+  // The start-of-run measurement, adjustable for benchmarks: --probe-only stops after it,
+  // --probe-link A:B measures that one direction alone.
+  o.probe_only = args.flag("probe-only");
+  o.probe_count = static_cast<uint32_t>(
+      std::stoul(args.option("probe-count").value_or(std::to_string(kProbeCount))));
+  o.probe_bytes = std::stoul(args.option("probe-bytes").value_or(std::to_string(kProbeBytes)));
+  o.probe_link = args.option("probe-link").value_or("");
+  if (o.probe_count < 3) throw UsageError("--probe-count must be at least 3 (two lead the train)");
+  LogRegConfig job;
+  o.elements = o.logreg ? static_cast<size_t>(job.features) + 1
+                        : static_cast<size_t>(static_cast<double>(o.model.parameters) * o.scale);
+  if (o.elements == 0)
+    throw UsageError("the model scaled by " + std::to_string(o.scale) + " is empty");
+  if (o.chunk == 0) o.chunk = default_chunk(o.elements);
+  return o;
+}
+
+int compute_ms(const TrainOptions& o, int node, uint64_t iteration) {
+  return draw_compute_ms({o.compute_min_ms, o.compute_max_ms}, o.seed, node, iteration);
+}
+
+}  // namespace testbed::cli

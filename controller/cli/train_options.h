@@ -1,0 +1,47 @@
+// What `testbed train` runs, from its command line over the lab profile's `workload:`
+// section over built-in defaults. Option names and profile keys are the same words.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "args.h"
+#include "commands.h"
+#include "sync_policy.h"
+#include "workload.h"
+
+namespace testbed::cli {
+
+extern const char* const kTrainUsage;
+
+struct TrainOptions {
+  std::string strategy;
+  int iterations = 10;
+  ModelProfile model;
+  bool logreg = false;  // the real training job instead of a model's size
+  double scale = 0.1;
+  size_t elements = 0;                         // floats synchronized per iteration
+  int compute_min_ms = 0, compute_max_ms = 0;  // compute time per node and iteration
+  uint32_t chunk = 0;
+  uint64_t seed = 1;
+  double update_time_s = 5;
+  AuxiliaryPaths aux;  // knobs only
+  bool oracle = false, json = false;
+  bool probe_only = false;
+  uint32_t probe_count = 0;
+  size_t probe_bytes = 0;
+  std::string probe_link;
+};
+
+Args parse_train_args(const Argv& argv);
+// `workload` is the profile's workload section as {key: text}, possibly empty.
+// Throws UsageError naming the option and where its value came from.
+TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workload);
+
+// The compute time of `node` in `iteration`: fixed, or drawn uniformly from the range by
+// a function of (seed, node, iteration) only, so a run repeats exactly.
+int compute_ms(const TrainOptions& o, int node, uint64_t iteration);
+
+}  // namespace testbed::cli

@@ -1,0 +1,249 @@
+#include "train_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <stdexcept>
+
+#include "args.h"
+#include "awareness.h"
+#include "logistic_regression.h"
+#include "strategies.h"
+#include "sync_policy_json.h"
+
+namespace testbed::cli {
+namespace {
+
+constexpr int kSamplesPerNode = 32;  // batch size per data center (NetStorm Sec. IX-A)
+
+std::vector<int> roots_of(const SyncPolicy& p) {
+  std::vector<int> roots;
+  for (const auto& t : p.trees) roots.push_back(t.root);
+  return roots;
+}
+
+uint64_t total(const std::vector<nlohmann::json>& done, const char* key) {
+  uint64_t sum = 0;
+  for (const auto& d : done) sum += d.value(key, uint64_t{0});
+  return sum;
+}
+
+}  // namespace
+
+TrainSession::TrainSession(const TrainOptions& options, AgentGroup& agents,
+                           std::vector<std::string> names, std::vector<std::string> endpoints,
+                           std::vector<LiveDirection> directions, std::ostream& progress)
+    : o_(options),
+      agents_(agents),
+      names_(std::move(names)),
+      endpoints_(std::move(endpoints)),
+      directions_(std::move(directions)),
+      progress_(progress),
+      to_(names_.size()),
+      from_(names_.size()) {
+  for (const auto& d : directions_) {
+    to_[static_cast<size_t>(index(d.from))].push_back(index(d.to));
+    from_[static_cast<size_t>(index(d.to))].push_back(index(d.from));
+  }
+  graph_.nodes = static_cast<int>(names_.size());
+  graph_.mbit.assign(names_.size(), std::vector<double>(names_.size(), 0));
+}
+
+int TrainSession::index(const std::string& name) const {
+  return static_cast<int>(std::find(names_.begin(), names_.end(), name) - names_.begin());
+}
+
+void TrainSession::setup() {
+  nlohmann::json setup = {{"cmd", "setup"},
+                          {"endpoints", endpoints_},
+                          {"chunk_elements", o_.chunk},
+                          {"model_elements", o_.elements},
+                          {"seed", o_.seed}};
+  if (o_.logreg) {
+    const LogRegConfig job;
+    setup["job"] = "logreg";
+    setup["nodes"] = names_.size();
+    setup["features"] = job.features;
+    setup["samples_per_node"] = job.samples_per_node;
+    setup["learning_rate"] = job.learning_rate;
+  }
+  // Each node learns its physical in-neighbours: chunks from them measure a link. Chunks of
+  // at least half the standard size count (PROBE_CHUNK_SIZE): the short tail chunk and
+  // tiny tensors would measure message overheads rather than the link.
+  for (size_t n = 0; n < names_.size(); ++n) {
+    setup["neighbors"] = from_[n];
+    setup["probe_bytes"] = strategy_is_aware(o_.strategy) ? o_.chunk * sizeof(float) / 2 : 0;
+    agents_.send(n, setup);
+  }
+  agents_.gather("ready");
+}
+
+void TrainSession::measure() {
+  if (o_.oracle) {
+    for (const auto& d : directions_)
+      graph_.mbit[index(d.from)][index(d.to)] = d.params.rate.bits_per_s / 1e6;
+    return;
+  }
+  auto to = to_, from = from_;
+  if (!o_.probe_link.empty()) {
+    const auto colon = o_.probe_link.find(':');
+    const int a = index(o_.probe_link.substr(0, colon));
+    const int b =
+        colon == std::string::npos ? graph_.nodes : index(o_.probe_link.substr(colon + 1));
+    if (a >= graph_.nodes || b >= graph_.nodes ||
+        std::find(to[a].begin(), to[a].end(), b) == to[a].end()) {
+      throw UsageError("--probe-link " + o_.probe_link +
+                       ": expected A:B, two nodes joined by a link");
+    }
+    for (auto& v : to) v.clear();
+    for (auto& v : from) v.clear();
+    to[static_cast<size_t>(a)] = {b};
+    from[static_cast<size_t>(b)] = {a};
+  }
+  for (size_t n = 0; n < names_.size(); ++n) {
+    agents_.send(n, {{"cmd", "probe"},
+                     {"to", to[n]},
+                     {"from", from[n]},
+                     {"bytes", o_.probe_bytes},
+                     {"count", o_.probe_count}});
+  }
+  const auto probed = agents_.gather("probed");
+  for (size_t n = 0; n < names_.size(); ++n) {
+    for (const auto& [peer, mbit] : probed[n]["mbit"].items())
+      graph_.mbit[std::stoi(peer)][n] = mbit;
+  }
+}
+
+void TrainSession::train() {
+  StrategyOptions options;
+  options.aux = o_.aux;
+  policy_ = build_policy(o_.strategy, graph_, options);
+  policy_.version = 1;
+  PassiveAwareness awareness(policy_, o_.update_time_s);
+  uint64_t aux_before = 0, chunks_before = 0;
+  for (int it = 0; it < o_.iterations; ++it) {
+    policy_history_.push_back(
+        {{"iteration", it}, {"version", policy_.version}, {"roots", roots_of(policy_)}});
+    const auto start = std::chrono::steady_clock::now();
+    const nlohmann::json policy = to_json(policy_);
+    for (size_t n = 0; n < names_.size(); ++n) {
+      agents_.send(n,
+                   {{"cmd", "iterate"},
+                    {"iteration", it},
+                    {"compute_ms", compute_ms(o_, static_cast<int>(n), static_cast<uint64_t>(it))},
+                    {"policy", policy}});
+    }
+    const auto done = agents_.gather("done");
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (size_t n = 1; n < done.size(); ++n) {
+      if (done[n]["checksum"] != done[0]["checksum"]) {
+        throw std::runtime_error("nodes " + names_[0] + " and " + names_[n] +
+                                 " disagree on the model after iteration " + std::to_string(it));
+      }
+    }
+    times_.push_back(seconds);
+    last_done_ = done;
+    if (o_.logreg) {
+      double loss = 0;
+      for (const auto& d : done) loss += d["job"]["loss"].get<double>();
+      losses_.push_back(loss / static_cast<double>(done.size()));
+    }
+    const uint64_t aux = total(done, "aux_chunks_sent"), chunks = total(done, "chunks_sent");
+    progress_ << "iteration " << it + 1 << "/" << o_.iterations << "  " << o_.strategy
+              << " (policy v" << policy_.version << ")  " << std::fixed << std::setprecision(2)
+              << seconds << " s  " << std::setprecision(1)
+              << kSamplesPerNode * static_cast<double>(names_.size()) / seconds << " samples/s";
+    if (policy_.aux && chunks > chunks_before) {
+      progress_ << "  aux "
+                << 100.0 * static_cast<double>(aux - aux_before) /
+                       static_cast<double>(chunks - chunks_before)
+                << "%";
+    }
+    progress_ << "\n" << std::flush;
+    aux_before = aux;
+    chunks_before = chunks;
+    if (strategy_is_aware(o_.strategy)) {
+      for (size_t n = 0; n < done.size(); ++n)
+        awareness.add_samples(static_cast<int>(n), done[n]["link_samples"], graph_);
+      if (auto next = awareness.maybe_rebuild(graph_, policy_)) policy_ = *next;
+    }
+  }
+}
+
+double TrainSession::mean_iteration_s() const {
+  double sum = 0;
+  for (double t : times_) sum += t;
+  return times_.empty() ? 0 : sum / static_cast<double>(times_.size());
+}
+
+double TrainSession::samples_per_s() const {
+  const double mean = mean_iteration_s();
+  return mean > 0 ? kSamplesPerNode * static_cast<double>(names_.size()) / mean : 0;
+}
+
+nlohmann::json TrainSession::summary(const std::string& lab) const {
+  nlohmann::json s = {{"lab", lab},
+                      {"strategy", o_.strategy},
+                      {"iterations", o_.iterations},
+                      {"mean_iteration_s", mean_iteration_s()},
+                      {"samples_per_s", samples_per_s()},
+                      {"samples_per_iteration", kSamplesPerNode * names_.size()},
+                      {"iteration_s", times_},
+                      {"model", o_.model.name},
+                      {"scale", o_.scale},
+                      {"model_bytes", o_.elements * sizeof(float)},
+                      {"chunk_elements", o_.chunk},
+                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+                      {"seed", o_.seed},
+                      {"update_time_s", o_.update_time_s},
+                      {"knowledge", o_.oracle ? "oracle (configured rates)" : "measured"},
+                      {"link_mbit", graph_.mbit},
+                      {"policy", to_json(policy_)},
+                      {"policy_history", policy_history_}};
+  const uint64_t chunks = total(last_done_, "chunks_sent");
+  s["chunks_sent"] = chunks;
+  s["aux_chunks_sent"] = total(last_done_, "aux_chunks_sent");
+  s["aux_share"] = chunks ? static_cast<double>(total(last_done_, "aux_chunks_sent")) /
+                                static_cast<double>(chunks)
+                          : 0.0;
+  nlohmann::json per_node = nlohmann::json::object();
+  for (size_t n = 0; n < names_.size() && n < last_done_.size(); ++n) {
+    const auto& d = last_done_[n];
+    nlohmann::json sent = nlohmann::json::object(), received = nlohmann::json::object();
+    // Per neighbour by name, not index: the results file is read by people and scripts.
+    for (const auto& [peer, bytes] : d["bytes_sent"].items())
+      sent[names_[std::stoul(peer)]] = bytes;
+    for (const auto& [peer, bytes] : d["bytes_received"].items())
+      received[names_[std::stoul(peer)]] = bytes;
+    per_node[names_[n]] = {{"bytes_sent", sent},
+                           {"bytes_received", received},
+                           {"chunks_sent", d.value("chunks_sent", 0)},
+                           {"aux_chunks_sent", d.value("aux_chunks_sent", 0)},
+                           {"chunks_forwarded", d.value("chunks_forwarded", 0)},
+                           {"last_iteration_s", d.value("seconds", 0.0)}};
+  }
+  s["nodes"] = per_node;
+  s["node_names"] = names_;
+  if (o_.logreg) {
+    // Every node holds the same weights (the checksums agreed); they must match a
+    // single-process run. Each tree adds the nodes' float gradients in its own order, so
+    // they differ from the double-precision reference by rounding only: 1e-4 bounds it
+    // for this job's magnitudes and iteration counts.
+    LogRegConfig job;
+    job.seed = o_.seed;
+    job.nodes = static_cast<int>(names_.size());
+    const auto reference = reference_training(job, o_.iterations);
+    const auto weights = last_done_.at(0)["job"]["weights"].get<std::vector<float>>();
+    double max_diff = 0;
+    for (size_t i = 0; i < weights.size(); ++i)
+      max_diff = std::max(max_diff, std::fabs(static_cast<double>(weights[i]) - reference[i]));
+    s["loss"] = losses_;
+    s["reference_max_abs_diff"] = max_diff;
+  }
+  return s;
+}
+
+}  // namespace testbed::cli

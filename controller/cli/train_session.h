@@ -1,0 +1,54 @@
+// One `testbed train` run over agents that are up: set them up, measure the links, build
+// the strategy's policy, iterate, and summarize. The agents' processes are the verb's
+// business; this only talks to them.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "agent_group.h"
+#include "link_control.h"
+#include "sync_policy.h"
+#include "train_options.h"
+
+namespace testbed::cli {
+
+class TrainSession {
+ public:
+  TrainSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
+               std::vector<std::string> endpoints, std::vector<LiveDirection> directions,
+               std::ostream& progress);
+
+  void setup();
+  // What the strategy knows of the network: measured by probe trains now, or (oracle,
+  // for debugging) the configured rates. Fills graph().
+  void measure();
+  // Iterates, checking after each iteration that every node holds the same model.
+  void train();
+  // Every figure of the run as one JSON object (the results file).
+  nlohmann::json summary(const std::string& lab) const;
+
+  const ThroughputGraph& graph() const { return graph_; }
+  double mean_iteration_s() const;
+  double samples_per_s() const;
+
+ private:
+  int index(const std::string& name) const;
+
+  const TrainOptions& o_;
+  AgentGroup& agents_;
+  std::vector<std::string> names_, endpoints_;
+  std::vector<LiveDirection> directions_;
+  std::ostream& progress_;
+  std::vector<std::vector<int>> to_, from_;  // physical out- and in-neighbours
+  ThroughputGraph graph_;
+  SyncPolicy policy_;
+  std::vector<double> times_, losses_;
+  std::vector<nlohmann::json> last_done_;
+  nlohmann::json policy_history_ = nlohmann::json::array();  // {iteration, version, roots}
+};
+
+}  // namespace testbed::cli

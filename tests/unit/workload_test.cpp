@@ -1,0 +1,64 @@
+// The workload settings a profile and `testbed train` share: their checks, and the
+// compute time drawn per node and iteration from the seed.
+#include "workload.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+TEST(ComputeRange, ParsesFixedAndRangesAndRefusesNonsense) {
+  EXPECT_EQ(parse_compute_range("0").max_ms, 0);
+  const ComputeRange r = parse_compute_range("150-250");
+  EXPECT_EQ(r.min_ms, 150);
+  EXPECT_EQ(r.max_ms, 250);
+  for (const char* bad : {"", "-5", "250-150", "1.5", "10ms", "1-2-3", "99999999999"})
+    EXPECT_THROW(parse_compute_range(bad), std::invalid_argument) << bad;
+}
+
+TEST(ComputeRange, DrawsRepeatWithinBoundsAndDifferPerNodeAndIteration) {
+  const ComputeRange r{100, 200};
+  std::set<int> seen;
+  for (int node = 0; node < 9; ++node) {
+    for (uint64_t it = 0; it < 20; ++it) {
+      const int ms = draw_compute_ms(r, 7, node, it);
+      EXPECT_GE(ms, 100);
+      EXPECT_LE(ms, 200);
+      EXPECT_EQ(ms, draw_compute_ms(r, 7, node, it));
+      seen.insert(ms);
+    }
+  }
+  // 180 draws from 101 values: far more than a handful of them differ.
+  EXPECT_GT(seen.size(), 50u);
+  EXPECT_NE(draw_compute_ms(r, 7, 0, 0) * 1000 + draw_compute_ms(r, 7, 0, 1),
+            draw_compute_ms(r, 8, 0, 0) * 1000 + draw_compute_ms(r, 8, 0, 1));
+  EXPECT_EQ(draw_compute_ms({40, 40}, 1, 3, 5), 40);
+}
+
+TEST(WorkloadSettings, CheckEachKey) {
+  EXPECT_EQ(check_workload_setting("strategy", "netstorm-pro"), "");
+  EXPECT_NE(check_workload_setting("strategy", "star").find("known: ps, bkt"), std::string::npos);
+  EXPECT_EQ(check_workload_setting("model", "logreg"), "");
+  EXPECT_EQ(check_workload_setting("model", "vgg16"), "");
+  EXPECT_NE(check_workload_setting("model", "bert"), "");
+  EXPECT_EQ(check_workload_setting("scale", "0.25"), "");
+  EXPECT_NE(check_workload_setting("scale", "0"), "");
+  EXPECT_NE(check_workload_setting("iterations", "0"), "");
+  EXPECT_EQ(check_workload_setting("chunk", "32768"), "");
+  EXPECT_NE(check_workload_setting("update-time", "soon"), "");
+  EXPECT_EQ(check_workload_setting("compute-ms", "50-80"), "");
+}
+
+TEST(WorkloadSettings, TheProfileCarriesThemIntoTheModel) {
+  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  EXPECT_EQ(t.workload.at("strategy"), "netstorm");
+  EXPECT_EQ(t.workload.at("model"), "resnet50");
+  EXPECT_EQ(t.workload.count("chunk"), 0u);  // left to the default
+}
+
+}  // namespace
+}  // namespace testbed
