@@ -74,6 +74,8 @@ class NodeRuntime {
   std::set<int> neighbors_;  // physical in-neighbours: chunks from them measure a link
   size_t probe_bytes_ = 0;   // PROBE_CHUNK_SIZE in bytes; 0 turns measuring off
   std::map<int, Samples> samples_;
+  std::map<int, int64_t> last_arrival_ns_;  // per neighbour: when its last message arrived
+  std::map<int, int64_t> base_delay_ns_;    // per neighbour: the link's propagation delay
 
   // The real training job, when asked for: this node's shard and its copy of the weights.
   std::optional<LogRegConfig> logreg_;

@@ -1,5 +1,7 @@
 #include "van.h"
 
+#include <cstring>
+
 namespace testbed {
 namespace {
 
@@ -14,10 +16,38 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints)
     : context_(context),
       self_(self),
       endpoints_(std::move(endpoints)),
-      router_(context, zmq::socket_type::router) {
+      router_(context, zmq::socket_type::router),
+      inbox_(context, zmq::socket_type::pair) {
   router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
   router_.set(zmq::sockopt::linger, 0);
   router_.bind(endpoints_.at(static_cast<size_t>(self)));
+  // Unbounded: what a node holds is bounded by an iteration's chunks, and the receiving
+  // thread must never block.
+  inbox_.set(zmq::sockopt::rcvhwm, 0);
+  inbox_.set(zmq::sockopt::linger, 0);
+  const std::string address = "inproc://van-inbox-" + std::to_string(self_);
+  inbox_.bind(address);
+  receiver_ = std::thread([this, address] {
+    zmq::socket_t out(context_, zmq::socket_type::pair);
+    out.set(zmq::sockopt::sndhwm, 0);
+    out.set(zmq::sockopt::linger, 0);
+    out.connect(address);
+    while (!stop_) {
+      zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+      // Wake every 100 ms to notice stop_.
+      if (zmq::poll(&item, 1, std::chrono::milliseconds(100)) <= 0) continue;
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
+      const int64_t now = monotonic_ns();
+      out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
+      zmq::send_multipart(out, frames);
+    }
+  });
+}
+
+Van::~Van() {
+  stop_ = true;
+  receiver_.join();
 }
 
 zmq::socket_t& Van::dealer(int to) {
@@ -54,11 +84,16 @@ void Van::probe(int to, uint32_t seq, size_t bytes) {
 }
 
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
-  zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::pollitem_t item{inbox_.handle(), 0, ZMQ_POLLIN, 0};
   if (zmq::poll(&item, 1, timeout) <= 0) return std::nullopt;
   std::vector<zmq::message_t> frames;
-  if (!zmq::recv_multipart(router_, std::back_inserter(frames))) return std::nullopt;
+  if (!zmq::recv_multipart(inbox_, std::back_inserter(frames)) || frames.empty())
+    return std::nullopt;
+  int64_t arrived = 0;
+  std::memcpy(&arrived, frames.front().data(), sizeof arrived);
+  frames.erase(frames.begin());
   Received r = decode(frames);
+  r.received_ns = arrived;
   bytes_received_[r.header.from] += sizeof(WireHeader) + r.payload_bytes;
   return r;
 }

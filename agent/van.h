@@ -1,15 +1,23 @@
 // The transport between nodes (ps-lite's "van"): each node binds one ROUTER on its own
 // address to receive, and opens one DEALER per peer to send, over TCP across the emulated
-// links. It counts bytes per neighbour, by the hop they crossed. The ZeroMQ context is passed in.
+// links.
+//
+// A thread of its own does nothing but take messages off the ROUTER and stamp their
+// arrival, handing them on over an in-process socket without limit. So arrival times stay
+// true while the node is busy (they time the links), and a node blocked sending to a peer
+// whose queue is full still drains its own: two such nodes cannot deadlock. It counts bytes per
+// neighbour, by the hop they crossed. The ZeroMQ context is passed in.
 #pragma once
 
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "wire.h"
@@ -30,7 +38,8 @@ class Van {
   void acknowledge(const Received& r);
   void probe(int to, uint32_t seq, size_t bytes);
   // For polling alongside other sockets: readable when a message is waiting.
-  zmq::socket_t& inbox() { return router_; }
+  zmq::socket_t& inbox() { return inbox_; }
+  ~Van();
   // The next message, or nullopt after `timeout`.
   std::optional<Received> receive(std::chrono::milliseconds timeout);
 
@@ -43,7 +52,12 @@ class Van {
   zmq::context_t& context_;
   int self_;
   std::vector<std::string> endpoints_;
-  zmq::socket_t router_;
+  void receive_loop();  // the receiving thread
+
+  zmq::socket_t router_;  // used by the receiving thread only, once it runs
+  zmq::socket_t inbox_;   // what that thread received, stamped, for this one
+  std::atomic<bool> stop_{false};
+  std::thread receiver_;
   std::map<int, zmq::socket_t> dealers_;
   std::map<int, uint64_t> bytes_sent_, bytes_received_;
 };

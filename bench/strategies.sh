@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The synchronization strategies side by side on Internet2 in one run: mean iteration time
-# and speed-up over the PS star (static links, the strategies measuring the links at start),
-# then NetStorm-lite against NetStorm-std while the links redraw their rates (NetStorm's
-# dynamics, time-compressed).
+# The synchronization strategies side by side on Internet2 in one run (NetStorm Sec. IX):
+#  1. static links, every strategy measuring the links at start: mean iteration time and
+#     speed-up over the PS star (MXNET), and the share of chunks sent on auxiliary paths;
+#  2. the same model as one chunk, so nothing pipelines: the store-and-forward regime of
+#     the paper's Theorem 1, where FAPT is optimal by construction; MST against FAPT;
+#  3. NetStorm-lite, -std and -pro while the links redraw their rates (NetStorm's
+#     dynamics, time-compressed), each from a fresh lab so all see the same timeline.
 #
 # usage: sudo bench/strategies.sh [SCALE] [ITERATIONS]   (default 0.1 of ResNet-50, 3)
 set -euo pipefail
@@ -18,32 +21,54 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# One line per run: strategy, mean s/iteration, auxiliary share, policy version.
+summarize() {
+  python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["mean_iteration_s"], d["aux_share"], d["policy"]["version"])'
+}
+
+table() {  # FILE: ratios against the first row
+  python3 - "$1" <<'PY'
+import sys
+rows = [l.split() for l in open(sys.argv[1])]
+base = float(rows[0][1])
+print("%-14s %12s %12s %10s %8s" % ("strategy", "s/iteration", "vs " + rows[0][0], "aux share", "policy"))
+for name, t, aux, version in rows:
+    print("%-14s %12.2f %12.2f %9.1f%% %7s" % (name, float(t), base / float(t), 100 * float(aux), "v" + version))
+PY
+}
+
 sed 's/^lab: internet2$/lab: tbb-strategies/' profiles/internet2.yaml > "$out/strategies.yaml"
 "$tb" up "$out/strategies.yaml" >/dev/null
 : > "$out/strategies.txt"
-for s in ps bkt mst fapt netstorm-lite netstorm-std; do
+for s in ps bkt mst fapt netstorm-lite netstorm-std netstorm-pro; do
   "$tb" train tbb-strategies --strategy "$s" --iterations "$iterations" --scale "$scale" --json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["strategy"], d["mean_iteration_s"])' >> "$out/strategies.txt"
+    summarize >> "$out/strategies.txt"
+done
+echo "1. static Internet2, ResNet-50 x$scale, $iterations iterations each, links measured at start"
+table "$out/strategies.txt"
+
+# The whole model as one chunk (a chunk size beyond the model).
+: > "$out/one-chunk.txt"
+for s in mst fapt; do
+  "$tb" train tbb-strategies --strategy "$s" --iterations "$iterations" --scale "$scale" \
+    --chunk 1000000000 --json 2>/dev/null | summarize >> "$out/one-chunk.txt"
 done
 "$tb" down tbb-strategies >/dev/null
-echo "static Internet2, ResNet-50 x$scale, $iterations iterations each, links measured at start"
-python3 - "$out/strategies.txt" <<'PY'
-import sys
-rows = [l.split() for l in open(sys.argv[1])]
-ps = float(rows[0][1])
-print("%-14s %12s %12s" % ("strategy", "s/iteration", "speed-up/ps"))
-for name, t in rows:
-    print("%-14s %12.2f %12.2f" % (name, float(t), ps / float(t)))
-PY
+echo
+echo "2. the same, the model as one chunk (no pipelining: the paper's Theorem 1 regime)"
+table "$out/one-chunk.txt"
 
 # Every 180 s of schedule time each direction redraws 20..155 Mbit/s: at 0.02 that is
-# every 3.6 s, so a run of a few tens of seconds sees several redraws.
+# every 3.6 s, so a run of a few tens of seconds sees several redraws. UPDATE_TIME is
+# scaled alike, from 5 s to 2 s (not 0.1 s: a rebuild needs PROBE_CHUNK_NUM samples).
 sed 's/^lab: internet2-dynamic$/lab: tbb-dynamic/' profiles/internet2-dynamic.yaml > "$out/dynamic.yaml"
-echo
-echo "dynamic Internet2 (NetStorm's redraws every 180 s, time-scaled x0.02), $(( iterations * 4 )) iterations"
-for s in netstorm-lite netstorm-std; do
+: > "$out/dynamic.txt"
+for s in netstorm-lite netstorm-std netstorm-pro; do
   "$tb" up "$out/dynamic.yaml" --time-scale 0.02 >/dev/null
-  "$tb" train tbb-dynamic --strategy "$s" --iterations $(( iterations * 4 )) --scale "$scale" --update-time 2 --json 2>/dev/null |
-    python3 -c 'import json,sys; d=json.load(sys.stdin); print("%-14s %12.2f s/iteration, policy v%d" % (d["strategy"], d["mean_iteration_s"], d["policy"]["version"]))'
+  "$tb" train tbb-dynamic --strategy "$s" --iterations $(( iterations * 4 )) --scale "$scale" \
+    --update-time 2 --json 2>/dev/null | summarize >> "$out/dynamic.txt"
   "$tb" down tbb-dynamic >/dev/null
 done
+echo
+echo "3. dynamic Internet2 (redraws every 180 s, time-scaled x0.02), $(( iterations * 4 )) iterations each"
+table "$out/dynamic.txt"

@@ -23,6 +23,7 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"phase", s.phase},
                       {"controller_pid", s.controller_pid},
                       {"time_scale", s.time_scale},
+                      {"urls", s.urls},
                       {"created_at", s.created_at},
                       {"namespaces", nlohmann::json::array()},
                       {"processes", nlohmann::json::array()}};
@@ -42,6 +43,7 @@ LabState state_from_json(const nlohmann::json& j) {
   s.phase = j.at("phase").get<std::string>();
   s.controller_pid = j.value("controller_pid", 0);
   s.time_scale = j.value("time_scale", 1.0);
+  s.urls = j.value("urls", std::map<std::string, std::string>{});
   s.created_at = j.value("created_at", "");
   for (const auto& n : j.value("namespaces", nlohmann::json::array())) {
     s.namespaces.push_back({n.at("name").get<std::string>(), n.value("inode", uint64_t{0})});

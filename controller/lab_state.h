@@ -3,6 +3,7 @@
 // Nothing is ever removed that is not recorded here. A lock file serializes controllers.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +32,8 @@ struct LabState {
   int controller_pid = 0;
   double time_scale = 1.0;  // of the lab's schedules (`up --time-scale`)
   std::string created_at;
+  // Where to watch the lab: "exporter" (its /metrics), "prometheus", "grafana".
+  std::map<std::string, std::string> urls;
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;
   // The plan, from plan.json: written once by `up`, as it is large (every route and step)

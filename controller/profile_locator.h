@@ -11,4 +11,8 @@ std::vector<std::string> bundled_profile_dirs();
 // Throws std::runtime_error listing where it looked.
 std::string locate_profile(const std::string& name);
 
+// The Grafana dashboards and provisioning shipped with the testbed (dashboards/), from the
+// installation or the source tree; empty when neither has them.
+std::string bundled_dashboards_dir();
+
 }  // namespace testbed

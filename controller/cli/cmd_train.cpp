@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "lab_state.h"
 #include "link_control.h"
+#include "metrics_sink.h"
 #include "netns_exec.h"
 #include "teardown.h"
 #include "train_options.h"
@@ -105,8 +106,9 @@ int run_train(const Argv& argv) {
   int status = kExitOk;
   try {
     agents.gather("hello");
+    ZmqMetricsSink metrics(ctx, metrics_socket(dir));
     TrainSession session(o, agents, names, endpoints,
-                         live_directions(state.plan, read_current(dir)), progress);
+                         live_directions(state.plan, read_current(dir)), progress, metrics);
     session.setup();
     session.measure();
     if (o.probe_only) {

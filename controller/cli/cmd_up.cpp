@@ -21,6 +21,7 @@
 #include "libnl_kernel.h"
 #include "link_control.h"
 #include "netns_exec.h"
+#include "observability.h"
 #include "plan_table.h"
 #include "teardown.h"
 
@@ -93,8 +94,12 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
 
 int run_up(const Argv& argv) {
   const std::string usage =
-      "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X]";
-  Args args(argv, {"dry-run"}, {"backend", "time-scale"});
+      "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
+      "[--prometheus on|off|existing] [--grafana]";
+  Args args(argv, {"dry-run", "grafana"}, {"backend", "time-scale", "prometheus"});
+  ObservabilityOptions observability;
+  observability.grafana = args.flag("grafana");
+  if (auto p = args.option("prometheus")) observability.prometheus = parse_prometheus_option(*p);
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
   PlanOptions options;
@@ -189,10 +194,12 @@ int run_up(const Argv& argv) {
   };
 
   const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> watch;  // URLs and advice for watching the lab
   try {
     const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
     try {
       start_processes(*plan, store, state);
+      watch = start_observability(store, state, observability);
       if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);
       if (g_interrupted) throw std::runtime_error("interrupted by a signal");
     } catch (const std::exception& e) {
@@ -209,6 +216,8 @@ int run_up(const Argv& argv) {
               << result.changed << " kernel changes in " << std::fixed << std::setprecision(2)
               << seconds << " s)\n";
     for (const auto& note : plan->notes) std::cout << "note: " << note << "\n";
+    for (const auto& [what, where] : state.urls) std::cout << what << ": " << where << "\n";
+    for (const auto& line : watch) std::cout << line << "\n";
     if (plan->nodes.size() >= 2) {
       std::cout << "try: testbed exec " << plan->nodes[0].name << " -- ping -c 3 "
                 << plan->nodes[1].address.str() << "\n";

@@ -24,7 +24,9 @@ const std::map<std::string, Verb>& verbs() {
        {run_plan, "plan FILE [--json] [--steps] [--backend B]",
         "show what 'up' would create (no root needed)"}},
       {"up",
-       {run_up, "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X]",
+       {run_up,
+        "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] [--prometheus "
+        "on|off|existing] [--grafana]",
         "create the lab (namespaces, shaped links, delay, routes) and start its schedules"}},
       {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
       {"status",
@@ -62,12 +64,14 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? testbed::cli::kExitInvalid : testbed::cli::kExitOk;
   }
-  // The schedule runner that `up` starts; hidden from the usage text.
-  if (std::string(argv[1]) == "_timeline") {
+  // The schedule runner and the exporter that `up` starts; hidden from the usage text.
+  const std::map<std::string, int (*)(const testbed::cli::Argv&)> hidden = {
+      {"_timeline", testbed::cli::run_timeline}, {"_exporter", testbed::cli::run_exporter}};
+  if (const auto h = hidden.find(argv[1]); h != hidden.end()) {
     try {
-      return testbed::cli::run_timeline(testbed::cli::Argv(argv + 2, argv + argc));
+      return h->second(testbed::cli::Argv(argv + 2, argv + argc));
     } catch (const std::exception& e) {
-      std::cerr << "testbed _timeline: " << e.what() << "\n";
+      std::cerr << "testbed " << h->first << ": " << e.what() << "\n";
       return testbed::cli::kExitFailure;
     }
   }

@@ -34,13 +34,15 @@ uint64_t total(const std::vector<nlohmann::json>& done, const char* key) {
 
 TrainSession::TrainSession(const TrainOptions& options, AgentGroup& agents,
                            std::vector<std::string> names, std::vector<std::string> endpoints,
-                           std::vector<LiveDirection> directions, std::ostream& progress)
+                           std::vector<LiveDirection> directions, std::ostream& progress,
+                           MetricsSink& metrics)
     : o_(options),
       agents_(agents),
       names_(std::move(names)),
       endpoints_(std::move(endpoints)),
       directions_(std::move(directions)),
       progress_(progress),
+      metrics_(metrics),
       to_(names_.size()),
       from_(names_.size()) {
   for (const auto& d : directions_) {
@@ -114,6 +116,54 @@ void TrainSession::measure() {
     for (const auto& [peer, mbit] : probed[n]["mbit"].items())
       graph_.mbit[std::stoi(peer)][n] = mbit;
   }
+  publish_measured();
+}
+
+void TrainSession::publish_measured() {
+  metrics_.publish(
+      {{"event", "measured"}, {"strategy", o_.strategy}, {"nodes", names_}, {"mbit", graph_.mbit}});
+}
+
+void TrainSession::publish_iteration(double seconds, const std::vector<nlohmann::json>& done) {
+  double total_share = 0;
+  for (const auto& t : policy_.trees) total_share += t.share;
+  nlohmann::json shares = nlohmann::json::object();
+  for (const auto& name : names_) shares[name] = 0.0;
+  for (const auto& t : policy_.trees) {
+    shares[names_[static_cast<size_t>(t.root)]] =
+        shares[names_[static_cast<size_t>(t.root)]].get<double>() + t.share / total_share;
+  }
+  // The agents count from their start; the event carries what this iteration added.
+  const auto delta = [&](size_t n, const char* key) {
+    const uint64_t now = done[n].value(key, uint64_t{0});
+    const uint64_t before = last_done_.empty() ? 0 : last_done_[n].value(key, uint64_t{0});
+    return now - before;
+  };
+  const auto bytes_delta = [&](size_t n, const char* key) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& [peer, bytes] : done[n][key].items()) {
+      uint64_t before = 0;
+      if (!last_done_.empty() && last_done_[n][key].contains(peer))
+        before = last_done_[n][key][peer].get<uint64_t>();
+      out[names_[std::stoul(peer)]] = bytes.get<uint64_t>() - before;
+    }
+    return out;
+  };
+  nlohmann::json nodes = nlohmann::json::object();
+  for (size_t n = 0; n < names_.size(); ++n) {
+    nodes[names_[n]] = {{"seconds", done[n].value("seconds", seconds)},
+                        {"chunks_sent", delta(n, "chunks_sent")},
+                        {"aux_chunks_sent", delta(n, "aux_chunks_sent")},
+                        {"chunks_forwarded", delta(n, "chunks_forwarded")},
+                        {"bytes_sent", bytes_delta(n, "bytes_sent")},
+                        {"bytes_received", bytes_delta(n, "bytes_received")}};
+  }
+  metrics_.publish({{"event", "iteration"},
+                    {"strategy", o_.strategy},
+                    {"seconds", seconds},
+                    {"samples_per_node", kSamplesPerNode},
+                    {"policy", {{"version", policy_.version}, {"shares", shares}}},
+                    {"nodes", nodes}});
 }
 
 void TrainSession::train() {
@@ -145,6 +195,7 @@ void TrainSession::train() {
       }
     }
     times_.push_back(seconds);
+    publish_iteration(seconds, done);
     last_done_ = done;
     if (o_.logreg) {
       double loss = 0;
@@ -169,6 +220,7 @@ void TrainSession::train() {
       for (size_t n = 0; n < done.size(); ++n)
         awareness.add_samples(static_cast<int>(n), done[n]["link_samples"], graph_);
       if (auto next = awareness.maybe_rebuild(graph_, policy_)) policy_ = *next;
+      publish_measured();
     }
   }
 }

@@ -11,6 +11,7 @@
 
 #include "agent_group.h"
 #include "link_control.h"
+#include "metrics_sink.h"
 #include "sync_policy.h"
 #include "train_options.h"
 
@@ -20,7 +21,7 @@ class TrainSession {
  public:
   TrainSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
                std::vector<std::string> endpoints, std::vector<LiveDirection> directions,
-               std::ostream& progress);
+               std::ostream& progress, MetricsSink& metrics);
 
   void setup();
   // What the strategy knows of the network: measured by probe trains now, or (oracle,
@@ -37,17 +38,20 @@ class TrainSession {
 
  private:
   int index(const std::string& name) const;
+  void publish_measured();
+  void publish_iteration(double seconds, const std::vector<nlohmann::json>& done);
 
   const TrainOptions& o_;
   AgentGroup& agents_;
   std::vector<std::string> names_, endpoints_;
   std::vector<LiveDirection> directions_;
   std::ostream& progress_;
+  MetricsSink& metrics_;
   std::vector<std::vector<int>> to_, from_;  // physical out- and in-neighbours
   ThroughputGraph graph_;
   SyncPolicy policy_;
   std::vector<double> times_, losses_;
-  std::vector<nlohmann::json> last_done_;
+  std::vector<nlohmann::json> last_done_;  // cumulative counters, for the next deltas
   nlohmann::json policy_history_ = nlohmann::json::array();  // {iteration, version, roots}
 };
 

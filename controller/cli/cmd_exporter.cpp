@@ -1,0 +1,104 @@
+// testbed _exporter LAB --port P: the lab's Prometheus exporter, started by `up` in the
+// host's namespace and ended by `down`. It serves /metrics on 127.0.0.1:P only, so scraping
+// never touches the shaped links; samples the links once a second (also appending them to
+// link_samples.csv for `testbed report`); and applies the events `testbed train` sends to
+// DIR/metrics.sock. Not for people to call; it is listed nowhere.
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <zmq.hpp>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "libnl_kernel.h"
+#include "link_control.h"
+#include "link_metrics.h"
+#include "metrics_sink.h"
+#include "train_metrics.h"
+
+namespace testbed::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};  // set by SIGTERM from `down`; signal handlers need a global
+void on_stop(int) {
+  g_stop = true;
+}
+
+constexpr auto kSampleEvery = std::chrono::seconds(1);  // as often as Prometheus scrapes
+
+double unix_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+int run_exporter(const Argv& argv) {
+  Args args(argv, {}, {"port"});
+  args.at_most(1, "testbed _exporter LAB --port P");
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_stop);
+  LabStore store;
+  const std::string lab = args.positional(0);
+  const std::string dir = store.dir(lab);
+  const nlohmann::json plan = store.load(lab).plan;
+
+  auto registry = std::make_shared<prometheus::Registry>();
+  auto links = std::make_shared<LinkCollectable>(lab);
+  TrainMetrics train(*registry, lab);
+  prometheus::Exposer exposer("127.0.0.1:" + args.option("port").value_or("0"));
+  exposer.RegisterCollectable(registry);
+  exposer.RegisterCollectable(links);
+
+  zmq::context_t context;
+  zmq::socket_t events(context, zmq::socket_type::pull);
+  events.set(zmq::sockopt::linger, 0);
+  events.bind("ipc://" + metrics_socket(dir));
+
+  LibnlKernel kernel;
+  TimelineTail timeline(dir + "/timeline.csv");
+  std::ofstream csv(dir + "/link_samples.csv", std::ios::app);
+  csv << "unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n";
+  auto next_sample = std::chrono::steady_clock::now();
+  while (!g_stop) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_sample) {
+      next_sample = now + kSampleEvery;
+      timeline.poll();
+      try {
+        auto samples = sample_links(live_directions(plan, read_current(dir)), kernel, timeline);
+        const double t = unix_seconds();
+        for (const auto& s : samples) {
+          csv << std::fixed << std::setprecision(3) << t << "," << s.link << "," << s.node << ","
+              << s.peer << "," << std::setprecision(0) << s.rate_bits_per_s << ","
+              << s.transmit_bytes << "\n";
+        }
+        csv.flush();
+        links->update(std::move(samples));
+      } catch (const std::exception& e) {
+        // `down` is removing the namespaces under us: keep the last snapshot, say why.
+        std::cerr << "testbed _exporter: sampling links: " << e.what() << "\n";
+      }
+    }
+    zmq::pollitem_t item{events.handle(), 0, ZMQ_POLLIN, 0};
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_sample - now);
+    // Wake at least every 100 ms to notice SIGTERM (poll restarts after signals).
+    if (zmq::poll(&item, 1, std::min(wait, std::chrono::milliseconds(100))) <= 0) continue;
+    zmq::message_t msg;
+    while (events.recv(msg, zmq::recv_flags::dontwait)) {
+      try {
+        train.apply(nlohmann::json::parse(msg.to_string()));
+      } catch (const std::exception& e) {
+        std::cerr << "testbed _exporter: bad event: " << e.what() << "\n";
+      }
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

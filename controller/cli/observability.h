@@ -1,0 +1,28 @@
+// What `up` starts so a lab can be watched: the exporter (always; it is cheap), the lab's
+// own Prometheus server (--prometheus=on, the default), and grafana-server with the
+// bundled dashboards (--grafana, where it is installed). Every process is recorded in the
+// lab's state before anything waits on it, so a failure rolls back like any other.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab_state.h"
+
+namespace testbed::cli {
+
+enum class PrometheusMode { kOn, kOff, kExisting };
+
+struct ObservabilityOptions {
+  PrometheusMode prometheus = PrometheusMode::kOn;
+  bool grafana = false;
+};
+
+// Throws UsageError for anything but on, off or existing.
+PrometheusMode parse_prometheus_option(const std::string& value);
+
+// Starts them; returns lines for the user (URLs, what is missing and what to do about it).
+std::vector<std::string> start_observability(const LabStore& store, LabState& state,
+                                             const ObservabilityOptions& options);
+
+}  // namespace testbed::cli

@@ -1,0 +1,147 @@
+#include "link_metrics.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace testbed {
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+// Splits one CSV line; fields may be quoted (the error column).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (char c : line) {
+    if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void TimelineTail::add_line(const std::string& line) {
+  // scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error
+  const auto f = csv_fields(line);
+  if (f.size() < 10 || f[0] == "scheduled_s" || !f[9].empty()) return;  // header, or failed
+  try {
+    Entry& e = entries_[{f[4], f[5]}];
+    e.last_lag_s = std::stod(f[2]) / 1e3;
+    ++e.changes;
+  } catch (const std::exception&) {
+    // a line cut short by a crash: not a change
+  }
+}
+
+void TimelineTail::poll() {
+  std::ifstream in(path_, std::ios::binary);
+  if (!in) return;
+  in.seekg(static_cast<std::streamoff>(offset_));
+  std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  offset_ += chunk.size();
+  partial_ += chunk;
+  size_t start = 0;
+  for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1)
+    add_line(partial_.substr(start, nl - start));
+  partial_.erase(0, start);  // keep a line still being written
+}
+
+std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
+                                          Kernel& kernel, const TimelineTail& timeline) {
+  std::vector<DirectionSample> out;
+  for (const auto& d : directions) {
+    DirectionSample s;
+    s.node = d.from;
+    s.peer = d.to;
+    s.link = d.link;
+    s.rate_bits_per_s = static_cast<double>(d.params.rate.bits_per_s);
+    s.delay_s = static_cast<double>(d.params.delay.us) / 1e6;
+    s.jitter_s = static_cast<double>(d.params.jitter.us) / 1e6;
+    s.loss_ratio = d.params.loss.value;
+    if (const auto state = kernel.shaping(d.ns, d.dev)) {
+      s.transmit_bytes = state->sent_bytes;
+      s.transmit_packets = state->sent_packets;
+      s.dropped_packets = state->dropped_packets;
+    }
+    const auto it = timeline.entries().find({d.from, d.to});
+    if (it != timeline.entries().end()) {
+      s.last_lag_s = it->second.last_lag_s;
+      s.scheduled_changes = it->second.changes;
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+std::vector<MetricFamily> link_families(const std::string& lab,
+                                        const std::vector<DirectionSample>& samples) {
+  struct Spec {
+    const char* name;
+    const char* help;
+    MetricType type;
+    double (*value)(const DirectionSample&);
+  };
+  static const Spec kSpecs[] = {
+      {"testbed_link_configured_bandwidth_bits_per_second",
+       "Configured rate of a link direction (node sends to peer).", MetricType::Gauge,
+       [](const DirectionSample& s) { return s.rate_bits_per_s; }},
+      {"testbed_link_configured_delay_seconds", "Configured one-way delay of a link direction.",
+       MetricType::Gauge, [](const DirectionSample& s) { return s.delay_s; }},
+      {"testbed_link_configured_jitter_seconds", "Configured delay jitter of a link direction.",
+       MetricType::Gauge, [](const DirectionSample& s) { return s.jitter_s; }},
+      {"testbed_link_configured_loss_ratio", "Configured packet loss of a link direction (0-1).",
+       MetricType::Gauge, [](const DirectionSample& s) { return s.loss_ratio; }},
+      {"testbed_link_transmit_bytes_total", "Bytes the sender's shaper passed, kernel counter.",
+       MetricType::Counter,
+       [](const DirectionSample& s) { return static_cast<double>(s.transmit_bytes); }},
+      {"testbed_link_transmit_packets_total", "Packets the sender's shaper passed, kernel counter.",
+       MetricType::Counter,
+       [](const DirectionSample& s) { return static_cast<double>(s.transmit_packets); }},
+      {"testbed_link_dropped_packets_total", "Packets the sender's shaper dropped (queue full).",
+       MetricType::Counter,
+       [](const DirectionSample& s) { return static_cast<double>(s.dropped_packets); }},
+      {"testbed_link_schedule_lag_seconds",
+       "How late the last scheduled change of a link direction took effect.", MetricType::Gauge,
+       [](const DirectionSample& s) { return s.last_lag_s; }},
+      {"testbed_link_schedule_changes_total",
+       "Scheduled changes applied to a link direction so far.", MetricType::Counter,
+       [](const DirectionSample& s) { return static_cast<double>(s.scheduled_changes); }},
+  };
+  std::vector<MetricFamily> out;
+  for (const auto& spec : kSpecs) {
+    MetricFamily f{spec.name, spec.help, spec.type, {}};
+    for (const auto& s : samples) {
+      ClientMetric m;
+      m.label = {
+          {"lab", lab}, {"link", std::to_string(s.link)}, {"node", s.node}, {"peer", s.peer}};
+      if (spec.type == MetricType::Counter) {
+        m.counter.value = spec.value(s);
+      } else {
+        m.gauge.value = spec.value(s);
+      }
+      f.metric.push_back(std::move(m));
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+void LinkCollectable::update(std::vector<DirectionSample> samples) {
+  std::lock_guard lock(mutex_);
+  samples_ = std::move(samples);
+}
+
+std::vector<MetricFamily> LinkCollectable::Collect() const {
+  std::lock_guard lock(mutex_);
+  return link_families(lab_, samples_);
+}
+
+}  // namespace testbed

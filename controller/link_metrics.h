@@ -1,0 +1,71 @@
+// The link half of the testbed's Prometheus metrics: per link direction, what is
+// configured now (rate, delay, jitter, loss; from current.json, so schedules and `link set`
+// both show), what the kernel counted on the sending interface's HTB class, and the lag of
+// the last scheduled change (from timeline.csv).
+//
+// Sampling reads netlink, which is not thread-safe, so the exporter samples on its own
+// thread once a second and a scrape only serializes the latest snapshot.
+#pragma once
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kernel.h"
+#include "link_control.h"
+
+namespace testbed {
+
+struct DirectionSample {
+  std::string node, peer;  // sender and receiver
+  size_t link = 0;
+  double rate_bits_per_s = 0, delay_s = 0, jitter_s = 0, loss_ratio = 0;
+  uint64_t transmit_bytes = 0, transmit_packets = 0, dropped_packets = 0;
+  double last_lag_s = 0;           // of the last scheduled change, 0 before the first
+  uint64_t scheduled_changes = 0;  // applied so far by the timeline
+};
+
+// Follows timeline.csv as it grows: the last lag and the number of changes per direction.
+class TimelineTail {
+ public:
+  explicit TimelineTail(std::string path) : path_(std::move(path)) {}
+  void poll();  // reads what was appended since the last call
+  struct Entry {
+    double last_lag_s = 0;
+    uint64_t changes = 0;
+  };
+  const std::map<std::pair<std::string, std::string>, Entry>& entries() const { return entries_; }
+  // One CSV line; exposed for tests.
+  void add_line(const std::string& line);
+
+ private:
+  std::string path_;
+  uint64_t offset_ = 0;
+  std::string partial_;
+  std::map<std::pair<std::string, std::string>, Entry> entries_;  // (from, to)
+};
+
+std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
+                                          Kernel& kernel, const TimelineTail& timeline);
+
+std::vector<prometheus::MetricFamily> link_families(const std::string& lab,
+                                                    const std::vector<DirectionSample>& samples);
+
+class LinkCollectable : public prometheus::Collectable {
+ public:
+  explicit LinkCollectable(std::string lab) : lab_(std::move(lab)) {}
+  void update(std::vector<DirectionSample> samples);
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  std::string lab_;
+  mutable std::mutex mutex_;
+  std::vector<DirectionSample> samples_;
+};
+
+}  // namespace testbed

@@ -1,0 +1,120 @@
+#include "train_metrics.h"
+
+namespace testbed {
+namespace {
+
+using prometheus::BuildCounter;
+using prometheus::BuildGauge;
+using prometheus::BuildHistogram;
+
+// Iteration times from a tenth of a second (a tiny model on fast links) to ten minutes (a
+// full-size model through a 20 Mbit/s star), doubling: 13 buckets cover it evenly on the
+// log scale the strategies' differences live on.
+prometheus::Histogram::BucketBoundaries iteration_buckets() {
+  prometheus::Histogram::BucketBoundaries b;
+  for (double x = 0.1; x < 700; x *= 2) b.push_back(x);
+  return b;
+}
+
+}  // namespace
+
+TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
+    : lab_(std::move(lab)),
+      iteration_seconds_(BuildHistogram()
+                             .Name("testbed_iteration_duration_seconds")
+                             .Help("Time a node took for one training iteration (compute and "
+                                   "synchronization).")
+                             .Register(registry)),
+      samples_per_second_(BuildGauge()
+                              .Name("testbed_samples_per_second")
+                              .Help("Training samples a node processed per second in its last "
+                                    "iteration.")
+                              .Register(registry)),
+      iterations_(BuildCounter()
+                      .Name("testbed_iterations_total")
+                      .Help("Training iterations completed (all nodes synchronized).")
+                      .Register(registry)),
+      policy_version_(BuildGauge()
+                          .Name("testbed_policy_version")
+                          .Help("Version of the synchronization policy in use.")
+                          .Register(registry)),
+      root_share_(BuildGauge()
+                      .Name("testbed_policy_root_share_ratio")
+                      .Help("Share of the model's chunks a node aggregates as a root (0: not "
+                            "a root).")
+                      .Register(registry)),
+      chunks_sent_(BuildCounter()
+                       .Name("testbed_chunks_sent_total")
+                       .Help("Model chunks a node sent on tree edges.")
+                       .Register(registry)),
+      aux_chunks_sent_(BuildCounter()
+                           .Name("testbed_aux_chunks_sent_total")
+                           .Help("Model chunks a node sent on auxiliary paths (NetStorm-pro).")
+                           .Register(registry)),
+      chunks_forwarded_(BuildCounter()
+                            .Name("testbed_chunks_forwarded_total")
+                            .Help("Chunks a node forwarded for others along auxiliary paths.")
+                            .Register(registry)),
+      neighbor_sent_(BuildCounter()
+                         .Name("testbed_neighbor_sent_bytes_total")
+                         .Help("Bytes a node's agent sent to a peer.")
+                         .Register(registry)),
+      neighbor_received_(BuildCounter()
+                             .Name("testbed_neighbor_received_bytes_total")
+                             .Help("Bytes a node's agent received from a peer.")
+                             .Register(registry)),
+      probe_throughput_(BuildGauge()
+                            .Name("testbed_probe_throughput_bits_per_second")
+                            .Help("Throughput of a link direction (node sends to peer) as the "
+                                  "strategy measured it.")
+                            .Register(registry)) {}
+
+void TrainMetrics::apply(const nlohmann::json& event) {
+  const std::string kind = event.at("event");
+  const std::string strategy = event.at("strategy");
+  if (kind == "measured") {
+    const auto names = event.at("nodes").get<std::vector<std::string>>();
+    const auto& mbit = event.at("mbit");
+    for (size_t from = 0; from < names.size(); ++from) {
+      for (size_t to = 0; to < names.size(); ++to) {
+        const double m = mbit.at(from).at(to).get<double>();
+        if (m <= 0) continue;  // no link
+        probe_throughput_
+            .Add(
+                {{"lab", lab_}, {"node", names[from]}, {"peer", names[to]}, {"strategy", strategy}})
+            .Set(m * 1e6);
+      }
+    }
+    return;
+  }
+  if (kind != "iteration") return;
+  iterations_.Add({{"lab", lab_}, {"strategy", strategy}}).Increment();
+  const auto& policy = event.at("policy");
+  policy_version_.Add({{"lab", lab_}, {"strategy", strategy}})
+      .Set(policy.at("version").get<double>());
+  for (const auto& [node, share] : policy.at("shares").items()) {
+    root_share_.Add({{"lab", lab_}, {"node", node}, {"strategy", strategy}})
+        .Set(share.get<double>());
+  }
+  const double samples = event.at("samples_per_node").get<double>();
+  for (const auto& [node, n] : event.at("nodes").items()) {
+    const prometheus::Labels labels = {{"lab", lab_}, {"node", node}, {"strategy", strategy}};
+    const double seconds = n.at("seconds").get<double>();
+    iteration_seconds_.Add(labels, iteration_buckets()).Observe(seconds);
+    if (seconds > 0) samples_per_second_.Add(labels).Set(samples / seconds);
+    chunks_sent_.Add(labels).Increment(n.at("chunks_sent").get<double>());
+    aux_chunks_sent_.Add(labels).Increment(n.at("aux_chunks_sent").get<double>());
+    chunks_forwarded_.Add(labels).Increment(n.at("chunks_forwarded").get<double>());
+    for (const auto& [peer, bytes] : n.at("bytes_sent").items()) {
+      neighbor_sent_.Add({{"lab", lab_}, {"node", node}, {"peer", peer}, {"strategy", strategy}})
+          .Increment(bytes.get<double>());
+    }
+    for (const auto& [peer, bytes] : n.at("bytes_received").items()) {
+      neighbor_received_
+          .Add({{"lab", lab_}, {"node", node}, {"peer", peer}, {"strategy", strategy}})
+          .Increment(bytes.get<double>());
+    }
+  }
+}
+
+}  // namespace testbed

@@ -1,0 +1,46 @@
+// The training half of the testbed's Prometheus metrics. `testbed train` publishes one
+// event per measurement and per iteration (see TrainSession); the exporter applies them
+// here to metrics in a registry it owns. Counters grow by the deltas an event carries, so
+// a run that restarts its agents still only adds.
+//
+// Events (JSON):
+//   {"event": "measured", "strategy", "nodes": [names], "mbit": [[from][to]]}
+//   {"event": "iteration", "strategy", "seconds", "samples_per_node",
+//    "policy": {"version", "shares": {node: share}},
+//    "nodes": {name: {"seconds", "chunks_sent", "aux_chunks_sent", "chunks_forwarded",
+//                     "bytes_sent": {peer: bytes}, "bytes_received": {peer: bytes}}}}
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace testbed {
+
+class TrainMetrics {
+ public:
+  TrainMetrics(prometheus::Registry& registry, std::string lab);
+  // Throws nlohmann::json::exception on a malformed event; unknown events are ignored.
+  void apply(const nlohmann::json& event);
+
+ private:
+  std::string lab_;
+  prometheus::Family<prometheus::Histogram>& iteration_seconds_;
+  prometheus::Family<prometheus::Gauge>& samples_per_second_;
+  prometheus::Family<prometheus::Counter>& iterations_;
+  prometheus::Family<prometheus::Gauge>& policy_version_;
+  prometheus::Family<prometheus::Gauge>& root_share_;
+  prometheus::Family<prometheus::Counter>& chunks_sent_;
+  prometheus::Family<prometheus::Counter>& aux_chunks_sent_;
+  prometheus::Family<prometheus::Counter>& chunks_forwarded_;
+  prometheus::Family<prometheus::Counter>& neighbor_sent_;
+  prometheus::Family<prometheus::Counter>& neighbor_received_;
+  prometheus::Family<prometheus::Gauge>& probe_throughput_;
+};
+
+}  // namespace testbed
