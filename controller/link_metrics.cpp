@@ -90,9 +90,10 @@ std::vector<MetricFamily> link_families(const std::string& lab,
     double (*value)(const DirectionSample&);
   };
   static const Spec kSpecs[] = {
-      {"testbed_link_configured_bandwidth_bits_per_second",
+      // Bytes, Prometheus's base unit (promtool insists); dashboards show bits.
+      {"testbed_link_configured_bandwidth_bytes_per_second",
        "Configured rate of a link direction (node sends to peer).", MetricType::Gauge,
-       [](const DirectionSample& s) { return s.rate_bits_per_s; }},
+       [](const DirectionSample& s) { return s.rate_bits_per_s / 8; }},
       {"testbed_link_configured_delay_seconds", "Configured one-way delay of a link direction.",
        MetricType::Gauge, [](const DirectionSample& s) { return s.delay_s; }},
       {"testbed_link_configured_jitter_seconds", "Configured delay jitter of a link direction.",

@@ -64,7 +64,7 @@ TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
                              .Help("Bytes a node's agent received from a peer.")
                              .Register(registry)),
       probe_throughput_(BuildGauge()
-                            .Name("testbed_probe_throughput_bits_per_second")
+                            .Name("testbed_probe_throughput_bytes_per_second")
                             .Help("Throughput of a link direction (node sends to peer) as the "
                                   "strategy measured it.")
                             .Register(registry)) {}
@@ -82,7 +82,7 @@ void TrainMetrics::apply(const nlohmann::json& event) {
         probe_throughput_
             .Add(
                 {{"lab", lab_}, {"node", names[from]}, {"peer", names[to]}, {"strategy", strategy}})
-            .Set(m * 1e6);
+            .Set(m * 1e6 / 8);  // Mbit/s to bytes/s, the base unit
       }
     }
     return;

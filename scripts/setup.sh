@@ -21,6 +21,8 @@ packages=(
   libboost-dev libboost-filesystem-dev prometheus-cpp-dev libzmq3-dev cppzmq-dev  # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks
+  prometheus                      # the lab's own Prometheus server (and promtool, for tests)
+  gnuplot-nox                     # testbed report: PNG plots without Grafana
   python3 bc                      # benchmark helpers
 )
 

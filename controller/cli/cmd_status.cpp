@@ -84,6 +84,11 @@ void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
                n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
   }
   nodes.print(std::cout);
+  for (const auto& [key, what] : {std::pair{"metrics_url", "metrics"},
+                                  std::pair{"prometheus_url", "prometheus"},
+                                  std::pair{"grafana_url", "grafana"}}) {
+    if (plan.contains(key)) std::cout << what << ": " << plan[key].get<std::string>() << "\n";
+  }
   std::cout << "\nbackend for delay, jitter and loss: " << plan.value("backend", "?") << " ("
             << plan.value("backend_reason", "") << ")\n";
   const auto& tl = plan["timeline"];
@@ -148,6 +153,12 @@ int run_status(const Argv& argv) {
                         {"backend", s.plan.value("backend", "")},
                         {"backend_reason", s.plan.value("backend_reason", "")},
                         {"time_scale", s.time_scale}};
+    // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
+    for (const auto& [what, key] : {std::pair{"exporter", "metrics_url"},
+                                    std::pair{"prometheus", "prometheus_url"},
+                                    std::pair{"grafana", "grafana_url"}}) {
+      if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
+    }
     add_current(j, store.dir(lab));
     add_live(j, kernel.get());
     out.push_back(j);

@@ -27,6 +27,7 @@ int run_link(const Argv& args);
 int run_train(const Argv& args);
 int run_timeline(const Argv& args);
 int run_exporter(const Argv& args);
+int run_report(const Argv& args);
 
 // Prints the one-line reason and returns true when this process may not act on the kernel.
 bool lacks_privileges(const std::string& verb);

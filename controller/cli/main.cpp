@@ -39,9 +39,13 @@ const std::map<std::string, Verb>& verbs() {
         "change a live link in place"}},
       {"train",
        {run_train,
-        "train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm [--iterations "
-        "N] [--model M|logreg] [--json]",
+        "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm] "
+        "[--iterations N] [--model M|logreg] [--compute-ms MS|MIN-MAX] [--json] (defaults: the "
+        "profile's workload)",
         "synchronize a model over the lab with a strategy and report iteration times"}},
+      {"report",
+       {run_report, "report LAB|DIR [--out DIR]",
+        "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
   };
   return kVerbs;

@@ -1,0 +1,77 @@
+// testbed report LAB|DIR [--out DIR]: PNG plots of a lab's runs without Grafana. LAB is a
+// lab that is up (its run directory); DIR is any directory with runs/*.json and
+// link_samples.csv. The plots go to --out (default ./testbed-report-NAME), which outlives
+// the lab.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "netns_exec.h"
+#include "report.h"
+
+namespace testbed::cli {
+
+namespace fs = std::filesystem;
+
+int run_report(const Argv& argv) {
+  const std::string usage = "testbed report LAB|DIR [--out DIR]";
+  Args args(argv, {}, {"out"});
+  args.at_most(1, usage);
+  if (args.positionals().empty()) throw UsageError("usage: " + usage);
+  const std::string what = args.positional(0);
+  std::string dir = what;
+  if (!fs::is_directory(dir)) {
+    LabStore store;
+    if (!store.has_state(what))
+      throw UsageError("'" + what + "' is neither a directory nor a lab that is up");
+    dir = store.dir(what);
+  }
+  ReportInput in;
+  std::vector<fs::path> runs;
+  if (fs::is_directory(dir + "/runs")) {
+    for (const auto& e : fs::directory_iterator(dir + "/runs"))
+      if (e.path().extension() == ".json") runs.push_back(e.path());
+  }
+  std::sort(runs.begin(), runs.end());  // names start with the run's time
+  for (const auto& p : runs) {
+    std::ifstream f(p);
+    auto j = nlohmann::json::parse(f, nullptr, false);
+    if (j.is_discarded()) {
+      std::cerr << "testbed report: skipping " << p.string() << ": not JSON\n";
+      continue;
+    }
+    in.runs.push_back(std::move(j));
+  }
+  if (std::ifstream f(dir + "/link_samples.csv"); f) {
+    std::ostringstream s;
+    s << f.rdbuf();
+    in.link_samples_csv = s.str();
+  }
+  if (in.runs.empty() && in.link_samples_csv.empty()) {
+    std::cerr << "testbed report: " << dir << " has no runs/*.json and no link_samples.csv\n";
+    return kExitInvalid;
+  }
+  const std::string out =
+      fs::absolute(args.option("out").value_or("testbed-report-" + fs::path(dir).filename().string()))
+          .string();
+  fs::create_directories(out);
+  const ReportFiles files = build_report(in, out);
+  for (const auto& [name, contents] : files.files) std::ofstream(out + "/" + name) << contents;
+  const CommandResult r = run_in_netns("", {"gnuplot", out + "/" + files.script});
+  if (r.status != 0) {
+    std::cerr << "testbed report: gnuplot failed (" << r.status
+              << (r.status == 127 ? ": not installed; apt-get install gnuplot-nox" : "")
+              << "):\n" << r.output;
+    return kExitFailure;
+  }
+  for (const auto& png : files.pngs) std::cout << out << "/" << png << "\n";
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,141 @@
+#include "report.h"
+
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+namespace testbed {
+namespace {
+
+std::string quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out(1);
+  for (char c : line) {
+    if (c == sep) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<LinkSeries> link_series(const std::string& csv) {
+  // unix_s,link,node,peer,configured_bits_per_s,transmit_bytes
+  std::map<std::pair<std::string, std::string>, LinkSeries> series;
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> last;  // t, bytes
+  double t0 = NAN;
+  std::istringstream in(csv);
+  for (std::string line; std::getline(in, line);) {
+    const auto f = split(line, ',');
+    if (f.size() != 6 || f[0] == "unix_s") continue;
+    double t = 0, configured = 0, bytes = 0;
+    try {
+      t = std::stod(f[0]);
+      configured = std::stod(f[4]);
+      bytes = std::stod(f[5]);
+    } catch (const std::exception&) {
+      continue;  // a line cut short
+    }
+    if (std::isnan(t0)) t0 = t;
+    const auto key = std::pair{f[2], f[3]};
+    auto& s = series[key];
+    s.node = f[2];
+    s.peer = f[3];
+    const auto prev = last.find(key);
+    // The first sample of a direction has nothing to difference with; a counter that went
+    // back (a lab brought up again into the same directory) starts anew.
+    if (prev != last.end() && t > prev->second.first && bytes >= prev->second.second) {
+      s.t.push_back(t - t0);
+      s.configured_mbit.push_back(configured / 1e6);
+      s.measured_mbit.push_back((bytes - prev->second.second) * 8 / (t - prev->second.first) / 1e6);
+    }
+    last[key] = {t, bytes};
+  }
+  std::vector<LinkSeries> out;
+  for (auto& [key, s] : series) {
+    if (!s.t.empty()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
+  ReportFiles r;
+  r.script = "report.gp";
+  std::ostringstream gp;
+  gp << "# drawn by testbed report\nset terminal pngcairo size 1200,700 font 'sans,10'\n"
+        "set grid\nset key outside right top\n";
+
+  if (!in.runs.empty()) {
+    std::ostringstream iters, means;
+    for (size_t i = 0; i < in.runs.size(); ++i) {
+      const auto& run = in.runs[i];
+      iters << "# " << run.value("strategy", "?") << "\n";
+      const auto times = run.value("iteration_s", std::vector<double>{});
+      for (size_t k = 0; k < times.size(); ++k) iters << k + 1 << " " << times[k] << "\n";
+      iters << "\n\n";  // a new gnuplot index per run
+      // Strategy names have no spaces, so they are plain words gnuplot reads as labels.
+      means << i << " " << run.value("mean_iteration_s", 0.0) << " "
+            << run.value("strategy", "?") << "\n";
+    }
+    r.files.emplace_back("iterations.dat", iters.str());
+    r.files.emplace_back("means.dat", means.str());
+    r.pngs.push_back("iteration_time.png");
+    gp << "set output " << quoted(out_dir + "/iteration_time.png") << "\n"
+       << "set title 'Iteration time per strategy'\nset xlabel 'iteration'\n"
+          "set ylabel 'seconds'\nset yrange [0:*]\nset xtics 1\nplot ";
+    for (size_t i = 0; i < in.runs.size(); ++i) {
+      gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/iterations.dat") << " index " << i
+         << " using 1:2 with linespoints title " << quoted(in.runs[i].value("strategy", "?"));
+    }
+    gp << "\n";
+    r.pngs.push_back("strategies.png");
+    gp << "set output " << quoted(out_dir + "/strategies.png") << "\n"
+       << "set title 'Mean iteration time per run (lower is faster)'\nset xlabel ''\n"
+          "set style fill solid 0.6\nset boxwidth 0.7\nset xtics rotate by -30 autofreq\n"
+          "unset key\n"
+          "plot "
+       << quoted(out_dir + "/means.dat")
+       << " using 1:2:xtic(3) with boxes, '' using 1:2:(sprintf('%.2f s', $2)) with labels "
+          "offset 0,0.7\nset xtics norotate autofreq\nset key outside right top\n";
+  }
+
+  const auto links = link_series(in.link_samples_csv);
+  if (!links.empty()) {
+    std::ostringstream data;
+    for (const auto& s : links) {
+      data << "# " << s.node << " > " << s.peer << "\n";
+      for (size_t i = 0; i < s.t.size(); ++i)
+        data << s.t[i] << " " << s.configured_mbit[i] << " " << s.measured_mbit[i] << "\n";
+      data << "\n\n";
+    }
+    r.files.emplace_back("links.dat", data.str());
+    r.pngs.push_back("links.png");
+    // One small plot per direction, four to a row.
+    const size_t cols = 4, rows = (links.size() + cols - 1) / cols;
+    gp << "set terminal pngcairo size 1600," << std::max<size_t>(300, rows * 260)
+       << " font 'sans,8'\nset output " << quoted(out_dir + "/links.png")
+       << "\nset multiplot layout " << rows << "," << cols
+       << " title 'Configured vs measured rate per link direction (Mbit/s over seconds)'\n"
+          "set key top left\nset yrange [0:*]\nset xlabel ''\nset ylabel ''\n";
+    for (size_t i = 0; i < links.size(); ++i) {
+      gp << "set title " << quoted(links[i].node + " > " + links[i].peer) << "\nplot "
+         << quoted(out_dir + "/links.dat") << " index " << i
+         << " using 1:2 with steps lw 2 title 'configured', '' index " << i
+         << " using 1:3 with lines title 'measured'\n";
+    }
+    gp << "unset multiplot\n";
+  }
+  r.files.emplace_back(r.script, gp.str());
+  return r;
+}
+
+}  // namespace testbed

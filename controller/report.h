@@ -1,0 +1,35 @@
+// `testbed report`: PNG plots of a lab's runs for people without Grafana, drawn by gnuplot
+// from what the lab's run directory holds: runs/*.json (one per `train`) and
+// link_samples.csv (the exporter's once-a-second sample of every link direction).
+// The data shaping is pure and tested; drawing is gnuplot's.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace testbed {
+
+struct ReportInput {
+  std::vector<nlohmann::json> runs;  // run summaries, oldest first
+  std::string link_samples_csv;      // may be empty
+};
+
+struct ReportFiles {
+  // file name -> contents: gnuplot data files and the script that draws the PNGs
+  std::vector<std::pair<std::string, std::string>> files;
+  std::vector<std::string> pngs;  // what the script draws, in order
+  std::string script;             // file name of the script among `files`
+};
+
+// Per direction, the configured rate and the rate measured from the kernel's byte counter
+// between consecutive samples, in Mbit/s against seconds since the first sample.
+struct LinkSeries {
+  std::string node, peer;
+  std::vector<double> t, configured_mbit, measured_mbit;
+};
+std::vector<LinkSeries> link_series(const std::string& csv);
+
+ReportFiles build_report(const ReportInput& in, const std::string& out_dir);
+
+}  // namespace testbed

@@ -1,0 +1,122 @@
+// The Grafana dashboards in dashboards/: the fields Grafana requires, and every metric
+// they query is one the testbed exports (checked against the exporters' own families).
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+
+#include "link_metrics.h"
+#include "train_metrics.h"
+
+namespace testbed {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::pair<std::string, nlohmann::json>> dashboards() {
+  std::vector<std::pair<std::string, nlohmann::json>> out;
+  for (const auto& e : fs::directory_iterator(TESTBED_DASHBOARDS_DIR)) {
+    if (e.path().extension() != ".json") continue;
+    std::ifstream in(e.path());
+    out.emplace_back(e.path().filename().string(), nlohmann::json::parse(in));
+  }
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  return out;
+}
+
+// Every metric name the exporter can serve: the training families after one event of each
+// kind, and the link families of one direction.
+std::set<std::string> exported_names() {
+  prometheus::Registry registry;
+  TrainMetrics train(registry, "lab");
+  train.apply({{"event", "measured"},
+               {"strategy", "s"},
+               {"nodes", {"a", "b"}},
+               {"mbit", {{0, 10}, {10, 0}}}});
+  train.apply(
+      {{"event", "iteration"},
+       {"strategy", "s"},
+       {"seconds", 1.0},
+       {"samples_per_node", 32},
+       {"policy", {{"version", 1}, {"shares", {{"a", 1.0}, {"b", 0.0}}}}},
+       {"nodes",
+        {{"a",
+          {{"seconds", 1.0},
+           {"chunks_sent", 3},
+           {"aux_chunks_sent", 1},
+           {"chunks_forwarded", 0},
+           {"bytes_sent", {{"b", 10}}},
+           {"bytes_received", {{"b", 10}}}}}}}});
+  auto families = registry.Collect();
+  for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
+  std::set<std::string> names;
+  for (const auto& f : families) {
+    EXPECT_FALSE(f.metric.empty()) << f.name;
+    names.insert(f.name);
+  }
+  return names;
+}
+
+TEST(Dashboards, HaveTheFieldsGrafanaRequires) {
+  const auto all = dashboards();
+  ASSERT_GE(all.size(), 3u);
+  std::set<std::string> uids;
+  for (const auto& [file, d] : all) {
+    SCOPED_TRACE(file);
+    ASSERT_TRUE(d.contains("uid") && d["uid"].is_string());
+    EXPECT_TRUE(uids.insert(d["uid"].get<std::string>()).second) << "duplicate uid";
+    EXPECT_TRUE(d.contains("title") && d["title"].is_string());
+    EXPECT_TRUE(d.contains("schemaVersion") && d["schemaVersion"].is_number_integer());
+    std::set<std::string> vars;
+    for (const auto& v : d["templating"]["list"]) vars.insert(v["name"].get<std::string>());
+    EXPECT_TRUE(vars.count("lab") && vars.count("node"));
+    ASSERT_TRUE(d["panels"].is_array() && !d["panels"].empty());
+    std::set<int> ids;
+    for (const auto& p : d["panels"]) {
+      SCOPED_TRACE(p.value("title", "?"));
+      EXPECT_TRUE(ids.insert(p["id"].get<int>()).second) << "duplicate panel id";
+      EXPECT_TRUE(p.contains("type") && p["type"].is_string());
+      for (const char* k : {"h", "w", "x", "y"}) EXPECT_TRUE(p["gridPos"][k].is_number()) << k;
+      EXPECT_EQ(p["datasource"]["uid"], "testbed-prometheus");
+      ASSERT_TRUE(p["targets"].is_array() && !p["targets"].empty());
+      for (const auto& t : p["targets"]) {
+        EXPECT_FALSE(t.value("expr", "").empty());
+        EXPECT_TRUE(t.contains("refId"));
+      }
+    }
+  }
+}
+
+TEST(Dashboards, QueryOnlyMetricsTheTestbedExports) {
+  const auto exported = exported_names();
+  const std::regex metric("testbed_[a-z_]+");
+  size_t checked = 0;
+  for (const auto& [file, d] : dashboards()) {
+    for (const auto& p : d["panels"]) {
+      for (const auto& t : p["targets"]) {
+        const std::string expr = t["expr"];
+        for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
+          std::string name = it->str();
+          // A histogram's series carry suffixes of the family's name.
+          for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+            const std::string s = suffix;
+            if (name.size() > s.size() && name.ends_with(s) &&
+                exported.count(name.substr(0, name.size() - s.size())))
+              name = name.substr(0, name.size() - s.size());
+          }
+          EXPECT_TRUE(exported.count(name)) << file << ": " << name << " is not exported";
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 20u);
+}
+
+}  // namespace
+}  // namespace testbed
