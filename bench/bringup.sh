@@ -40,7 +40,7 @@ for topo in internet2 b4 gen200; do
   n_shell=$runs
   [ "$topo" = gen200 ] && n_shell=$shell_big_runs
   for i in $(seq "$runs"); do
-    t0=$(now); "$tb" up "$file" > /dev/null; t1=$(now); "$tb" down "$lab" > /dev/null; t2=$(now)
+    t0=$(now); "$tb" up "$file" --prometheus off > /dev/null; t1=$(now); "$tb" down "$lab" > /dev/null; t2=$(now)
     echo "tb_up $(echo "$t1 - $t0" | bc -l)" >> "$out/$topo.times"
     echo "tb_down $(echo "$t2 - $t1" | bc -l)" >> "$out/$topo.times"
     if [ "$i" -le "$n_shell" ]; then

@@ -195,7 +195,8 @@ TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {
     LabGuard guard("tbt-procs");
     ASSERT_EQ(run_testbed({"up", write_profile("tbt-procs", links)}).status, 0);
     const auto pids = recorded_pids("tbt-procs");
-    EXPECT_EQ(pids.size(), 3u);  // a delay line in each node, and the timeline
+    // A delay line in each node, the timeline, the exporter and the lab's Prometheus.
+    EXPECT_EQ(pids.size(), 5u);
     EXPECT_TRUE(any_alive(pids));
     ASSERT_EQ(run_testbed({"down", "tbt-procs"}).status, 0);
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
