@@ -28,6 +28,8 @@ int run_train(const Argv& args);
 int run_timeline(const Argv& args);
 int run_exporter(const Argv& args);
 int run_report(const Argv& args);
+int run_run(const Argv& args);
+int run_regress(const Argv& args);
 
 // Prints the one-line reason and returns true when this process may not act on the kernel.
 bool lacks_privileges(const std::string& verb);

@@ -46,6 +46,13 @@ const std::map<std::string, Verb>& verbs() {
       {"report",
        {run_report, "report LAB|DIR [--out DIR]",
         "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},
+      {"run",
+       {run_run, "run SCENARIO [--out DIR]",
+        "run a scenario: each strategy on the same seeded WAN, judged by its expectations"}},
+      {"regress",
+       {run_regress,
+        "regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline FILE]",
+        "run every scenario in DIR; pass/fail table, JUnit XML, regressions against a baseline"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
   };
   return kVerbs;

@@ -1,0 +1,74 @@
+#include "child_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <stdexcept>
+
+namespace testbed::cli {
+
+ChildResult run_child(const std::vector<std::string>& argv,
+                      const std::function<void(const std::string&)>& on_stderr_line,
+                      const std::atomic<int>& forward_signal) {
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    throw std::runtime_error("pipe2 failed");
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error("fork failed");
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    dup2(err[1], STDERR_FILENO);
+    execv(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  ChildResult r;
+  std::string partial;
+  bool out_open = true, err_open = true, forwarded = false;
+  while (out_open || err_open) {
+    if (forward_signal != 0 && !forwarded) {
+      kill(pid, forward_signal);
+      forwarded = true;
+    }
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    // Wake every 100 ms to pass a signal on.
+    if (poll(fds, 2, 100) <= 0) continue;
+    char buf[65536];
+    if (out_open && (fds[0].revents & (POLLIN | POLLHUP))) {
+      const ssize_t n = read(out[0], buf, sizeof buf);
+      if (n > 0) {
+        r.out.append(buf, static_cast<size_t>(n));
+      } else {
+        out_open = false;
+      }
+    }
+    if (err_open && (fds[1].revents & (POLLIN | POLLHUP))) {
+      const ssize_t n = read(err[0], buf, sizeof buf);
+      if (n > 0) {
+        r.err.append(buf, static_cast<size_t>(n));
+        partial.append(buf, static_cast<size_t>(n));
+        for (size_t nl; (nl = partial.find('\n')) != std::string::npos; partial.erase(0, nl + 1))
+          on_stderr_line(partial.substr(0, nl));
+      } else {
+        err_open = false;
+      }
+    }
+  }
+  close(out[0]);
+  close(err[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+}  // namespace testbed::cli

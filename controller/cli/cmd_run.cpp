@@ -1,0 +1,64 @@
+// testbed run SCENARIO [--out DIR]: runs a scenario (see controller/scenario.h): each
+// strategy in turn on a freshly brought-up lab, the same seeded network timeline for all;
+// prints a progress line per iteration and a summary table; exits 1 naming each
+// expectation that failed. Ctrl-C or SIGTERM brings the lab down and keeps the partial
+// results. Results: DIR (default ./testbed-results/NAME-TIME) with results.json (every
+// figure, the exact inputs and versions), iterations.csv, links.csv, per-run files, PNGs.
+#include <atomic>
+#include <csignal>
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "scenario.h"
+#include "scenario_runner.h"
+
+namespace testbed::cli {
+namespace {
+
+std::atomic<int> g_stop{0};  // the signal that asked to stop; handlers need a global
+void on_signal(int sig) {
+  g_stop = sig;
+}
+
+}  // namespace
+
+std::string default_results_dir(const std::string& name) {
+  std::string stamp = now_iso8601();
+  for (char& c : stamp)
+    if (c == ':') c = '-';  // colons trouble some tools and filesystems
+  return "testbed-results/" + name + "-" + stamp;
+}
+
+int run_run(const Argv& argv) {
+  const std::string usage = "testbed run SCENARIO [--out DIR]";
+  Args args(argv, {}, {"out"});
+  args.at_most(1, usage);
+  if (args.positionals().empty()) throw UsageError("usage: " + usage);
+  Scenario s;
+  try {
+    s = parse_scenario_file(args.positional(0));
+    check_runnable(s);
+  } catch (const ValidationError& e) {
+    std::cerr << e.what();
+    return kExitInvalid;
+  }
+  if (lacks_privileges("run")) return kExitFailure;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  const std::string out = args.option("out").value_or(default_results_dir(s.name));
+  const ScenarioResult r = run_scenario(s, out, g_stop);
+  print_scenario_summary(s, r, std::cout);
+  if (r.interrupted) {
+    std::cerr << "testbed run: interrupted; the lab is down, partial results in " << out << "\n";
+    return 128 + (g_stop ? g_stop.load() : SIGINT);
+  }
+  for (const auto& v : r.verdicts) {
+    if (!v.passed)
+      std::cerr << "testbed run: expectation failed: '" << v.expectation << "' (" << v.detail
+                << ")\n";
+  }
+  return r.passed() ? kExitOk : kExitFailure;
+}
+
+}  // namespace testbed::cli

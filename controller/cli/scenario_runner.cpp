@@ -1,0 +1,281 @@
+#include "scenario_runner.h"
+
+#include <sys/utsname.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
+#include "child_process.h"
+#include "commands.h"
+#include "lab_state.h"
+#include "plan_table.h"
+#include "report.h"
+#include "topology_parser.h"
+
+namespace testbed::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The lab a scenario runs as: its own name, so it never collides with a user's lab.
+std::string lab_name(const std::string& scenario) {
+  std::string lab = ("sc-" + scenario).substr(0, 24);
+  while (lab.back() == '-') lab.pop_back();
+  return lab;
+}
+
+std::string kernel_release() {
+  utsname u{};
+  return uname(&u) == 0 ? u.release : "?";
+}
+
+// The last line of `text` that is a JSON object (train prints its summary so).
+nlohmann::json last_json_line(const std::string& text) {
+  std::istringstream lines(text);
+  nlohmann::json found;
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line[0] == '{') {
+      auto j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded()) found = j;
+    }
+  }
+  return found;
+}
+
+std::string last_line(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && t.back() == '\n') t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+}  // namespace
+
+bool ScenarioResult::passed() const {
+  if (interrupted) return false;
+  for (const auto& v : verdicts)
+    if (!v.passed) return false;
+  for (const auto& [name, o] : strategies)
+    if (o.failed) return false;  // a failure fails the scenario even unasked
+  return true;
+}
+
+ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
+                            const std::atomic<int>& stop) {
+  ScenarioResult result;
+  result.name = s.name;
+  result.out_dir = out_dir;
+  const auto started = Clock::now();
+  fs::create_directories(out_dir + "/runs");
+  const std::string lab = lab_name(s.name);
+  const std::string topology_text =
+      s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
+  const std::string topology = out_dir + "/topology.yaml";
+  std::ofstream(topology) << derive_topology(s, topology_text, lab);
+  std::ofstream(out_dir + "/scenario.yaml") << read_file(s.file);
+
+  const std::string testbed = program_path("testbed");
+  std::ofstream iterations_csv(out_dir + "/iterations.csv");
+  iterations_csv << "strategy,repetition,iteration,seconds\n";
+  std::ofstream links_csv(out_dir + "/links.csv");
+  links_csv << "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n";
+  nlohmann::json runs = nlohmann::json::array();
+  std::vector<nlohmann::json> summaries;
+  std::string first_link_samples;
+  std::map<std::string, std::vector<nlohmann::json>> by_strategy;
+
+  const int total = static_cast<int>(s.strategies.size()) * s.repetitions;
+  int done_runs = 0;
+  double iteration_seconds = 0;  // over every iteration so far, for the time-left estimate
+  int iterations_done = 0;
+  const int per_run = s.workload.count("iterations") ? std::stoi(s.workload.at("iterations")) : 10;
+  const auto write_results = [&] {
+    nlohmann::json strategies = nlohmann::json::object();
+    for (const auto& [name, o] : result.strategies)
+      strategies[name] = {{"failed", o.failed}, {"failure", o.failure}, {"figures", o.figures}};
+    nlohmann::json verdicts = nlohmann::json::array();
+    for (const auto& v : result.verdicts)
+      verdicts.push_back({{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
+    const nlohmann::json j = {
+        {"scenario", s.name},
+        {"file", s.file},
+        {"finished", !result.interrupted && done_runs == total},
+        {"interrupted", result.interrupted},
+        {"passed", result.passed() && done_runs == total},
+        {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
+        {"inputs", {{"scenario", read_file(s.file)}, {"topology", read_file(topology)},
+                    {"time_scale", s.time_scale}, {"workload", s.workload},
+                    {"strategies", s.strategies}, {"repetitions", s.repetitions}}},
+        {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
+        {"strategies", strategies},
+        {"verdicts", verdicts},
+        {"runs", runs}};
+    std::ofstream(out_dir + "/results.json") << j.dump(1) << "\n";
+  };
+
+  for (int rep = 1; rep <= s.repetitions && !stop; ++rep) {
+    for (const auto& strategy : s.strategies) {
+      if (stop) break;
+      const std::string tag = strategy + "-rep" + std::to_string(rep);
+      ++done_runs;
+      std::ostringstream time_scale;
+      time_scale << s.time_scale;
+      const auto up = run_child({testbed, "up", topology, "--time-scale", time_scale.str(),
+                                 "--prometheus", "off"},
+                                [](const std::string&) {}, stop);
+      nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+      if (up.status != 0) {
+        // Bad input was caught before the run; this is the kernel or the machine.
+        run["failure"] = "up failed: " + last_line(up.err);
+        result.strategies[strategy] = {true, run["failure"], {}};
+        runs.push_back(run);
+        if (stop) result.interrupted = true;
+        break;
+      }
+      std::vector<std::string> train = {testbed, "train", lab, "--strategy", strategy, "--json"};
+      for (const auto& [k, v] : s.workload) {
+        train.push_back("--" + k);
+        train.push_back(v);
+      }
+      static const std::regex kProgress(R"(iteration (\d+)/(\d+) .* ([0-9.]+) s )");
+      const auto t = run_child(
+          train,
+          [&](const std::string& line) {
+            std::smatch m;
+            if (!std::regex_search(line, m, kProgress)) return;
+            iteration_seconds += std::stod(m[3]);
+            ++iterations_done;
+            const int left_here = std::stoi(m[2]) - std::stoi(m[1]);
+            const double mean = iteration_seconds / iterations_done;
+            const double left = mean * (left_here + (total - done_runs) * per_run);
+            std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
+                      << "): iteration " << m[1] << "/" << m[2] << ", " << m[3]
+                      << " s; about " << std::fixed << std::setprecision(0) << left
+                      << " s left\n"
+                      << std::flush;
+          },
+          stop);
+      // What the lab measured outlives it here.
+      const std::string lab_dir = LabStore().dir(lab);
+      const std::string samples = read_file(lab_dir + "/link_samples.csv");
+      if (first_link_samples.empty()) first_link_samples = samples;
+      std::istringstream sample_lines(samples);
+      for (std::string line; std::getline(sample_lines, line);) {
+        if (!line.empty() && line.rfind("unix_s", 0) != 0)
+          links_csv << strategy << "," << rep << "," << line << "\n";
+      }
+      if (fs::exists(lab_dir + "/timeline.csv"))
+        fs::copy_file(lab_dir + "/timeline.csv", out_dir + "/runs/" + tag + "-timeline.csv",
+                      fs::copy_options::overwrite_existing);
+      run_child({testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
+
+      const nlohmann::json summary = last_json_line(t.out);
+      if (t.status != 0 || summary.is_null()) {
+        run["failure"] = stop ? "interrupted" : "train failed: " + last_line(t.err);
+        result.strategies[strategy] = {true, run["failure"], {}};
+        if (stop) result.interrupted = true;
+      } else {
+        run["summary"] = summary;
+        std::ofstream(out_dir + "/runs/" + tag + ".json") << summary.dump(1) << "\n";
+        summaries.push_back(summary);
+        by_strategy[strategy].push_back(summary);
+        const auto times = summary["iteration_s"].get<std::vector<double>>();
+        for (size_t i = 0; i < times.size(); ++i)
+          iterations_csv << strategy << "," << rep << "," << i + 1 << "," << times[i] << "\n";
+      }
+      runs.push_back(run);
+      iterations_csv.flush();
+      links_csv.flush();
+      write_results();
+    }
+  }
+  if (stop) result.interrupted = true;
+
+  // Means over repetitions; a strategy that failed once counts as failed.
+  for (const auto& [strategy, list] : by_strategy) {
+    auto& o = result.strategies[strategy];
+    if (o.failed) continue;
+    double mean = 0, sps = 0, aux = 0, worst = 0;
+    for (const auto& j : list) {
+      mean += j["mean_iteration_s"].get<double>();
+      sps += j["samples_per_s"].get<double>();
+      aux += j.value("aux_share", 0.0);
+      for (double x : j["iteration_s"].get<std::vector<double>>()) worst = std::max(worst, x);
+    }
+    const auto n = static_cast<double>(list.size());
+    o.figures = {{"mean_iteration_s", mean / n},
+                 {"samples_per_s", sps / n},
+                 {"aux_share", aux / n},
+                 {"max_iteration_s", worst},
+                 {"runs", n}};
+  }
+  result.verdicts = judge(s, result.strategies);
+  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  write_results();
+
+  // Plots, as `testbed report` draws them.
+  ReportInput report{summaries, first_link_samples};
+  const ReportFiles files = build_report(report, out_dir);
+  for (const auto& [name, contents] : files.files) std::ofstream(out_dir + "/" + name) << contents;
+  if (!files.pngs.empty()) run_child({"/usr/bin/gnuplot", out_dir + "/" + files.script},
+                                     [](const std::string&) {}, std::atomic<int>{0});
+  return result;
+}
+
+}  // namespace testbed::cli
+
+namespace testbed::cli {
+
+void check_runnable(const Scenario& s) {
+  const std::string text = s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
+  const std::string derived = derive_topology(s, text, lab_name(s.name));
+  parse_topology_text(derived, s.file + " (its topology, with the events as steps)");
+}
+
+void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
+  out << "\nscenario " << s.name << (r.interrupted ? " (interrupted)" : "") << ": results in "
+      << r.out_dir << "\n";
+  TextTable t({"STRATEGY", "S/ITERATION", "SAMPLES/S", "VS " + s.strategies.front(), "AUX",
+               "STATUS"});
+  double base = 0;
+  if (const auto it = r.strategies.find(s.strategies.front());
+      it != r.strategies.end() && !it->second.failed)
+    base = it->second.figures.at("samples_per_s");
+  for (const auto& name : s.strategies) {
+    const auto it = r.strategies.find(name);
+    if (it == r.strategies.end()) {
+      t.add({name, "", "", "", "", "not run"});
+      continue;
+    }
+    const auto& o = it->second;
+    if (o.failed) {
+      t.add({name, "", "", "", "", "FAILED: " + o.failure});
+      continue;
+    }
+    std::ostringstream a, b, c, d;
+    a << std::fixed << std::setprecision(2) << o.figures.at("mean_iteration_s");
+    b << std::fixed << std::setprecision(1) << o.figures.at("samples_per_s");
+    if (base > 0) c << std::fixed << std::setprecision(2) << o.figures.at("samples_per_s") / base;
+    d << std::fixed << std::setprecision(1) << 100 * o.figures.at("aux_share") << "%";
+    t.add({name, a.str(), b.str(), c.str(), d.str(), "ok"});
+  }
+  t.print(out);
+  for (const auto& v : r.verdicts)
+    out << (v.passed ? "PASS " : "FAIL ") << v.expectation << ": " << v.detail << "\n";
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,42 @@
+// `testbed run`'s engine, shared with `testbed regress`: brings the scenario's lab up for
+// each strategy (and repetition) in turn, trains, keeps what the lab measured, brings it
+// down, and judges the expectations. Writes a results directory as it goes, so an
+// interrupted run keeps what it finished.
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "scenario.h"
+
+namespace testbed::cli {
+
+struct ScenarioResult {
+  std::string name;
+  std::string out_dir;
+  bool interrupted = false;
+  std::map<std::string, StrategyOutcome> strategies;
+  std::vector<Verdict> verdicts;
+  double seconds = 0;
+  bool passed() const;
+};
+
+// `stop` holds a signal number once the user asked to stop (0 until then).
+ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
+                            const std::atomic<int>& stop);
+
+}  // namespace testbed::cli
+
+namespace testbed::cli {
+
+// The summary table (one row per strategy, speed-up over the first) and the verdicts.
+void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out);
+
+// Checks what a run needs before it starts: the scenario's derived topology parses.
+// Throws ValidationError.
+void check_runnable(const Scenario& s);
+
+}  // namespace testbed::cli

@@ -1,0 +1,85 @@
+// A scenario: one WAN experiment to run the same way every time (`testbed run`), and the
+// verdict on it. Pure data, parsed strictly (every error at FILE:LINE:COL), like
+// profiles. The topology is a profile (a path relative to the scenario, a bundled name,
+// or inline); dynamics are the profile's own schedules, compressed by time_scale, plus
+// events that change one link at a given time; each strategy runs in turn on a freshly
+// brought-up lab, so all see the same seeded network timeline.
+//
+//   name: bad-link
+//   topology: internet2.yaml
+//   dynamics:
+//     time_scale: 0.1
+//     events: [{at: 100s, link: [chicago, kansascity], bandwidth: 5mbit}]
+//   workload: {model: resnet50, scale: 0.1, iterations: 8}
+//   strategies: [netstorm-lite, netstorm-std]
+//   repetitions: 1
+//   expect:
+//     - netstorm-std / netstorm-lite >= 1.2      # ratio of samples/s
+//     - mean_iteration_s(netstorm-std) <= 5      # a bound on one strategy's figure
+//     - no node failed
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnostics.h"
+
+namespace testbed {
+
+struct LinkEvent {
+  double at_s = 0;  // schedule time (before time_scale)
+  std::string a, b;
+  std::string direction = "both";  // a2b (a sends to b), b2a, both
+  std::string bandwidth, delay, loss;  // as written (checked units); empty: unchanged
+};
+
+struct Expectation {
+  enum class Kind { kRatio, kBound, kNoNodeFailed } kind = Kind::kNoNodeFailed;
+  std::string text;  // as written, to name it when it fails
+  std::string metric;          // kBound: mean_iteration_s, samples_per_s, max_iteration_s, aux_share
+  std::string strategy, over;  // kRatio: strategy / over; kBound: strategy
+  std::string op;              // >=, <=, >, <
+  double value = 0;
+};
+
+struct Scenario {
+  std::string file;
+  std::string name;
+  std::string topology_path;    // resolved; empty when inline
+  std::string topology_inline;  // YAML text of an inline topology
+  double time_scale = 1.0;
+  std::vector<LinkEvent> events;
+  std::map<std::string, std::string> workload;  // train options, as in profiles
+  std::vector<std::string> strategies;
+  int repetitions = 1;
+  std::vector<Expectation> expectations;
+};
+
+// Throws ValidationError with every problem found.
+Scenario parse_scenario_file(const std::string& path);
+Scenario parse_scenario_text(const std::string& text, const std::string& file);
+
+// The profile the scenario runs: `topology_yaml` with its lab renamed to `lab` and each
+// event added to its direction's schedule as a step. Throws ValidationError (naming the
+// scenario file) for an event on a link the topology lacks or that already has a schedule.
+std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
+                            const std::string& lab);
+
+// What one strategy achieved over the scenario's repetitions (means), or failed.
+struct StrategyOutcome {
+  bool failed = false;
+  std::string failure;
+  std::map<std::string, double> figures;  // mean_iteration_s, samples_per_s, ...
+};
+
+struct Verdict {
+  std::string expectation;
+  bool passed = false;
+  std::string detail;  // the measured value(s), or why it could not be judged
+};
+
+std::vector<Verdict> judge(const Scenario& s, const std::map<std::string, StrategyOutcome>& by);
+
+}  // namespace testbed

@@ -1,0 +1,137 @@
+// Scenarios: strict parsing, events written into the topology as schedule steps, the
+// verdicts on expectations, and JUnit output.
+#include "scenario.h"
+
+#include <gtest/gtest.h>
+
+#include "junit.h"
+#include "topology_parser.h"
+
+namespace testbed {
+namespace {
+
+const char* kGood = R"(
+name: demo
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}, c: {}},
+           links: [{endpoints: [a, b]}, {endpoints: [c, b], b2a: {bandwidth: 50mbit}}]}
+dynamics:
+  time_scale: 0.5
+  events:
+    - {at: 20s, link: [b, c], dir: a2b, bandwidth: 5mbit}
+    - {at: 10s, link: [a, b], loss: 1%}
+workload: {model: resnet50, scale: 0.01, iterations: 3}
+strategies: [ps, netstorm-pro]
+repetitions: 2
+expect:
+  - netstorm-pro / ps >= 2
+  - mean_iteration_s(ps) < 10
+  - no node failed
+)";
+
+TEST(Scenario, ParsesEverySection) {
+  const Scenario s = parse_scenario_text(kGood, "demo.yaml");
+  EXPECT_EQ(s.name, "demo");
+  EXPECT_FALSE(s.topology_inline.empty());
+  EXPECT_DOUBLE_EQ(s.time_scale, 0.5);
+  ASSERT_EQ(s.events.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.events[0].at_s, 20);
+  EXPECT_EQ(s.events[0].direction, "a2b");
+  EXPECT_EQ(s.workload.at("iterations"), "3");
+  EXPECT_EQ(s.strategies, (std::vector<std::string>{"ps", "netstorm-pro"}));
+  EXPECT_EQ(s.repetitions, 2);
+  ASSERT_EQ(s.expectations.size(), 3u);
+  EXPECT_EQ(s.expectations[0].kind, Expectation::Kind::kRatio);
+  EXPECT_EQ(s.expectations[1].metric, "mean_iteration_s");
+  EXPECT_EQ(s.expectations[2].kind, Expectation::Kind::kNoNodeFailed);
+}
+
+TEST(Scenario, ReportsEveryErrorWithItsPosition) {
+  try {
+    parse_scenario_file(TESTBED_TEST_DATA "/scenarios/bad.yaml");
+    FAIL() << "accepted a bad scenario";
+  } catch (const ValidationError& e) {
+    std::vector<std::string> got;
+    for (const auto& d : e.diagnostics())
+      got.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) + ": " + d.message);
+    const std::vector<std::string> expected = {
+        "1:7: name: 'Bad_Name' must be 1-32 characters of a-z, 0-9 and '-'",
+        "2:11: topology: 'no-such-profile.yaml' is not a file, nor in",
+        "4:15: time_scale: expected a number greater than 0, not 'fast'",
+        "6:12: at: 'soon' is not a number followed by a unit",
+        "6:24: link: expected two node names, e.g. [chicago, kansascity]",
+        "6:40: bandwidth: unit 'mbps' is ambiguous",
+        "7:19: workload.scale: expected a positive number",
+        "7:22: unknown key 'strategy' in workload (strategies go under 'strategies')",
+        "8:18: strategy 'ps' is listed twice",
+        "8:22: unknown strategy 'star'",
+        "9:14: repetitions: expected a whole number from 1 to 99",
+        "11:5: expect: strategy 'netstorm' is not among the scenario's strategies",
+        "12:5: expect: unknown figure 'speed'",
+        "13:5: expect: 'ps beats everyone' is not 'A / B >= X'",
+    };
+    ASSERT_EQ(got.size(), expected.size()) << e.what();
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_EQ(got[i].rfind(expected[i], 0), 0u) << got[i] << "\n  expected " << expected[i];
+  }
+}
+
+TEST(Scenario, EventsBecomeStepsOnTheirDirections) {
+  const Scenario s = parse_scenario_text(kGood, "demo.yaml");
+  const std::string derived = derive_topology(s, s.topology_inline, "sc-demo");
+  const Topology t = parse_topology_text(derived, "derived.yaml");
+  EXPECT_EQ(t.lab, "sc-demo");
+  // Link c-b: the event's a2b (b sends to c) is the link's b2a.
+  const Link& cb = t.links[1];
+  EXPECT_TRUE(cb.a2b.schedule.changes.empty());
+  ASSERT_EQ(cb.b2a.schedule.changes.size(), 1u);
+  EXPECT_EQ(cb.b2a.schedule.changes[0].at_us, 20000000);
+  EXPECT_EQ(cb.b2a.schedule.changes[0].rate->bits_per_s, 5000000u);
+  EXPECT_EQ(cb.b2a.rate.bits_per_s, 50000000u);  // until then, as configured
+  // Link a-b: both directions lose 1% from 10 s.
+  for (const auto* d : {&t.links[0].a2b, &t.links[0].b2a}) {
+    ASSERT_EQ(d->schedule.changes.size(), 1u);
+    EXPECT_DOUBLE_EQ(d->schedule.changes[0].loss->value, 0.01);
+  }
+}
+
+TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
+  Scenario s = parse_scenario_text(kGood, "demo.yaml");
+  s.events = {{5, "a", "c", "both", "1mbit", "", ""}};
+  EXPECT_THROW(derive_topology(s, s.topology_inline, "sc-demo"), ValidationError);
+  s.events = {{5, "a", "b", "both", "1mbit", "", ""}};
+  const std::string scheduled =
+      "lab: x\ndefaults: {bandwidth: 10mbit, schedule: {random: {every: 1s, bandwidth: "
+      "1mbit..2mbit}}}\nnodes: {a: {}, b: {}}\nlinks: [{endpoints: [a, b]}]\n";
+  EXPECT_THROW(derive_topology(s, scheduled, "sc-demo"), ValidationError);
+}
+
+TEST(Scenario, VerdictsNameWhatWasMeasured) {
+  const Scenario s = parse_scenario_text(kGood, "demo.yaml");
+  std::map<std::string, StrategyOutcome> by;
+  by["ps"].figures = {{"samples_per_s", 50}, {"mean_iteration_s", 12}};
+  by["netstorm-pro"].figures = {{"samples_per_s", 150}, {"mean_iteration_s", 4}};
+  auto v = judge(s, by);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_TRUE(v[0].passed) << v[0].detail;  // 3x >= 2
+  EXPECT_NE(v[0].detail.find("measured 3"), std::string::npos);
+  EXPECT_FALSE(v[1].passed);  // 12 s is not < 10
+  EXPECT_TRUE(v[2].passed);
+  by["netstorm-pro"] = {true, "agent on b died", {}};
+  v = judge(s, by);
+  EXPECT_FALSE(v[0].passed);
+  EXPECT_NE(v[0].detail.find("agent on b died"), std::string::npos);
+  EXPECT_FALSE(v[2].passed);
+}
+
+TEST(Junit, CountsFailuresAndEscapes) {
+  const std::string x = junit_xml("suite <1>", {{"s", "a / b >= 2", 1.5, false, ""},
+                                                {"s", "x", 0, true, "measured \"1\" & less"}});
+  EXPECT_NE(x.find("tests=\"2\" failures=\"1\""), std::string::npos) << x;
+  EXPECT_NE(x.find("name=\"suite &lt;1&gt;\""), std::string::npos);
+  EXPECT_NE(x.find("<failure message=\"measured &quot;1&quot; &amp; less\"/>"), std::string::npos);
+  EXPECT_NE(x.find("<testcase classname=\"s\" name=\"a / b &gt;= 2\" time=\"1.5\"/>"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace testbed
