@@ -83,8 +83,8 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
       for (size_t k = 0; k < times.size(); ++k) iters << k + 1 << " " << times[k] << "\n";
       iters << "\n\n";  // a new gnuplot index per run
       // Strategy names have no spaces, so they are plain words gnuplot reads as labels.
-      means << i << " " << run.value("mean_iteration_s", 0.0) << " "
-            << run.value("strategy", "?") << "\n";
+      means << i << " " << run.value("mean_iteration_s", 0.0) << " " << run.value("strategy", "?")
+            << "\n";
     }
     r.files.emplace_back("iterations.dat", iters.str());
     r.files.emplace_back("means.dat", means.str());

@@ -14,21 +14,21 @@
 #include "strategies.h"
 #include "units.h"
 #include "workload.h"
+#include "yaml_diagnostics.h"
 
 namespace testbed {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",       "description", "topology", "dynamics",
-                                           "workload",   "strategies",  "repetitions",
-                                           "expect"};
+const std::vector<std::string> kTopKeys = {"name",     "description", "topology",    "dynamics",
+                                           "workload", "strategies",  "repetitions", "expect"};
 const std::vector<std::string> kMetrics = {"mean_iteration_s", "samples_per_s", "max_iteration_s",
                                            "aux_share"};
 
 class Parser {
  public:
-  explicit Parser(std::string file) : file_(std::move(file)) {}
+  explicit Parser(std::string file) : file_(std::move(file)), diag_(file_) {}
 
   Scenario run(const YAML::Node& root) {
     Scenario s;
@@ -41,7 +41,8 @@ class Parser {
     keys(root, kTopKeys, "at the top level of a scenario");
     if (root["name"]) s.name = text(root["name"], "name");
     if (!std::regex_match(s.name, std::regex("[a-z0-9][a-z0-9-]{0,31}")))
-      error(root["name"] ? root["name"] : root, "name: '" + s.name + "' must be 1-32 characters of a-z, 0-9 and '-'");
+      error(root["name"] ? root["name"] : root,
+            "name: '" + s.name + "' must be 1-32 characters of a-z, 0-9 and '-'");
     topology(root["topology"], root, s);
     if (root["dynamics"]) dynamics(root["dynamics"], s);
     if (root["workload"]) workload(root["workload"], s);
@@ -60,31 +61,16 @@ class Parser {
   }
 
  private:
-  void error(const YAML::Node& at, const std::string& message) {
-    const YAML::Mark m = at.Mark();
-    diagnostics_.push_back({file_, m.line < 0 ? 0 : m.line + 1, m.column + 1, message});
-  }
-  void finish() {
-    if (diagnostics_.empty()) return;
-    std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
-    });
-    throw ValidationError(diagnostics_);
-  }
+  void error(const YAML::Node& at, const std::string& message) { diag_.error(at, message); }
+  void finish() { diag_.finish(); }
   void keys(const YAML::Node& map, const std::vector<std::string>& allowed,
             const std::string& where) {
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) == allowed.end())
-        error(it->first, "unknown key '" + key + "' " + where);
-    }
+    diag_.check_keys(map, allowed, where);
   }
   std::string text(const YAML::Node& n, const std::string& what) {
-    if (!n.IsScalar()) {
-      error(n, what + " must be a single value");
-      return "";
-    }
-    return n.Scalar();
+    std::string out;
+    diag_.scalar(n, what, out);
+    return out;
   }
 
   void topology(const YAML::Node& n, const YAML::Node& root, Scenario& s) {
@@ -218,8 +204,10 @@ class Parser {
       return;
     }
     static const std::regex kNoFail(R"(\s*no node failed\s*)");
-    static const std::regex kRatio(R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
-    static const std::regex kBound(R"(\s*([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+    static const std::regex kRatio(
+        R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+    static const std::regex kBound(
+        R"(\s*([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
     for (const auto& x : n) {
       Expectation e;
       e.text = text(x, "expectation");
@@ -258,7 +246,7 @@ class Parser {
   }
 
   std::string file_;
-  std::vector<Diagnostic> diagnostics_;
+  YamlDiagnostics diag_;
 };
 
 bool compare(double a, const std::string& op, double b) {
@@ -322,7 +310,8 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
     }
     const std::string name = "link " + e.a + "-" + e.b;
     if (!found) {
-      problems.push_back({s.file, 0, 0, "event at " + number(e.at_s) + " s: the topology has no " + name});
+      problems.push_back(
+          {s.file, 0, 0, "event at " + number(e.at_s) + " s: the topology has no " + name});
       continue;
     }
     std::vector<std::string> dirs;
@@ -389,8 +378,8 @@ std::vector<Verdict> judge(const Scenario& s, const std::map<std::string, Strate
       const auto b = a ? figure(e.over, "samples_per_s", why) : std::nullopt;
       if (a && b && *b > 0) {
         v.passed = compare(*a / *b, e.op, e.value);
-        v.detail = "measured " + number(*a / *b) + " (samples/s " + number(*a) + " / " +
-                   number(*b) + ")";
+        v.detail =
+            "measured " + number(*a / *b) + " (samples/s " + number(*a) + " / " + number(*b) + ")";
       } else {
         v.detail = why.empty() ? e.over + " processed nothing" : why;
       }

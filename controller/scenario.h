@@ -31,14 +31,14 @@ namespace testbed {
 struct LinkEvent {
   double at_s = 0;  // schedule time (before time_scale)
   std::string a, b;
-  std::string direction = "both";  // a2b (a sends to b), b2a, both
+  std::string direction = "both";      // a2b (a sends to b), b2a, both
   std::string bandwidth, delay, loss;  // as written (checked units); empty: unchanged
 };
 
 struct Expectation {
   enum class Kind { kRatio, kBound, kNoNodeFailed } kind = Kind::kNoNodeFailed;
-  std::string text;  // as written, to name it when it fails
-  std::string metric;          // kBound: mean_iteration_s, samples_per_s, max_iteration_s, aux_share
+  std::string text;    // as written, to name it when it fails
+  std::string metric;  // kBound: mean_iteration_s, samples_per_s, max_iteration_s, aux_share
   std::string strategy, over;  // kRatio: strategy / over; kBound: strategy
   std::string op;              // >=, <=, >, <
   double value = 0;

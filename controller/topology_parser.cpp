@@ -16,6 +16,7 @@
 #include "diagnostics.h"
 #include "schedule.h"
 #include "workload.h"
+#include "yaml_diagnostics.h"
 
 namespace testbed {
 namespace {
@@ -32,21 +33,6 @@ const std::vector<std::string> kParamKeys = {"bandwidth", "delay",   "jitter",  
 const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay",    "jitter", "loss",
                                             "queue",     "reorder",   "schedule", "a2b",    "b2a"};
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diag = up;
-    }
-  }
-  return row[b.size()];
-}
-
 // Link parameters as written at one level (defaults, link, or one direction).
 struct ParamsLayer {
   bool rate_written = false;  // a bandwidth or schedule key was present, even if it was bad
@@ -61,7 +47,9 @@ struct ParamsLayer {
 class Parser {
  public:
   explicit Parser(std::string file)
-      : file_(std::move(file)), dir_(std::filesystem::path(file_).parent_path().string()) {}
+      : file_(std::move(file)),
+        dir_(std::filesystem::path(file_).parent_path().string()),
+        diag_(file_) {}
 
   Topology run(const YAML::Node& root) {
     Topology topo;
@@ -91,7 +79,7 @@ class Parser {
     // Connectivity is judged only when every link was understood; otherwise a link with a
     // typo would also be reported as an island.
     if (links_complete_) check_connected(topo);
-    if (diagnostics_.empty()) {
+    if (diag_.empty()) {
       if (auto why = address_pool_shortfall(topo); !why.empty()) {
         error(root["pool"] ? root["pool"] : root, why);
       }
@@ -101,39 +89,14 @@ class Parser {
   }
 
  private:
-  void error(const YAML::Node& at, const std::string& message) {
-    const YAML::Mark m = at.Mark();
-    diagnostics_.push_back({file_, m.line < 0 ? 0 : m.line + 1, m.column + 1, message});
-  }
-
-  void finish() {
-    if (diagnostics_.empty()) return;
-    std::stable_sort(diagnostics_.begin(), diagnostics_.end(), [](const auto& a, const auto& b) {
-      return std::tie(a.line, a.column) < std::tie(b.line, b.column);
-    });
-    throw ValidationError(diagnostics_);
-  }
-
+  void error(const YAML::Node& at, const std::string& message) { diag_.error(at, message); }
+  void finish() { diag_.finish(); }
   void check_keys(const YAML::Node& map, const std::vector<std::string>& allowed,
                   const std::string& where) {
-    for (auto it = map.begin(); it != map.end(); ++it) {
-      const std::string key = it->first.Scalar();
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      std::string hint;
-      for (const auto& candidate : allowed) {
-        if (edit_distance(key, candidate) <= 2) hint = " (did you mean '" + candidate + "'?)";
-      }
-      error(it->first, "unknown key '" + key + "' " + where + hint);
-    }
+    diag_.check_keys(map, allowed, where);
   }
-
   bool scalar(const YAML::Node& n, const std::string& what, std::string& out) {
-    if (!n.IsScalar()) {
-      error(n, what + " must be a single value");
-      return false;
-    }
-    out = n.Scalar();
-    return true;
+    return diag_.scalar(n, what, out);
   }
 
   template <typename T, typename ParseFn>
@@ -246,7 +209,7 @@ class Parser {
     if (n["schedule"]) {
       layer.schedule = parse_schedule(
           n["schedule"], dir_, seed_,
-          [&](const YAML::Node& at, const std::string& m) { error(at, m); }, diagnostics_);
+          [&](const YAML::Node& at, const std::string& m) { error(at, m); }, diag_.list());
     }
     return layer;
   }
@@ -297,7 +260,7 @@ class Parser {
     for (size_t i = 1; i < topo.nodes.size(); ++i) {
       if (find(i) != find(0)) {
         const Node& n = topo.nodes[i];
-        diagnostics_.push_back({file_, n.pos.line, n.pos.column,
+        diag_.list().push_back({file_, n.pos.line, n.pos.column,
                                 "node '" + n.name + "' has no path to node '" + topo.nodes[0].name +
                                     "': the topology is not connected"});
       }
@@ -387,7 +350,7 @@ class Parser {
   std::string file_;
   std::string dir_;  // trace files are found relative to the profile
   uint64_t seed_ = 1;
-  std::vector<Diagnostic> diagnostics_;
+  YamlDiagnostics diag_;
   bool links_complete_ = true;
 };
 

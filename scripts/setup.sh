@@ -2,7 +2,9 @@
 # One command from a fresh Debian 12 machine: installs the Debian packages the testbed
 # needs (only those missing), builds, and then, as asked:
 #   scripts/setup.sh           set up and build only
-#   scripts/setup.sh --test    ... and run every test (unit, and integration as root)
+#   scripts/setup.sh --test    ... and run every test (unit, and integration as root), then
+#                                  the CI subset of the WAN scenarios
+#   scripts/setup.sh --suite   ... and run every WAN scenario in profiles/scenarios
 #   scripts/setup.sh --up      ... install `testbed`, bring up Internet2 and run its default
 #                                  workload (NetStorm synchronizing a scaled ResNet-50)
 #   scripts/setup.sh --install ... install `testbed` on the PATH (cmake --install)
@@ -48,6 +50,14 @@ case "${1:-}" in
   "") ;;
   --test)
     ctest --test-dir build --output-on-failure
+    # Then the CI subset of the WAN scenarios (profiles/scenarios/ci): a change that breaks
+    # training over the emulated WAN fails here. --suite runs them all.
+    build/bin/testbed regress profiles/scenarios/ci --junit build/scenarios-junit.xml \
+      --out build/scenario-results
+    ;;
+  --suite)
+    build/bin/testbed regress profiles/scenarios --junit build/scenarios-junit.xml \
+      --out build/scenario-results
     ;;
   --install)
     cmake --install build
@@ -58,7 +68,7 @@ case "${1:-}" in
     testbed train internet2          # the profile's workload: NetStorm, ResNet-50 x0.1, 5 iterations
     ;;
   *)
-    echo "usage: $0 [--test | --install | --up]" >&2
+    echo "usage: $0 [--test | --suite | --install | --up]" >&2
     exit 2
     ;;
 esac

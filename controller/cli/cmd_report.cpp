@@ -57,17 +57,17 @@ int run_report(const Argv& argv) {
     std::cerr << "testbed report: " << dir << " has no runs/*.json and no link_samples.csv\n";
     return kExitInvalid;
   }
-  const std::string out =
-      fs::absolute(args.option("out").value_or("testbed-report-" + fs::path(dir).filename().string()))
-          .string();
+  const std::string out = fs::absolute(args.option("out").value_or(
+                                           "testbed-report-" + fs::path(dir).filename().string()))
+                              .string();
   fs::create_directories(out);
   const ReportFiles files = build_report(in, out);
   for (const auto& [name, contents] : files.files) std::ofstream(out + "/" + name) << contents;
   const CommandResult r = run_in_netns("", {"gnuplot", out + "/" + files.script});
   if (r.status != 0) {
     std::cerr << "testbed report: gnuplot failed (" << r.status
-              << (r.status == 127 ? ": not installed; apt-get install gnuplot-nox" : "")
-              << "):\n" << r.output;
+              << (r.status == 127 ? ": not installed; apt-get install gnuplot-nox" : "") << "):\n"
+              << r.output;
     return kExitFailure;
   }
   for (const auto& png : files.pngs) std::cout << out << "/" << png << "\n";

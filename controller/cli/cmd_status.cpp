@@ -84,9 +84,9 @@ void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
                n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
   }
   nodes.print(std::cout);
-  for (const auto& [key, what] : {std::pair{"metrics_url", "metrics"},
-                                  std::pair{"prometheus_url", "prometheus"},
-                                  std::pair{"grafana_url", "grafana"}}) {
+  for (const auto& [key, what] :
+       {std::pair{"metrics_url", "metrics"}, std::pair{"prometheus_url", "prometheus"},
+        std::pair{"grafana_url", "grafana"}}) {
     if (plan.contains(key)) std::cout << what << ": " << plan[key].get<std::string>() << "\n";
   }
   std::cout << "\nbackend for delay, jitter and loss: " << plan.value("backend", "?") << " ("
@@ -154,9 +154,9 @@ int run_status(const Argv& argv) {
                         {"backend_reason", s.plan.value("backend_reason", "")},
                         {"time_scale", s.time_scale}};
     // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
-    for (const auto& [what, key] : {std::pair{"exporter", "metrics_url"},
-                                    std::pair{"prometheus", "prometheus_url"},
-                                    std::pair{"grafana", "grafana_url"}}) {
+    for (const auto& [what, key] :
+         {std::pair{"exporter", "metrics_url"}, std::pair{"prometheus", "prometheus_url"},
+          std::pair{"grafana", "grafana_url"}}) {
       if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
     }
     add_current(j, store.dir(lab));

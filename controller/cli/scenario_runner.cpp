@@ -109,7 +109,8 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       strategies[name] = {{"failed", o.failed}, {"failure", o.failure}, {"figures", o.figures}};
     nlohmann::json verdicts = nlohmann::json::array();
     for (const auto& v : result.verdicts)
-      verdicts.push_back({{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
+      verdicts.push_back(
+          {{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
     const nlohmann::json j = {
         {"scenario", s.name},
         {"file", s.file},
@@ -117,9 +118,13 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         {"interrupted", result.interrupted},
         {"passed", result.passed() && done_runs == total},
         {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
-        {"inputs", {{"scenario", read_file(s.file)}, {"topology", read_file(topology)},
-                    {"time_scale", s.time_scale}, {"workload", s.workload},
-                    {"strategies", s.strategies}, {"repetitions", s.repetitions}}},
+        {"inputs",
+         {{"scenario", read_file(s.file)},
+          {"topology", read_file(topology)},
+          {"time_scale", s.time_scale},
+          {"workload", s.workload},
+          {"strategies", s.strategies},
+          {"repetitions", s.repetitions}}},
         {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
         {"strategies", strategies},
         {"verdicts", verdicts},
@@ -134,9 +139,9 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       ++done_runs;
       std::ostringstream time_scale;
       time_scale << s.time_scale;
-      const auto up = run_child({testbed, "up", topology, "--time-scale", time_scale.str(),
-                                 "--prometheus", "off"},
-                                [](const std::string&) {}, stop);
+      const auto up = run_child(
+          {testbed, "up", topology, "--time-scale", time_scale.str(), "--prometheus", "off"},
+          [](const std::string&) {}, stop);
       nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
       if (up.status != 0) {
         // Bad input was caught before the run; this is the kernel or the machine.
@@ -163,9 +168,8 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
             const double mean = iteration_seconds / iterations_done;
             const double left = mean * (left_here + (total - done_runs) * per_run);
             std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
-                      << "): iteration " << m[1] << "/" << m[2] << ", " << m[3]
-                      << " s; about " << std::fixed << std::setprecision(0) << left
-                      << " s left\n"
+                      << "): iteration " << m[1] << "/" << m[2] << ", " << m[3] << " s; about "
+                      << std::fixed << std::setprecision(0) << left << " s left\n"
                       << std::flush;
           },
           stop);
@@ -181,7 +185,8 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       if (fs::exists(lab_dir + "/timeline.csv"))
         fs::copy_file(lab_dir + "/timeline.csv", out_dir + "/runs/" + tag + "-timeline.csv",
                       fs::copy_options::overwrite_existing);
-      run_child({testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
+      run_child(
+          {testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
 
       const nlohmann::json summary = last_json_line(t.out);
       if (t.status != 0 || summary.is_null()) {
@@ -231,8 +236,10 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
   ReportInput report{summaries, first_link_samples};
   const ReportFiles files = build_report(report, out_dir);
   for (const auto& [name, contents] : files.files) std::ofstream(out_dir + "/" + name) << contents;
-  if (!files.pngs.empty()) run_child({"/usr/bin/gnuplot", out_dir + "/" + files.script},
-                                     [](const std::string&) {}, std::atomic<int>{0});
+  if (!files.pngs.empty())
+    run_child(
+        {"/usr/bin/gnuplot", out_dir + "/" + files.script}, [](const std::string&) {},
+        std::atomic<int>{0});
   return result;
 }
 
@@ -241,7 +248,8 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
 namespace testbed::cli {
 
 void check_runnable(const Scenario& s) {
-  const std::string text = s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
+  const std::string text =
+      s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
   const std::string derived = derive_topology(s, text, lab_name(s.name));
   parse_topology_text(derived, s.file + " (its topology, with the events as steps)");
 }
@@ -249,8 +257,8 @@ void check_runnable(const Scenario& s) {
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
   out << "\nscenario " << s.name << (r.interrupted ? " (interrupted)" : "") << ": results in "
       << r.out_dir << "\n";
-  TextTable t({"STRATEGY", "S/ITERATION", "SAMPLES/S", "VS " + s.strategies.front(), "AUX",
-               "STATUS"});
+  TextTable t(
+      {"STRATEGY", "S/ITERATION", "SAMPLES/S", "VS " + s.strategies.front(), "AUX", "STATUS"});
   double base = 0;
   if (const auto it = r.strategies.find(s.strategies.front());
       it != r.strategies.end() && !it->second.failed)

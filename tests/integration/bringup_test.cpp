@@ -17,9 +17,6 @@ namespace {
 // 1514-byte Ethernet frame. HTB shapes frames, iperf3 counts payload.
 constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;
 
-#define REQUIRE_ROOT() \
-  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
-
 nlohmann::json status_json(const std::string& lab) {
   const Result r = run_testbed({"status", lab, "--json"});
   EXPECT_EQ(r.status, 0) << r.output;

@@ -15,9 +15,6 @@
 namespace testbed::it {
 namespace {
 
-#define REQUIRE_ROOT() \
-  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
-
 int lab_namespaces(const std::string& lab) {
   int n = 0;
   for (const auto& e : std::filesystem::directory_iterator("/run/netns")) {

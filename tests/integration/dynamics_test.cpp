@@ -18,9 +18,6 @@
 namespace testbed::it {
 namespace {
 
-#define REQUIRE_ROOT() \
-  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
-
 constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;  // see bringup_test.cpp
 
 std::string write_profile(const std::string& lab, const std::string& links) {

@@ -18,9 +18,6 @@
 namespace testbed::it {
 namespace {
 
-#define REQUIRE_ROOT() \
-  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
-
 std::string url_encode(const std::string& s) {
   std::string out;
   char buf[4];
@@ -67,9 +64,9 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   const int exporter = port_of(status["metrics_url"]);
 
   // Small chunks, so netstorm-pro's primary paths get busy and auxiliary ones are used.
-  const Result r = run_testbed({"train", "tbt-triangle", "--strategy", "netstorm-pro",
-                                "--iterations", "6", "--scale", "0.002", "--chunk", "2048",
-                                "--update-time", "0", "--json"});
+  const Result r =
+      run_testbed({"train", "tbt-triangle", "--strategy", "netstorm-pro", "--iterations", "6",
+                   "--scale", "0.002", "--chunk", "2048", "--update-time", "0", "--json"});
   ASSERT_EQ(r.status, 0) << r.output;
 
   // The exposition passes promtool's lint (names, units, _total on counters, help).
@@ -77,7 +74,8 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   ASSERT_TRUE(text.has_value());
   const std::string file = "/tmp/tbt-metrics-" + std::to_string(getpid()) + ".txt";
   std::ofstream(file) << *text;
-  const int lint = std::system(("promtool check metrics < " + file + " > " + file + ".out 2>&1").c_str());
+  const int lint =
+      std::system(("promtool check metrics < " + file + " > " + file + ".out 2>&1").c_str());
   std::ifstream lint_out(file + ".out");
   const std::string lint_text((std::istreambuf_iterator<char>(lint_out)), {});
   std::filesystem::remove(file);

@@ -16,6 +16,9 @@ struct Result {
 };
 
 bool running_as_root();
+// Integration tests build real namespaces: without root they skip, saying so.
+#define REQUIRE_ROOT() \
+  if (!::testbed::it::running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
 Result run_testbed(const std::vector<std::string>& args,
                    const std::map<std::string, std::string>& env = {});
 // Starts `testbed ARGS...` with stdout/stderr to /dev/null; returns its pid.

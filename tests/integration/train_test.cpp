@@ -16,9 +16,6 @@
 namespace testbed::it {
 namespace {
 
-#define REQUIRE_ROOT() \
-  if (!running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
-
 // The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
 nlohmann::json summary_of(const std::string& output) {
   std::string json_line;

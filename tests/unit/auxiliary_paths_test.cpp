@@ -6,10 +6,10 @@
 
 #include <set>
 
+#include "internet2_graph.h"
 #include "path_scheduler.h"
 #include "strategies.h"
 #include "sync_policy_json.h"
-#include "topology_parser.h"
 
 namespace testbed {
 namespace {
@@ -42,14 +42,7 @@ TEST(AuxiliaryRoutes, LongRoutesAreLeftOut) {
 }
 
 TEST(AuxiliaryRoutes, EveryTreeEdgeOfNetStormProHasRoutesOverPhysicalLinks) {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
-  ThroughputGraph g;
-  g.nodes = static_cast<int>(t.nodes.size());
-  g.mbit.assign(t.nodes.size(), std::vector<double>(t.nodes.size(), 0));
-  for (const auto& l : t.links) {
-    g.mbit[l.a][l.b] = l.a2b.rate.bits_per_s / 1e6;
-    g.mbit[l.b][l.a] = l.b2a.rate.bits_per_s / 1e6;
-  }
+  const ThroughputGraph g = internet2_graph();
   const SyncPolicy p = build_policy("netstorm-pro", g);
   ASSERT_TRUE(p.aux.has_value());
   EXPECT_EQ(p.aux->primary_busy_bound, 2);  // Table II

@@ -38,20 +38,19 @@ std::set<std::string> exported_names() {
                {"strategy", "s"},
                {"nodes", {"a", "b"}},
                {"mbit", {{0, 10}, {10, 0}}}});
-  train.apply(
-      {{"event", "iteration"},
-       {"strategy", "s"},
-       {"seconds", 1.0},
-       {"samples_per_node", 32},
-       {"policy", {{"version", 1}, {"shares", {{"a", 1.0}, {"b", 0.0}}}}},
-       {"nodes",
-        {{"a",
-          {{"seconds", 1.0},
-           {"chunks_sent", 3},
-           {"aux_chunks_sent", 1},
-           {"chunks_forwarded", 0},
-           {"bytes_sent", {{"b", 10}}},
-           {"bytes_received", {{"b", 10}}}}}}}});
+  train.apply({{"event", "iteration"},
+               {"strategy", "s"},
+               {"seconds", 1.0},
+               {"samples_per_node", 32},
+               {"policy", {{"version", 1}, {"shares", {{"a", 1.0}, {"b", 0.0}}}}},
+               {"nodes",
+                {{"a",
+                  {{"seconds", 1.0},
+                   {"chunks_sent", 3},
+                   {"aux_chunks_sent", 1},
+                   {"chunks_forwarded", 0},
+                   {"bytes_sent", {{"b", 10}}},
+                   {"bytes_received", {{"b", 10}}}}}}}});
   auto families = registry.Collect();
   for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
   std::set<std::string> names;

@@ -14,8 +14,8 @@ TEST(Report, MeasuredRateIsTheCounterDifferenceOverTime) {
       "100.0,0,b,a,20000000,0\n"
       "101.0,0,a,b,10000000,1250000\n"  // 10 Mbit in a second
       "101.0,0,b,a,20000000,0\n"
-      "103.0,0,a,b,5000000,1875000\n"   // 5 Mbit in two seconds: 2.5 Mbit/s
-      "103.0,0,b,a,20000,\n";           // cut short: skipped
+      "103.0,0,a,b,5000000,1875000\n"  // 5 Mbit in two seconds: 2.5 Mbit/s
+      "103.0,0,b,a,20000,\n";          // cut short: skipped
   const auto s = link_series(csv);
   ASSERT_EQ(s.size(), 2u);
   EXPECT_EQ(s[0].node, "a");
@@ -30,8 +30,7 @@ TEST(Report, MeasuredRateIsTheCounterDifferenceOverTime) {
 }
 
 TEST(Report, ACounterThatGoesBackStartsAnew) {
-  const auto s = link_series(
-      "1,0,a,b,8000000,1000\n2,0,a,b,8000000,500\n3,0,a,b,8000000,1500\n");
+  const auto s = link_series("1,0,a,b,8000000,1000\n2,0,a,b,8000000,500\n3,0,a,b,8000000,1500\n");
   ASSERT_EQ(s.size(), 1u);
   ASSERT_EQ(s[0].t.size(), 1u);
   EXPECT_DOUBLE_EQ(s[0].measured_mbit[0], 0.008);
@@ -43,8 +42,8 @@ TEST(Report, TheScriptDrawsOnePlotPerRunAndPerDirection) {
              {{"strategy", "netstorm"}, {"iteration_s", {1.0}}, {"mean_iteration_s", 1.0}}};
   in.link_samples_csv = "1,0,a,b,8000000,0\n2,0,a,b,8000000,1000000\n";
   const ReportFiles r = build_report(in, "/out");
-  EXPECT_EQ(r.pngs, (std::vector<std::string>{"iteration_time.png", "strategies.png",
-                                                "links.png"}));
+  EXPECT_EQ(r.pngs,
+            (std::vector<std::string>{"iteration_time.png", "strategies.png", "links.png"}));
   std::string script;
   for (const auto& [name, contents] : r.files)
     if (name == r.script) script = contents;

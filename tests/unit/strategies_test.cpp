@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "internet2_graph.h"
 #include "topology_parser.h"
 
 namespace testbed {
@@ -34,15 +35,7 @@ ThroughputGraph graph(int n, std::initializer_list<std::tuple<int, int, double, 
 }
 
 ThroughputGraph internet2() {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
-  ThroughputGraph g;
-  g.nodes = static_cast<int>(t.nodes.size());
-  g.mbit.assign(t.nodes.size(), std::vector<double>(t.nodes.size(), 0));
-  for (const Link& l : t.links) {
-    g.mbit[l.a][l.b] = l.a2b.rate.bits_per_s / 1e6;
-    g.mbit[l.b][l.a] = l.b2a.rate.bits_per_s / 1e6;
-  }
-  return g;
+  return internet2_graph();
 }
 
 TEST(Strategies, EveryStrategyBuildsSpanningTreesOnInternet2) {
