@@ -1,0 +1,98 @@
+// The exporter's two halves without a server: training events become counters that only
+// grow by what each iteration added, and link samples become labelled families.
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include "link_metrics.h"
+#include "train_metrics.h"
+
+namespace testbed {
+namespace {
+
+nlohmann::json iteration(double seconds, int chunks, int aux, int bytes_to_b) {
+  return {{"event", "iteration"},
+          {"strategy", "netstorm-pro"},
+          {"seconds", seconds},
+          {"samples_per_node", 32},
+          {"policy", {{"version", 3}, {"shares", {{"a", 0.75}, {"b", 0.25}}}}},
+          {"nodes",
+           {{"a",
+             {{"seconds", seconds},
+              {"chunks_sent", chunks},
+              {"aux_chunks_sent", aux},
+              {"chunks_forwarded", 0},
+              {"bytes_sent", {{"b", bytes_to_b}}},
+              {"bytes_received", nlohmann::json::object()}}}}}};
+}
+
+std::string exposition(prometheus::Registry& r) {
+  return prometheus::TextSerializer().Serialize(r.Collect());
+}
+
+TEST(TrainMetrics, CountersAddEachIterationsDeltaAndTheHistogramCountsIterations) {
+  prometheus::Registry registry;
+  TrainMetrics m(registry, "lab1");
+  m.apply(iteration(2.0, 10, 1, 1000));
+  m.apply(iteration(4.0, 10, 3, 500));
+  const std::string text = exposition(registry);
+  const auto has = [&](const std::string& line) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  };
+  has(R"(testbed_chunks_sent_total{lab="lab1",node="a",strategy="netstorm-pro"} 20)");
+  has(R"(testbed_aux_chunks_sent_total{lab="lab1",node="a",strategy="netstorm-pro"} 4)");
+  has(R"(testbed_neighbor_sent_bytes_total{lab="lab1",node="a",peer="b",strategy="netstorm-pro"} 1500)");
+  has(R"(testbed_iteration_duration_seconds_count{lab="lab1",node="a",strategy="netstorm-pro"} 2)");
+  has(R"(testbed_iteration_duration_seconds_sum{lab="lab1",node="a",strategy="netstorm-pro"} 6)");
+  has(R"(testbed_samples_per_second{lab="lab1",node="a",strategy="netstorm-pro"} 8)");  // 32/4
+  has(R"(testbed_policy_version{lab="lab1",strategy="netstorm-pro"} 3)");
+  has(R"(testbed_policy_root_share_ratio{lab="lab1",node="b",strategy="netstorm-pro"} 0.25)");
+  has(R"(testbed_iterations_total{lab="lab1",strategy="netstorm-pro"} 2)");
+  m.apply({{"event", "measured"},
+           {"strategy", "ps"},
+           {"nodes", {"a", "b"}},
+           {"mbit", {{0, 80}, {0, 0}}}});
+  // 80 Mbit/s a -> b in bytes; no series where there is no link.
+  EXPECT_NE(
+      exposition(registry).find(
+          R"(testbed_probe_throughput_bytes_per_second{lab="lab1",node="a",peer="b",strategy="ps"} 10000000)"),
+      std::string::npos);
+  EXPECT_EQ(exposition(registry).find(R"(node="b",peer="a",strategy="ps")"), std::string::npos);
+  EXPECT_THROW(m.apply({{"event", "iteration"}, {"strategy", "x"}}), nlohmann::json::exception);
+}
+
+TEST(LinkMetrics, TimelineTailFollowsTheLogAndSkipsFailedChanges) {
+  TimelineTail t("/nonexistent");
+  t.add_line("scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error");
+  t.add_line("1.0,1.001,1.250,0,a,b,5000000,30000,0,\"\"");
+  t.add_line("2.0,2.002,2.500,0,a,b,6000000,30000,0,\"\"");
+  t.add_line("2.0,2.003,3.000,0,b,a,6000000,30000,0,\"netlink: busy, try again\"");
+  t.add_line("3.0,3.0");  // cut short by a crash
+  const auto& e = t.entries();
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e.at({"a", "b"}).changes, 2u);
+  EXPECT_DOUBLE_EQ(e.at({"a", "b"}).last_lag_s, 0.0025);
+  t.poll();  // a missing file is no error
+}
+
+TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
+  DirectionSample s{"a", "b"};
+  s.link = 3;
+  s.rate_bits_per_s = 80e6;
+  s.delay_s = 0.03;
+  s.loss_ratio = 0.0002;
+  s.transmit_bytes = 12345;
+  const auto families = link_families("lab1", {s});
+  const std::string text = prometheus::TextSerializer().Serialize(families);
+  for (
+      const char* line :
+      {R"(testbed_link_configured_bandwidth_bytes_per_second{lab="lab1",link="3",node="a",peer="b"} 10000000)",
+       R"(testbed_link_configured_delay_seconds{lab="lab1",link="3",node="a",peer="b"} 0.03)",
+       R"(testbed_link_transmit_bytes_total{lab="lab1",link="3",node="a",peer="b"} 12345)",
+       "# TYPE testbed_link_transmit_bytes_total counter"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+}  // namespace
+}  // namespace testbed
