@@ -1,0 +1,269 @@
+// Scenario files: strict parsing, every error reported at FILE:LINE:COL (see scenario.h).
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "profile_locator.h"
+#include "scenario.h"
+#include "units.h"
+#include "workload.h"
+#include "yaml_diagnostics.h"
+
+namespace testbed {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kTopKeys = {"name",     "description", "topology",    "dynamics",
+                                           "workload", "strategies",  "repetitions", "expect"};
+const std::vector<std::string> kMetrics = {"mean_iteration_s", "samples_per_s", "max_iteration_s",
+                                           "aux_share"};
+
+class Parser {
+ public:
+  explicit Parser(std::string file) : file_(std::move(file)), diag_(file_) {}
+
+  Scenario run(const YAML::Node& root) {
+    Scenario s;
+    s.file = file_;
+    s.name = fs::path(file_).stem().string();
+    if (!root.IsMap()) {
+      error(root, "a scenario must be a mapping with topology, strategies and expect");
+      finish();
+    }
+    keys(root, kTopKeys, "at the top level of a scenario");
+    if (root["name"]) s.name = text(root["name"], "name");
+    if (!std::regex_match(s.name, std::regex("[a-z0-9][a-z0-9-]{0,31}")))
+      error(root["name"] ? root["name"] : root,
+            "name: '" + s.name + "' must be 1-32 characters of a-z, 0-9 and '-'");
+    topology(root["topology"], root, s);
+    if (root["dynamics"]) dynamics(root["dynamics"], s);
+    if (root["workload"]) workload(root["workload"], s);
+    strategies(root["strategies"], root, s);
+    if (root["repetitions"]) {
+      const std::string r = text(root["repetitions"], "repetitions");
+      if (!std::regex_match(r, std::regex("[1-9][0-9]?"))) {
+        error(root["repetitions"], "repetitions: expected a whole number from 1 to 99");
+      } else {
+        s.repetitions = std::stoi(r);
+      }
+    }
+    if (root["expect"]) expectations(root["expect"], s);
+    finish();
+    return s;
+  }
+
+ private:
+  void error(const YAML::Node& at, const std::string& message) { diag_.error(at, message); }
+  void finish() { diag_.finish(); }
+  void keys(const YAML::Node& map, const std::vector<std::string>& allowed,
+            const std::string& where) {
+    diag_.check_keys(map, allowed, where);
+  }
+  std::string text(const YAML::Node& n, const std::string& what) {
+    std::string out;
+    diag_.scalar(n, what, out);
+    return out;
+  }
+
+  void topology(const YAML::Node& n, const YAML::Node& root, Scenario& s) {
+    if (!n) {
+      error(root, "topology: missing; give a profile path or an inline profile");
+      return;
+    }
+    if (n.IsMap()) {
+      YAML::Emitter out;
+      out << n;
+      s.topology_inline = out.c_str();
+      return;
+    }
+    const std::string path = text(n, "topology");
+    const fs::path relative = fs::path(file_).parent_path() / path;
+    if (fs::is_regular_file(relative)) {
+      s.topology_path = fs::absolute(relative).lexically_normal().string();
+      return;
+    }
+    try {
+      s.topology_path = locate_profile(path);
+    } catch (const std::exception& e) {
+      error(n, "topology: " + std::string(e.what()));
+    }
+  }
+
+  void dynamics(const YAML::Node& n, Scenario& s) {
+    if (!n.IsMap()) {
+      error(n, "dynamics: expected a mapping with time_scale and/or events");
+      return;
+    }
+    keys(n, {"time_scale", "events"}, "in dynamics");
+    if (n["time_scale"]) {
+      const std::string t = text(n["time_scale"], "time_scale");
+      try {
+        size_t used = 0;
+        s.time_scale = std::stod(t, &used);
+        if (used != t.size() || !(s.time_scale > 0)) throw std::invalid_argument(t);
+      } catch (const std::exception&) {
+        error(n["time_scale"], "time_scale: expected a number greater than 0, not '" + t + "'");
+      }
+    }
+    if (!n["events"]) return;
+    if (!n["events"].IsSequence()) {
+      error(n["events"], "events: expected a list of {at, link: [a, b], bandwidth|delay|loss}");
+      return;
+    }
+    for (const auto& e : n["events"]) event(e, s);
+  }
+
+  void event(const YAML::Node& e, Scenario& s) {
+    if (!e.IsMap() || !e["at"] || !e["link"]) {
+      error(e, "an event needs 'at' and 'link: [a, b]', and one of bandwidth, delay, loss");
+      return;
+    }
+    keys(e, {"at", "link", "dir", "bandwidth", "delay", "loss"}, "in an event");
+    LinkEvent ev;
+    std::string why;
+    const std::string at = text(e["at"], "at");
+    if (const auto d = parse_duration(at, why)) {
+      ev.at_s = static_cast<double>(d->us) / 1e6;
+    } else {
+      error(e["at"], "at: " + why);
+    }
+    if (!e["link"].IsSequence() || e["link"].size() != 2) {
+      error(e["link"], "link: expected two node names, e.g. [chicago, kansascity]");
+    } else {
+      ev.a = text(e["link"][0], "link");
+      ev.b = text(e["link"][1], "link");
+    }
+    if (e["dir"]) {
+      ev.direction = text(e["dir"], "dir");
+      if (ev.direction != "a2b" && ev.direction != "b2a" && ev.direction != "both")
+        error(e["dir"], "dir: '" + ev.direction + "' must be a2b, b2a or both");
+    }
+    const auto unit = [&](const char* key, std::string& out, auto parse) {
+      if (!e[key]) return;
+      out = text(e[key], key);
+      if (!parse(out, why)) error(e[key], std::string(key) + ": " + why);
+    };
+    unit("bandwidth", ev.bandwidth, parse_rate);
+    unit("delay", ev.delay, parse_duration);
+    unit("loss", ev.loss, parse_percent);
+    if (ev.bandwidth.empty() && ev.delay.empty() && ev.loss.empty())
+      error(e, "an event must change at least one of bandwidth, delay, loss");
+    s.events.push_back(ev);
+  }
+
+  void workload(const YAML::Node& n, Scenario& s) {
+    if (!n.IsMap()) {
+      error(n, "workload: expected a mapping of train settings");
+      return;
+    }
+    std::vector<std::string> allowed;
+    for (const auto& k : workload_keys())
+      if (k != "strategy") allowed.push_back(k);  // strategies are listed on their own
+    keys(n, allowed, "in workload (strategies go under 'strategies')");
+    for (const auto& k : allowed) {
+      if (!n[k]) continue;
+      const std::string v = text(n[k], "workload." + k);
+      const std::string why = check_workload_setting(k, v);
+      if (why.empty()) {
+        s.workload[k] = v;
+      } else {
+        error(n[k], "workload." + k + ": " + why);
+      }
+    }
+  }
+
+  void strategies(const YAML::Node& n, const YAML::Node& root, Scenario& s) {
+    if (!n || !n.IsSequence() || n.size() == 0) {
+      error(n ? n : root, "strategies: expected a non-empty list, e.g. [ps, netstorm-pro]");
+      return;
+    }
+    for (const auto& x : n) {
+      const std::string name = text(x, "strategy");
+      const std::string why = check_workload_setting("strategy", name);
+      if (!why.empty()) {
+        error(x, why);
+      } else if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end()) {
+        error(x, "strategy '" + name + "' is listed twice");
+      } else {
+        s.strategies.push_back(name);
+      }
+    }
+  }
+
+  void expectations(const YAML::Node& n, Scenario& s) {
+    if (!n.IsSequence()) {
+      error(n, "expect: expected a list, e.g. ['netstorm-pro / ps >= 4', 'no node failed']");
+      return;
+    }
+    static const std::regex kNoFail(R"(\s*no node failed\s*)");
+    static const std::regex kRatio(
+        R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+    static const std::regex kBound(
+        R"(\s*([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+    for (const auto& x : n) {
+      Expectation e;
+      e.text = text(x, "expectation");
+      std::smatch m;
+      if (std::regex_match(e.text, kNoFail)) {
+        e.kind = Expectation::Kind::kNoNodeFailed;
+      } else if (std::regex_match(e.text, m, kRatio)) {
+        e.kind = Expectation::Kind::kRatio;
+        e.strategy = m[1];
+        e.over = m[2];
+        e.op = m[3];
+        e.value = std::stod(m[4]);
+      } else if (std::regex_match(e.text, m, kBound)) {
+        e.kind = Expectation::Kind::kBound;
+        e.metric = m[1];
+        e.strategy = m[2];
+        e.op = m[3];
+        e.value = std::stod(m[4]);
+        if (std::find(kMetrics.begin(), kMetrics.end(), e.metric) == kMetrics.end()) {
+          error(x, "expect: unknown figure '" + e.metric +
+                       "' (mean_iteration_s, samples_per_s, max_iteration_s, aux_share)");
+          continue;
+        }
+      } else {
+        error(x, "expect: '" + e.text +
+                     "' is not 'A / B >= X', 'figure(strategy) <= X' or 'no node failed'");
+        continue;
+      }
+      for (const auto& name : {e.strategy, e.over}) {
+        if (!name.empty() &&
+            std::find(s.strategies.begin(), s.strategies.end(), name) == s.strategies.end())
+          error(x, "expect: strategy '" + name + "' is not among the scenario's strategies");
+      }
+      s.expectations.push_back(e);
+    }
+  }
+
+  std::string file_;
+  YamlDiagnostics diag_;
+};
+
+}  // namespace
+
+Scenario parse_scenario_text(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
+  }
+  return Parser(file).run(root);
+}
+
+Scenario parse_scenario_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ValidationError({{path, 0, 0, "cannot read the file"}});
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario_text(text.str(), path);
+}
+
+}  // namespace testbed
