@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "netns_exec.h"
+
 namespace testbed {
 namespace {
 
@@ -73,6 +75,15 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
     }
   }
   return report;
+}
+
+int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns,
+                   const std::vector<std::string>& argv, const std::string& log_path,
+                   const std::string& node) {
+  const pid_t pid = spawn_in_netns(ns, argv, log_path);
+  state.processes.push_back({pid, process_start_time(pid), node, argv});
+  store.save(state);
+  return pid;
 }
 
 }  // namespace testbed

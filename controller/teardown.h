@@ -13,6 +13,13 @@ namespace testbed {
 // /proc/PID/stat start time in clock ticks since boot; 0 when the process has exited.
 uint64_t process_start_time(int pid);
 
+// Starts argv in namespace `ns` (empty: the host's) with its output appended to
+// `log_path`, and records it in the lab's state at once (pid and start time), so `down`
+// and `clean` can end it whatever happens next. `node` names the node it serves, if any.
+int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns,
+                   const std::vector<std::string>& argv, const std::string& log_path,
+                   const std::string& node = "");
+
 struct TeardownReport {
   int processes_ended = 0;
   int namespaces_deleted = 0;

@@ -57,8 +57,6 @@ std::vector<JunitCase> compare_with_baseline(const ScenarioResult& r, const nloh
 
 }  // namespace
 
-std::string default_results_dir(const std::string& name);
-
 int run_regress(const Argv& argv) {
   const std::string usage =
       "testbed regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] "

@@ -24,13 +24,6 @@ void on_signal(int sig) {
 
 }  // namespace
 
-std::string default_results_dir(const std::string& name) {
-  std::string stamp = now_iso8601();
-  for (char& c : stamp)
-    if (c == ':') c = '-';  // colons trouble some tools and filesystems
-  return "testbed-results/" + name + "-" + stamp;
-}
-
 int run_run(const Argv& argv) {
   const std::string usage = "testbed run SCENARIO [--out DIR]";
   Args args(argv, {}, {"out"});

@@ -20,7 +20,6 @@
 #include "lab_state.h"
 #include "libnl_kernel.h"
 #include "link_control.h"
-#include "netns_exec.h"
 #include "observability.h"
 #include "plan_table.h"
 #include "teardown.h"
@@ -65,9 +64,8 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
                      std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
                      (q.reorder ? ":reorder" : ""));
     }
-    const pid_t pid = spawn_in_netns(line.ns, argv, dir + "/delayline-" + line.node + ".log");
-    state.processes.push_back({pid, process_start_time(pid), line.node, argv});
-    store.save(state);
+    const pid_t pid = spawn_recorded(store, state, line.ns, argv,
+                                     dir + "/delayline-" + line.node + ".log", line.node);
     waiting.emplace_back(pid, delay_line_socket(dir, line.node));
   }
   // A delay line binds its queues, then its control socket: the socket means ready.
@@ -84,9 +82,7 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   }
   if (plan.has_schedules) {
     const std::vector<std::string> argv = {program_path("testbed"), "_timeline", plan.lab};
-    const pid_t pid = spawn_in_netns("", argv, dir + "/timeline.log");
-    state.processes.push_back({pid, process_start_time(pid), "", argv});
-    store.save(state);
+    spawn_recorded(store, state, "", argv, dir + "/timeline.log");
   }
 }
 

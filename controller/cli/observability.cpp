@@ -9,7 +9,6 @@
 
 #include "args.h"
 #include "commands.h"
-#include "netns_exec.h"
 #include "profile_locator.h"
 #include "prometheus_server.h"
 #include "teardown.h"
@@ -29,10 +28,7 @@ std::string url(int port) {
 
 pid_t start(const LabStore& store, LabState& state, const std::vector<std::string>& argv,
             const std::string& log) {
-  const pid_t pid = spawn_in_netns("", argv, store.dir(state.lab) + "/" + log);
-  state.processes.push_back({pid, process_start_time(pid), "", argv});
-  store.save(state);
-  return pid;
+  return spawn_recorded(store, state, "", argv, store.dir(state.lab) + "/" + log);
 }
 
 void wait_ready(pid_t pid, int port, const std::string& path, const std::string& what,

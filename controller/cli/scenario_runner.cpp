@@ -17,6 +17,7 @@
 #include "plan_table.h"
 #include "report.h"
 #include "topology_parser.h"
+#include "train_options.h"
 
 namespace testbed::cli {
 namespace {
@@ -102,7 +103,9 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
   int done_runs = 0;
   double iteration_seconds = 0;  // over every iteration so far, for the time-left estimate
   int iterations_done = 0;
-  const int per_run = s.workload.count("iterations") ? std::stoi(s.workload.at("iterations")) : 10;
+  // For the time-left estimate only; a profile's own workload may differ, then it is off.
+  const int per_run =
+      s.workload.count("iterations") ? std::stoi(s.workload.at("iterations")) : kDefaultIterations;
   const auto write_results = [&] {
     nlohmann::json strategies = nlohmann::json::object();
     for (const auto& [name, o] : result.strategies)
@@ -246,6 +249,13 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
 }  // namespace testbed::cli
 
 namespace testbed::cli {
+
+std::string default_results_dir(const std::string& name) {
+  std::string stamp = now_iso8601();
+  for (char& c : stamp)
+    if (c == ':') c = '-';  // colons trouble some tools and filesystems
+  return "testbed-results/" + name + "-" + stamp;
+}
 
 void check_runnable(const Scenario& s) {
   const std::string text =

@@ -35,6 +35,10 @@ namespace testbed::cli {
 // The summary table (one row per strategy, speed-up over the first) and the verdicts.
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out);
 
+// Where results go unless --out says otherwise: testbed-results/NAME-TIME (colons
+// replaced), relative to the working directory, so they outlive the lab.
+std::string default_results_dir(const std::string& name);
+
 // Checks what a run needs before it starts: the scenario's derived topology parses.
 // Throws ValidationError.
 void check_runnable(const Scenario& s);

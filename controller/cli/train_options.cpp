@@ -64,7 +64,7 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   };
   TrainOptions o;
   o.strategy = get("strategy", "netstorm");
-  o.iterations = std::stoi(get("iterations", "10"));
+  o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   const std::string model = get("model", "resnet50");
   // logreg: the real training job, small and exact to check; the others are model sizes.
   o.logreg = model == "logreg";

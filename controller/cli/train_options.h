@@ -15,10 +15,11 @@
 namespace testbed::cli {
 
 extern const char* const kTrainUsage;
+constexpr int kDefaultIterations = 10;  // when neither the command line nor the profile says
 
 struct TrainOptions {
   std::string strategy;
-  int iterations = 10;
+  int iterations = kDefaultIterations;
   ModelProfile model;
   bool logreg = false;  // the real training job instead of a model's size
   double scale = 0.1;
