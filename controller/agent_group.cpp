@@ -1,6 +1,6 @@
 #include "agent_group.h"
 
-#include <chrono>
+#include <algorithm>
 #include <stdexcept>
 #include <zmq_addon.hpp>
 
@@ -11,7 +11,7 @@ namespace {
 
 // An agent silent this long has hung: far beyond any iteration of a testbed-sized model.
 constexpr auto kAgentTimeout = std::chrono::seconds(300);
-// How often a wait checks whether an agent died.
+// How often a wait checks whether an agent died: a dead node is named well within 2 s.
 constexpr auto kLivenessCheck = std::chrono::milliseconds(200);
 
 }  // namespace
@@ -32,19 +32,25 @@ void AgentGroup::broadcast(const nlohmann::json& command) {
   for (size_t n = 0; n < names_.size(); ++n) send(n, command);
 }
 
-std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
-  std::vector<nlohmann::json> out(names_.size());
-  size_t got = 0;
-  const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
-  while (got < names_.size()) {
+void AgentGroup::check_alive() {
+  last_check_ = std::chrono::steady_clock::now();
+  for (size_t n = 0; n < pids_.size(); ++n) {
+    if (process_start_time(pids_[n]) == 0)
+      throw std::runtime_error("the agent of node " + names_[n] + " died");
+  }
+}
+
+std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
+    std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    // Checked on a timer, not only when nothing arrives: a busy run still names the dead.
+    if (std::chrono::steady_clock::now() - last_check_ >= kLivenessCheck) check_alive();
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
     zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, kLivenessCheck) <= 0) {
-      for (size_t n = 0; n < pids_.size(); ++n) {
-        if (process_start_time(pids_[n]) == 0)
-          throw std::runtime_error("the agent of node " + names_[n] + " died");
-      }
-      if (std::chrono::steady_clock::now() > deadline)
-        throw std::runtime_error("agents did not answer");
+    if (zmq::poll(&item, 1, std::clamp(left, std::chrono::milliseconds(0), kLivenessCheck)) <= 0) {
+      if (left.count() <= 0) return std::nullopt;
       continue;
     }
     std::vector<zmq::message_t> frames;
@@ -52,7 +58,20 @@ std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
     const size_t n = std::stoul(frames[0].to_string());
     auto j = nlohmann::json::parse(frames[1].to_string());
     if (j["event"] == "error")
-      throw std::runtime_error("node " + names_[n] + ": " + j["what"].get<std::string>());
+      throw std::runtime_error("node " + names_.at(n) + ": " + j["what"].get<std::string>());
+    return std::pair{n, std::move(j)};
+  }
+}
+
+std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
+  std::vector<nlohmann::json> out(names_.size());
+  size_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
+  while (got < names_.size()) {
+    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("agents did not answer");
+    auto e = next_event(kLivenessCheck);
+    if (!e) continue;
+    auto& [n, j] = *e;
     if (j["event"] != event || !out[n].is_null()) continue;
     out[n] = std::move(j);
     ++got;

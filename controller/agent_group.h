@@ -5,8 +5,11 @@
 
 #include <sys/types.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 #include <zmq.hpp>
 
@@ -23,9 +26,15 @@ class AgentGroup {
   void broadcast(const nlohmann::json& command);
   // One `event` from every node, in node order; throws naming a node that died or failed.
   std::vector<nlohmann::json> gather(const std::string& event);
+  // The next event of any node, as (node, event), or nullopt after `timeout`. Throws
+  // naming a node whose agent died (checked at least every 200 ms while waiting) or that
+  // reported an error.
+  std::optional<std::pair<size_t, nlohmann::json>> next_event(std::chrono::milliseconds timeout);
 
  private:
   zmq::socket_t router_;
+  void check_alive();
+  std::chrono::steady_clock::time_point last_check_{};
   std::vector<pid_t> pids_;
   std::vector<std::string> names_;
 };

@@ -20,8 +20,10 @@ AggregationTree star(int nodes, int root) {
   return t;
 }
 
-// The node with the highest total throughput over its own links: APSP's "most connected"
-// placement, and a fair default for a parameter server.
+}  // namespace
+
+// The node with the highest total throughput over its own links: a fair default for a
+// parameter server.
 int best_connected(const ThroughputGraph& g) {
   int best = 0;
   double best_sum = -1;
@@ -35,6 +37,8 @@ int best_connected(const ThroughputGraph& g) {
   }
   return best;
 }
+
+namespace {
 
 AggregationTree balanced_kary(int nodes, int root, int k) {
   // Heap layout over the nodes in order, starting from `root`.
@@ -121,6 +125,22 @@ const std::vector<std::string>& strategy_names() {
   static const std::vector<std::string> kNames = {
       "ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro", "netstorm"};
   return kNames;
+}
+
+const std::vector<std::string>& ps_strategy_names() {
+  static const std::vector<std::string> kNames = {"bsp", "ssp", "async"};
+  return kNames;
+}
+
+bool strategy_is_ps(const std::string& strategy) {
+  const auto& ps = ps_strategy_names();
+  return std::find(ps.begin(), ps.end(), strategy) != ps.end();
+}
+
+std::vector<std::string> all_strategy_names() {
+  std::vector<std::string> all = strategy_names();
+  all.insert(all.end(), ps_strategy_names().begin(), ps_strategy_names().end());
+  return all;
 }
 
 bool strategy_is_aware(const std::string& strategy) {

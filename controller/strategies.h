@@ -25,12 +25,21 @@ struct StrategyOptions {
 // FAPT), netstorm-std (rebuilt from what chunks measure during the run), netstorm-pro (the
 // same, plus auxiliary paths), and netstorm, the whole system (= netstorm-pro).
 const std::vector<std::string>& strategy_names();
+// The parameter-server strategies, named by their consistency model (bsp, ssp, async):
+// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h).
+const std::vector<std::string>& ps_strategy_names();
+bool strategy_is_ps(const std::string& strategy);
+// Every strategy `train` knows: the tree strategies, then the parameter-server ones.
+std::vector<std::string> all_strategy_names();
 bool strategy_is_aware(const std::string& strategy);  // rebuilds its trees during the run
 bool strategy_uses_aux(const std::string& strategy);  // sends on auxiliary paths too
 
 // Throws std::invalid_argument for an unknown strategy name.
 SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
                         const StrategyOptions& options = {});
+
+// The node with the highest total throughput over its own links (ties: the lower index).
+int best_connected(const ThroughputGraph& g);
 
 // For each candidate root, the fastest aggregation paths toward it: next_hop[node] along
 // the path minimizing the sum over hops of 1 / throughput (transfer time per bit).

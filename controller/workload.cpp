@@ -3,6 +3,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "job.h"
 #include "strategies.h"
 
 namespace testbed {
@@ -34,66 +35,49 @@ bool whole(const std::string& text, long long& out) {
   return ec == std::errc() && end == text.data() + text.size();
 }
 
-// SplitMix64's finalizer: a well-mixed hash of the inputs for the compute-time draw.
-uint64_t mix(uint64_t x) {
-  x ^= x >> 30;
-  x *= 0xbf58476d1ce4e5b9ULL;
-  x ^= x >> 27;
-  x *= 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 }  // namespace
 
-ComputeRange parse_compute_range(const std::string& text) {
-  const auto dash = text.find('-', 1);
-  long long lo = 0, hi = 0;
-  const bool ok = dash == std::string::npos
-                      ? whole(text, lo) && (hi = lo, true)
-                      : whole(text.substr(0, dash), lo) && whole(text.substr(dash + 1), hi);
-  // A day bounds it: anything longer is a typo, not a compute time.
-  constexpr long long kMaxMs = 86400000;
-  if (!ok || lo < 0 || hi < lo || hi > kMaxMs) {
-    throw std::invalid_argument("compute-ms: expected milliseconds, MS or MIN-MAX, got '" + text +
-                                "'");
-  }
-  return {static_cast<int>(lo), static_cast<int>(hi)};
-}
-
-int draw_compute_ms(const ComputeRange& range, uint64_t seed, int node, uint64_t iteration) {
-  if (range.max_ms == range.min_ms) return range.min_ms;
-  const uint64_t h = mix(mix(seed ^ 0x636f6d70757465ULL) ^ mix(uint64_t(node) + 1) ^
-                         mix(iteration + 0x9e3779b97f4a7c15ULL));
-  const auto span = static_cast<uint64_t>(range.max_ms - range.min_ms) + 1;
-  return range.min_ms + static_cast<int>(h % span);
-}
-
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {"strategy",   "model", "scale", "iterations",
-                                                 "compute-ms", "chunk", "seed",  "update-time"};
+  static const std::vector<std::string> kKeys = {
+      "strategy",    "model",     "scale",       "iterations",  "compute-ms", "chunk",
+      "seed",        "update-time", "staleness", "servers",     "target-loss", "max-seconds",
+      "eval-every"};
   return kKeys;
 }
 
 std::string check_workload_setting(const std::string& key, const std::string& value) {
   long long n = 0;
   if (key == "strategy") {
-    for (const auto& s : strategy_names())
+    for (const auto& s : all_strategy_names())
       if (s == value) return "";
     std::string known;
-    for (const auto& s : strategy_names()) known += (known.empty() ? "" : ", ") + s;
+    for (const auto& s : all_strategy_names()) known += (known.empty() ? "" : ", ") + s;
     return "unknown strategy '" + value + "' (known: " + known + ")";
   }
   if (key == "model") {
-    if (value == "logreg") return "";
+    if (is_job(value)) return "";
     try {
       find_model(value);
       return "";
     } catch (const std::invalid_argument& e) {
-      return std::string(e.what()) + " or logreg";
+      return std::string(e.what()) + ", or a job: logreg, mf, sparse-lr";
     }
   }
   if (key == "iterations" || key == "chunk") {
     return whole(value, n) && n >= 1 && n <= 1000000000 ? "" : "expected a whole number from 1";
+  }
+  if (key == "staleness") return whole(value, n) && n >= 0 && n <= 1000 ? "" : "expected clocks, 0-1000";
+  if (key == "servers") {
+    return value.empty() ? "expected all, best, or node names separated by commas" : "";
+  }
+  if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
+    try {
+      size_t used = 0;
+      const double x = std::stod(value, &used);
+      return used == value.size() && x > 0 ? "" : "expected a positive number";
+    } catch (const std::exception&) {
+      return "expected a positive number";
+    }
   }
   if (key == "seed") return whole(value, n) && n >= 0 ? "" : "expected a whole number";
   if (key == "scale" || key == "update-time") {

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "compute_time.h"
+
 namespace testbed {
 
 struct ModelProfile {
@@ -17,15 +19,8 @@ const std::vector<ModelProfile>& model_profiles();
 // Throws std::invalid_argument naming the known models.
 const ModelProfile& find_model(const std::string& name);
 
-// A compute time per iteration: fixed (min == max) or uniform in [min, max] milliseconds.
-struct ComputeRange {
-  int min_ms = 0, max_ms = 0;
-};
-// "200" or "150-250"; throws std::invalid_argument.
-ComputeRange parse_compute_range(const std::string& text);
-// The draw for one node and iteration: a function of (seed, node, iteration) only, so a
-// run repeats exactly and nodes are independent.
-int draw_compute_ms(const ComputeRange& range, uint64_t seed, int node, uint64_t iteration);
+// Compute times (ComputeRange, parse_compute_range, draw_compute_ms) are the agent's: the
+// workers of a parameter server draw their own (agent/jobs/compute_time.h).
 
 // The keys a profile's `workload:` section may set; they are `testbed train`'s options.
 const std::vector<std::string>& workload_keys();

@@ -21,8 +21,10 @@
 #include "commands.h"
 #include "lab_state.h"
 #include "link_control.h"
+#include "libnl_kernel.h"
 #include "metrics_sink.h"
 #include "netns_exec.h"
+#include "ps_session.h"
 #include "teardown.h"
 #include "train_options.h"
 #include "train_session.h"
@@ -57,6 +59,22 @@ void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& s
     return true;
   });
   store.save(s);
+}
+
+std::string write_run(const std::string& dir, const std::string& strategy,
+                      const nlohmann::json& summary) {
+  std::filesystem::create_directories(dir + "/runs");
+  const std::string results = dir + "/runs/" + now_iso8601() + "-" + strategy + ".json";
+  std::ofstream(results) << summary.dump(1) << "\n";
+  return results;
+}
+
+// Written first, so a failed check leaves the figures to look at.
+void check_reference(const nlohmann::json& summary) {
+  if (summary.value("reference_max_abs_diff", 0.0) > kReferenceTolerance) {
+    throw std::runtime_error("the model differs from the single-process reference by " +
+                             std::to_string(summary["reference_max_abs_diff"].get<double>()));
+  }
 }
 
 }  // namespace
@@ -107,6 +125,23 @@ int run_train(const Argv& argv) {
   try {
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
+    if (o.ps) {
+      LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
+      PsSession ps(o, agents, names, endpoints, live_directions(state.plan, read_current(dir)),
+                   progress, metrics, kernel);
+      ps.setup();
+      ps.train();
+      const nlohmann::json summary = ps.summary(lab);
+      const std::string results = write_run(dir, o.strategy, summary);
+      check_reference(summary);
+      if (o.json) {
+        std::cout << summary.dump() << "\n";
+      } else {
+        std::cout << ps.headline() << "; results in " << results << "\n";
+      }
+      stop_agents(agents, pids, store, lab);
+      return kExitOk;
+    }
     TrainSession session(o, agents, names, endpoints,
                          live_directions(state.plan, read_current(dir)), progress, metrics);
     session.setup();
@@ -120,13 +155,8 @@ int run_train(const Argv& argv) {
     } else {
       session.train();
       const nlohmann::json summary = session.summary(lab);
-      std::filesystem::create_directories(dir + "/runs");
-      const std::string results = dir + "/runs/" + now_iso8601() + "-" + o.strategy + ".json";
-      std::ofstream(results) << summary.dump(1) << "\n";
-      if (summary.value("reference_max_abs_diff", 0.0) > kReferenceTolerance) {
-        throw std::runtime_error("the model differs from the single-process reference by " +
-                                 std::to_string(summary["reference_max_abs_diff"].get<double>()));
-      }
+      const std::string results = write_run(dir, o.strategy, summary);
+      check_reference(summary);
       if (o.json) {
         std::cout << summary.dump() << "\n";
       } else {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "job.h"
 #include "logistic_regression.h"
 #include "strategies.h"
 
@@ -31,7 +32,9 @@ uint32_t default_chunk(size_t elements) {
 
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm [--iterations N] [--model M|logreg] [--scale S] [--compute-ms MS|MIN-MAX] "
+    "netstorm|bsp|ssp|async [--iterations N] [--model M|logreg|mf|sparse-lr] [--scale S] "
+    "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
+    "[--max-seconds T] [--eval-every T] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
     "[--probe-count N] [--probe-bytes B]";
@@ -40,10 +43,56 @@ Args parse_train_args(const Argv& argv) {
   Args args(
       argv, {"json", "oracle", "probe-only"},
       {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed", "update-time",
-       "primary-busy-bound", "aux-queue-length", "probe-count", "probe-bytes", "probe-link"});
+       "primary-busy-bound", "aux-queue-length", "probe-count", "probe-bytes", "probe-link",
+       "staleness", "servers", "target-loss", "max-seconds", "eval-every"});
   args.at_most(1, kTrainUsage);
   return args;
 }
+
+namespace {
+
+// The parameter-server strategies train a job. A profile's workload written for the tree
+// strategies names a model size (resnet50 x0.1): then the job is mf at its own scale,
+// unless the command line says otherwise.
+template <typename Get>
+TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload, Get& get,
+                                TrainOptions o) {
+  const std::string model = get("model", "mf");
+  const bool named_here = args.option("model").has_value();
+  if (!is_job(model) && named_here)
+    throw UsageError("--model " + model + ": " + o.strategy +
+                     " trains a job (logreg, mf or sparse-lr), not a model's size");
+  o.job = is_job(model) ? model : "mf";
+  o.logreg = false;
+  o.model = ModelProfile{o.job, 0};
+  const bool scale_for_job =
+      args.option("scale") ||
+      (workload.contains("model") && is_job(workload["model"].get<std::string>()));
+  o.scale = scale_for_job ? std::stod(get("scale", "1")) : 1.0;
+  const ComputeRange compute = parse_compute_range(get("compute-ms", "0"));
+  o.compute_min_ms = compute.min_ms;
+  o.compute_max_ms = compute.max_ms;
+  o.seed = std::stoull(get("seed", "1"));
+  o.staleness = std::stoi(get("staleness", "3"));
+  o.servers = get("servers", "all");
+  const std::string target = get("target-loss", "");
+  if (!target.empty()) o.target_loss = std::stod(target);
+  const std::string budget = get("max-seconds", "");
+  o.max_seconds = budget.empty() ? 0 : std::stod(budget);
+  o.eval_every_s = std::stod(get("eval-every", "0.5"));
+  o.json = args.flag("json");
+  for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",
+                                "probe-count", "probe-bytes", "probe-link"}) {
+    if (args.option(tree_only))
+      throw UsageError("--" + std::string(tree_only) + " is for the tree strategies, not " +
+                       o.strategy);
+  }
+  if (args.flag("oracle") || args.flag("probe-only"))
+    throw UsageError("--oracle and --probe-only are for the tree strategies, not " + o.strategy);
+  return o;
+}
+
+}  // namespace
 
 TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workload) {
   // Command line first, then the profile, then the default; values from either are
@@ -65,7 +114,12 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   TrainOptions o;
   o.strategy = get("strategy", "netstorm");
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
+  o.ps = strategy_is_ps(o.strategy);
+  if (o.ps) return resolve_ps_options(args, workload, get, o);
   const std::string model = get("model", "resnet50");
+  if (is_job(model) && model != "logreg")
+    throw UsageError("the " + model + " job runs on the parameter-server strategies (" +
+                     "--strategy bsp, ssp or async)");
   // logreg: the real training job, small and exact to check; the others are model sizes.
   o.logreg = model == "logreg";
   o.model = o.logreg ? ModelProfile{"logreg", 0} : find_model(model);

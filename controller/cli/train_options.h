@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "args.h"
@@ -34,6 +35,14 @@ struct TrainOptions {
   uint32_t probe_count = 0;
   size_t probe_bytes = 0;
   std::string probe_link;
+  // Parameter-server strategies (bsp, ssp, async): the job they train, and how.
+  bool ps = false;
+  std::string job;      // logreg, mf, sparse-lr
+  int staleness = 3;    // ssp's bound s
+  std::string servers;  // all, best, or node names separated by commas
+  std::optional<double> target_loss;
+  double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
+  double eval_every_s = 0.5;
 };
 
 Args parse_train_args(const Argv& argv);

@@ -1,4 +1,4 @@
-#include "node_runtime.h"
+#include "tree_protocol.h"
 
 #include <algorithm>
 #include <random>
@@ -13,9 +13,6 @@ namespace {
 // How long a node waits for the chunks of an iteration or a probe before it reports a
 // failure instead of hanging: far beyond any iteration of a testbed-sized model.
 constexpr auto kStallTimeout = std::chrono::seconds(300);
-// At most this many network messages are handled before the control socket is looked at
-// again, so a flood of chunks cannot delay a command (quit) indefinitely.
-constexpr int kMessagesPerRound = 64;
 // The sequence number of the empty probe that measures a link's propagation delay.
 constexpr uint32_t kLatencyProbe = 0xffffffff;
 
@@ -36,18 +33,9 @@ nlohmann::json counters(const std::map<int, uint64_t>& m) {
 
 }  // namespace
 
-NodeRuntime::NodeRuntime(zmq::context_t& context, const std::string& control, int self)
-    : context_(context), self_(self), control_(context, zmq::socket_type::dealer), paths_(self) {
-  control_.set(zmq::sockopt::routing_id, std::to_string(self));
-  control_.set(zmq::sockopt::linger, 1000);  // the last event must reach the controller
-  control_.connect(control);
-}
+TreeProtocol::TreeProtocol(AgentLink& link) : link_(link), self_(link.self()), paths_(link.self()) {}
 
-void NodeRuntime::reply(const nlohmann::json& j) {
-  control_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
-}
-
-std::chrono::milliseconds NodeRuntime::poll_timeout() const {
+std::chrono::milliseconds TreeProtocol::timeout() const {
   using std::chrono::milliseconds;
   if (phase_ == Phase::kComputing) {
     const auto left = std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now());
@@ -57,48 +45,27 @@ std::chrono::milliseconds NodeRuntime::poll_timeout() const {
   return phase_ == Phase::kSyncing ? milliseconds(100) : milliseconds(-1);
 }
 
-int NodeRuntime::run() {
-  reply({{"event", "hello"}});
-  for (;;) {
-    zmq::pollitem_t items[2] = {{control_.handle(), 0, ZMQ_POLLIN, 0},
-                                {van_ ? van_->inbox().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, van_ ? 2 : 1, poll_timeout());
-    if (items[0].revents & ZMQ_POLLIN) {
-      zmq::message_t msg;
-      if (control_.recv(msg, zmq::recv_flags::dontwait)) {
-        const auto cmd = nlohmann::json::parse(msg.to_string());
-        const std::string verb = cmd.at("cmd");
-        if (verb == "quit") return 0;
-        try {
-          if (verb == "setup") setup(cmd);
-          if (verb == "probe") probe(cmd);
-          if (verb == "iterate") begin_iteration(cmd);
-        } catch (const std::exception& e) {
-          phase_ = Phase::kIdle;
-          reply({{"event", "error"}, {"what", e.what()}});
-        }
-      }
-    }
-    try {
-      for (int i = 0; van_ && i < kMessagesPerRound; ++i) {
-        auto r = van_->receive(std::chrono::milliseconds(0));
-        if (!r) break;
-        on_message(std::move(*r));
-      }
-      if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) start_sync();
-      if (phase_ == Phase::kSyncing && aggregator_->done()) finish_iteration();
-      if (phase_ == Phase::kSyncing && Clock::now() - started_ > kStallTimeout)
-        throw std::runtime_error("iteration " + std::to_string(iteration_) + " stalled");
-    } catch (const std::exception& e) {
-      phase_ = Phase::kIdle;
-      reply({{"event", "error"}, {"what", e.what()}});
-    }
+void TreeProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
+  try {
+    if (verb == "probe") return probe(cmd);
+    if (verb == "iterate") return begin_iteration(cmd);
+    throw std::runtime_error("tree protocol: unknown command " + verb);
+  } catch (const std::exception&) {
+    phase_ = Phase::kIdle;
+    throw;
   }
 }
 
-void NodeRuntime::setup(const nlohmann::json& cmd) {
-  van_ =
-      std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>());
+void TreeProtocol::tick() {
+  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) start_sync();
+  if (phase_ == Phase::kSyncing && aggregator_->done()) finish_iteration();
+  if (phase_ == Phase::kSyncing && Clock::now() - started_ > kStallTimeout) {
+    phase_ = Phase::kIdle;  // reported once
+    throw std::runtime_error("iteration " + std::to_string(iteration_) + " stalled");
+  }
+}
+
+void TreeProtocol::setup(const nlohmann::json& cmd) {
   neighbors_ = cmd.value("neighbors", std::set<int>{});
   probe_bytes_ = cmd.value("probe_bytes", size_t{0});
   chunk_elements_ = cmd.at("chunk_elements");
@@ -117,31 +84,31 @@ void NodeRuntime::setup(const nlohmann::json& cmd) {
     weights_.assign(shard_->parameters(), 0.0f);
     model_elements_ = weights_.size();
   }
-  reply({{"event", "ready"}});
+  link_.reply({{"event", "ready"}});
 }
 
 // Sends `count` probes to each of `to` and times those arriving from each of `from`. The
 // first two of a train ride TCP's slow start: the rate is taken over the rest. Runs before
 // any iteration, when nothing else is on the links.
-void NodeRuntime::probe(const nlohmann::json& cmd) {
+void TreeProtocol::probe(const nlohmann::json& cmd) {
   const auto to = cmd.at("to").get<std::vector<int>>();
   const auto from = cmd.at("from").get<std::vector<int>>();
   const size_t bytes = cmd.at("bytes");
   const uint32_t count = cmd.at("count");
   // First an empty message on each link: nothing is queued yet, so its one-way time is the
   // link's propagation delay, which passive measurement later subtracts.
-  for (int peer : to) van_->probe(peer, kLatencyProbe, 0);
+  for (int peer : to) link_.van().probe(peer, kLatencyProbe, 0);
   for (uint32_t seq = 0; seq < count; ++seq) {
-    for (int peer : to) van_->probe(peer, seq, bytes);
+    for (int peer : to) link_.van().probe(peer, seq, bytes);
   }
   std::map<int, std::vector<int64_t>> arrivals;
   size_t expected = from.size() * count, got = 0;
   const auto deadline = Clock::now() + kStallTimeout;
   while (got < expected && Clock::now() < deadline) {
-    auto r = van_->receive(std::chrono::milliseconds(100));
+    auto r = link_.van().receive(std::chrono::milliseconds(100));
     if (!r) continue;
     if (r->header.kind != WireKind::kProbe) {
-      on_message(std::move(*r));
+      message(std::move(*r));
       continue;
     }
     if (r->header.chunk == kLatencyProbe) {
@@ -157,12 +124,12 @@ void NodeRuntime::probe(const nlohmann::json& cmd) {
     const double seconds = static_cast<double>(t.back() - t[1]) / 1e9;
     mbit[std::to_string(peer)] = static_cast<double>((t.size() - 2) * bytes * 8) / seconds / 1e6;
   }
-  reply({{"event", "probed"}, {"mbit", mbit}});
+  link_.reply({{"event", "probed"}, {"mbit", mbit}});
 }
 
 // Compute is emulated by its duration, during which the node keeps forwarding; the
 // gradient is a real buffer to synchronize.
-void NodeRuntime::begin_iteration(const nlohmann::json& cmd) {
+void TreeProtocol::begin_iteration(const nlohmann::json& cmd) {
   if (!aggregator_) throw std::logic_error("iterate before setup");
   iteration_ = cmd.at("iteration");
   policy_ = policy_from_json(cmd.at("policy"));
@@ -171,21 +138,21 @@ void NodeRuntime::begin_iteration(const nlohmann::json& cmd) {
   phase_ = Phase::kComputing;
 }
 
-void NodeRuntime::start_sync() {
+void TreeProtocol::start_sync() {
   phase_ = Phase::kSyncing;
   std::vector<float> gradient = shard_ ? shard_->gradient(weights_)
                                        : make_gradient(seed_, self_, iteration_, model_elements_);
   for (const auto& m : aggregator_->start(iteration_, policy_, std::move(gradient))) dispatch(m);
 }
 
-void NodeRuntime::dispatch(const ChunkMessage& m) {
+void TreeProtocol::dispatch(const ChunkMessage& m) {
   const std::vector<int> route = paths_.choose(policy_, m.to);
-  van_->send(m, route, policy_.aux.has_value());
+  link_.van().send(m, route, policy_.aux.has_value());
   ++chunks_sent_;
   if (route.size() > 2) ++aux_chunks_sent_;
 }
 
-void NodeRuntime::on_message(Received r) {
+void TreeProtocol::message(Received r) {
   if (r.header.kind == WireKind::kAck) {
     if (r.header.origin == self_) paths_.acknowledged(r.header.route_vector());
     return;
@@ -197,11 +164,11 @@ void NodeRuntime::on_message(Received r) {
     // node's policy, so a source on an older policy still reaches its destination.
     const int next = r.header.next_after(self_);
     if (next < 0) throw std::runtime_error("a chunk routed through a node not on its route");
-    van_->forward(r, next);
+    link_.van().forward(r, next);
     ++chunks_forwarded_;
     return;
   }
-  if (r.header.flags & kWantsAck) van_->acknowledge(r);
+  if (r.header.flags & kWantsAck) link_.van().acknowledge(r);
   for (const auto& m : aggregator_->receive(std::move(r.chunk))) dispatch(m);
 }
 
@@ -213,7 +180,7 @@ void NodeRuntime::on_message(Received r) {
 // propagation delay (measured by the empty probe at start), and the previous message's
 // arrival from that neighbour. Forwarded chunks count too: that is how auxiliary routes
 // bring idle links into the measurements.
-void NodeRuntime::measure(const Received& r) {
+void TreeProtocol::measure(const Received& r) {
   if (!neighbors_.count(r.header.from)) return;
   int64_t& last = last_arrival_ns_[r.header.from];
   const int64_t previous = last;
@@ -227,7 +194,7 @@ void NodeRuntime::measure(const Received& r) {
   ++s.count;
 }
 
-nlohmann::json NodeRuntime::take_samples() {
+nlohmann::json TreeProtocol::take_samples() {
   nlohmann::json j = nlohmann::json::object();
   for (const auto& [from, s] : samples_) {
     j[std::to_string(from)] = {{"bytes", s.bytes}, {"seconds", s.seconds}, {"count", s.count}};
@@ -236,7 +203,7 @@ nlohmann::json NodeRuntime::take_samples() {
   return j;
 }
 
-void NodeRuntime::finish_iteration() {
+void TreeProtocol::finish_iteration() {
   phase_ = Phase::kIdle;
   nlohmann::json job = nlohmann::json::object();
   if (shard_) {
@@ -246,7 +213,7 @@ void NodeRuntime::finish_iteration() {
   double checksum = 0;
   for (float x : shard_ ? weights_ : aggregator_->result()) checksum += x;
   const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-  reply({{"event", "done"},
+  link_.reply({{"event", "done"},
          {"iteration", iteration_},
          {"seconds", seconds},
          {"checksum", checksum},
@@ -255,8 +222,8 @@ void NodeRuntime::finish_iteration() {
          {"chunks_sent", chunks_sent_},
          {"aux_chunks_sent", aux_chunks_sent_},
          {"chunks_forwarded", chunks_forwarded_},
-         {"bytes_sent", counters(van_->bytes_sent())},
-         {"bytes_received", counters(van_->bytes_received())}});
+         {"bytes_sent", counters(link_.van().bytes_sent())},
+         {"bytes_received", counters(link_.van().bytes_received())}});
 }
 
 }  // namespace testbed

@@ -37,6 +37,9 @@ class Van {
   void forward(const Received& r, int next);
   void acknowledge(const Received& r);
   void probe(int to, uint32_t seq, size_t bytes);
+  // A key-value message to `to` (see send_kv); from, to and the send time are filled here.
+  void send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
+               const std::vector<float>& values);
   // For polling alongside other sockets: readable when a message is waiting.
   zmq::socket_t& inbox() { return inbox_; }
   ~Van();

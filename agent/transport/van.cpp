@@ -83,6 +83,13 @@ void Van::probe(int to, uint32_t seq, size_t bytes) {
   bytes_sent_[to] += sizeof(WireHeader) + bytes;
 }
 
+void Van::send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
+                  const std::vector<float>& values) {
+  header.from = self_;
+  header.to = to;
+  bytes_sent_[to] += testbed::send_kv(dealer(to), header, keys, values);
+}
+
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
   zmq::pollitem_t item{inbox_.handle(), 0, ZMQ_POLLIN, 0};
   if (zmq::poll(&item, 1, timeout) <= 0) return std::nullopt;

@@ -1,56 +1,46 @@
-// One data center's node: the controller's commands in over a filesystem (ipc://) socket,
-// which never crosses the shaped links; model chunks over TCP across them (the van).
-//
-// One event loop serves both, so a node keeps forwarding other nodes' chunks on auxiliary
-// routes while it computes, and between iterations while it waits for the next command.
-// Commands (JSON), each answered by one event:
+// Synchronous aggregation over trees (PS star, BKT, MST, FAPT, NetStorm), driven by the
+// controller one iteration at a time. Commands:
 //   setup   {endpoints, chunk_elements, model_elements, seed, neighbors, probe_bytes, job?}
 //                                                                   -> ready
 //   probe   {to: [nodes], from: [nodes], bytes, count}              -> probed {mbit: {from: x}}
 //   iterate {iteration, compute_ms, policy}                         -> done {seconds, ...}
-//   quit                                                            -> (the loop ends)
+// It measures links passively (NetStorm Sec. V) from the chunks that cross them.
 #pragma once
-
-#include <nlohmann/json.hpp>
-#include <zmq.hpp>
 
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
-#include <string>
 
 #include "logistic_regression.h"
 #include "path_scheduler.h"
+#include "protocol.h"
 #include "tree_aggregator.h"
-#include "van.h"
 
 namespace testbed {
 
-class NodeRuntime {
+class TreeProtocol : public Protocol {
  public:
-  NodeRuntime(zmq::context_t& context, const std::string& control, int self);
-  int run();  // until quit
+  explicit TreeProtocol(AgentLink& link);
+  void setup(const nlohmann::json& cmd) override;
+  void command(const std::string& verb, const nlohmann::json& cmd) override;
+  void message(Received r) override;
+  void tick() override;
+  std::chrono::milliseconds timeout() const override;
 
  private:
   using Clock = std::chrono::steady_clock;
-  void reply(const nlohmann::json& j);
-  void setup(const nlohmann::json& cmd);
   void probe(const nlohmann::json& cmd);
   void begin_iteration(const nlohmann::json& cmd);
   void start_sync();
   void finish_iteration();
-  void on_message(Received r);
   void dispatch(const ChunkMessage& m);
   void measure(const Received& r);
   nlohmann::json take_samples();
-  std::chrono::milliseconds poll_timeout() const;
 
-  zmq::context_t& context_;
+  AgentLink& link_;
   int self_;
-  zmq::socket_t control_;
-  std::unique_ptr<Van> van_;
   std::unique_ptr<TreeAggregator> aggregator_;
   PathScheduler paths_;
   uint32_t chunk_elements_ = 0;

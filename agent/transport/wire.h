@@ -17,12 +17,16 @@
 
 namespace testbed {
 
-enum class WireKind : uint8_t { kChunk = 1, kProbe = 2, kAck = 3 };
+// kPush, kPull and kParams are the parameter server's (protocols/ps_protocol.h): a
+// worker's update, its request for parameters, and the shard's answer.
+enum class WireKind : uint8_t { kChunk = 1, kProbe = 2, kAck = 3, kPush = 4, kPull = 5, kParams = 6 };
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this
 // are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
 constexpr size_t kMaxRouteNodes = 16;
 constexpr uint8_t kWantsAck = 1;
+constexpr uint8_t kDense = 2;   // key-value messages: values of a whole shard, no keys
+constexpr uint8_t kLatest = 4;  // a pull to answer at once, whatever the consistency model
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;
@@ -34,6 +38,7 @@ struct WireHeader {
   uint32_t chunk = 0;
   uint64_t iteration = 0;
   int64_t sent_ns = 0;  // CLOCK_MONOTONIC when this hop was sent
+  uint64_t tag = 0;     // key-value messages: the min clock read (push) or reflected (params)
   int16_t route[kMaxRouteNodes] = {};
 
   std::vector<int> route_vector() const { return {route, route + route_nodes}; }
@@ -52,10 +57,16 @@ void forward_chunk(zmq::socket_t& socket, const WireHeader& received, int self, 
 // Tells the chunk's origin that `received` arrived at its destination.
 void send_ack(zmq::socket_t& socket, const WireHeader& received);
 void send_probe(zmq::socket_t& socket, int from, int to, uint32_t seq, size_t bytes);
+// A key-value message (kPush, kPull, kParams): `header` as filled by the caller, the
+// payload the keys (unless kDense) followed by the values. Returns the bytes sent.
+size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint32_t>& keys,
+               const std::vector<float>& values);
 
 struct Received {
   WireHeader header;
   ChunkMessage chunk;  // for kChunk: from/to are the tree edge's origin and dest
+  std::vector<uint32_t> keys;  // for key-value messages
+  std::vector<float> values;   // for key-value messages
   size_t payload_bytes = 0;
   int64_t received_ns = 0;
 };

@@ -1,0 +1,42 @@
+#include "compute_time.h"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "seeded.h"
+
+namespace testbed {
+namespace {
+
+bool whole(const std::string& text, long long& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+ComputeRange parse_compute_range(const std::string& text) {
+  const auto dash = text.find('-', 1);
+  long long lo = 0, hi = 0;
+  const bool ok = dash == std::string::npos
+                      ? whole(text, lo) && (hi = lo, true)
+                      : whole(text.substr(0, dash), lo) && whole(text.substr(dash + 1), hi);
+  // A day bounds it: anything longer is a typo, not a compute time.
+  constexpr long long kMaxMs = 86400000;
+  if (!ok || lo < 0 || hi < lo || hi > kMaxMs) {
+    throw std::invalid_argument("compute-ms: expected milliseconds, MS or MIN-MAX, got '" + text +
+                                "'");
+  }
+  return {static_cast<int>(lo), static_cast<int>(hi)};
+}
+
+int draw_compute_ms(const ComputeRange& range, uint64_t seed, int node, uint64_t iteration) {
+  if (range.max_ms == range.min_ms) return range.min_ms;
+  // The same hash as before the draw moved here, so runs of a seed keep their timings.
+  const uint64_t h = mix64(mix64(seed ^ 0x636f6d70757465ULL) ^ mix64(uint64_t(node) + 1) ^
+                           mix64(iteration + 0x9e3779b97f4a7c15ULL));
+  const auto span = static_cast<uint64_t>(range.max_ms - range.min_ms) + 1;
+  return range.min_ms + static_cast<int>(h % span);
+}
+
+}  // namespace testbed

@@ -1,0 +1,258 @@
+#include "ps_protocol.h"
+
+#include <algorithm>
+#include <iterator>
+#include <stdexcept>
+
+#include "wire.h"
+
+namespace testbed {
+namespace {
+
+// A shard reports its values with its statistics (for the exactness check against the
+// single-process reference) only up to this many: beyond, JSON would dwarf the run.
+constexpr uint32_t kReportValuesUpTo = 200000;
+
+std::vector<uint32_t> merged(std::vector<uint32_t> a, const std::vector<uint32_t>& b) {
+  std::vector<uint32_t> out;
+  std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+}  // namespace
+
+void PsProtocol::setup(const nlohmann::json& cmd) {
+  workers_ = cmd.at("workers").get<std::vector<int>>();
+  servers_ = cmd.at("servers").get<std::vector<int>>();
+  model_ = consistency_from(cmd.at("consistency"), cmd.value("staleness", 0));
+  seed_ = cmd.at("seed");
+  iterations_ = cmd.at("iterations");
+  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
+  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
+  const auto& j = cmd.at("job");
+  const JobConfig config{j.at("name"), j.at("seed"), static_cast<int>(workers_.size()),
+                         j.at("scale")};
+  // Every node builds a job: the shards take their initial values from it, and every
+  // node agrees on the model's size and so on the key ranges.
+  const int me = worker_index(self_);
+  job_ = make_job(config, std::max(me, 0));
+  ranges_ = split_keys(job_->parameters(), static_cast<int>(servers_.size()));
+  const auto at = std::find(servers_.begin(), servers_.end(), self_);
+  if (at != servers_.end()) {
+    my_shard_ = static_cast<int>(at - servers_.begin());
+    const KeyRange r = ranges_[static_cast<size_t>(my_shard_)];
+    std::vector<float> initial(r.size());
+    for (uint32_t k = 0; k < r.size(); ++k) initial[k] = job_->initial_value(r.begin + k);
+    shard_ = std::make_unique<ServerShard>(r, static_cast<int>(workers_.size()), model_,
+                                           std::move(initial));
+  }
+  if (me < 0) job_.reset();  // a server only
+  if (job_) w_.assign(job_->parameters(), 0.0f);
+  read_min_clock_.assign(servers_.size(), 0);
+  link_.reply({{"event", "ready"}, {"parameters", ranges_.back().end}});
+}
+
+int PsProtocol::worker_index(int node) const {
+  const auto it = std::find(workers_.begin(), workers_.end(), node);
+  return it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
+}
+
+void PsProtocol::command(const std::string& verb, const nlohmann::json&) {
+  if (verb == "start") {
+    if (!job_ || phase_ != Phase::kIdle) return;  // servers only serve
+    next_eval_ = Clock::now();
+    request(0, false);
+  } else if (verb == "stop") {
+    stop_requested_ = true;
+    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing) finish();
+  } else if (verb == "evaluate") {
+    if (!job_) return link_.reply({{"event", "evaluated"}});
+    phase_ = Phase::kEvaluating;
+    request(clock_, true);
+  } else if (verb == "stats") {
+    link_.reply(stats());
+  } else {
+    throw std::runtime_error("ps protocol: unknown command " + verb);
+  }
+}
+
+// Pulls the keys of `clock` (and, when an evaluation is due, those of the held-out loss)
+// from every shard. Every shard is asked, even for no keys: its answer is what holds the
+// worker to the consistency model.
+void PsProtocol::request(uint64_t clock, bool latest) {
+  const auto now = Clock::now();
+  evaluate_these_ = latest || clock == 0 || clock == static_cast<uint64_t>(iterations_) ||
+                    now >= next_eval_;
+  if (evaluate_these_ && !latest) next_eval_ = now + eval_interval_;
+  std::vector<uint32_t> keys = latest ? job_->eval_keys() : job_->keys_for(clock);
+  const bool dense = keys.empty();
+  if (!dense && evaluate_these_ && !latest) keys = merged(std::move(keys), job_->eval_keys());
+  replies_left_ = static_cast<int>(servers_.size());
+  if (phase_ != Phase::kEvaluating) phase_ = Phase::kWaiting;
+  for (size_t s = 0; s < servers_.size(); ++s) {
+    WireHeader h;
+    h.kind = WireKind::kPull;
+    h.flags = static_cast<uint8_t>((dense ? kDense : 0) | (latest ? kLatest : 0));
+    h.origin = self_;
+    h.dest = servers_[s];
+    h.chunk = static_cast<uint32_t>(s);
+    h.iteration = clock;
+    std::vector<uint32_t> part;
+    if (!dense) {
+      const auto lo = std::lower_bound(keys.begin(), keys.end(), ranges_[s].begin);
+      const auto hi = std::lower_bound(lo, keys.end(), ranges_[s].end);
+      part.assign(lo, hi);
+    }
+    link_.van().send_kv(servers_[s], h, part, {});
+  }
+}
+
+void PsProtocol::message(Received r) {
+  const WireHeader& h = r.header;
+  if (h.kind == WireKind::kParams) return on_params(r);
+  if (h.kind != WireKind::kPush && h.kind != WireKind::kPull) return;  // not ours
+  if (!shard_ || static_cast<int>(h.chunk) != my_shard_)
+    throw std::runtime_error("a message for shard " + std::to_string(h.chunk) + " reached node " +
+                             std::to_string(self_));
+  const int worker = worker_index(h.origin);
+  if (worker < 0) throw std::runtime_error("a message from a node that is no worker");
+  const bool dense = h.flags & kDense;
+  if (h.kind == WireKind::kPush) {
+    send_replies(
+        shard_->push(worker, h.iteration, h.tag, dense, r.keys, r.values, r.received_ns));
+  } else {
+    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
+  }
+}
+
+void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
+  for (const auto& p : replies) {
+    WireHeader h;
+    h.kind = WireKind::kParams;
+    h.flags = static_cast<uint8_t>((p.dense ? kDense : 0) | (p.latest ? kLatest : 0));
+    h.origin = self_;
+    h.dest = workers_[static_cast<size_t>(p.worker)];
+    h.chunk = static_cast<uint32_t>(my_shard_);
+    h.iteration = p.clock;
+    h.tag = p.min_clock;
+    link_.van().send_kv(h.dest, h, p.keys, p.values);
+  }
+}
+
+void PsProtocol::on_params(const Received& r) {
+  // After a stop, answers to the abandoned pull still arrive: they change nothing.
+  const bool latest = r.header.flags & kLatest;
+  if (phase_ == Phase::kEvaluating ? !latest
+                                   : phase_ != Phase::kWaiting || latest || r.header.iteration != clock_)
+    return;
+  const size_t s = r.header.chunk;
+  const KeyRange range = ranges_.at(s);
+  if (r.header.flags & kDense) {
+    if (r.values.size() != range.size()) throw std::runtime_error("params of the wrong size");
+    std::copy(r.values.begin(), r.values.end(), w_.begin() + range.begin);
+  } else {
+    for (size_t i = 0; i < r.keys.size(); ++i) w_.at(r.keys[i]) = r.values[i];
+  }
+  read_min_clock_[s] = r.header.tag;
+  if (--replies_left_ == 0) params_complete();
+}
+
+void PsProtocol::params_complete() {
+  const auto now = Clock::now();
+  if (evaluate_these_) {
+    const double loss = job_->held_out_loss(w_);
+    if (phase_ == Phase::kEvaluating) {
+      phase_ = Phase::kFinished;
+      return link_.reply({{"event", "evaluated"}, {"loss", loss}});
+    }
+    link_.reply({{"event", "eval"}, {"clock", clock_}, {"loss", loss}});
+  }
+  if (clock_ > 0) {
+    const double seconds = std::chrono::duration<double>(now - clock_started_).count();
+    iteration_s_.push_back(seconds);
+    link_.reply({{"event", "clock"}, {"clock", clock_ - 1}, {"seconds", seconds}});
+  }
+  clock_started_ = now;
+  started_ns_.push_back(monotonic_ns());
+  if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
+  // The real computation, then the rest of the emulated compute time (stragglers).
+  phase_ = Phase::kComputing;
+  update_ = job_->update(clock_, w_);
+  samples_ += job_->samples_per_update();
+  compute_end_ = now + std::chrono::milliseconds(draw_compute_ms(compute_, seed_, self_, clock_));
+}
+
+void PsProtocol::push_update() {
+  const bool dense = update_.keys.empty();
+  for (size_t s = 0; s < servers_.size(); ++s) {
+    WireHeader h;
+    h.kind = WireKind::kPush;
+    h.flags = dense ? kDense : 0;
+    h.origin = self_;
+    h.dest = servers_[s];
+    h.chunk = static_cast<uint32_t>(s);
+    h.iteration = clock_;
+    h.tag = read_min_clock_[s];
+    const KeyRange range = ranges_[s];
+    if (dense) {
+      link_.van().send_kv(servers_[s], h, {},
+                          std::vector<float>(update_.values.begin() + range.begin,
+                                             update_.values.begin() + range.end));
+      continue;
+    }
+    const auto lo = std::lower_bound(update_.keys.begin(), update_.keys.end(), range.begin);
+    const auto hi = std::lower_bound(lo, update_.keys.end(), range.end);
+    const auto first = static_cast<size_t>(lo - update_.keys.begin());
+    const auto last = static_cast<size_t>(hi - update_.keys.begin());
+    link_.van().send_kv(servers_[s], h, {lo, hi},
+                        {update_.values.begin() + static_cast<std::ptrdiff_t>(first),
+                         update_.values.begin() + static_cast<std::ptrdiff_t>(last)});
+  }
+  ++clock_;
+  request(clock_, false);
+}
+
+void PsProtocol::tick() {
+  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) push_update();
+}
+
+std::chrono::milliseconds PsProtocol::timeout() const {
+  using std::chrono::milliseconds;
+  if (phase_ != Phase::kComputing) return milliseconds(-1);
+  const auto left = std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now());
+  return std::max(milliseconds(0), left);
+}
+
+void PsProtocol::finish() {
+  phase_ = Phase::kFinished;
+  link_.reply({{"event", "finished"},
+               {"clocks", iteration_s_.size()},
+               {"iteration_s", iteration_s_},
+               {"started_ns", started_ns_},
+               {"samples", samples_}});
+}
+
+nlohmann::json PsProtocol::stats() const {
+  nlohmann::json s = {{"event", "stats"}};
+  nlohmann::json sent = nlohmann::json::object(), received = nlohmann::json::object();
+  for (const auto& [peer, bytes] : link_.van().bytes_sent()) sent[std::to_string(peer)] = bytes;
+  for (const auto& [peer, bytes] : link_.van().bytes_received())
+    received[std::to_string(peer)] = bytes;
+  s["bytes_sent"] = sent;
+  s["bytes_received"] = received;
+  if (shard_) {
+    nlohmann::json histogram = nlohmann::json::object();
+    for (const auto& [staleness, n] : shard_->staleness_histogram())
+      histogram[std::to_string(staleness)] = n;
+    s["server"] = {{"shard", my_shard_},
+                   {"begin", shard_->range().begin},
+                   {"end", shard_->range().end},
+                   {"updates", shard_->updates_applied()},
+                   {"staleness", histogram},
+                   {"applied_ns", shard_->applied_ns()}};
+    if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
+  }
+  return s;
+}
+
+}  // namespace testbed

@@ -1,0 +1,81 @@
+// The parameter server: on every node, a worker (its own loop of pull, compute, push) and,
+// on the nodes the controller names, a server shard (server_shard.h) holding a range of
+// the model's keys. Workers push to and pull from every shard over the van, across the
+// emulated links; the kernel's routes carry a message through the nodes between (relays).
+// No barrier is run by the controller: the consistency model alone decides when a pull is
+// answered.
+//
+// Commands:
+//   setup {protocol: ps, endpoints, job: {name, seed, scale}, workers: [nodes],
+//          servers: [nodes], consistency, staleness, iterations, compute: {min_ms, max_ms},
+//          seed, eval_interval_ms}                                  -> ready
+//   start      workers begin at clock 0; events as they go:
+//              clock {clock, seconds}, eval {clock, loss}, finished {clocks, ...}
+//   stop       workers stop after what they are doing              -> finished
+//   evaluate   pull the latest parameters and evaluate             -> evaluated {loss}
+//   stats      what this node counted, as worker and as shard      -> stats {...}
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "compute_time.h"
+#include "consistency.h"
+#include "job.h"
+#include "protocol.h"
+#include "server_shard.h"
+
+namespace testbed {
+
+class PsProtocol : public Protocol {
+ public:
+  explicit PsProtocol(AgentLink& link) : link_(link), self_(link.self()) {}
+  void setup(const nlohmann::json& cmd) override;
+  void command(const std::string& verb, const nlohmann::json& cmd) override;
+  void message(Received r) override;
+  void tick() override;
+  std::chrono::milliseconds timeout() const override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  // Worker side.
+  void request(uint64_t clock, bool latest);
+  void on_params(const Received& r);
+  void params_complete();
+  void push_update();
+  void finish();
+  // Server side.
+  void send_replies(const std::vector<PullReply>& replies);
+  int worker_index(int node) const;
+  nlohmann::json stats() const;
+
+  AgentLink& link_;
+  int self_;
+  Consistency model_;
+  std::vector<int> workers_, servers_;  // node of each worker, of each shard
+  std::vector<KeyRange> ranges_;
+  std::unique_ptr<ServerShard> shard_;  // when this node hosts one
+  int my_shard_ = -1;
+
+  std::unique_ptr<Job> job_;  // when this node is a worker
+  int iterations_ = 0;
+  ComputeRange compute_;
+  uint64_t seed_ = 0;
+  std::chrono::milliseconds eval_interval_{1000};
+
+  enum class Phase { kIdle, kWaiting, kComputing, kFinished, kEvaluating } phase_ = Phase::kIdle;
+  uint64_t clock_ = 0;
+  std::vector<float> w_;                 // this worker's view of the parameters
+  int replies_left_ = 0;                 // shards yet to answer the pull under way
+  std::vector<uint64_t> read_min_clock_;  // per shard: what the values read reflect
+  bool evaluate_these_ = false;          // the pull under way brings values to evaluate
+  bool stop_requested_ = false;
+  Clock::time_point next_eval_, compute_end_, clock_started_;
+  SparseUpdate update_;  // computed, sent when the emulated compute time is over
+  std::vector<double> iteration_s_;
+  std::vector<int64_t> started_ns_;  // per clock: when its parameters were complete
+  uint64_t samples_ = 0;
+};
+
+}  // namespace testbed

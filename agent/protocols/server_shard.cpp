@@ -1,0 +1,105 @@
+#include "server_shard.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace testbed {
+
+ServerShard::ServerShard(KeyRange range, int workers, Consistency model, std::vector<float> initial)
+    : range_(range),
+      workers_(workers),
+      model_(model),
+      values_(std::move(initial)),
+      clock_(static_cast<size_t>(workers), 0),
+      applied_ns_(static_cast<size_t>(workers)) {
+  if (values_.size() != range_.size()) throw std::invalid_argument("initial values != range");
+  if (model_.kind == Consistency::Kind::kBsp) bsp_sum_.assign(values_.size(), 0.0);
+}
+
+uint64_t ServerShard::min_clock() const { return *std::min_element(clock_.begin(), clock_.end()); }
+
+void ServerShard::add(bool dense, const std::vector<uint32_t>& keys,
+                      const std::vector<float>& values) {
+  const bool bsp = model_.kind == Consistency::Kind::kBsp;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t at = dense ? i : keys[i] - range_.begin;
+    if (bsp) {
+      bsp_sum_[at] += values[i];
+    } else {
+      values_[at] += values[i];
+    }
+  }
+}
+
+std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t read_min_clock,
+                                         bool dense, const std::vector<uint32_t>& keys,
+                                         const std::vector<float>& values, int64_t now_ns) {
+  auto& c = clock_.at(static_cast<size_t>(worker));
+  if (clock != c) {
+    throw std::runtime_error("worker " + std::to_string(worker) + " pushed clock " +
+                             std::to_string(clock) + ", expected " + std::to_string(c));
+  }
+  if (dense ? values.size() != values_.size() : keys.size() != values.size())
+    throw std::runtime_error("a push of the wrong size");
+  for (uint32_t k : keys)
+    if (!range_.contains(k)) throw std::runtime_error("a push for a key outside the shard");
+  add(dense, keys, values);
+  ++c;
+  ++staleness_[clock >= read_min_clock ? clock - read_min_clock : 0];
+  auto& stamps = applied_ns_[static_cast<size_t>(worker)];
+  if (model_.kind != Consistency::Kind::kBsp) {
+    ++applied_;
+    stamps.push_back(now_ns);
+    return release();
+  }
+  bsp_waiting_.emplace_back(worker, clock);
+  if (static_cast<int>(bsp_waiting_.size()) < workers_) return {};
+  // The clock's last update: all of them take effect now, as one sum.
+  for (size_t i = 0; i < values_.size(); ++i) {
+    values_[i] += static_cast<float>(bsp_sum_[i]);
+    bsp_sum_[i] = 0;
+  }
+  for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
+  applied_ += bsp_waiting_.size();
+  bsp_waiting_.clear();
+  return release();
+}
+
+PullReply ServerShard::answer(const Pending& p) const {
+  PullReply r{p.worker, p.clock, min_clock(), p.dense, false, p.keys, {}};
+  if (p.dense) {
+    r.values = values_;
+  } else {
+    r.values.reserve(p.keys.size());
+    for (uint32_t k : p.keys) r.values.push_back(values_[k - range_.begin]);
+  }
+  return r;
+}
+
+std::vector<PullReply> ServerShard::pull(int worker, uint64_t clock, bool dense,
+                                         std::vector<uint32_t> keys, bool latest) {
+  for (uint32_t k : keys)
+    if (!range_.contains(k)) throw std::runtime_error("a pull for a key outside the shard");
+  Pending p{worker, clock, dense, std::move(keys)};
+  if (latest) {
+    PullReply r = answer(p);
+    r.latest = true;
+    return {r};
+  }
+  if (min_clock() >= model_.required_min_clock(clock)) return {answer(p)};
+  pending_.push_back(std::move(p));
+  return {};
+}
+
+std::vector<PullReply> ServerShard::release() {
+  std::vector<PullReply> out;
+  const uint64_t m = min_clock();
+  std::erase_if(pending_, [&](const Pending& p) {
+    if (m < model_.required_min_clock(p.clock)) return false;
+    out.push_back(answer(p));
+    return true;
+  });
+  return out;
+}
+
+}  // namespace testbed

@@ -1,0 +1,77 @@
+// One parameter-server shard as a pure state machine: it is given pushes and pulls, and
+// returns the replies it can send now. The transport is separate, so every consistency
+// model is tested in memory with any arrival order (ps-lite keeps its KVServer apart from
+// the van the same way).
+//
+// A worker pushes its update of clock c (computed from parameters that reflected every
+// worker's updates up to read_min_clock), then pulls the parameters of clock c+1. The
+// shard's clock of a worker is the number of its pushes; min_clock is the smallest.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "consistency.h"
+
+namespace testbed {
+
+struct PullReply {
+  int worker = 0;
+  uint64_t clock = 0;
+  uint64_t min_clock = 0;      // what the values reflect: every update of clocks below it
+  bool dense = false;          // values of the whole range, keys left out
+  bool latest = false;         // answers a pull for the latest values
+  std::vector<uint32_t> keys;  // global keys, as asked
+  std::vector<float> values;
+};
+
+class ServerShard {
+ public:
+  ServerShard(KeyRange range, int workers, Consistency model, std::vector<float> initial);
+
+  // `keys` are global and inside the range; with dense, values cover the whole range.
+  // `now_ns` stamps when the update was applied (for the recorded clocks).
+  std::vector<PullReply> push(int worker, uint64_t clock, uint64_t read_min_clock, bool dense,
+                              const std::vector<uint32_t>& keys, const std::vector<float>& values,
+                              int64_t now_ns);
+  // latest: answer now with what is applied, whatever the model (evaluation at the end).
+  std::vector<PullReply> pull(int worker, uint64_t clock, bool dense, std::vector<uint32_t> keys,
+                              bool latest = false);
+
+  uint64_t min_clock() const;
+  const std::vector<float>& values() const { return values_; }
+  KeyRange range() const { return range_; }
+  uint64_t updates_applied() const { return applied_; }
+  // Staleness of applied updates, in clocks: clock - read_min_clock.
+  const std::map<uint64_t, uint64_t>& staleness_histogram() const { return staleness_; }
+  // applied_ns()[worker][clock]: when that update took effect here.
+  const std::vector<std::vector<int64_t>>& applied_ns() const { return applied_ns_; }
+
+ private:
+  struct Pending {
+    int worker;
+    uint64_t clock;
+    bool dense;
+    std::vector<uint32_t> keys;
+  };
+  void add(bool dense, const std::vector<uint32_t>& keys, const std::vector<float>& values);
+  PullReply answer(const Pending& p) const;
+  std::vector<PullReply> release();
+
+  KeyRange range_;
+  int workers_;
+  Consistency model_;
+  std::vector<float> values_;
+  std::vector<uint64_t> clock_;  // per worker: pushes received
+  uint64_t applied_ = 0;
+  std::map<uint64_t, uint64_t> staleness_;
+  std::vector<std::vector<int64_t>> applied_ns_;
+  // bsp: the clock's updates, summed in double precision as the single-process reference
+  // does, applied when the last worker's arrives.
+  std::vector<double> bsp_sum_;
+  std::vector<std::pair<int, uint64_t>> bsp_waiting_;  // (worker, clock) summed, not applied
+  std::vector<Pending> pending_;
+};
+
+}  // namespace testbed

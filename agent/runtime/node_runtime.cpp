@@ -1,0 +1,66 @@
+#include "node_runtime.h"
+
+#include <stdexcept>
+
+namespace testbed {
+namespace {
+
+// At most this many network messages are handled before the control socket is looked at
+// again, so a flood of chunks cannot delay a command (quit) indefinitely.
+constexpr int kMessagesPerRound = 64;
+
+}  // namespace
+
+NodeRuntime::NodeRuntime(zmq::context_t& context, const std::string& control, int self)
+    : context_(context), self_(self), control_(context, zmq::socket_type::dealer) {
+  control_.set(zmq::sockopt::routing_id, std::to_string(self));
+  control_.set(zmq::sockopt::linger, 1000);  // the last event must reach the controller
+  control_.connect(control);
+}
+
+void NodeRuntime::reply(const nlohmann::json& j) {
+  control_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
+}
+
+void NodeRuntime::handle_command(const nlohmann::json& cmd) {
+  const std::string verb = cmd.at("cmd");
+  if (verb == "setup") {
+    van_ = std::make_unique<Van>(context_, self_,
+                                 cmd.at("endpoints").get<std::vector<std::string>>());
+    protocol_ = make_protocol(cmd.value("protocol", "tree"), *this);
+    protocol_->setup(cmd);
+    return;
+  }
+  if (!protocol_) throw std::logic_error(verb + " before setup");
+  protocol_->command(verb, cmd);
+}
+
+int NodeRuntime::run() {
+  reply({{"event", "hello"}});
+  for (;;) {
+    zmq::pollitem_t items[2] = {{control_.handle(), 0, ZMQ_POLLIN, 0},
+                                {van_ ? van_->inbox().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, van_ ? 2 : 1,
+              protocol_ ? protocol_->timeout() : std::chrono::milliseconds(-1));
+    try {
+      if (items[0].revents & ZMQ_POLLIN) {
+        zmq::message_t msg;
+        if (control_.recv(msg, zmq::recv_flags::dontwait)) {
+          const auto cmd = nlohmann::json::parse(msg.to_string());
+          if (cmd.at("cmd") == "quit") return 0;
+          handle_command(cmd);
+        }
+      }
+      for (int i = 0; van_ && protocol_ && i < kMessagesPerRound; ++i) {
+        auto r = van_->receive(std::chrono::milliseconds(0));
+        if (!r) break;
+        protocol_->message(std::move(*r));
+      }
+      if (protocol_) protocol_->tick();
+    } catch (const std::exception& e) {
+      reply({{"event", "error"}, {"what", e.what()}});
+    }
+  }
+}
+
+}  // namespace testbed

@@ -1,0 +1,45 @@
+// One data center's node: the controller's commands in over a filesystem (ipc://) socket,
+// which never crosses the shaped links; model traffic over TCP across them (the van).
+//
+// One event loop serves both, so a node keeps serving other nodes (forwarding chunks on
+// auxiliary routes, answering as a parameter-server shard) while it computes, and between
+// iterations. What it does with them is its protocol's business (protocol.h). Commands
+// are JSON; the loop itself knows three:
+//   (start)                                      -> hello
+//   setup {protocol?, endpoints, ...}            -> the protocol's setup answers (ready)
+//   quit                                         -> (the loop ends)
+// and hands every other one to the protocol. A command that fails is answered with
+// {event: error, what}.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include <memory>
+#include <string>
+
+#include "protocol.h"
+#include "van.h"
+
+namespace testbed {
+
+class NodeRuntime : public AgentLink {
+ public:
+  NodeRuntime(zmq::context_t& context, const std::string& control, int self);
+  int run();  // until quit
+
+  void reply(const nlohmann::json& j) override;
+  Van& van() override { return *van_; }
+  int self() const override { return self_; }
+
+ private:
+  void handle_command(const nlohmann::json& cmd);
+
+  zmq::context_t& context_;
+  int self_;
+  zmq::socket_t control_;
+  std::unique_ptr<Van> van_;
+  std::unique_ptr<Protocol> protocol_;
+};
+
+}  // namespace testbed

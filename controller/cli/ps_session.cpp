@@ -1,0 +1,320 @@
+#include "ps_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+#include <stdexcept>
+
+#include "args.h"
+#include "job.h"
+#include "link_metrics.h"
+#include "strategies.h"
+
+namespace testbed::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The default target: the held-out loss the single-process BSP run reaches after this
+// share of the run's iterations, so that BSP itself reaches it before its end and every
+// strategy of a comparison (same job, same iterations) aims at the same loss.
+constexpr double kTargetShare = 0.75;
+// The single-process reference is bounded for the BSP exactness check: float sums in
+// another order differ by rounding only, which this bounds for the jobs' magnitudes.
+constexpr double kReferenceTolerance = 1e-4;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+}  // namespace
+
+PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
+                     std::vector<std::string> names, std::vector<std::string> endpoints,
+                     std::vector<LiveDirection> directions, std::ostream& progress,
+                     MetricsSink& metrics, Kernel& kernel)
+    : o_(options),
+      agents_(agents),
+      names_(std::move(names)),
+      endpoints_(std::move(endpoints)),
+      directions_(std::move(directions)),
+      progress_(progress),
+      metrics_(metrics),
+      kernel_(kernel),
+      curve_(static_cast<int>(names_.size())),
+      finished_(names_.size()),
+      clocks_(names_.size(), 0) {}
+
+std::vector<int> PsSession::resolve_servers() const {
+  std::vector<int> out;
+  if (o_.servers == "all") {
+    for (size_t n = 0; n < names_.size(); ++n) out.push_back(static_cast<int>(n));
+    return out;
+  }
+  if (o_.servers == "best") {
+    ThroughputGraph g;
+    g.nodes = static_cast<int>(names_.size());
+    g.mbit.assign(names_.size(), std::vector<double>(names_.size(), 0));
+    const auto at = [&](const std::string& n) {
+      return std::find(names_.begin(), names_.end(), n) - names_.begin();
+    };
+    for (const auto& d : directions_) g.mbit[at(d.from)][at(d.to)] = d.params.rate.bits_per_s / 1e6;
+    return {best_connected(g)};
+  }
+  std::istringstream list(o_.servers);
+  for (std::string name; std::getline(list, name, ',');) {
+    const auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) throw UsageError("--servers: no node named '" + name + "'");
+    const int n = static_cast<int>(it - names_.begin());
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw UsageError("--servers names " + name + " twice");
+    out.push_back(n);
+  }
+  if (out.empty()) throw UsageError("--servers: expected all, best, or node names");
+  return out;
+}
+
+void PsSession::setup() {
+  servers_ = resolve_servers();
+  const JobConfig job{o_.job, o_.seed, static_cast<int>(names_.size()), o_.scale};
+  // One single-process run serves both the default target and the exactness check.
+  const ReferenceRun reference = reference_run(job, o_.iterations);
+  reference_ = reference.parameters;
+  if (o_.target_loss) {
+    target_ = *o_.target_loss;
+    target_source_ = "--target-loss";
+  } else {
+    const auto n = static_cast<size_t>(std::ceil(kTargetShare * o_.iterations));
+    target_ = reference.held_out.at(n);
+    target_source_ = "single-process BSP after " + std::to_string(n) + " iterations";
+  }
+  std::vector<int> workers(names_.size());
+  for (size_t n = 0; n < names_.size(); ++n) workers[n] = static_cast<int>(n);
+  agents_.broadcast({{"cmd", "setup"},
+                     {"protocol", "ps"},
+                     {"endpoints", endpoints_},
+                     {"job", {{"name", o_.job}, {"seed", o_.seed}, {"scale", o_.scale}}},
+                     {"workers", workers},
+                     {"servers", servers_},
+                     {"consistency", o_.strategy},
+                     {"staleness", o_.staleness},
+                     {"iterations", o_.iterations},
+                     {"compute", {{"min_ms", o_.compute_min_ms}, {"max_ms", o_.compute_max_ms}}},
+                     {"seed", o_.seed},
+                     {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}});
+  agents_.gather("ready");
+}
+
+std::map<std::string, uint64_t> PsSession::wan_counters() {
+  std::map<std::string, uint64_t> out;
+  for (const auto& s : sample_links(directions_, kernel_, TimelineTail("")))
+    out[s.node + ">" + s.peer] = s.transmit_bytes;
+  return out;
+}
+
+void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
+  const std::string kind = e["event"];
+  if (kind == "eval") {
+    curve_.add(static_cast<int>(node), t, e["loss"].get<double>());
+    if (const auto loss = curve_.current())
+      metrics_.publish({{"event", "loss"}, {"strategy", o_.strategy}, {"loss", *loss}});
+  } else if (kind == "clock") {
+    const uint64_t clock = e["clock"];
+    const double seconds = e["seconds"];
+    clocks_[node] = clock + 1;
+    per_clock_s_[clock].push_back(seconds);
+    metrics_.publish({{"event", "worker_clock"},
+                      {"strategy", o_.strategy},
+                      {"node", names_[node]},
+                      {"clock", clock + 1},
+                      {"seconds", seconds}});
+    // A line per clock all workers have passed (the scenario runner reads these).
+    const uint64_t slowest = *std::min_element(clocks_.begin(), clocks_.end());
+    while (printed_clock_ < slowest) {
+      const auto& times = per_clock_s_[printed_clock_];
+      double mean = 0;
+      for (double x : times) mean += x / static_cast<double>(times.size());
+      ++printed_clock_;
+      progress_ << "iteration " << printed_clock_ << "/" << o_.iterations << "  " << o_.strategy
+                << "  " << std::fixed << std::setprecision(2) << mean << " s  fastest at "
+                << *std::max_element(clocks_.begin(), clocks_.end());
+      if (const auto loss = curve_.current())
+        progress_ << "  loss " << std::setprecision(4) << *loss;
+      progress_ << "\n" << std::flush;
+    }
+  } else if (kind == "finished") {
+    finished_[node] = e;
+  }
+}
+
+void PsSession::train() {
+  const auto before = wan_counters();
+  const auto start = Clock::now();
+  agents_.broadcast({{"cmd", "start"}});
+  size_t done = 0;
+  while (done < names_.size()) {
+    if (o_.max_seconds > 0 && !stopped_early_ && seconds_since(start) > o_.max_seconds) {
+      agents_.broadcast({{"cmd", "stop"}});
+      stopped_early_ = true;
+    }
+    const auto e = agents_.next_event(std::chrono::milliseconds(100));
+    if (!e) continue;
+    on_event(e->first, e->second, seconds_since(start));
+    if (e->second["event"] == "finished") ++done;
+  }
+  wall_s_ = seconds_since(start);
+  const auto after = wan_counters();
+  for (const auto& [key, bytes] : after) {
+    const auto b = before.find(key);
+    wan_bytes_[key] = bytes - (b == before.end() || b->second > bytes ? 0 : b->second);
+  }
+  // Every worker's last push was applied before its last pull was answered, so the
+  // servers hold the final model: evaluate it as it is.
+  agents_.broadcast({{"cmd", "evaluate"}});
+  const auto evaluated = agents_.gather("evaluated");
+  final_loss_ = 0;
+  for (const auto& x : evaluated) final_loss_ += x.value("loss", 0.0) / static_cast<double>(evaluated.size());
+  agents_.broadcast({{"cmd", "stats"}});
+  stats_ = agents_.gather("stats");
+  const auto t = curve_.time_to(target_);
+  metrics_.publish({{"event", "run_end"},
+                    {"strategy", o_.strategy},
+                    {"final_loss", final_loss_},
+                    {"time_to_target_s", t ? *t : -1.0}});
+}
+
+nlohmann::json PsSession::summary(const std::string& lab) const {
+  nlohmann::json s = {{"lab", lab},
+                      {"strategy", o_.strategy},
+                      {"runtime", "parameter-server"},
+                      {"consistency", o_.strategy == "ssp"
+                                          ? "ssp(" + std::to_string(o_.staleness) + ")"
+                                          : o_.strategy},
+                      {"staleness_bound", o_.strategy == "ssp" ? nlohmann::json(o_.staleness)
+                                                               : nlohmann::json(nullptr)},
+                      {"model", o_.job},
+                      {"job", {{"name", o_.job}, {"scale", o_.scale}, {"parameters", reference_.size()}}},
+                      {"scale", o_.scale},
+                      {"iterations", o_.iterations},
+                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+                      {"seed", o_.seed},
+                      {"eval_every_s", o_.eval_every_s},
+                      {"wall_s", wall_s_},
+                      {"stopped_by_budget", stopped_early_},
+                      {"node_names", names_}};
+  nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
+  for (const auto& n : names_) roles[n] = nlohmann::json::array({"worker"});
+  for (size_t k = 0; k < servers_.size(); ++k) {
+    servers.push_back(names_[static_cast<size_t>(servers_[k])]);
+    roles[names_[static_cast<size_t>(servers_[k])]].push_back("server-shard-" + std::to_string(k));
+  }
+  s["servers"] = servers;
+  s["roles"] = roles;
+
+  // Iteration times: per clock, the mean over the workers that ran it.
+  std::vector<double> iteration_s;
+  double all = 0, count = 0;
+  uint64_t samples = 0;
+  nlohmann::json workers = nlohmann::json::object();
+  for (size_t n = 0; n < names_.size(); ++n) {
+    const auto& f = finished_[n];
+    const auto times = f.value("iteration_s", std::vector<double>{});
+    double sum = 0;
+    for (double x : times) sum += x;
+    all += sum;
+    count += static_cast<double>(times.size());
+    samples += f.value("samples", uint64_t{0});
+    workers[names_[n]] = {{"clocks", times.size()},
+                          {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
+                          {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
+                          {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
+  }
+  for (const auto& [clock, times] : per_clock_s_) {
+    double mean = 0;
+    for (double x : times) mean += x / static_cast<double>(times.size());
+    iteration_s.push_back(mean);
+  }
+  s["workers"] = workers;
+  s["iteration_s"] = iteration_s;
+  s["mean_iteration_s"] = count > 0 ? all / count : 0;
+  s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
+
+  // Convergence.
+  s["loss_curve"] = curve_.to_json();
+  s["final_loss"] = final_loss_;
+  s["target_loss"] = target_;
+  s["target_source"] = target_source_;
+  const auto t = curve_.time_to(target_);
+  s["time_to_target_s"] = t ? nlohmann::json(*t) : nlohmann::json(nullptr);
+
+  // What crossed the emulated links, by the kernel's counters of the lab's links.
+  uint64_t wan = 0;
+  nlohmann::json per_direction = nlohmann::json::object();
+  for (const auto& [key, bytes] : wan_bytes_) {
+    per_direction[key] = bytes;
+    wan += bytes;
+  }
+  s["wan_bytes"] = wan;
+  s["wan_bytes_per_direction"] = per_direction;
+
+  // The shards' view: staleness of applied updates, when each update took effect, values.
+  std::map<uint64_t, uint64_t> histogram;
+  nlohmann::json shards = nlohmann::json::object();
+  std::vector<float> model(reference_.size(), 0.0f);
+  bool have_values = true;
+  for (size_t n = 0; n < stats_.size(); ++n) {
+    if (!stats_[n].contains("server")) continue;
+    const auto& sv = stats_[n]["server"];
+    for (const auto& [staleness, k] : sv["staleness"].items())
+      histogram[std::stoull(staleness)] += k.get<uint64_t>();
+    shards[names_[n]] = {{"shard", sv["shard"]},
+                         {"keys", {sv["begin"], sv["end"]}},
+                         {"updates", sv["updates"]},
+                         {"applied_ns", sv["applied_ns"]}};
+    if (!sv.contains("values")) {
+      have_values = false;
+      continue;
+    }
+    const size_t begin = sv["begin"];
+    const auto values = sv["values"].get<std::vector<float>>();
+    std::copy(values.begin(), values.end(), model.begin() + static_cast<std::ptrdiff_t>(begin));
+  }
+  nlohmann::json h = nlohmann::json::object();
+  uint64_t max_staleness = 0;
+  for (const auto& [staleness, k] : histogram) {
+    h[std::to_string(staleness)] = k;
+    max_staleness = std::max(max_staleness, staleness);
+  }
+  s["staleness_histogram"] = h;
+  s["max_staleness"] = max_staleness;
+  s["shards"] = shards;
+  // BSP is the single-process run by definition: check it, as the tree strategies are.
+  if (o_.strategy == "bsp" && have_values && !stopped_early_) {
+    double diff = 0;
+    for (size_t k = 0; k < model.size(); ++k)
+      diff = std::max(diff, std::fabs(static_cast<double>(model[k]) - reference_[k]));
+    s["reference_max_abs_diff"] = diff;
+    s["reference_tolerance"] = kReferenceTolerance;
+  }
+  return s;
+}
+
+std::string PsSession::headline() const {
+  std::ostringstream out;
+  const auto t = curve_.time_to(target_);
+  uint64_t wan = 0;
+  for (const auto& [key, bytes] : wan_bytes_) wan += bytes;
+  out << o_.strategy << (o_.strategy == "ssp" ? "(" + std::to_string(o_.staleness) + ")" : "")
+      << ": " << o_.job << " x" << o_.scale << " on " << servers_.size() << " shard"
+      << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed << std::setprecision(1) << wall_s_
+      << " s; final loss " << std::setprecision(4) << final_loss_ << ", target "
+      << target_ << (t ? " reached at " : " not reached");
+  if (t) out << std::setprecision(1) << *t << " s";
+  out << "; WAN " << std::setprecision(1) << static_cast<double>(wan) / 1e6 << " MB";
+  return out.str();
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,64 @@
+// One `testbed train` run of a parameter-server strategy (bsp, ssp, async) over agents
+// that are up: assign roles (a worker on every node, server shards on the chosen nodes),
+// start the workers' own loops, watch them (progress, loss, a node that dies), stop them
+// at the end of their iterations or of the wall-time budget, then evaluate the final
+// model and collect what every shard counted. No per-iteration barrier is run here.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "agent_group.h"
+#include "kernel.h"
+#include "link_control.h"
+#include "loss_curve.h"
+#include "metrics_sink.h"
+#include "train_options.h"
+
+namespace testbed::cli {
+
+class PsSession {
+ public:
+  PsSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
+            std::vector<std::string> endpoints, std::vector<LiveDirection> directions,
+            std::ostream& progress, MetricsSink& metrics, Kernel& kernel);
+
+  // Resolves --servers (throws UsageError), computes the target loss, sets the agents up.
+  void setup();
+  void train();
+  nlohmann::json summary(const std::string& lab) const;
+  std::string headline() const;  // one line for people
+
+ private:
+  std::vector<int> resolve_servers() const;
+  std::map<std::string, uint64_t> wan_counters();
+  void on_event(size_t node, const nlohmann::json& e, double t);
+
+  const TrainOptions& o_;
+  AgentGroup& agents_;
+  std::vector<std::string> names_, endpoints_;
+  std::vector<LiveDirection> directions_;
+  std::ostream& progress_;
+  MetricsSink& metrics_;
+  Kernel& kernel_;
+
+  std::vector<int> servers_;
+  double target_ = 0;
+  std::string target_source_;
+  std::vector<float> reference_;  // the single-process model after `iterations` clocks
+  LossCurve curve_;
+  std::vector<nlohmann::json> finished_, stats_;
+  std::vector<uint64_t> clocks_;                  // per worker: clocks done
+  std::map<uint64_t, std::vector<double>> per_clock_s_;  // clock -> workers' times
+  uint64_t printed_clock_ = 0;
+  double wall_s_ = 0;
+  double final_loss_ = 0;
+  bool stopped_early_ = false;
+  std::map<std::string, uint64_t> wan_bytes_;  // per direction "from>to"
+};
+
+}  // namespace testbed::cli

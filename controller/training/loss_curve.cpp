@@ -1,0 +1,34 @@
+#include "loss_curve.h"
+
+#include <stdexcept>
+
+namespace testbed {
+
+void LossCurve::add(int worker, double t_s, double loss) {
+  latest_.at(static_cast<size_t>(worker)) = loss;
+  if (const auto mean = current()) points_.push_back({t_s, *mean});
+}
+
+std::optional<double> LossCurve::current() const {
+  double sum = 0;
+  for (const auto& l : latest_) {
+    if (!l) return std::nullopt;
+    sum += *l;
+  }
+  return latest_.empty() ? std::nullopt : std::optional<double>(sum / static_cast<double>(latest_.size()));
+}
+
+std::optional<double> LossCurve::time_to(double target) const {
+  for (const auto& p : points_) {
+    if (p.loss <= target) return p.t_s;
+  }
+  return std::nullopt;
+}
+
+nlohmann::json LossCurve::to_json() const {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& p : points_) j.push_back({p.t_s, p.loss});
+  return j;
+}
+
+}  // namespace testbed

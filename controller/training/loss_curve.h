@@ -1,0 +1,39 @@
+// The held-out loss of a run against wall time, from the workers' evaluations, and the
+// figures that judge approximate strategies by it: time to a target loss and final loss.
+//
+// Each worker evaluates its own held-out shard on its own view of the parameters, every
+// eval interval. The run's loss at a moment is the mean of every worker's latest
+// evaluation (equal shards), defined once each worker has evaluated once; a point is
+// added whenever an evaluation arrives. Pure, tested without agents.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <vector>
+
+namespace testbed {
+
+class LossCurve {
+ public:
+  explicit LossCurve(int workers) : latest_(static_cast<size_t>(workers)) {}
+
+  // Worker `worker` evaluated `loss` at `t_s` seconds into the run.
+  void add(int worker, double t_s, double loss);
+
+  struct Point {
+    double t_s, loss;
+  };
+  const std::vector<Point>& points() const { return points_; }
+  // The mean of the latest evaluations, once every worker has one.
+  std::optional<double> current() const;
+  // The first time the curve is at or below `target`.
+  std::optional<double> time_to(double target) const;
+  nlohmann::json to_json() const;  // [[t, loss], ...]
+
+ private:
+  std::vector<std::optional<double>> latest_;
+  std::vector<Point> points_;
+};
+
+}  // namespace testbed
