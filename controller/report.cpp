@@ -108,6 +108,38 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
           "offset 0,0.7\nset xtics norotate autofreq\nset key outside right top\n";
   }
 
+  // Held-out loss against wall time, for the runs that train a job on a parameter server:
+  // the figure that judges approximate strategies (and the target they aimed at).
+  std::vector<const nlohmann::json*> converging;
+  for (const auto& run : in.runs)
+    if (run.contains("loss_curve") && !run["loss_curve"].empty()) converging.push_back(&run);
+  if (!converging.empty()) {
+    std::ostringstream data;
+    for (const auto* run : converging) {
+      data << "# " << run->value("strategy", "?") << "\n";
+      for (const auto& p : (*run)["loss_curve"]) data << p[0] << " " << p[1] << "\n";
+      data << "\n\n";
+    }
+    r.files.emplace_back("loss.dat", data.str());
+    r.pngs.push_back("loss.png");
+    gp << "set output " << quoted(out_dir + "/loss.png") << "\n"
+       << "set title 'Held-out loss against wall time'\nset xlabel 'seconds'\n"
+          "set ylabel 'held-out loss'\nset yrange [*:*]\nset xtics autofreq\n";
+    const double target = converging.front()->value("target_loss", 0.0);
+    if (target > 0) gp << "set arrow 1 from graph 0, first " << target << " to graph 1, first "
+                       << target << " nohead dashtype 2\n";
+    gp << "plot ";
+    for (size_t i = 0; i < converging.size(); ++i) {
+      const auto& run = *converging[i];
+      // Const: a mutable std::string would pick std::quoted by argument-dependent lookup.
+      const std::string title = run.contains("consistency") ? run["consistency"].get<std::string>()
+                                                            : run.value("strategy", "?");
+      gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/loss.dat") << " index " << i
+         << " using 1:2 with steps lw 2 title " << quoted(title);
+    }
+    gp << "\nunset arrow 1\n";
+  }
+
   const auto links = link_series(in.link_samples_csv);
   if (!links.empty()) {
     std::ostringstream data;

@@ -99,7 +99,9 @@ std::vector<Verdict> judge(const Scenario& s, const std::map<std::string, Strate
     }
     const auto f = it->second.figures.find(metric);
     if (f == it->second.figures.end()) {
-      why = strategy + " has no " + metric;
+      why = metric == "time_to_loss" && it->second.figures.count("final_loss")
+                ? strategy + " did not reach the target loss"
+                : strategy + " has no " + metric;
       return std::nullopt;
     }
     return f->second;
@@ -125,6 +127,22 @@ std::vector<Verdict> judge(const Scenario& s, const std::map<std::string, Strate
             "measured " + number(*a / *b) + " (samples/s " + number(*a) + " / " + number(*b) + ")";
       } else {
         v.detail = why.empty() ? e.over + " processed nothing" : why;
+      }
+    } else if (e.kind == Expectation::Kind::kFigureRatio ||
+               e.kind == Expectation::Kind::kRelative) {
+      std::string why;
+      const auto a = figure(e.strategy, e.metric, why);
+      const auto b = a ? figure(e.over, e.over_metric, why) : std::nullopt;
+      if (!a || !b) {
+        v.detail = why;
+      } else if (e.kind == Expectation::Kind::kRelative) {
+        v.passed = compare(*a, e.op, e.value * *b);
+        v.detail = "measured " + number(*a) + " against " + number(e.value) + " x " + number(*b);
+      } else if (*b > 0) {
+        v.passed = compare(*a / *b, e.op, e.value);
+        v.detail = "measured " + number(*a / *b) + " (" + number(*a) + " / " + number(*b) + ")";
+      } else {
+        v.detail = e.over + "'s " + e.over_metric + " is 0";
       }
     } else {
       std::string why;

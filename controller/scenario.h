@@ -35,14 +35,27 @@ struct LinkEvent {
   std::string bandwidth, delay, loss;  // as written (checked units); empty: unchanged
 };
 
+// Expectations on what the strategies achieved:
+//   kRatio        A / B >= X                      samples/s of A over B's
+//   kBound        figure(A) <= X
+//   kFigureRatio  figure(A) / figure(B) <= X      e.g. time_to_loss(ssp) / time_to_loss(bsp)
+//   kRelative     figure(A) <= X * figure(B)      e.g. final_loss(async) <= 1.05 * final_loss(bsp)
+//   kNoNodeFailed
+// Figures: mean_iteration_s, samples_per_s, max_iteration_s, aux_share; for the
+// parameter-server strategies also time_to_loss (to the target loss, s), final_loss,
+// wan_bytes and max_staleness.
 struct Expectation {
-  enum class Kind { kRatio, kBound, kNoNodeFailed } kind = Kind::kNoNodeFailed;
-  std::string text;    // as written, to name it when it fails
-  std::string metric;  // kBound: mean_iteration_s, samples_per_s, max_iteration_s, aux_share
-  std::string strategy, over;  // kRatio: strategy / over; kBound: strategy
-  std::string op;              // >=, <=, >, <
+  enum class Kind { kRatio, kBound, kFigureRatio, kRelative, kNoNodeFailed } kind =
+      Kind::kNoNodeFailed;
+  std::string text;                 // as written, to name it when it fails
+  std::string metric, over_metric;  // of strategy, of over
+  std::string strategy, over;
+  std::string op;  // >=, <=, >, <
   double value = 0;
 };
+
+// The figures expectations may name.
+const std::vector<std::string>& expectation_figures();
 
 struct Scenario {
   std::string file;

@@ -20,8 +20,17 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"name",     "description", "topology",    "dynamics",
                                            "workload", "strategies",  "repetitions", "expect"};
-const std::vector<std::string> kMetrics = {"mean_iteration_s", "samples_per_s", "max_iteration_s",
-                                           "aux_share"};
+
+}  // namespace
+
+const std::vector<std::string>& expectation_figures() {
+  static const std::vector<std::string> kFigures = {
+      "mean_iteration_s", "samples_per_s", "max_iteration_s", "aux_share",
+      "time_to_loss",     "final_loss",    "wan_bytes",       "max_staleness"};
+  return kFigures;
+}
+
+namespace {
 
 class Parser {
  public:
@@ -201,10 +210,24 @@ class Parser {
       return;
     }
     static const std::regex kNoFail(R"(\s*no node failed\s*)");
+    // A figure of a strategy: name(strategy).
+    const std::string fig = R"(([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\))";
+    const std::string op = R"(\s*(>=|<=|>|<)\s*)", num = R"(([0-9]*\.?[0-9]+))";
     static const std::regex kRatio(
         R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
-    static const std::regex kBound(
-        R"(\s*([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+    static const std::regex kBound(R"(\s*)" + fig + op + num + R"(\s*)");
+    static const std::regex kFigureRatio(R"(\s*)" + fig + R"(\s*/\s*)" + fig + op + num +
+                                         R"(\s*)");
+    static const std::regex kRelative(R"(\s*)" + fig + op + num + R"(\s*\*\s*)" + fig +
+                                      R"(\s*)");
+    const auto known = [&](const YAML::Node& x, const std::string& metric) {
+      const auto& all = expectation_figures();
+      if (std::find(all.begin(), all.end(), metric) != all.end()) return true;
+      std::string names;
+      for (const auto& f : all) names += (names.empty() ? "" : ", ") + f;
+      error(x, "expect: unknown figure '" + metric + "' (" + names + ")");
+      return false;
+    };
     for (const auto& x : n) {
       Expectation e;
       e.text = text(x, "expectation");
@@ -223,14 +246,29 @@ class Parser {
         e.strategy = m[2];
         e.op = m[3];
         e.value = std::stod(m[4]);
-        if (std::find(kMetrics.begin(), kMetrics.end(), e.metric) == kMetrics.end()) {
-          error(x, "expect: unknown figure '" + e.metric +
-                       "' (mean_iteration_s, samples_per_s, max_iteration_s, aux_share)");
-          continue;
-        }
+        if (!known(x, e.metric)) continue;
+      } else if (std::regex_match(e.text, m, kFigureRatio)) {
+        e.kind = Expectation::Kind::kFigureRatio;
+        e.metric = m[1];
+        e.strategy = m[2];
+        e.over_metric = m[3];
+        e.over = m[4];
+        e.op = m[5];
+        e.value = std::stod(m[6]);
+        if (!known(x, e.metric) || !known(x, e.over_metric)) continue;
+      } else if (std::regex_match(e.text, m, kRelative)) {
+        e.kind = Expectation::Kind::kRelative;
+        e.metric = m[1];
+        e.strategy = m[2];
+        e.op = m[3];
+        e.value = std::stod(m[4]);
+        e.over_metric = m[5];
+        e.over = m[6];
+        if (!known(x, e.metric) || !known(x, e.over_metric)) continue;
       } else {
         error(x, "expect: '" + e.text +
-                     "' is not 'A / B >= X', 'figure(strategy) <= X' or 'no node failed'");
+                     "' is not 'A / B >= X', 'figure(A) <= X', 'figure(A) / figure(B) <= X', "
+                     "'figure(A) <= X * figure(B)' or 'no node failed'");
         continue;
       }
       for (const auto& name : {e.strategy, e.over}) {

@@ -67,7 +67,21 @@ TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
                             .Name("testbed_probe_throughput_bytes_per_second")
                             .Help("Throughput of a link direction (node sends to peer) as the "
                                   "strategy measured it.")
-                            .Register(registry)) {}
+                            .Register(registry)),
+      held_out_loss_(BuildGauge()
+                         .Name("testbed_held_out_loss")
+                         .Help("Held-out loss of the job (parameter-server strategies): the mean "
+                               "of the workers' latest evaluations.")
+                         .Register(registry)),
+      worker_clock_(BuildGauge()
+                        .Name("testbed_worker_clock")
+                        .Help("Clocks (iterations) a parameter-server worker has completed.")
+                        .Register(registry)),
+      time_to_target_(BuildGauge()
+                          .Name("testbed_time_to_target_seconds")
+                          .Help("Time the last run took to reach its target loss (-1: not "
+                                "reached).")
+                          .Register(registry)) {}
 
 void TrainMetrics::apply(const nlohmann::json& event) {
   const std::string kind = event.at("event");
@@ -85,6 +99,19 @@ void TrainMetrics::apply(const nlohmann::json& event) {
             .Set(m * 1e6 / 8);  // Mbit/s to bytes/s, the base unit
       }
     }
+    return;
+  }
+  const prometheus::Labels run = {{"lab", lab_}, {"strategy", strategy}};
+  if (kind == "loss") return held_out_loss_.Add(run).Set(event.at("loss").get<double>());
+  if (kind == "run_end") {
+    held_out_loss_.Add(run).Set(event.at("final_loss").get<double>());
+    return time_to_target_.Add(run).Set(event.at("time_to_target_s").get<double>());
+  }
+  if (kind == "worker_clock") {
+    const prometheus::Labels labels = {
+        {"lab", lab_}, {"node", event.at("node").get<std::string>()}, {"strategy", strategy}};
+    worker_clock_.Add(labels).Set(event.at("clock").get<double>());
+    iteration_seconds_.Add(labels, iteration_buckets()).Observe(event.at("seconds").get<double>());
     return;
   }
   if (kind != "iteration") return;

@@ -9,6 +9,10 @@
 //    "policy": {"version", "shares": {node: share}},
 //    "nodes": {name: {"seconds", "chunks_sent", "aux_chunks_sent", "chunks_forwarded",
 //                     "bytes_sent": {peer: bytes}, "bytes_received": {peer: bytes}}}}
+//   parameter-server strategies (PsSession):
+//   {"event": "loss", "strategy", "loss"}
+//   {"event": "worker_clock", "strategy", "node", "clock", "seconds"}
+//   {"event": "run_end", "strategy", "final_loss", "time_to_target_s"}
 #pragma once
 
 #include <prometheus/counter.h>
@@ -41,6 +45,10 @@ class TrainMetrics {
   prometheus::Family<prometheus::Counter>& neighbor_sent_;
   prometheus::Family<prometheus::Counter>& neighbor_received_;
   prometheus::Family<prometheus::Gauge>& probe_throughput_;
+  // Parameter-server strategies.
+  prometheus::Family<prometheus::Gauge>& held_out_loss_;
+  prometheus::Family<prometheus::Gauge>& worker_clock_;
+  prometheus::Family<prometheus::Gauge>& time_to_target_;
 };
 
 }  // namespace testbed

@@ -230,6 +230,23 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
                  {"aux_share", aux / n},
                  {"max_iteration_s", worst},
                  {"runs", n}};
+    // The parameter-server strategies' convergence figures, as means over repetitions; a
+    // time to the target loss only when every repetition reached it.
+    if (list.front().contains("final_loss")) {
+      double loss = 0, wan = 0, to_target = 0, stale = 0;
+      bool reached = true;
+      for (const auto& j : list) {
+        loss += j["final_loss"].get<double>() / n;
+        wan += j["wan_bytes"].get<double>() / n;
+        stale = std::max(stale, j["max_staleness"].get<double>());
+        reached &= !j["time_to_target_s"].is_null();
+        if (reached) to_target += j["time_to_target_s"].get<double>() / n;
+      }
+      o.figures["final_loss"] = loss;
+      o.figures["wan_bytes"] = wan;
+      o.figures["max_staleness"] = stale;
+      if (reached) o.figures["time_to_loss"] = to_target;
+    }
   }
   result.verdicts = judge(s, result.strategies);
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -267,8 +284,8 @@ void check_runnable(const Scenario& s) {
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out) {
   out << "\nscenario " << s.name << (r.interrupted ? " (interrupted)" : "") << ": results in "
       << r.out_dir << "\n";
-  TextTable t(
-      {"STRATEGY", "S/ITERATION", "SAMPLES/S", "VS " + s.strategies.front(), "AUX", "STATUS"});
+  TextTable t({"STRATEGY", "S/ITERATION", "SAMPLES/S", "VS " + s.strategies.front(), "AUX",
+               "FINAL LOSS", "TO TARGET S", "STATUS"});
   double base = 0;
   if (const auto it = r.strategies.find(s.strategies.front());
       it != r.strategies.end() && !it->second.failed)
@@ -276,12 +293,12 @@ void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ost
   for (const auto& name : s.strategies) {
     const auto it = r.strategies.find(name);
     if (it == r.strategies.end()) {
-      t.add({name, "", "", "", "", "not run"});
+      t.add({name, "", "", "", "", "", "", "not run"});
       continue;
     }
     const auto& o = it->second;
     if (o.failed) {
-      t.add({name, "", "", "", "", "FAILED: " + o.failure});
+      t.add({name, "", "", "", "", "", "", "FAILED: " + o.failure});
       continue;
     }
     std::ostringstream a, b, c, d;
@@ -289,7 +306,14 @@ void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ost
     b << std::fixed << std::setprecision(1) << o.figures.at("samples_per_s");
     if (base > 0) c << std::fixed << std::setprecision(2) << o.figures.at("samples_per_s") / base;
     d << std::fixed << std::setprecision(1) << 100 * o.figures.at("aux_share") << "%";
-    t.add({name, a.str(), b.str(), c.str(), d.str(), "ok"});
+    std::ostringstream loss, to_target;
+    if (o.figures.count("final_loss"))
+      loss << std::fixed << std::setprecision(4) << o.figures.at("final_loss");
+    if (o.figures.count("time_to_loss"))
+      to_target << std::fixed << std::setprecision(1) << o.figures.at("time_to_loss");
+    else if (o.figures.count("final_loss"))
+      to_target << "not reached";
+    t.add({name, a.str(), b.str(), c.str(), d.str(), loss.str(), to_target.str(), "ok"});
   }
   t.print(out);
   for (const auto& v : r.verdicts)

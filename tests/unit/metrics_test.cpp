@@ -30,6 +30,21 @@ std::string exposition(prometheus::Registry& r) {
   return prometheus::TextSerializer().Serialize(r.Collect());
 }
 
+TEST(TrainMetrics, ParameterServerRunsReportLossClocksAndTimeToTarget) {
+  prometheus::Registry registry;
+  TrainMetrics m(registry, "lab1");
+  m.apply({{"event", "loss"}, {"strategy", "ssp"}, {"loss", 0.5}});
+  m.apply({{"event", "worker_clock"}, {"strategy", "ssp"}, {"node", "a"}, {"clock", 3}, {"seconds", 0.4}});
+  m.apply({{"event", "run_end"}, {"strategy", "ssp"}, {"final_loss", 0.25}, {"time_to_target_s", 7.5}});
+  const std::string text = exposition(registry);
+  for (const std::string line :
+       {R"(testbed_held_out_loss{lab="lab1",strategy="ssp"} 0.25)",
+        R"(testbed_worker_clock{lab="lab1",node="a",strategy="ssp"} 3)",
+        R"(testbed_time_to_target_seconds{lab="lab1",strategy="ssp"} 7.5)",
+        R"(testbed_iteration_duration_seconds_count{lab="lab1",node="a",strategy="ssp"} 1)"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
 TEST(TrainMetrics, CountersAddEachIterationsDeltaAndTheHistogramCountsIterations) {
   prometheus::Registry registry;
   TrainMetrics m(registry, "lab1");

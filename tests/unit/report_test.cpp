@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace testbed {
 namespace {
 
@@ -34,6 +36,33 @@ TEST(Report, ACounterThatGoesBackStartsAnew) {
   ASSERT_EQ(s.size(), 1u);
   ASSERT_EQ(s[0].t.size(), 1u);
   EXPECT_DOUBLE_EQ(s[0].measured_mbit[0], 0.008);
+}
+
+TEST(Report, ParameterServerRunsGetALossAgainstTimePlot) {
+  ReportInput in;
+  in.runs.push_back({{"strategy", "bsp"},
+                     {"consistency", "bsp"},
+                     {"mean_iteration_s", 0.5},
+                     {"iteration_s", {0.5, 0.5}},
+                     {"target_loss", 0.3},
+                     {"loss_curve", {{0.1, 1.0}, {2.0, 0.5}}}});
+  in.runs.push_back({{"strategy", "ssp"},
+                     {"consistency", "ssp(2)"},
+                     {"mean_iteration_s", 0.4},
+                     {"iteration_s", {0.4}},
+                     {"loss_curve", {{0.1, 1.0}, {1.5, 0.4}}}});
+  const ReportFiles f = build_report(in, "/out");
+  EXPECT_NE(std::find(f.pngs.begin(), f.pngs.end(), "loss.png"), f.pngs.end());
+  std::string data, script;
+  for (const auto& [name, contents] : f.files) {
+    if (name == "loss.dat") data = contents;
+    if (name == f.script) script = contents;
+  }
+  EXPECT_NE(data.find("# ssp\n0.1 1.0\n1.5 0.4"), std::string::npos) << data;
+  EXPECT_NE(script.find("'/out/loss.dat' index 1 using 1:2 with steps lw 2 title 'ssp(2)'"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("first 0.3"), std::string::npos) << "the target is drawn";
 }
 
 TEST(Report, TheScriptDrawsOnePlotPerRunAndPerDirection) {

@@ -123,6 +123,44 @@ TEST(Scenario, VerdictsNameWhatWasMeasured) {
   EXPECT_FALSE(v[2].passed);
 }
 
+TEST(Scenario, ConvergenceExpectationsCompareFiguresOfTwoStrategies) {
+  const Scenario s = parse_scenario_text(R"(
+name: converge
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+workload: {model: mf, iterations: 3}
+strategies: [bsp, ssp, async]
+expect:
+  - time_to_loss(ssp) / time_to_loss(bsp) <= 0.7
+  - final_loss(async) <= 1.05 * final_loss(bsp)
+  - wan_bytes(async) / wan_bytes(bsp) <= 1.2
+  - time_to_loss(async) < 5
+)",
+                                         "converge.yaml");
+  ASSERT_EQ(s.expectations.size(), 4u);
+  EXPECT_EQ(s.expectations[0].kind, Expectation::Kind::kFigureRatio);
+  EXPECT_EQ(s.expectations[1].kind, Expectation::Kind::kRelative);
+  EXPECT_DOUBLE_EQ(s.expectations[1].value, 1.05);
+  EXPECT_EQ(s.expectations[1].over_metric, "final_loss");
+  std::map<std::string, StrategyOutcome> by;
+  by["bsp"] = {false, "", {{"time_to_loss", 10}, {"final_loss", 0.2}, {"wan_bytes", 100}}};
+  by["ssp"] = {false, "", {{"time_to_loss", 6}, {"final_loss", 0.2}, {"wan_bytes", 100}}};
+  by["async"] = {false, "", {{"final_loss", 0.2}, {"wan_bytes", 130}}};
+  const auto v = judge(s, by);
+  EXPECT_TRUE(v[0].passed) << v[0].detail;
+  EXPECT_TRUE(v[1].passed) << v[1].detail;
+  EXPECT_FALSE(v[2].passed) << v[2].detail;
+  EXPECT_FALSE(v[3].passed);
+  EXPECT_NE(v[3].detail.find("did not reach the target loss"), std::string::npos) << v[3].detail;
+  EXPECT_THROW(parse_scenario_text(R"(
+name: bad
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+strategies: [bsp]
+expect: [ 'time_to_lost(bsp) < 3' ]
+)",
+                                   "bad.yaml"),
+               ValidationError);
+}
+
 TEST(Junit, CountsFailuresAndEscapes) {
   const std::string x = junit_xml("suite <1>", {{"s", "a / b >= 2", 1.5, false, ""},
                                                 {"s", "x", 0, true, "measured \"1\" & less"}});
