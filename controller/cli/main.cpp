@@ -5,6 +5,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "train_options.h"
 #include "kernel.h"
 
 namespace {
@@ -39,10 +40,11 @@ const std::map<std::string, Verb>& verbs() {
         "change a live link in place"}},
       {"train",
        {run_train,
-        "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm] "
-        "[--iterations N] [--model M|logreg] [--compute-ms MS|MIN-MAX] [--json] (defaults: the "
-        "profile's workload)",
-        "synchronize a model over the lab with a strategy and report iteration times"}},
+        "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"
+        "bsp|ssp|async] [--iterations N] [--model M|logreg|mf|sparse-lr] [--compute-ms "
+        "MS|MIN-MAX] [--json] ... (defaults: the profile's workload)",
+        "synchronize a model over the lab with a strategy, or train a job on a parameter "
+        "server; report iteration times and loss"}},
       {"report",
        {run_report, "report LAB|DIR [--out DIR]",
         "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},
@@ -65,6 +67,17 @@ void usage(std::ostream& out) {
   }
   out << "\nFILE may be a path or the name of a bundled profile (internet2.yaml, b4.yaml).\n"
       << "Exit status: 0 success, 1 failure, 2 invalid input (nothing was changed).\n";
+}
+
+// `testbed VERB --help`: the verb's usage, before anything runs (exec's command after
+// "--" may have its own --help).
+bool wants_help(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") return false;
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -91,6 +104,11 @@ int main(int argc, char** argv) {
     std::cerr << "testbed: unknown verb '" << argv[1] << "'\n\n";
     usage(std::cerr);
     return testbed::cli::kExitInvalid;
+  }
+  if (wants_help(argc, argv)) {
+    std::cout << "usage: testbed " << it->second.usage << "\n  " << it->second.summary << "\n";
+    if (it->first == "train") std::cout << "\nall options:\n  " << testbed::cli::kTrainUsage << "\n";
+    return testbed::cli::kExitOk;
   }
   try {
     return it->second.run(testbed::cli::Argv(argv + 2, argv + argc));

@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <nlohmann/json.hpp>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -43,5 +45,10 @@ class LabGuard {
 };
 
 bool lab_state_exists(const std::string& lab);
+
+// The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
+nlohmann::json summary_of(const std::string& output);
+// The agents a lab's state records: (pid, node).
+std::vector<std::pair<int, std::string>> agents_of(const std::string& lab);
 
 }  // namespace testbed::it

@@ -16,30 +16,6 @@
 namespace testbed::it {
 namespace {
 
-// The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
-nlohmann::json summary_of(const std::string& output) {
-  std::string json_line;
-  std::istringstream lines(output);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line[0] == '{') json_line = line;
-  }
-  return nlohmann::json::parse(json_line);
-}
-
-std::vector<std::pair<int, std::string>> agents_of(const std::string& lab) {
-  std::ifstream in("/run/testbed/" + lab + "/state.json");
-  const auto state = nlohmann::json::parse(in, nullptr, false);
-  std::vector<std::pair<int, std::string>> out;
-  if (state.is_discarded()) return out;
-  for (const auto& p : state["processes"]) {
-    if (!p["argv"].empty() &&
-        p["argv"][0].get<std::string>().find("testbed-agent") != std::string::npos) {
-      out.emplace_back(p["pid"], p["node"]);
-    }
-  }
-  return out;
-}
-
 TEST(Train, EveryStrategySynchronizesAndReports) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");

@@ -1,0 +1,144 @@
+// The parameter-server strategies on a real lab: workers in the nodes' namespaces push to
+// and pull from shards across the shaped links. BSP must be the single-process run; SSP
+// must hold its bound, asserted from the clocks the workers and shards recorded; SSP and
+// async must converge to BSP's loss; a node that dies is named and the lab survives.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "netns_exec.h"
+#include "teardown.h"
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+const std::string kLab = "tbt-line4";
+
+class ParameterServer : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_ROOT();
+    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
+                           "--prometheus", "off"})
+                  .status,
+              0);
+  }
+  nlohmann::json train(std::vector<std::string> args) {
+    args.insert(args.begin(), {"train", kLab});
+    args.push_back("--json");
+    const Result r = run_testbed(args);
+    EXPECT_EQ(r.status, 0) << r.output;
+    return r.status == 0 ? summary_of(r.output) : nlohmann::json();
+  }
+  LabGuard guard_{kLab};
+};
+
+TEST_F(ParameterServer, BspOnShardsIsTheSingleProcessRun) {
+  // Every node a shard, then one shard on the best-connected node (the MXNET star).
+  for (const std::string servers : {"all", "best"}) {
+    for (const std::string job : {"logreg", "mf"}) {
+      const auto s = train({"--strategy", "bsp", "--model", job, "--scale", "0.3", "--iterations",
+                            "8", "--servers", servers});
+      ASSERT_FALSE(s.is_null()) << job << " on " << servers;
+      // train fails by itself past the tolerance; here the check must have been made.
+      ASSERT_TRUE(s.contains("reference_max_abs_diff")) << job;
+      EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4) << job << " on " << servers;
+      EXPECT_EQ(s["servers"].size(), servers == "all" ? 4u : 1u);
+      EXPECT_EQ(s["max_staleness"], 0);
+      EXPECT_GT(s["wan_bytes"].get<double>(), 0) << "the shards talk across the links";
+      EXPECT_LT(s["loss_curve"].back()[1].get<double>(), s["loss_curve"][0][1].get<double>());
+    }
+  }
+  EXPECT_TRUE(agents_of(kLab).empty());
+}
+
+TEST_F(ParameterServer, SspNeverLetsAWorkerRunMoreThanSClocksAhead) {
+  // Stragglers: each clock a worker computes for 0-300 ms, drawn from the seed.
+  const int s_bound = 1;
+  const auto s = train({"--strategy", "ssp", "--staleness", std::to_string(s_bound), "--model",
+                        "logreg", "--iterations", "12", "--compute-ms", "0-300"});
+  ASSERT_FALSE(s.is_null());
+  EXPECT_LE(s["max_staleness"].get<int>(), s_bound);
+  // A worker starts clock c only once every worker's update of clock c-s-1 took effect at
+  // every shard: the bound, from the clocks recorded on both sides (one host, one clock).
+  int checked = 0;
+  for (const auto& [worker, w] : s["workers"].items()) {
+    const auto started = w["started_ns"].get<std::vector<int64_t>>();
+    for (size_t c = s_bound + 1; c < started.size(); ++c) {
+      for (const auto& [node, shard] : s["shards"].items()) {
+        for (const auto& applied : shard["applied_ns"]) {
+          ASSERT_GT(applied.size(), c - s_bound - 1) << node;
+          EXPECT_GE(started[c], applied[c - s_bound - 1].get<int64_t>())
+              << worker << " started clock " << c << " before an update of clock "
+              << c - s_bound - 1 << " took effect at " << node;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+TEST_F(ParameterServer, SspAndAsyncConvergeToBspsLoss) {
+  for (const std::string job : {"logreg", "mf"}) {
+    std::map<std::string, double> final_loss;
+    for (const std::string strategy : {"bsp", "ssp", "async"}) {
+      const auto s = train({"--strategy", strategy, "--model", job, "--scale", "0.3",
+                            "--iterations", "25", "--compute-ms", "0-100"});
+      ASSERT_FALSE(s.is_null()) << strategy;
+      final_loss[strategy] = s["final_loss"].get<double>();
+    }
+    EXPECT_LE(final_loss["ssp"], 1.05 * final_loss["bsp"]) << job;
+    EXPECT_LE(final_loss["async"], 1.05 * final_loss["bsp"]) << job;
+  }
+}
+
+TEST_F(ParameterServer, ADyingNodeIsNamedWithinTwoSecondsAndTheLabSurvives) {
+  const std::string log = "/tmp/tbt-ps-dying.log";
+  const pid_t trainer = spawn_in_netns(
+      "", {TESTBED_BIN, "train", kLab, "--strategy", "async", "--model", "mf", "--iterations",
+           "100000", "--compute-ms", "50"},
+      log);
+  guard_.own(trainer);
+  std::vector<std::pair<int, std::string>> agents;
+  for (int i = 0; i < 500 && agents.size() < 4; ++i) {
+    agents = agents_of(kLab);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(agents.size(), 4u);
+  // Until the workers are under way (their first iteration is printed).
+  const auto read_log = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (int i = 0; i < 1000 && read_log().find("iteration 1/") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_NE(read_log().find("iteration 1/"), std::string::npos) << read_log();
+  const auto killed = std::chrono::steady_clock::now();
+  kill(agents[2].first, SIGKILL);
+  const std::string named = "the agent of node " + agents[2].second + " died";
+  while (read_log().find(named) == std::string::npos &&
+         std::chrono::steady_clock::now() - killed < std::chrono::seconds(10))
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
+  EXPECT_NE(read_log().find(named), std::string::npos) << read_log();
+  EXPECT_LT(seconds, 2.0) << "named after " << seconds << " s";
+  int status = 0;
+  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+  for (const auto& [pid, node] : agents) EXPECT_EQ(process_start_time(pid), 0u) << node;
+  // The lab is intact: it trains again.
+  const auto again = train({"--strategy", "bsp", "--model", "logreg", "--iterations", "2"});
+  EXPECT_FALSE(again.is_null());
+  std::remove(log.c_str());
+}
+
+}  // namespace
+}  // namespace testbed::it
