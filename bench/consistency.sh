@@ -48,7 +48,7 @@ for job in ("mf", "logreg"):
     base = by[(job, "bsp")]
     print("%s: target loss %.4f (single-process BSP after 3/4 of the iterations), %d repetition(s)"
           % (job, base[0]["target_loss"], len(base)))
-    print("%-7s %10s %8s %11s %8s %10s %8s %9s %8s %10s" % ("model", "to target", "vs bsp", "final loss",
+    print("%-7s %10s %8s %11s %8s %10s %8s %9s %8s %10s" % ("variant", "to target", "vs bsp", "final loss",
           "vs bsp", "WAN MB", "vs bsp", "it/s", "vs bsp", "staleness"))
     b_t = mean([r["time_to_target_s"] for r in base])
     b_l = mean([r["final_loss"] for r in base])
