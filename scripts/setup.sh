@@ -20,7 +20,8 @@ packages=(
   libyaml-cpp-dev                 # topology profiles
   nlohmann-json3-dev              # plans, state files, --json output
   libgtest-dev libgmock-dev       # tests
-  libboost-dev libboost-filesystem-dev prometheus-cpp-dev libzmq3-dev cppzmq-dev  # node runtime, metrics
+  libboost1.81-dev libboost-filesystem1.81-dev  # Boost.Process v2: starting processes
+  prometheus-cpp-dev libzmq3-dev cppzmq-dev     # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks
   prometheus                      # the lab's own Prometheus server (and promtool, for tests)

@@ -1,5 +1,6 @@
 #include "child_process.h"
 
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,6 +10,8 @@
 #include <cerrno>
 #include <stdexcept>
 
+#include "process_launcher.h"
+
 namespace testbed::cli {
 
 ChildResult run_child(const std::vector<std::string>& argv,
@@ -17,16 +20,12 @@ ChildResult run_child(const std::vector<std::string>& argv,
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
     throw std::runtime_error("pipe2 failed");
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    dup2(err[1], STDERR_FILENO);
-    execv(args[0], args.data());
-    _exit(127);
+  pid_t pid = -1;
+  try {
+    pid = launch({argv, -1, -1, out[1], err[1]});
+  } catch (...) {
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
+    throw;
   }
   close(out[1]);
   close(err[1]);

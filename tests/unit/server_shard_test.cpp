@@ -79,7 +79,9 @@ TEST(KeyRanges, CoverTheKeysInNearEqualParts) {
   for (size_t i = 0; i < r.size(); ++i) {
     EXPECT_GE(r[i].size(), 2u);
     EXPECT_LE(r[i].size(), 3u);
-    if (i) EXPECT_EQ(r[i].begin, r[i - 1].end);
+    if (i) {
+      EXPECT_EQ(r[i].begin, r[i - 1].end);
+    }
   }
   EXPECT_THROW(split_keys(10, 0), std::invalid_argument);
 }
@@ -102,8 +104,9 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
   int answered = 0;
   const auto deliver = [&](const std::vector<PullReply>& replies) {
     for (const auto& r : replies) {
-      if (model.kind != Consistency::Kind::kAsync)
+      if (model.kind != Consistency::Kind::kAsync) {
         ASSERT_GE(r.min_clock + static_cast<uint64_t>(model.staleness), r.clock);
+      }
       auto w = static_cast<size_t>(r.worker);
       waiting[w] = false;
       read[w] = r.min_clock;
@@ -138,7 +141,9 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
   EXPECT_EQ(s.updates_applied(), static_cast<uint64_t>(workers * clocks));
   uint64_t worst = 0;
   for (const auto& [st, n] : s.staleness_histogram()) worst = std::max(worst, st);
-  if (model.kind != Consistency::Kind::kAsync) EXPECT_LE(worst, uint64_t(model.staleness));
+  if (model.kind != Consistency::Kind::kAsync) {
+    EXPECT_LE(worst, uint64_t(model.staleness));
+  }
 }
 
 TEST(ServerShard, RandomDeliveryKeepsEveryBoundAndEveryUpdateOnce) {
