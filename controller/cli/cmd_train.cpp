@@ -103,6 +103,8 @@ int run_train(const Argv& argv) {
                         std::to_string(kAgentPort));
   }
   std::ostream& progress = o.json ? std::cerr : std::cout;
+  // Bad server names are refused before any agent starts.
+  if (o.ps) resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
 
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";

@@ -52,27 +52,28 @@ PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
       finished_(names_.size()),
       clocks_(names_.size(), 0) {}
 
-std::vector<int> PsSession::resolve_servers() const {
+std::vector<int> resolve_servers(const std::string& spec, const std::vector<std::string>& names,
+                                 const std::vector<LiveDirection>& directions) {
   std::vector<int> out;
-  if (o_.servers == "all") {
-    for (size_t n = 0; n < names_.size(); ++n) out.push_back(static_cast<int>(n));
+  if (spec == "all") {
+    for (size_t n = 0; n < names.size(); ++n) out.push_back(static_cast<int>(n));
     return out;
   }
-  if (o_.servers == "best") {
+  if (spec == "best") {
     ThroughputGraph g;
-    g.nodes = static_cast<int>(names_.size());
-    g.mbit.assign(names_.size(), std::vector<double>(names_.size(), 0));
+    g.nodes = static_cast<int>(names.size());
+    g.mbit.assign(names.size(), std::vector<double>(names.size(), 0));
     const auto at = [&](const std::string& n) {
-      return std::find(names_.begin(), names_.end(), n) - names_.begin();
+      return std::find(names.begin(), names.end(), n) - names.begin();
     };
-    for (const auto& d : directions_) g.mbit[at(d.from)][at(d.to)] = d.params.rate.bits_per_s / 1e6;
+    for (const auto& d : directions) g.mbit[at(d.from)][at(d.to)] = d.params.rate.bits_per_s / 1e6;
     return {best_connected(g)};
   }
-  std::istringstream list(o_.servers);
+  std::istringstream list(spec);
   for (std::string name; std::getline(list, name, ',');) {
-    const auto it = std::find(names_.begin(), names_.end(), name);
-    if (it == names_.end()) throw UsageError("--servers: no node named '" + name + "'");
-    const int n = static_cast<int>(it - names_.begin());
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw UsageError("--servers: no node named '" + name + "'");
+    const int n = static_cast<int>(it - names.begin());
     if (std::find(out.begin(), out.end(), n) != out.end())
       throw UsageError("--servers names " + name + " twice");
     out.push_back(n);
@@ -82,7 +83,7 @@ std::vector<int> PsSession::resolve_servers() const {
 }
 
 void PsSession::setup() {
-  servers_ = resolve_servers();
+  servers_ = resolve_servers(o_.servers, names_, directions_);
   const JobConfig job{o_.job, o_.seed, static_cast<int>(names_.size()), o_.scale};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);

@@ -21,6 +21,11 @@
 
 namespace testbed::cli {
 
+// The server shards' nodes from --servers: all, best (the best-connected node by
+// configured rates), or node names. Throws UsageError naming a node that is not there.
+std::vector<int> resolve_servers(const std::string& spec, const std::vector<std::string>& names,
+                                 const std::vector<LiveDirection>& directions);
+
 class PsSession {
  public:
   PsSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
@@ -34,7 +39,6 @@ class PsSession {
   std::string headline() const;  // one line for people
 
  private:
-  std::vector<int> resolve_servers() const;
   std::map<std::string, uint64_t> wan_counters();
   void on_event(size_t node, const nlohmann::json& e, double t);
 

@@ -58,6 +58,34 @@ TEST_F(ParameterServer, BspOnShardsIsTheSingleProcessRun) {
   EXPECT_TRUE(agents_of(kLab).empty());
 }
 
+TEST_F(ParameterServer, SparseKeysTravelAsKeysAndBspStaysExact) {
+  // sparse-lr pushes and pulls only its batches' keys: the sparse path of the wire format.
+  const auto s = train({"--strategy", "bsp", "--model", "sparse-lr", "--scale", "0.05",
+                        "--iterations", "6"});
+  ASSERT_FALSE(s.is_null());
+  ASSERT_TRUE(s.contains("reference_max_abs_diff"));
+  EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4);
+  // 2^16 keys of 4 bytes over 4 shards each clock, were they dense: far more than sent.
+  const double dense_bytes = 65536.0 * 4 * 2 * 4 * 6;
+  EXPECT_LT(s["wan_bytes"].get<double>(), dense_bytes);
+}
+
+TEST_F(ParameterServer, BadOptionsAreRefusedBeforeAnyAgentStarts) {
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--strategy", "bsp", "--servers", "n1,nowhere"}, "no node named 'nowhere'"},
+           {{"--strategy", "ssp", "--model", "resnet50"}, "trains a job"},
+           {{"--strategy", "async", "--staleness", "-1"}, "staleness"},
+           {{"--strategy", "bsp", "--chunk", "1024"}, "for the tree strategies"},
+           {{"--strategy", "mst", "--model", "mf"}, "parameter-server strategies"}}) {
+    std::vector<std::string> argv = {"train", kLab};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const Result r = run_testbed(argv);
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
+    EXPECT_TRUE(agents_of(kLab).empty());
+  }
+}
+
 TEST_F(ParameterServer, SspNeverLetsAWorkerRunMoreThanSClocksAhead) {
   // Stragglers: each clock a worker computes for 0-300 ms, drawn from the seed.
   const int s_bound = 1;
