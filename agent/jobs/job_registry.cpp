@@ -27,7 +27,9 @@ const std::vector<std::string>& job_names() {
   return kNames;
 }
 
-bool is_job(const std::string& name) { return factories().count(name) > 0; }
+bool is_job(const std::string& name) {
+  return factories().count(name) > 0;
+}
 
 std::unique_ptr<Job> make_job(const JobConfig& config, int worker) {
   const auto it = factories().find(config.name);

@@ -22,9 +22,9 @@ constexpr double kNoise = 0.1;  // std of the ratings' noise: the RMSE no model 
 // The factors' entries have std rank^-1/4, so a rating (a sum of `rank` products) has
 // variance about 1: an untrained model's RMSE is about 1.
 const double kTruthStd = std::pow(kRank, -0.25);
-constexpr double kInitStd = 0.5;  // a random start away from the saddle at zero
+constexpr double kInitStd = 0.5;       // a random start away from the saddle at zero
 constexpr float kLearningRate = 1.0f;  // 40 clocks reach the noise floor at scale 1
-constexpr float kLambda = 0.01f;  // L2 regularization
+constexpr float kLambda = 0.01f;       // L2 regularization
 
 struct Entry {
   uint32_t user, item;

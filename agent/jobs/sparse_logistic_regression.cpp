@@ -21,12 +21,14 @@ constexpr int kNonZeros = 30;
 // Each present feature has the value 1/sqrt(30), so a sample's features have norm 1 and
 // the step a weight takes does not grow with the number of features per sample.
 const float kFeatureValue = 1.0f / std::sqrt(static_cast<float>(kNonZeros));
-constexpr double kLogitScale = 2.0;  // logits of std 2: learnable, not separable
+constexpr double kLogitScale = 2.0;     // logits of std 2: learnable, not separable
 constexpr float kLearningRate = 30.0f;  // mostly rare features: large steps pay (60 diverges)
 constexpr int kBatch = 500;
 constexpr int kHeldOut = 500;
 
-float sigmoid(float z) { return 1.0f / (1.0f + std::exp(-z)); }
+float sigmoid(float z) {
+  return 1.0f / (1.0f + std::exp(-z));
+}
 
 class SparseLrJob : public Job {
  public:

@@ -40,7 +40,8 @@ std::string to_string(const Consistency& c) {
 std::vector<KeyRange> split_keys(size_t keys, int shards) {
   if (shards < 1) throw std::invalid_argument("at least one server shard");
   std::vector<KeyRange> out;
-  const size_t base = keys / static_cast<size_t>(shards), extra = keys % static_cast<size_t>(shards);
+  const size_t base = keys / static_cast<size_t>(shards),
+               extra = keys % static_cast<size_t>(shards);
   size_t at = 0;
   for (size_t s = 0; s < static_cast<size_t>(shards); ++s) {
     const size_t n = base + (s < extra ? 1 : 0);

@@ -81,8 +81,8 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json&) {
 // worker to the consistency model.
 void PsProtocol::request(uint64_t clock, bool latest) {
   const auto now = Clock::now();
-  evaluate_these_ = latest || clock == 0 || clock == static_cast<uint64_t>(iterations_) ||
-                    now >= next_eval_;
+  evaluate_these_ =
+      latest || clock == 0 || clock == static_cast<uint64_t>(iterations_) || now >= next_eval_;
   if (evaluate_these_ && !latest) next_eval_ = now + eval_interval_;
   std::vector<uint32_t> keys = latest ? job_->eval_keys() : job_->keys_for(clock);
   const bool dense = keys.empty();
@@ -118,8 +118,7 @@ void PsProtocol::message(Received r) {
   if (worker < 0) throw std::runtime_error("a message from a node that is no worker");
   const bool dense = h.flags & kDense;
   if (h.kind == WireKind::kPush) {
-    send_replies(
-        shard_->push(worker, h.iteration, h.tag, dense, r.keys, r.values, r.received_ns));
+    send_replies(shard_->push(worker, h.iteration, h.tag, dense, r.keys, r.values, r.received_ns));
   } else {
     send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
   }
@@ -142,8 +141,9 @@ void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
 void PsProtocol::on_params(const Received& r) {
   // After a stop, answers to the abandoned pull still arrive: they change nothing.
   const bool latest = r.header.flags & kLatest;
-  if (phase_ == Phase::kEvaluating ? !latest
-                                   : phase_ != Phase::kWaiting || latest || r.header.iteration != clock_)
+  if (phase_ == Phase::kEvaluating
+          ? !latest
+          : phase_ != Phase::kWaiting || latest || r.header.iteration != clock_)
     return;
   const size_t s = r.header.chunk;
   const KeyRange range = ranges_.at(s);
@@ -244,12 +244,9 @@ nlohmann::json PsProtocol::stats() const {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())
       histogram[std::to_string(staleness)] = n;
-    s["server"] = {{"shard", my_shard_},
-                   {"begin", shard_->range().begin},
-                   {"end", shard_->range().end},
-                   {"updates", shard_->updates_applied()},
-                   {"staleness", histogram},
-                   {"applied_ns", shard_->applied_ns()}};
+    s["server"] = {{"shard", my_shard_},         {"begin", shard_->range().begin},
+                   {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
+                   {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
     if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
   }
   return s;

@@ -66,10 +66,10 @@ class PsProtocol : public Protocol {
 
   enum class Phase { kIdle, kWaiting, kComputing, kFinished, kEvaluating } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
-  std::vector<float> w_;                 // this worker's view of the parameters
-  int replies_left_ = 0;                 // shards yet to answer the pull under way
+  std::vector<float> w_;                  // this worker's view of the parameters
+  int replies_left_ = 0;                  // shards yet to answer the pull under way
   std::vector<uint64_t> read_min_clock_;  // per shard: what the values read reflect
-  bool evaluate_these_ = false;          // the pull under way brings values to evaluate
+  bool evaluate_these_ = false;           // the pull under way brings values to evaluate
   bool stop_requested_ = false;
   Clock::time_point next_eval_, compute_end_, clock_started_;
   SparseUpdate update_;  // computed, sent when the emulated compute time is over

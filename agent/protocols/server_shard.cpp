@@ -16,7 +16,9 @@ ServerShard::ServerShard(KeyRange range, int workers, Consistency model, std::ve
   if (model_.kind == Consistency::Kind::kBsp) bsp_sum_.assign(values_.size(), 0.0);
 }
 
-uint64_t ServerShard::min_clock() const { return *std::min_element(clock_.begin(), clock_.end()); }
+uint64_t ServerShard::min_clock() const {
+  return *std::min_element(clock_.begin(), clock_.end());
+}
 
 void ServerShard::add(bool dense, const std::vector<uint32_t>& keys,
                       const std::vector<float>& values) {

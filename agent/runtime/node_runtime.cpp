@@ -25,8 +25,8 @@ void NodeRuntime::reply(const nlohmann::json& j) {
 void NodeRuntime::handle_command(const nlohmann::json& cmd) {
   const std::string verb = cmd.at("cmd");
   if (verb == "setup") {
-    van_ = std::make_unique<Van>(context_, self_,
-                                 cmd.at("endpoints").get<std::vector<std::string>>());
+    van_ =
+        std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>());
     protocol_ = make_protocol(cmd.value("protocol", "tree"), *this);
     protocol_->setup(cmd);
     return;

@@ -13,12 +13,10 @@ using Factory = std::unique_ptr<Protocol> (*)(AgentLink&);
 
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> kProtocols = {
-      {"tree", [](AgentLink& l) -> std::unique_ptr<Protocol> {
-         return std::make_unique<TreeProtocol>(l);
-       }},
-      {"ps", [](AgentLink& l) -> std::unique_ptr<Protocol> {
-         return std::make_unique<PsProtocol>(l);
-       }},
+      {"tree",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<TreeProtocol>(l); }},
+      {"ps",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<PsProtocol>(l); }},
   };
   return kProtocols;
 }

@@ -1,6 +1,5 @@
 #include "child_process.h"
 
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

@@ -5,8 +5,8 @@
 
 #include "args.h"
 #include "commands.h"
-#include "train_options.h"
 #include "kernel.h"
+#include "train_options.h"
 
 namespace {
 
@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
   }
   if (wants_help(argc, argv)) {
     std::cout << "usage: testbed " << it->second.usage << "\n  " << it->second.summary << "\n";
-    if (it->first == "train") std::cout << "\nall options:\n  " << testbed::cli::kTrainUsage << "\n";
+    if (it->first == "train")
+      std::cout << "\nall options:\n  " << testbed::cli::kTrainUsage << "\n";
     return testbed::cli::kExitOk;
   }
   try {

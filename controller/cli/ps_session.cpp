@@ -184,7 +184,8 @@ void PsSession::train() {
   agents_.broadcast({{"cmd", "evaluate"}});
   const auto evaluated = agents_.gather("evaluated");
   final_loss_ = 0;
-  for (const auto& x : evaluated) final_loss_ += x.value("loss", 0.0) / static_cast<double>(evaluated.size());
+  for (const auto& x : evaluated)
+    final_loss_ += x.value("loss", 0.0) / static_cast<double>(evaluated.size());
   agents_.broadcast({{"cmd", "stats"}});
   stats_ = agents_.gather("stats");
   const auto t = curve_.time_to(target_);
@@ -195,24 +196,24 @@ void PsSession::train() {
 }
 
 nlohmann::json PsSession::summary(const std::string& lab) const {
-  nlohmann::json s = {{"lab", lab},
-                      {"strategy", o_.strategy},
-                      {"runtime", "parameter-server"},
-                      {"consistency", o_.strategy == "ssp"
-                                          ? "ssp(" + std::to_string(o_.staleness) + ")"
-                                          : o_.strategy},
-                      {"staleness_bound", o_.strategy == "ssp" ? nlohmann::json(o_.staleness)
-                                                               : nlohmann::json(nullptr)},
-                      {"model", o_.job},
-                      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
-                      {"scale", o_.scale},
-                      {"iterations", o_.iterations},
-                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
-                      {"seed", o_.seed},
-                      {"eval_every_s", o_.eval_every_s},
-                      {"wall_s", wall_s_},
-                      {"stopped_by_budget", stopped_early_},
-                      {"node_names", names_}};
+  nlohmann::json s = {
+      {"lab", lab},
+      {"strategy", o_.strategy},
+      {"runtime", "parameter-server"},
+      {"consistency",
+       o_.strategy == "ssp" ? "ssp(" + std::to_string(o_.staleness) + ")" : o_.strategy},
+      {"staleness_bound",
+       o_.strategy == "ssp" ? nlohmann::json(o_.staleness) : nlohmann::json(nullptr)},
+      {"model", o_.job},
+      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
+      {"scale", o_.scale},
+      {"iterations", o_.iterations},
+      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+      {"seed", o_.seed},
+      {"eval_every_s", o_.eval_every_s},
+      {"wall_s", wall_s_},
+      {"stopped_by_budget", stopped_early_},
+      {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
   for (const auto& n : names_) roles[n] = nlohmann::json::array({"worker"});
   for (size_t k = 0; k < servers_.size(); ++k) {
@@ -235,10 +236,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     all += sum;
     count += static_cast<double>(times.size());
     samples += f.value("samples", uint64_t{0});
-    workers[names_[n]] = {{"clocks", times.size()},
-                          {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
-                          {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
-                          {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
+    workers[names_[n]] = {
+        {"clocks", times.size()},
+        {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
+        {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
+        {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
   }
   for (const auto& [clock, times] : per_clock_s_) {
     double mean = 0;
@@ -322,8 +324,8 @@ std::string PsSession::headline() const {
   out << o_.strategy << (o_.strategy == "ssp" ? "(" + std::to_string(o_.staleness) + ")" : "")
       << ": " << o_.job << " x" << o_.scale << " on " << servers_.size() << " shard"
       << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed << std::setprecision(1) << wall_s_
-      << " s; final loss " << std::setprecision(4) << final_loss_ << ", target "
-      << target_ << (t ? " reached at " : " not reached");
+      << " s; final loss " << std::setprecision(4) << final_loss_ << ", target " << target_
+      << (t ? " reached at " : " not reached");
   if (t) out << std::setprecision(1) << *t << " s";
   out << "; WAN " << std::setprecision(1) << static_cast<double>(wan) / 1e6 << " MB";
   return out.str();

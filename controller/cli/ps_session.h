@@ -56,7 +56,7 @@ class PsSession {
   std::vector<float> reference_;  // the single-process model after `iterations` clocks
   LossCurve curve_;
   std::vector<nlohmann::json> finished_, stats_;
-  std::vector<uint64_t> clocks_;                  // per worker: clocks done
+  std::vector<uint64_t> clocks_;                         // per worker: clocks done
   std::map<uint64_t, std::vector<double>> per_clock_s_;  // clock -> workers' times
   uint64_t printed_clock_ = 0;
   double wall_s_ = 0;

@@ -40,11 +40,10 @@ const char* const kTrainUsage =
     "[--probe-count N] [--probe-bytes B]";
 
 Args parse_train_args(const Argv& argv) {
-  Args args(
-      argv, {"json", "oracle", "probe-only"},
-      {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed", "update-time",
-       "primary-busy-bound", "aux-queue-length", "probe-count", "probe-bytes", "probe-link",
-       "staleness", "servers", "target-loss", "max-seconds", "eval-every"});
+  Args args(argv, {"json", "oracle", "probe-only"},
+            {"strategy", "iterations", "model", "scale", "compute-ms", "chunk", "seed",
+             "update-time", "primary-busy-bound", "aux-queue-length", "probe-count", "probe-bytes",
+             "probe-link", "staleness", "servers", "target-loss", "max-seconds", "eval-every"});
   args.at_most(1, kTrainUsage);
   return args;
 }
@@ -65,9 +64,8 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.job = is_job(model) ? model : "mf";
   o.logreg = false;
   o.model = ModelProfile{o.job, 0};
-  const bool scale_for_job =
-      args.option("scale") ||
-      (workload.contains("model") && is_job(workload["model"].get<std::string>()));
+  const bool scale_for_job = args.option("scale") || (workload.contains("model") &&
+                                                      is_job(workload["model"].get<std::string>()));
   o.scale = scale_for_job ? std::stod(get("scale", "1")) : 1.0;
   const ComputeRange compute = parse_compute_range(get("compute-ms", "0"));
   o.compute_min_ms = compute.min_ms;

@@ -15,7 +15,8 @@ std::optional<double> LossCurve::current() const {
     if (!l) return std::nullopt;
     sum += *l;
   }
-  return latest_.empty() ? std::nullopt : std::optional<double>(sum / static_cast<double>(latest_.size()));
+  return latest_.empty() ? std::nullopt
+                         : std::optional<double>(sum / static_cast<double>(latest_.size()));
 }
 
 std::optional<double> LossCurve::time_to(double target) const {

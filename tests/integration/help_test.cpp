@@ -8,8 +8,8 @@ namespace testbed::it {
 namespace {
 
 TEST(Help, EveryVerbAnswersHelp) {
-  for (const std::string verb : {"validate", "plan", "up", "down", "status", "exec", "clean", "link",
-                                 "train", "report", "run", "regress", "doctor"}) {
+  for (const std::string verb : {"validate", "plan", "up", "down", "status", "exec", "clean",
+                                 "link", "train", "report", "run", "regress", "doctor"}) {
     const Result r = run_testbed({verb, "--help"});
     EXPECT_EQ(r.status, 0) << verb << ": " << r.output;
     EXPECT_EQ(r.output.rfind("usage: testbed " + verb, 0), 0u) << r.output;

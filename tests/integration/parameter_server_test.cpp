@@ -60,8 +60,8 @@ TEST_F(ParameterServer, BspOnShardsIsTheSingleProcessRun) {
 
 TEST_F(ParameterServer, SparseKeysTravelAsKeysAndBspStaysExact) {
   // sparse-lr pushes and pulls only its batches' keys: the sparse path of the wire format.
-  const auto s = train({"--strategy", "bsp", "--model", "sparse-lr", "--scale", "0.05",
-                        "--iterations", "6"});
+  const auto s =
+      train({"--strategy", "bsp", "--model", "sparse-lr", "--scale", "0.05", "--iterations", "6"});
   ASSERT_FALSE(s.is_null());
   ASSERT_TRUE(s.contains("reference_max_abs_diff"));
   EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4);
@@ -129,10 +129,11 @@ TEST_F(ParameterServer, SspAndAsyncConvergeToBspsLoss) {
 
 TEST_F(ParameterServer, ADyingNodeIsNamedWithinTwoSecondsAndTheLabSurvives) {
   const std::string log = "/tmp/tbt-ps-dying.log";
-  const pid_t trainer = spawn_in_netns(
-      "", {TESTBED_BIN, "train", kLab, "--strategy", "async", "--model", "mf", "--iterations",
-           "100000", "--compute-ms", "50"},
-      log);
+  const pid_t trainer =
+      spawn_in_netns("",
+                     {TESTBED_BIN, "train", kLab, "--strategy", "async", "--model", "mf",
+                      "--iterations", "100000", "--compute-ms", "50"},
+                     log);
   guard_.own(trainer);
   std::vector<std::pair<int, std::string>> agents;
   for (int i = 0; i < 500 && agents.size() < 4; ++i) {

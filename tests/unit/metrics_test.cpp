@@ -34,8 +34,13 @@ TEST(TrainMetrics, ParameterServerRunsReportLossClocksAndTimeToTarget) {
   prometheus::Registry registry;
   TrainMetrics m(registry, "lab1");
   m.apply({{"event", "loss"}, {"strategy", "ssp"}, {"loss", 0.5}});
-  m.apply({{"event", "worker_clock"}, {"strategy", "ssp"}, {"node", "a"}, {"clock", 3}, {"seconds", 0.4}});
-  m.apply({{"event", "run_end"}, {"strategy", "ssp"}, {"final_loss", 0.25}, {"time_to_target_s", 7.5}});
+  m.apply({{"event", "worker_clock"},
+           {"strategy", "ssp"},
+           {"node", "a"},
+           {"clock", 3},
+           {"seconds", 0.4}});
+  m.apply(
+      {{"event", "run_end"}, {"strategy", "ssp"}, {"final_loss", 0.25}, {"time_to_target_s", 7.5}});
   const std::string text = exposition(registry);
   for (const std::string line :
        {R"(testbed_held_out_loss{lab="lab1",strategy="ssp"} 0.25)",

@@ -15,7 +15,9 @@ namespace {
 ServerShard shard(Consistency model, int workers = 3) {
   return ServerShard({10, 14}, workers, model, {0, 0, 0, 0});
 }
-std::vector<float> ones() { return {1, 1, 1, 1}; }
+std::vector<float> ones() {
+  return {1, 1, 1, 1};
+}
 
 TEST(ServerShard, BspAppliesAClockAtOnceAndAnswersOnlyThen) {
   auto s = shard({Consistency::Kind::kBsp, 0});
