@@ -233,13 +233,8 @@ void PsProtocol::finish() {
 }
 
 nlohmann::json PsProtocol::stats() const {
-  nlohmann::json s = {{"event", "stats"}};
-  nlohmann::json sent = nlohmann::json::object(), received = nlohmann::json::object();
-  for (const auto& [peer, bytes] : link_.van().bytes_sent()) sent[std::to_string(peer)] = bytes;
-  for (const auto& [peer, bytes] : link_.van().bytes_received())
-    received[std::to_string(peer)] = bytes;
-  s["bytes_sent"] = sent;
-  s["bytes_received"] = received;
+  nlohmann::json s = link_.van().byte_counters();
+  s["event"] = "stats";
   if (shard_) {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())

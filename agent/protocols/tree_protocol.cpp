@@ -25,15 +25,10 @@ std::vector<float> make_gradient(uint64_t seed, int node, uint64_t iteration, si
   return g;
 }
 
-nlohmann::json counters(const std::map<int, uint64_t>& m) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [peer, bytes] : m) j[std::to_string(peer)] = bytes;
-  return j;
-}
-
 }  // namespace
 
-TreeProtocol::TreeProtocol(AgentLink& link) : link_(link), self_(link.self()), paths_(link.self()) {}
+TreeProtocol::TreeProtocol(AgentLink& link)
+    : link_(link), self_(link.self()), paths_(link.self()) {}
 
 std::chrono::milliseconds TreeProtocol::timeout() const {
   using std::chrono::milliseconds;
@@ -213,17 +208,19 @@ void TreeProtocol::finish_iteration() {
   double checksum = 0;
   for (float x : shard_ ? weights_ : aggregator_->result()) checksum += x;
   const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-  link_.reply({{"event", "done"},
-         {"iteration", iteration_},
-         {"seconds", seconds},
-         {"checksum", checksum},
-         {"job", job},
-         {"link_samples", take_samples()},
-         {"chunks_sent", chunks_sent_},
-         {"aux_chunks_sent", aux_chunks_sent_},
-         {"chunks_forwarded", chunks_forwarded_},
-         {"bytes_sent", counters(link_.van().bytes_sent())},
-         {"bytes_received", counters(link_.van().bytes_received())}});
+  nlohmann::json done = link_.van().byte_counters();
+  done.update({
+      {"event", "done"},
+      {"iteration", iteration_},
+      {"seconds", seconds},
+      {"checksum", checksum},
+      {"job", job},
+      {"link_samples", take_samples()},
+      {"chunks_sent", chunks_sent_},
+      {"aux_chunks_sent", aux_chunks_sent_},
+      {"chunks_forwarded", chunks_forwarded_},
+  });
+  link_.reply(done);
 }
 
 }  // namespace testbed

@@ -90,6 +90,15 @@ void Van::send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
   bytes_sent_[to] += testbed::send_kv(dealer(to), header, keys, values);
 }
 
+nlohmann::json Van::byte_counters() const {
+  const auto to_json = [](const std::map<int, uint64_t>& m) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [peer, bytes] : m) j[std::to_string(peer)] = bytes;
+    return j;
+  };
+  return {{"bytes_sent", to_json(bytes_sent_)}, {"bytes_received", to_json(bytes_received_)}};
+}
+
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
   zmq::pollitem_t item{inbox_.handle(), 0, ZMQ_POLLIN, 0};
   if (zmq::poll(&item, 1, timeout) <= 0) return std::nullopt;

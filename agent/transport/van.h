@@ -9,6 +9,7 @@
 // neighbour, by the hop they crossed. The ZeroMQ context is passed in.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -48,6 +49,9 @@ class Van {
 
   const std::map<int, uint64_t>& bytes_sent() const { return bytes_sent_; }
   const std::map<int, uint64_t>& bytes_received() const { return bytes_received_; }
+  // Both counters as {"bytes_sent": {peer: bytes}, "bytes_received": {...}}, peers by index:
+  // what every protocol reports to the controller.
+  nlohmann::json byte_counters() const;
 
  private:
   zmq::socket_t& dealer(int to);
