@@ -17,10 +17,11 @@
 namespace testbed {
 
 struct JobConfig {
-  std::string name;  // logreg, mf, sparse-lr
+  std::string name;  // logreg, mf, sparse-lr, dense
   uint64_t seed = 1;
   int workers = 1;
-  double scale = 1.0;  // of the job's data and model size; 1 is the benchmark size
+  double scale = 1.0;     // of the job's data and model size; 1 is the benchmark size
+  size_t parameters = 0;  // dense: the model's size in floats (a named model, scaled)
 };
 
 // What a worker pushes: additive deltas for some keys (sorted, unique), or for all keys

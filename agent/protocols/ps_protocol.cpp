@@ -29,9 +29,17 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   iterations_ = cmd.at("iterations");
   compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
+  // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
+  transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
+  if (cmd.contains("routes")) {
+    std::vector<Route> routes;
+    for (const auto& r : cmd["routes"])
+      routes.push_back({r.at("nodes").get<std::vector<int>>(), r.value("pace_bytes_per_s", 0.0)});
+    transfer_->configure(transfer_mode_from(cmd.value("transfer", "native")), routes);
+  }
   const auto& j = cmd.at("job");
   const JobConfig config{j.at("name"), j.at("seed"), static_cast<int>(workers_.size()),
-                         j.at("scale")};
+                         j.at("scale"), j.value("parameters", size_t{0})};
   // Every node builds a job: the shards take their initial values from it, and every
   // node agrees on the model's size and so on the key ranges.
   const int me = worker_index(self_);
@@ -103,14 +111,19 @@ void PsProtocol::request(uint64_t clock, bool latest) {
       const auto hi = std::lower_bound(lo, keys.end(), ranges_[s].end);
       part.assign(lo, hi);
     }
-    link_.van().send_kv(servers_[s], h, part, {});
+    transfer_->send(servers_[s], h, part, {});
   }
 }
 
-void PsProtocol::message(Received r) {
+void PsProtocol::message(Received received) {
+  const WireKind kind = received.header.kind;
+  if (kind != WireKind::kPush && kind != WireKind::kPull && kind != WireKind::kParams) return;
+  // A relay passes the message on; a part waits for the rest of its message.
+  std::optional<Received> whole = transfer_->receive(std::move(received));
+  if (!whole) return;
+  Received& r = *whole;
   const WireHeader& h = r.header;
   if (h.kind == WireKind::kParams) return on_params(r);
-  if (h.kind != WireKind::kPush && h.kind != WireKind::kPull) return;  // not ours
   if (!shard_ || static_cast<int>(h.chunk) != my_shard_)
     throw std::runtime_error("a message for shard " + std::to_string(h.chunk) + " reached node " +
                              std::to_string(self_));
@@ -134,7 +147,7 @@ void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
     h.chunk = static_cast<uint32_t>(my_shard_);
     h.iteration = p.clock;
     h.tag = p.min_clock;
-    link_.van().send_kv(h.dest, h, p.keys, p.values);
+    transfer_->send(h.dest, h, p.keys, p.values);
   }
 }
 
@@ -195,32 +208,35 @@ void PsProtocol::push_update() {
     h.tag = read_min_clock_[s];
     const KeyRange range = ranges_[s];
     if (dense) {
-      link_.van().send_kv(servers_[s], h, {},
-                          std::vector<float>(update_.values.begin() + range.begin,
-                                             update_.values.begin() + range.end));
+      transfer_->send(servers_[s], h, {},
+                      std::vector<float>(update_.values.begin() + range.begin,
+                                         update_.values.begin() + range.end));
       continue;
     }
     const auto lo = std::lower_bound(update_.keys.begin(), update_.keys.end(), range.begin);
     const auto hi = std::lower_bound(lo, update_.keys.end(), range.end);
     const auto first = static_cast<size_t>(lo - update_.keys.begin());
     const auto last = static_cast<size_t>(hi - update_.keys.begin());
-    link_.van().send_kv(servers_[s], h, {lo, hi},
-                        {update_.values.begin() + static_cast<std::ptrdiff_t>(first),
-                         update_.values.begin() + static_cast<std::ptrdiff_t>(last)});
+    transfer_->send(servers_[s], h, {lo, hi},
+                    {update_.values.begin() + static_cast<std::ptrdiff_t>(first),
+                     update_.values.begin() + static_cast<std::ptrdiff_t>(last)});
   }
   ++clock_;
   request(clock_, false);
 }
 
 void PsProtocol::tick() {
+  if (transfer_) transfer_->tick();
   if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) push_update();
 }
 
 std::chrono::milliseconds PsProtocol::timeout() const {
   using std::chrono::milliseconds;
-  if (phase_ != Phase::kComputing) return milliseconds(-1);
-  const auto left = std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now());
-  return std::max(milliseconds(0), left);
+  const milliseconds paced = transfer_ ? transfer_->timeout() : milliseconds(-1);
+  if (phase_ != Phase::kComputing) return paced;
+  const auto left = std::max(milliseconds(0),
+                             std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
+  return paced.count() < 0 ? left : std::min(left, paced);
 }
 
 void PsProtocol::finish() {
@@ -235,6 +251,7 @@ void PsProtocol::finish() {
 nlohmann::json PsProtocol::stats() const {
   nlohmann::json s = link_.van().byte_counters();
   s["event"] = "stats";
+  s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (shard_) {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())

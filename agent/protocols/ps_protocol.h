@@ -1,14 +1,16 @@
 // The parameter server: on every node, a worker (its own loop of pull, compute, push) and,
 // on the nodes the controller names, a server shard (server_shard.h) holding a range of
 // the model's keys. Workers push to and pull from every shard over the van, across the
-// emulated links; the kernel's routes carry a message through the nodes between (relays).
+// emulated links; the kernel's routes carry a message through the nodes between, unless
+// the controller gives source routes (APSP's paths; routed_transfer.h).
 // No barrier is run by the controller: the consistency model alone decides when a pull is
 // answered.
 //
 // Commands:
 //   setup {protocol: ps, endpoints, job: {name, seed, scale}, workers: [nodes],
 //          servers: [nodes], consistency, staleness, iterations, compute: {min_ms, max_ms},
-//          seed, eval_interval_ms}                                  -> ready
+//          seed, eval_interval_ms, [routes: [{nodes, pace_bytes_per_s}],
+//          transfer: model|native]}                                 -> ready
 //   start      workers begin at clock 0; events as they go:
 //              clock {clock, seconds}, eval {clock, loss}, finished {clocks, ...}
 //   stop       workers stop after what they are doing              -> finished
@@ -24,6 +26,7 @@
 #include "consistency.h"
 #include "job.h"
 #include "protocol.h"
+#include "routed_transfer.h"
 #include "server_shard.h"
 
 namespace testbed {
@@ -52,6 +55,7 @@ class PsProtocol : public Protocol {
 
   AgentLink& link_;
   int self_;
+  std::unique_ptr<RoutedTransfer> transfer_;  // every key-value message goes through it
   Consistency model_;
   std::vector<int> workers_, servers_;  // node of each worker, of each shard
   std::vector<KeyRange> ranges_;

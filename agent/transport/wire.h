@@ -19,7 +19,14 @@ namespace testbed {
 
 // kPush, kPull and kParams are the parameter server's (protocols/ps_protocol.h): a
 // worker's update, its request for parameters, and the shard's answer.
-enum class WireKind : uint8_t { kChunk = 1, kProbe = 2, kAck = 3, kPush = 4, kPull = 5, kParams = 6 };
+enum class WireKind : uint8_t {
+  kChunk = 1,
+  kProbe = 2,
+  kAck = 3,
+  kPush = 4,
+  kPull = 5,
+  kParams = 6
+};
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this
 // are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
@@ -39,6 +46,7 @@ struct WireHeader {
   uint64_t iteration = 0;
   int64_t sent_ns = 0;  // CLOCK_MONOTONIC when this hop was sent
   uint64_t tag = 0;     // key-value messages: the min clock read (push) or reflected (params)
+  uint32_t part = 0, parts = 1;  // key-value messages cut in segments (routed_transfer.h)
   int16_t route[kMaxRouteNodes] = {};
 
   std::vector<int> route_vector() const { return {route, route + route_nodes}; }
@@ -64,7 +72,7 @@ size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint3
 
 struct Received {
   WireHeader header;
-  ChunkMessage chunk;  // for kChunk: from/to are the tree edge's origin and dest
+  ChunkMessage chunk;          // for kChunk: from/to are the tree edge's origin and dest
   std::vector<uint32_t> keys;  // for key-value messages
   std::vector<float> values;   // for key-value messages
   size_t payload_bytes = 0;
