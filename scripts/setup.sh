@@ -21,6 +21,7 @@ packages=(
   nlohmann-json3-dev              # plans, state files, --json output
   libgtest-dev libgmock-dev       # tests
   libboost1.81-dev libboost-filesystem1.81-dev  # Boost.Process v2: starting processes
+  libglpk-dev                     # APSP: the linear program of parameter-server placement
   prometheus-cpp-dev libzmq3-dev cppzmq-dev     # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks

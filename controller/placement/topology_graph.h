@@ -1,0 +1,13 @@
+// The placement graph of a topology profile: its nodes, and its links at their configured
+// (initial) rates. Schedules are ignored: APSP places the server once, on the rates known
+// before training (the paper's links are static).
+#pragma once
+
+#include "placement_graph.h"
+#include "topology.h"
+
+namespace testbed::placement {
+
+PlacementGraph graph_of(const Topology& t);
+
+}  // namespace testbed::placement
