@@ -4,7 +4,9 @@
 
 #include "args.h"
 #include "commands.h"
+#include "placement_report.h"
 #include "plan_table.h"
+#include "topology_parser.h"
 
 namespace testbed::cli {
 
@@ -16,10 +18,18 @@ int run_plan(const Argv& argv) {
   if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
   const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
+  // A workload of a placement strategy: where its server goes, and its paths and rates.
+  const nlohmann::json placement = workload_placement(parse_topology_file(args.positional(0)));
   if (args.flag("json")) {
-    std::cout << plan_to_json(*plan).dump(2) << "\n";
+    nlohmann::json j = plan_to_json(*plan);
+    if (!placement.is_null()) j["placement"] = placement;
+    std::cout << j.dump(2) << "\n";
   } else {
     print_plan_table(*plan, std::cout, args.flag("steps"));
+    if (!placement.is_null()) {
+      std::cout << "\nworkload " << placement["strategy"].get<std::string>() << ": ";
+      placement::print_placement(placement, std::cout);
+    }
   }
   return kExitOk;
 }

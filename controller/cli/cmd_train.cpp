@@ -104,7 +104,10 @@ int run_train(const Argv& argv) {
   }
   std::ostream& progress = o.json ? std::cerr : std::cout;
   // Bad server names are refused before any agent starts.
-  if (o.ps) resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+  if (o.ps && !o.placement)
+    resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+  if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
+    throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");
 
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";

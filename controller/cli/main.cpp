@@ -41,7 +41,8 @@ const std::map<std::string, Verb>& verbs() {
       {"train",
        {run_train,
         "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"
-        "bsp|ssp|async] [--iterations N] [--model M|logreg|mf|sparse-lr] [--compute-ms "
+        "bsp|ssp|async|apsp|ps-most-connected|ps-random[@NODE]] [--iterations N] [--model "
+        "M|logreg|mf|sparse-lr] [--compute-ms "
         "MS|MIN-MAX] [--json] ... (defaults: the profile's workload)",
         "synchronize a model over the lab with a strategy, or train a job on a parameter "
         "server; report iteration times and loss"}},
@@ -56,6 +57,11 @@ const std::map<std::string, Verb>& verbs() {
         "regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline FILE]",
         "run every scenario in DIR; pass/fail table, JUnit XML, regressions against a baseline"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
+      {"placement",
+       {run_placement,
+        "placement FILE [--model M] [--scale S] [--rate-scale X] [--server NODE] [--capacity "
+        "undirected|directed] [--seed N] [--draws R] [--redraws N] [--json]",
+        "where APSP puts the parameter server: LP bounds, epoch times, paths and rates"}},
   };
   return kVerbs;
 }

@@ -83,11 +83,25 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
 }
 
 void PsSession::setup() {
-  servers_ = resolve_servers(o_.servers, names_, directions_);
-  const JobConfig job{o_.job, o_.seed, static_cast<int>(names_.size()), o_.scale};
+  std::vector<int> workers;
+  for (size_t n = 0; n < names_.size(); ++n) workers.push_back(static_cast<int>(n));
+  if (o_.placement) {
+    choose_placement();
+    // A server only: the placement's node serves, every other node is a worker (the paper).
+    workers.erase(std::remove(workers.begin(), workers.end(), servers_.front()), workers.end());
+  } else {
+    servers_ = resolve_servers(o_.servers, names_, directions_);
+  }
+  worker_of_node_.assign(names_.size(), -1);
+  for (size_t w = 0; w < workers.size(); ++w)
+    worker_of_node_[static_cast<size_t>(workers[w])] = static_cast<int>(w);
+  workers_ = workers.size();
+  curve_ = LossCurve(static_cast<int>(workers_));
+  const JobConfig job{o_.job, o_.seed, static_cast<int>(workers_), o_.scale, o_.job_parameters};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
-  const bool check = o_.strategy == "bsp" && o_.iterations <= kMaxReferenceIterations;
+  const bool bsp = o_.strategy == "bsp" || o_.placement;
+  const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
   const int clocks = check ? o_.iterations : (o_.target_loss ? 0 : n);
   const ReferenceRun reference = reference_run(job, clocks);
@@ -99,20 +113,28 @@ void PsSession::setup() {
     target_ = reference.held_out.at(static_cast<size_t>(n));
     target_source_ = "single-process BSP after " + std::to_string(n) + " iterations";
   }
-  std::vector<int> workers(names_.size());
-  for (size_t n = 0; n < names_.size(); ++n) workers[n] = static_cast<int>(n);
-  agents_.broadcast({{"cmd", "setup"},
-                     {"protocol", "ps"},
-                     {"endpoints", endpoints_},
-                     {"job", {{"name", o_.job}, {"seed", o_.seed}, {"scale", o_.scale}}},
-                     {"workers", workers},
-                     {"servers", servers_},
-                     {"consistency", o_.strategy},
-                     {"staleness", o_.staleness},
-                     {"iterations", o_.iterations},
-                     {"compute", {{"min_ms", o_.compute_min_ms}, {"max_ms", o_.compute_max_ms}}},
-                     {"seed", o_.seed},
-                     {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}});
+  nlohmann::json setup = {
+      {"cmd", "setup"},
+      {"protocol", "ps"},
+      {"endpoints", endpoints_},
+      {"job",
+       {{"name", o_.job},
+        {"seed", o_.seed},
+        {"scale", o_.scale},
+        {"parameters", o_.job_parameters}}},
+      {"workers", workers},
+      {"servers", servers_},
+      {"consistency", bsp ? "bsp" : o_.strategy},
+      {"staleness", o_.staleness},
+      {"iterations", o_.iterations},
+      {"compute", {{"min_ms", o_.compute_min_ms}, {"max_ms", o_.compute_max_ms}}},
+      {"seed", o_.seed},
+      {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}};
+  if (o_.placement) {
+    setup["routes"] = routes_;
+    setup["transfer"] = o_.apsp_mode;
+  }
+  agents_.broadcast(setup);
   agents_.gather("ready");
 }
 
@@ -126,7 +148,7 @@ std::map<std::string, uint64_t> PsSession::wan_counters() {
 void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
   const std::string kind = e["event"];
   if (kind == "eval") {
-    curve_.add(static_cast<int>(node), t, e["loss"].get<double>());
+    curve_.add(worker_of_node_[node], t, e["loss"].get<double>());
     if (const auto loss = curve_.current())
       metrics_.publish({{"event", "loss"}, {"strategy", o_.strategy}, {"loss", *loss}});
   } else if (kind == "clock") {
@@ -140,7 +162,9 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
                       {"clock", clock + 1},
                       {"seconds", seconds}});
     // A line per clock all workers have passed (the scenario runner reads these).
-    const uint64_t slowest = *std::min_element(clocks_.begin(), clocks_.end());
+    uint64_t slowest = UINT64_MAX;
+    for (size_t n = 0; n < names_.size(); ++n)
+      if (worker_of_node_[n] >= 0) slowest = std::min(slowest, clocks_[n]);
     while (printed_clock_ < slowest) {
       const auto& times = per_clock_s_[printed_clock_];
       double mean = 0;
@@ -163,7 +187,7 @@ void PsSession::train() {
   const auto start = Clock::now();
   agents_.broadcast({{"cmd", "start"}});
   size_t done = 0;
-  while (done < names_.size()) {
+  while (done < workers_) {  // a node that only serves never finishes
     if (o_.max_seconds > 0 && !stopped_early_ && seconds_since(start) > o_.max_seconds) {
       agents_.broadcast({{"cmd", "stop"}});
       stopped_early_ = true;
@@ -184,8 +208,8 @@ void PsSession::train() {
   agents_.broadcast({{"cmd", "evaluate"}});
   const auto evaluated = agents_.gather("evaluated");
   final_loss_ = 0;
-  for (const auto& x : evaluated)
-    final_loss_ += x.value("loss", 0.0) / static_cast<double>(evaluated.size());
+  for (const auto& x : evaluated)  // a node that only serves evaluates nothing
+    final_loss_ += x.value("loss", 0.0) / static_cast<double>(workers_);
   agents_.broadcast({{"cmd", "stats"}});
   stats_ = agents_.gather("stats");
   const auto t = curve_.time_to(target_);
@@ -215,7 +239,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"stopped_by_budget", stopped_early_},
       {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
-  for (const auto& n : names_) roles[n] = nlohmann::json::array({"worker"});
+  for (size_t n = 0; n < names_.size(); ++n)
+    roles[names_[n]] =
+        worker_of_node_[n] >= 0 ? nlohmann::json::array({"worker"}) : nlohmann::json::array();
   for (size_t k = 0; k < servers_.size(); ++k) {
     servers.push_back(names_[static_cast<size_t>(servers_[k])]);
     roles[names_[static_cast<size_t>(servers_[k])]].push_back("server-shard-" + std::to_string(k));
@@ -229,6 +255,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   uint64_t samples = 0;
   nlohmann::json workers = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n) {
+    if (worker_of_node_[n] < 0) continue;
     const auto& f = finished_[n];
     const auto times = f.value("iteration_s", std::vector<double>{});
     double sum = 0;
@@ -250,6 +277,26 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["workers"] = workers;
   s["iteration_s"] = iteration_s;
   s["mean_iteration_s"] = count > 0 ? all / count : 0;
+  if (o_.placement) {
+    // APSP's figure: one epoch's communication time, the median iteration after the first
+    // (a warm-up: connections open, TCP's windows grow), beside what the placement predicts.
+    std::vector<double> steady(iteration_s.begin() + (iteration_s.size() > 1 ? 1 : 0),
+                               iteration_s.end());
+    std::sort(steady.begin(), steady.end());
+    const double median = steady.empty() ? 0
+                          : steady.size() % 2
+                              ? steady[steady.size() / 2]
+                              : (steady[steady.size() / 2 - 1] + steady[steady.size() / 2]) / 2;
+    s["placement"] = placement_;
+    s["comm_time_s"] = median;
+    if (o_.apsp_mode == "model") {
+      s["predicted_s"] = placement_["paced_s"];
+      s["model_ratio"] = median / placement_["paced_s"].get<double>();
+    }
+    uint64_t relayed = 0;
+    for (const auto& st : stats_) relayed += st.value("relayed_bytes", uint64_t{0});
+    s["relayed_bytes"] = relayed;
+  }
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
 
   // Convergence.

@@ -51,6 +51,8 @@ class PsSession {
   Kernel& kernel_;
 
   std::vector<int> servers_;
+  std::vector<int> worker_of_node_;  // per node: its worker index, -1 for a server only
+  size_t workers_ = 0;
   double target_ = 0;
   std::string target_source_;
   std::vector<float> reference_;  // the single-process model after `iterations` clocks
@@ -63,6 +65,10 @@ class PsSession {
   double final_loss_ = 0;
   bool stopped_early_ = false;
   std::map<std::string, uint64_t> wan_bytes_;  // per direction "from>to"
+  // Placement strategies: what the placement chose (placement_report.h), and the routes.
+  nlohmann::json placement_;
+  nlohmann::json routes_ = nlohmann::json::array();
+  void choose_placement();
 };
 
 }  // namespace testbed::cli

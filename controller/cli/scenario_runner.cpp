@@ -16,6 +16,7 @@
 #include "lab_state.h"
 #include "plan_table.h"
 #include "report.h"
+#include "strategies.h"
 #include "topology_parser.h"
 #include "train_options.h"
 
@@ -247,6 +248,15 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       o.figures["max_staleness"] = stale;
       if (reached) o.figures["time_to_loss"] = to_target;
     }
+    if (list.front().contains("comm_time_s")) {
+      double comm = 0, ratio = 0;
+      for (const auto& j : list) {
+        comm += j["comm_time_s"].get<double>() / n;
+        ratio += j.value("model_ratio", 0.0) / n;
+      }
+      o.figures["comm_time_s"] = comm;
+      if (list.front().contains("model_ratio")) o.figures["model_ratio"] = ratio;
+    }
   }
   result.verdicts = judge(s, result.strategies);
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -274,11 +284,29 @@ std::string default_results_dir(const std::string& name) {
   return "testbed-results/" + name + "-" + stamp;
 }
 
-void check_runnable(const Scenario& s) {
+void check_runnable(Scenario& s) {
   const std::string text =
       s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
   const std::string derived = derive_topology(s, text, lab_name(s.name));
-  parse_topology_text(derived, s.file + " (its topology, with the events as steps)");
+  const Topology t =
+      parse_topology_text(derived, s.file + " (its topology, with the events as steps)");
+  // NAME@* sweeps the server (or the star's hub) over every node, in the profile's order;
+  // NAME@NODE must name one of them.
+  std::vector<std::string> expanded;
+  for (const auto& name : s.strategies) {
+    const auto [base, node] = split_placed(name);
+    const bool known =
+        std::any_of(t.nodes.begin(), t.nodes.end(), [&](const Node& n) { return n.name == node; });
+    if (node == "*") {
+      for (const auto& n : t.nodes) expanded.push_back(base + "@" + n.name);
+    } else if (!node.empty() && !known) {
+      throw ValidationError(
+          {{s.file, 0, 0, "strategy " + name + ": the topology has no node '" + node + "'"}});
+    } else {
+      expanded.push_back(name);
+    }
+  }
+  s.strategies = expanded;
 }
 
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out) {

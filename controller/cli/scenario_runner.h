@@ -39,8 +39,8 @@ void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ost
 // replaced), relative to the working directory, so they outlive the lab.
 std::string default_results_dir(const std::string& name);
 
-// Checks what a run needs before it starts: the scenario's derived topology parses.
-// Throws ValidationError.
-void check_runnable(const Scenario& s);
+// Checks what a run needs before it starts: the scenario's derived topology parses; and
+// expands NAME@* into one strategy per node. Throws ValidationError.
+void check_runnable(Scenario& s);
 
 }  // namespace testbed::cli

@@ -43,6 +43,14 @@ struct TrainOptions {
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
   double eval_every_s = 0.5;
+  // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
+  // how the placement is computed and its routes are crossed.
+  bool placement = false;
+  size_t job_parameters = 0;        // dense: floats in the model
+  std::string server;               // NAME@NODE or --server: the server (or star hub) fixed
+  std::string apsp_mode = "model";  // model (store-and-forward, paced) or native
+  std::string capacity = "undirected";
+  int draws = 1;  // roundings; the best is kept
 };
 
 Args parse_train_args(const Argv& argv);

@@ -169,6 +169,9 @@ void TrainSession::publish_iteration(double seconds, const std::vector<nlohmann:
 void TrainSession::train() {
   StrategyOptions options;
   options.aux = o_.aux;
+  if (!o_.server.empty())  // ps@NODE: the star's hub fixed (checked against the lab's nodes)
+    options.ps_node =
+        static_cast<int>(std::find(names_.begin(), names_.end(), o_.server) - names_.begin());
   policy_ = build_policy(o_.strategy, graph_, options);
   policy_.version = 1;
   PassiveAwareness awareness(policy_, o_.update_time_s);

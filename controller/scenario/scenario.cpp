@@ -1,8 +1,11 @@
 #include "scenario.h"
 
+#include "units.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 
 // Scenarios beyond parsing (scenario_parser.cpp): events written into the topology, and
@@ -22,6 +25,51 @@ std::string number(double x) {
   s.precision(3);
   s << x;
   return s.str();
+}
+
+}  // namespace
+
+namespace {
+
+// Multiplies the rate at `n[key]`, if any, by the scenario's rate_scale.
+void scale_rate(YAML::Node n, const char* key, const Scenario& s,
+                std::vector<Diagnostic>& problems) {
+  if (!n || !n.IsMap() || !static_cast<const YAML::Node&>(n)[key]) return;
+  std::string why;
+  const auto rate = parse_rate(n[key].Scalar(), why);
+  if (!rate)
+    return problems.push_back({s.file, 0, 0, "rate_scale: " + n[key].Scalar() + ": " + why});
+  const auto bits = std::llround(static_cast<double>(rate->bits_per_s) * s.rate_scale);
+  n[key] = std::to_string(std::max<long long>(1, bits)) + "bit";
+}
+
+void scale_schedule(YAML::Node owner, const Scenario& s, std::vector<Diagnostic>& problems) {
+  if (!owner || !owner.IsMap() || !static_cast<const YAML::Node&>(owner)["schedule"]) return;
+  YAML::Node sched = owner["schedule"];
+  if (!sched["steps"]) {
+    problems.push_back({s.file, 0, 0,
+                        "rate_scale scales fixed rates and steps, not random or "
+                        "trace schedules"});
+    return;
+  }
+  for (size_t k = 0; k < sched["steps"].size(); ++k)
+    scale_rate(sched["steps"][k], "bandwidth", s, problems);
+}
+
+void scale_rates(YAML::Node root, const Scenario& s, std::vector<Diagnostic>& problems) {
+  scale_rate(root["defaults"], "bandwidth", s, problems);
+  scale_schedule(root["defaults"], s, problems);
+  YAML::Node links = root["links"];
+  for (size_t i = 0; links.IsSequence() && i < links.size(); ++i) {
+    YAML::Node l = links[i];
+    scale_rate(l, "bandwidth", s, problems);
+    scale_schedule(l, s, problems);
+    for (const char* d : {"a2b", "b2a"}) {
+      if (!static_cast<const YAML::Node&>(l)[d]) continue;  // reading must not add the key
+      scale_rate(l[d], "bandwidth", s, problems);
+      scale_schedule(l[d], s, problems);
+    }
+  }
 }
 
 }  // namespace
@@ -78,6 +126,7 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
       link[d]["schedule"]["steps"].push_back(step);
     }
   }
+  if (s.rate_scale != 1.0) scale_rates(root, s, problems);
   if (!problems.empty()) throw ValidationError(problems);
   YAML::Emitter out;
   out << root;

@@ -11,7 +11,8 @@
 //     time_scale: 0.1
 //     events: [{at: 100s, link: [chicago, kansascity], bandwidth: 5mbit}]
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
-//   strategies: [netstorm-lite, netstorm-std]
+//   rate_scale: 1                    # optional: every link rate times this
+//   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
 //   repetitions: 1
 //   expect:
 //     - netstorm-std / netstorm-lite >= 1.2      # ratio of samples/s
@@ -43,7 +44,8 @@ struct LinkEvent {
 //   kNoNodeFailed
 // Figures: mean_iteration_s, samples_per_s, max_iteration_s, aux_share; for the
 // parameter-server strategies also time_to_loss (to the target loss, s), final_loss,
-// wan_bytes and max_staleness.
+// wan_bytes and max_staleness; for the placement strategies comm_time_s (the median
+// iteration after a warm-up) and model_ratio (comm_time_s over the placement's prediction).
 struct Expectation {
   enum class Kind { kRatio, kBound, kFigureRatio, kRelative, kNoNodeFailed } kind =
       Kind::kNoNodeFailed;
@@ -63,6 +65,9 @@ struct Scenario {
   std::string topology_path;    // resolved; empty when inline
   std::string topology_inline;  // YAML text of an inline topology
   double time_scale = 1.0;
+  // Every link rate of the topology (and of its steps and events) times this: a machine
+  // that cannot shape the paper's rates runs them scaled, with the model scaled alike.
+  double rate_scale = 1.0;
   std::vector<LinkEvent> events;
   std::map<std::string, std::string> workload;  // train options, as in profiles
   std::vector<std::string> strategies;

@@ -18,15 +18,16 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",     "description", "topology",    "dynamics",
-                                           "workload", "strategies",  "repetitions", "expect"};
+const std::vector<std::string> kTopKeys = {"name",        "description", "topology",
+                                           "dynamics",    "workload",    "strategies",
+                                           "repetitions", "expect",      "rate_scale"};
 
 }  // namespace
 
 const std::vector<std::string>& expectation_figures() {
   static const std::vector<std::string> kFigures = {
-      "mean_iteration_s", "samples_per_s", "max_iteration_s", "aux_share",
-      "time_to_loss",     "final_loss",    "wan_bytes",       "max_staleness"};
+      "mean_iteration_s", "samples_per_s", "max_iteration_s", "aux_share",   "time_to_loss",
+      "final_loss",       "wan_bytes",     "max_staleness",   "comm_time_s", "model_ratio"};
   return kFigures;
 }
 
@@ -51,6 +52,16 @@ class Parser {
             "name: '" + s.name + "' must be 1-32 characters of a-z, 0-9 and '-'");
     topology(root["topology"], root, s);
     if (root["dynamics"]) dynamics(root["dynamics"], s);
+    if (root["rate_scale"]) {
+      const std::string r = text(root["rate_scale"], "rate_scale");
+      char* end = nullptr;
+      const double x = std::strtod(r.c_str(), &end);
+      if (end == r.c_str() || *end != '\0' || !(x > 0) || x > 100) {
+        error(root["rate_scale"], "rate_scale: expected a number above 0 and at most 100");
+      } else {
+        s.rate_scale = x;
+      }
+    }
     if (root["workload"]) workload(root["workload"], s);
     strategies(root["strategies"], root, s);
     if (root["repetitions"]) {
@@ -216,10 +227,8 @@ class Parser {
     static const std::regex kRatio(
         R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
     static const std::regex kBound(R"(\s*)" + fig + op + num + R"(\s*)");
-    static const std::regex kFigureRatio(R"(\s*)" + fig + R"(\s*/\s*)" + fig + op + num +
-                                         R"(\s*)");
-    static const std::regex kRelative(R"(\s*)" + fig + op + num + R"(\s*\*\s*)" + fig +
-                                      R"(\s*)");
+    static const std::regex kFigureRatio(R"(\s*)" + fig + R"(\s*/\s*)" + fig + op + num + R"(\s*)");
+    static const std::regex kRelative(R"(\s*)" + fig + op + num + R"(\s*\*\s*)" + fig + R"(\s*)");
     const auto known = [&](const YAML::Node& x, const std::string& metric) {
       const auto& all = expectation_figures();
       if (std::find(all.begin(), all.end(), metric) != all.end()) return true;

@@ -39,15 +39,25 @@ bool whole(const std::string& text, long long& out) {
 
 const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> kKeys = {
-      "strategy",    "model",     "scale",       "iterations",  "compute-ms", "chunk",
-      "seed",        "update-time", "staleness", "servers",     "target-loss", "max-seconds",
-      "eval-every"};
+      "strategy",   "model",       "scale",     "iterations", "compute-ms",  "chunk",
+      "seed",       "update-time", "staleness", "servers",    "target-loss", "max-seconds",
+      "eval-every", "server",      "apsp-mode", "capacity",   "draws"};
   return kKeys;
 }
 
 std::string check_workload_setting(const std::string& key, const std::string& value) {
   long long n = 0;
   if (key == "strategy") {
+    // NAME@NODE: the star's hub or the parameter server fixed at NODE (checked at run time
+    // against the lab's nodes; `*` in a scenario sweeps every node).
+    const auto [base, node] = split_placed(value);
+    if (value.find('@') != std::string::npos) {
+      if (node.empty()) return "expected NAME@NODE, e.g. apsp@chicago";
+      if (base != "ps" && !strategy_is_placement(base))
+        return "only ps and the placement strategies (apsp, ps-most-connected, ps-random) take "
+               "@NODE";
+      return "";
+    }
     for (const auto& s : all_strategy_names())
       if (s == value) return "";
     std::string known;
@@ -66,10 +76,17 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "iterations" || key == "chunk") {
     return whole(value, n) && n >= 1 && n <= 1000000000 ? "" : "expected a whole number from 1";
   }
-  if (key == "staleness") return whole(value, n) && n >= 0 && n <= 1000 ? "" : "expected clocks, 0-1000";
+  if (key == "staleness")
+    return whole(value, n) && n >= 0 && n <= 1000 ? "" : "expected clocks, 0-1000";
   if (key == "servers") {
     return value.empty() ? "expected all, best, or node names separated by commas" : "";
   }
+  if (key == "server") return value.empty() ? "expected a node's name" : "";
+  if (key == "apsp-mode")
+    return value == "model" || value == "native" ? "" : "expected model or native";
+  if (key == "capacity")
+    return value == "undirected" || value == "directed" ? "" : "expected undirected or directed";
+  if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {
       size_t used = 0;

@@ -132,15 +132,32 @@ const std::vector<std::string>& ps_strategy_names() {
   return kNames;
 }
 
+const std::vector<std::string>& placement_strategy_names() {
+  static const std::vector<std::string> kNames = {"apsp", "ps-most-connected", "ps-random"};
+  return kNames;
+}
+
+bool strategy_is_placement(const std::string& strategy) {
+  const auto& names = placement_strategy_names();
+  return std::find(names.begin(), names.end(), strategy) != names.end();
+}
+
 bool strategy_is_ps(const std::string& strategy) {
   const auto& ps = ps_strategy_names();
-  return std::find(ps.begin(), ps.end(), strategy) != ps.end();
+  return std::find(ps.begin(), ps.end(), strategy) != ps.end() || strategy_is_placement(strategy);
 }
 
 std::vector<std::string> all_strategy_names() {
   std::vector<std::string> all = strategy_names();
   all.insert(all.end(), ps_strategy_names().begin(), ps_strategy_names().end());
+  all.insert(all.end(), placement_strategy_names().begin(), placement_strategy_names().end());
   return all;
+}
+
+std::pair<std::string, std::string> split_placed(const std::string& strategy) {
+  const auto at = strategy.find('@');
+  if (at == std::string::npos) return {strategy, ""};
+  return {strategy.substr(0, at), strategy.substr(at + 1)};
 }
 
 bool strategy_is_aware(const std::string& strategy) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sync_policy.h"
@@ -29,6 +30,16 @@ const std::vector<std::string>& strategy_names();
 // workers loop on their own against sharded servers (agent/protocols/ps_protocol.h).
 const std::vector<std::string>& ps_strategy_names();
 bool strategy_is_ps(const std::string& strategy);
+// Parameter-server placement (APSP, Li et al.): one server, BSP, every other node a worker
+// whose pushes and pulls follow the source route the placement's LP and rounding chose.
+//   apsp               the server at v* = argmin T_v
+//   ps-most-connected  the server at the node with the most links
+//   ps-random          the server at a node drawn from the seed
+// NAME@NODE (and `ps@NODE` for the tree star) fixes the server at NODE instead.
+const std::vector<std::string>& placement_strategy_names();
+bool strategy_is_placement(const std::string& strategy);
+// "apsp@chicago" -> {"apsp", "chicago"}; "apsp" -> {"apsp", ""}.
+std::pair<std::string, std::string> split_placed(const std::string& strategy);
 // Every strategy `train` knows: the tree strategies, then the parameter-server ones.
 std::vector<std::string> all_strategy_names();
 bool strategy_is_aware(const std::string& strategy);  // rebuilds its trees during the run

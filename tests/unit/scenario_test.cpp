@@ -94,6 +94,36 @@ TEST(Scenario, EventsBecomeStepsOnTheirDirections) {
   }
 }
 
+TEST(Scenario, RateScaleScalesEveryRateAndStep) {
+  std::string text = kGood;
+  text += "rate_scale: 0.05\n";
+  const Scenario s = parse_scenario_text(text, "demo.yaml");
+  EXPECT_DOUBLE_EQ(s.rate_scale, 0.05);
+  const Topology t = parse_topology_text(derive_topology(s, s.topology_inline, "sc-demo"), "d");
+  EXPECT_EQ(t.links[0].a2b.rate.bits_per_s, 5000000u);  // the default 100 Mbit/s
+  EXPECT_EQ(t.links[1].b2a.rate.bits_per_s, 2500000u);  // its own 50 Mbit/s
+  EXPECT_EQ(t.links[1].b2a.schedule.changes[0].rate->bits_per_s, 250000u);  // the event's 5
+  for (const char* bad : {"rate_scale: 0\n", "rate_scale: fast\n"})
+    EXPECT_THROW(parse_scenario_text(std::string(kGood) + bad, "demo.yaml"), ValidationError)
+        << bad;
+}
+
+TEST(Scenario, PlacedStrategiesAreAcceptedAndBadOnesNamed) {
+  std::string text = kGood;
+  const auto at = text.find("strategies: [ps, netstorm-pro]");
+  text.replace(at, 30, "strategies: [ps, netstorm-pro, apsp@*, ps@a, ps-random]");
+  const Scenario s = parse_scenario_text(text, "demo.yaml");
+  EXPECT_EQ(s.strategies.size(), 5u);
+  std::string bad = kGood;
+  bad.replace(bad.find("strategies: [ps, netstorm-pro]"), 30, "strategies: [ps, mst@a]");
+  try {
+    parse_scenario_text(bad, "demo.yaml");
+    FAIL() << "mst@a accepted";
+  } catch (const ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("take @NODE"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
   Scenario s = parse_scenario_text(kGood, "demo.yaml");
   s.events = {{5, "a", "c", "both", "1mbit", "", ""}};
