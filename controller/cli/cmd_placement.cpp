@@ -90,16 +90,12 @@ nlohmann::json workload_placement(const Topology& t) {
   const double model_bytes = 4.0 * static_cast<double>(find_model(model_name).parameters) *
                              std::stod(get("scale", "0.01"));
   PlacementOptions o;
-  o.capacity = get("capacity", "undirected") == "directed" ? CapacityModel::kDirected
-                                                           : CapacityModel::kUndirected;
+  o.capacity = capacity_model_from(get("capacity", "undirected"));
   o.seed = std::stoull(get("seed", "1"));
   o.draws = std::stoi(get("draws", "1"));
   const PlacementGraph g = graph_of(t);
   const PlacementResult r = place(g, 8 * model_bytes, o);
-  const std::string how = !server.empty()           ? server
-                          : strategy == "apsp"      ? "apsp"
-                          : strategy == "ps-random" ? "random"
-                                                    : "most-connected";
+  const std::string how = placement_rule(strategy, server);
   nlohmann::json report = placement_report(g, r, chosen_server(g, r, how, o.seed), model_bytes, o);
   report["strategy"] = get("strategy", "");
   return report;
@@ -135,9 +131,7 @@ int run_placement(const Argv& argv) {
     l.b2a_bps *= rate_scale;
   }
   PlacementOptions o;
-  o.capacity = args.option("capacity").value_or("undirected") == "directed"
-                   ? CapacityModel::kDirected
-                   : CapacityModel::kUndirected;
+  o.capacity = capacity_model_from(args.option("capacity").value_or("undirected"));
   o.seed = std::stoull(args.option("seed").value_or("1"));
   o.draws = std::stoi(args.option("draws").value_or("1"));
   const double model_bytes = 4.0 * static_cast<double>(model.parameters) * scale;

@@ -8,6 +8,7 @@
 #include "job.h"
 #include "placement_report.h"
 #include "ps_session.h"
+#include "strategies.h"
 
 namespace testbed::cli {
 namespace {
@@ -44,14 +45,9 @@ void PsSession::choose_placement() {
       4.0 * static_cast<double>(o_.job == "dense"
                                     ? o_.job_parameters
                                     : make_job({o_.job, o_.seed, 1, o_.scale}, 0)->parameters());
-  const PlacementOptions options{
-      o_.capacity == "directed" ? CapacityModel::kDirected : CapacityModel::kUndirected, o_.seed,
-      o_.draws};
+  const PlacementOptions options{capacity_model_from(o_.capacity), o_.seed, o_.draws};
   const PlacementResult r = placement::place(g, 8 * model_bytes, options);
-  const std::string how = !o_.server.empty()           ? o_.server
-                          : o_.strategy == "apsp"      ? "apsp"
-                          : o_.strategy == "ps-random" ? "random"
-                                                       : "most-connected";
+  const std::string how = placement_rule(o_.strategy, o_.server);
   const int server = chosen_server(g, r, how, o_.seed);
   placement_ = placement_report(g, r, server, model_bytes, options);
   placement_["chosen_by"] = o_.server.empty() ? how : "fixed (" + o_.server + ")";

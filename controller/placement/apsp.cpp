@@ -90,6 +90,10 @@ int most_connected(const PlacementGraph& g) {
   return best;
 }
 
+CapacityModel capacity_model_from(const std::string& name) {
+  return name == "directed" ? CapacityModel::kDirected : CapacityModel::kUndirected;
+}
+
 const char* capacity_model_name(CapacityModel m) {
   return m == CapacityModel::kUndirected ? "undirected" : "directed";
 }

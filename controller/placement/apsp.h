@@ -56,5 +56,7 @@ PlacementResult place(const PlacementGraph& g, double model_bits, const Placemen
 int most_connected(const PlacementGraph& g);
 
 const char* capacity_model_name(CapacityModel m);  // "undirected", "directed"
+// "directed" -> kDirected; anything else (checked by the caller) -> kUndirected.
+CapacityModel capacity_model_from(const std::string& name);
 
 }  // namespace testbed::placement

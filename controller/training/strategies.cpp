@@ -154,6 +154,12 @@ std::vector<std::string> all_strategy_names() {
   return all;
 }
 
+std::string placement_rule(const std::string& strategy, const std::string& fixed_server) {
+  if (!fixed_server.empty()) return fixed_server;
+  if (strategy == "apsp") return "apsp";
+  return strategy == "ps-random" ? "random" : "most-connected";
+}
+
 std::pair<std::string, std::string> split_placed(const std::string& strategy) {
   const auto at = strategy.find('@');
   if (at == std::string::npos) return {strategy, ""};

@@ -40,6 +40,9 @@ const std::vector<std::string>& placement_strategy_names();
 bool strategy_is_placement(const std::string& strategy);
 // "apsp@chicago" -> {"apsp", "chicago"}; "apsp" -> {"apsp", ""}.
 std::pair<std::string, std::string> split_placed(const std::string& strategy);
+// How a placement strategy picks its server, as placement::chosen_server() reads it: the
+// fixed node when there is one, else "apsp", "random" or "most-connected".
+std::string placement_rule(const std::string& strategy, const std::string& fixed_server);
 // Every strategy `train` knows: the tree strategies, then the parameter-server ones.
 std::vector<std::string> all_strategy_names();
 bool strategy_is_aware(const std::string& strategy);  // rebuilds its trees during the run
