@@ -21,13 +21,16 @@ int64_t DelayQueue::admit(uint32_t id, int64_t now_us) {
   return release;
 }
 
-std::vector<uint32_t> DelayQueue::release_due(int64_t now_us) {
+std::vector<uint32_t> DelayQueue::release_due(int64_t now_us, int64_t early_us) {
   std::vector<uint32_t> ids;
-  while (!fifo_.empty() && fifo_.front().release_us <= now_us) {
+  const int64_t until = now_us + early_us;
+  while (!fifo_.empty() && fifo_.front().release_us <= until) {
+    lateness_.add(now_us - fifo_.front().release_us);
     ids.push_back(fifo_.front().id);
     fifo_.pop_front();
   }
-  while (!heap_.empty() && heap_.top().release_us <= now_us) {
+  while (!heap_.empty() && heap_.top().release_us <= until) {
+    lateness_.add(now_us - heap_.top().release_us);
     ids.push_back(heap_.top().id);
     heap_.pop();
   }

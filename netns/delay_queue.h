@@ -13,6 +13,8 @@
 #include <random>
 #include <vector>
 
+#include "lateness_histogram.h"
+
 namespace testbed {
 
 struct DelayParams {
@@ -32,11 +34,15 @@ class DelayQueue {
 
   // Admits packet `id` arriving at `now_us`; returns its release time.
   int64_t admit(uint32_t id, int64_t now_us);
-  // Removes and returns the ids due at `now_us`, in release order.
-  std::vector<uint32_t> release_due(int64_t now_us);
+  // Removes and returns the ids due by `now_us + early_us`, in release order, and records
+  // how late each leaves. Releasing a little early lets one wake-up serve packets due
+  // microseconds apart (see the delay line's --release-window-us).
+  std::vector<uint32_t> release_due(int64_t now_us, int64_t early_us = 0);
   // The earliest release time held, or -1 when empty.
   int64_t next_release() const;
   size_t size() const { return fifo_.size() + heap_.size(); }
+  // Every release so far: how late against its due time (early counts as on time).
+  const LatenessHistogram& lateness() const { return lateness_; }
 
  private:
   struct Held {
@@ -49,6 +55,7 @@ class DelayQueue {
   int64_t last_release_us_ = 0;
   std::deque<Held> fifo_;                                              // no reordering
   std::priority_queue<Held, std::vector<Held>, std::greater<>> heap_;  // reordering
+  LatenessHistogram lateness_;
 };
 
 }  // namespace testbed

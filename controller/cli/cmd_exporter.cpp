@@ -16,6 +16,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "health_metrics.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
 #include "link_control.h"
@@ -51,6 +52,7 @@ int run_exporter(const Argv& argv) {
   auto registry = std::make_shared<prometheus::Registry>();
   auto links = std::make_shared<LinkCollectable>(lab);
   TrainMetrics train(*registry, lab);
+  HealthMetrics health(*registry, lab);
   prometheus::Exposer exposer("127.0.0.1:" + args.option("port").value_or("0"));
   exposer.RegisterCollectable(registry);
   exposer.RegisterCollectable(links);
@@ -92,7 +94,9 @@ int run_exporter(const Argv& argv) {
     zmq::message_t msg;
     while (events.recv(msg, zmq::recv_flags::dontwait)) {
       try {
-        train.apply(nlohmann::json::parse(msg.to_string()));
+        const auto event = nlohmann::json::parse(msg.to_string());
+        train.apply(event);
+        health.apply(event);
       } catch (const std::exception& e) {
         std::cerr << "testbed _exporter: bad event: " << e.what() << "\n";
       }

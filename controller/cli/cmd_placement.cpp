@@ -17,6 +17,7 @@
 #include "strategies.h"
 #include "topology_graph.h"
 #include "topology_parser.h"
+#include "units.h"
 #include "workload.h"
 
 namespace testbed::cli {
@@ -154,8 +155,8 @@ int run_placement(const Argv& argv) {
     std::cout << report.dump(1) << "\n";
     return kExitOk;
   }
-  std::cout << t.source_file << ": " << model.name << " x" << scale << ", rates x" << rate_scale
-            << "\n";
+  std::cout << t.source_file << ": " << model.name << " x" << format_factor(scale) << ", rates x"
+            << format_factor(rate_scale) << "\n";
   print_placement(report, std::cout);
   if (n > 0) {
     const auto& s = report["rate_sensitivity"];

@@ -2,6 +2,8 @@
 // shaping (configured, and as the kernel reports it with counters) and routes.
 #include <unistd.h>
 
+#include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -75,6 +77,41 @@ void add_live(nlohmann::json& lab, Kernel* kernel) {
   }
 }
 
+// The emulation health of the lab's newest run (runs/ files are named by ISO 8601 time, so
+// the greatest name is the newest), as `train` recorded it.
+void add_last_run_health(nlohmann::json& j, const std::string& dir) {
+  std::string newest;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs", ec)) {
+    const std::string p = e.path().string();
+    if (e.path().extension() == ".json" && p > newest) newest = p;
+  }
+  if (newest.empty()) return;
+  try {
+    std::ifstream in(newest);
+    const auto run = nlohmann::json::parse(in);
+    if (run.contains("health"))
+      j["last_run_health"] = {{"file", newest}, {"health", run["health"]}};
+  } catch (const std::exception&) {
+    // a run being written: no health to show yet
+  }
+}
+
+void print_health(const nlohmann::json& last) {
+  const auto& h = last["health"];
+  const auto& late = h["release_lateness_ms"];
+  std::cout << "\nemulation health of the last run (" << last["file"].get<std::string>()
+            << "): " << (h["healthy"].get<bool>() ? "healthy" : "UNHEALTHY") << "\n  delay-line "
+            << "release lateness p50/p99/max " << late["p50"] << "/" << late["p99"] << "/"
+            << late["max"] << " ms over " << late["packets"] << " packets; CPUs saturated "
+            << std::lround(h["cpu_saturated_share"].get<double>() * 100) << "% of the run";
+  if (!h["min_backlogged_rate_ratio"].is_null())
+    std::cout << "; slowest backlogged link at "
+              << std::lround(h["min_backlogged_rate_ratio"].get<double>() * 100) << "% of its rate";
+  std::cout << "\n";
+  for (const auto& p : h["problems"]) std::cout << "  " << p.get<std::string>() << "\n";
+}
+
 void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
   std::cout << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since "
             << s.created_at << ")\n\nnodes\n";
@@ -120,6 +157,7 @@ void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {
     routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
   }
   routes.print(std::cout);
+  if (plan.contains("last_run_health")) print_health(plan["last_run_health"]);
   if (!live) std::cout << "\n(run as root to add what the kernel reports)\n";
 }
 
@@ -160,6 +198,7 @@ int run_status(const Argv& argv) {
       if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
     }
     add_current(j, store.dir(lab));
+    add_last_run_health(j, store.dir(lab));
     add_live(j, kernel.get());
     out.push_back(j);
   }

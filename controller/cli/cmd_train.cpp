@@ -25,9 +25,11 @@
 #include "metrics_sink.h"
 #include "netns_exec.h"
 #include "ps_session.h"
+#include "run_health.h"
 #include "teardown.h"
 #include "train_options.h"
 #include "train_session.h"
+#include "units.h"
 
 namespace testbed::cli {
 namespace {
@@ -130,13 +132,15 @@ int run_train(const Argv& argv) {
   try {
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
+    const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
     if (o.ps) {
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
       PsSession ps(o, agents, names, endpoints, live_directions(state.plan, read_current(dir)),
                    progress, metrics, kernel);
       ps.setup();
       ps.train();
-      const nlohmann::json summary = ps.summary(lab);
+      nlohmann::json summary = ps.summary(lab);
+      finish_run_health(*health, summary, o.strategy, metrics);
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);
       if (o.json) {
@@ -159,14 +163,15 @@ int run_train(const Argv& argv) {
                 << "\n";
     } else {
       session.train();
-      const nlohmann::json summary = session.summary(lab);
+      nlohmann::json summary = session.summary(lab);
+      finish_run_health(*health, summary, o.strategy, metrics);
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);
       if (o.json) {
         std::cout << summary.dump() << "\n";
       } else {
         std::cout << o.strategy << ": " << o.iterations << " iterations of " << o.model.name << " x"
-                  << std::defaultfloat << o.scale << std::fixed << " (" << std::setprecision(1)
+                  << format_factor(o.scale) << std::fixed << " (" << std::setprecision(1)
                   << static_cast<double>(o.elements) * 4 / 1e6 << " MB), mean "
                   << std::setprecision(2) << session.mean_iteration_s() << " s per iteration, "
                   << std::setprecision(1) << session.samples_per_s() << " samples/s; results in "

@@ -23,6 +23,7 @@
 #include "observability.h"
 #include "plan_table.h"
 #include "teardown.h"
+#include "units.h"
 
 namespace testbed::cli {
 namespace {
@@ -58,6 +59,10 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   for (const auto& line : plan.delay_lines) {
     std::vector<std::string> argv = {program_path("testbed-delayline"), "--control",
                                      delay_line_socket(dir, line.node)};
+    if (plan.release_window_us) {
+      argv.push_back("--release-window-us");
+      argv.push_back(std::to_string(*plan.release_window_us));
+    }
     for (const auto& q : line.queues) {
       argv.push_back("--queue");
       argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
@@ -91,8 +96,9 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
 int run_up(const Argv& argv) {
   const std::string usage =
       "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
-      "[--prometheus on|off|existing] [--grafana]";
-  Args args(argv, {"dry-run", "grafana"}, {"backend", "time-scale", "prometheus"});
+      "[--release-window DURATION] [--prometheus on|off|existing] [--grafana]";
+  Args args(argv, {"dry-run", "grafana"},
+            {"backend", "time-scale", "prometheus", "release-window"});
   ObservabilityOptions observability;
   observability.grafana = args.flag("grafana");
   if (auto p = args.option("prometheus")) observability.prometheus = parse_prometheus_option(*p);
@@ -100,6 +106,12 @@ int run_up(const Argv& argv) {
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
   PlanOptions options;
   if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
+  if (auto w = args.option("release-window")) {
+    std::string why;
+    const auto d = parse_duration(*w, why);
+    if (!d) throw UsageError("--release-window: " + why);
+    options.release_window_us = d->us;
+  }
   double time_scale = 1.0;
   if (auto t = args.option("time-scale")) {
     try {

@@ -40,6 +40,7 @@ bool lacks_privileges(const std::string& verb);
 
 struct PlanOptions {
   std::optional<ImpairmentBackend> backend;  // overrides the profile's `backend`
+  std::optional<int64_t> release_window_us;  // caps the delay lines' release window
 };
 
 // Parses --backend's value; throws UsageError.

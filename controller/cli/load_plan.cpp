@@ -42,7 +42,9 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
     if (options.backend) topo.backend = *options.backend;
     // Only `auto` needs to know what the kernel has.
     const bool netem = topo.backend == ImpairmentBackend::kAuto && detect_netem().available;
-    return make_plan(topo, netem);
+    Plan plan = make_plan(topo, netem);
+    plan.release_window_us = options.release_window_us;
+    return plan;
   } catch (const ValidationError& e) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     std::cerr << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")

@@ -1,4 +1,5 @@
 #include "ps_session.h"
+#include "units.h"
 
 #include <algorithm>
 #include <chrono>
@@ -369,7 +370,7 @@ std::string PsSession::headline() const {
   uint64_t wan = 0;
   for (const auto& [key, bytes] : wan_bytes_) wan += bytes;
   out << o_.strategy << (o_.strategy == "ssp" ? "(" + std::to_string(o_.staleness) + ")" : "")
-      << ": " << o_.job << " x" << o_.scale << " on " << servers_.size() << " shard"
+      << ": " << o_.job << " x" << format_factor(o_.scale) << " on " << servers_.size() << " shard"
       << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed << std::setprecision(1) << wall_s_
       << " s; final loss " << std::setprecision(4) << final_loss_ << ", target " << target_
       << (t ? " reached at " : " not reached");

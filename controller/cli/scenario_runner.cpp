@@ -16,6 +16,7 @@
 #include "lab_state.h"
 #include "plan_table.h"
 #include "report.h"
+#include "run_health.h"
 #include "strategies.h"
 #include "topology_parser.h"
 #include "train_options.h"
@@ -150,7 +151,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       if (up.status != 0) {
         // Bad input was caught before the run; this is the kernel or the machine.
         run["failure"] = "up failed: " + last_line(up.err);
-        result.strategies[strategy] = {true, run["failure"], {}};
+        result.strategies[strategy] = {true, run["failure"], {}, {}};
         runs.push_back(run);
         if (stop) result.interrupted = true;
         break;
@@ -195,10 +196,12 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       const nlohmann::json summary = last_json_line(t.out);
       if (t.status != 0 || summary.is_null()) {
         run["failure"] = stop ? "interrupted" : "train failed: " + last_line(t.err);
-        result.strategies[strategy] = {true, run["failure"], {}};
+        result.strategies[strategy] = {true, run["failure"], {}, {}};
         if (stop) result.interrupted = true;
       } else {
         run["summary"] = summary;
+        if (const std::string warning = health_warning(summary); !warning.empty())
+          std::cout << "[" << s.name << "] " << strategy << ": " << warning << "\n" << std::flush;
         std::ofstream(out_dir + "/runs/" + tag + ".json") << summary.dump(1) << "\n";
         summaries.push_back(summary);
         by_strategy[strategy].push_back(summary);
@@ -257,6 +260,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       o.figures["comm_time_s"] = comm;
       if (list.front().contains("model_ratio")) o.figures["model_ratio"] = ratio;
     }
+    add_health_figures(list, o);
   }
   result.verdicts = judge(s, result.strategies);
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();

@@ -151,6 +151,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
   j["seed"] = plan.seed;
   j["workload"] = plan.workload;
   j["has_schedules"] = plan.has_schedules;
+  if (plan.release_window_us) j["release_window_us"] = *plan.release_window_us;
   j["delay_lines"] = nlohmann::json::array();
   for (const auto& dl : plan.delay_lines) {
     nlohmann::json q = nlohmann::json::array();

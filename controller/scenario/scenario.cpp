@@ -166,6 +166,15 @@ std::vector<Verdict> judge(const Scenario& s, const std::map<std::string, Strate
         }
       }
       if (v.passed) v.detail = "every run finished";
+    } else if (e.kind == Expectation::Kind::kEmulationHealthy) {
+      v.passed = true;
+      for (const auto& [strategy, o] : by) {
+        for (const auto& problem : o.health_problems) {
+          v.passed = false;
+          v.detail += (v.detail.empty() ? "" : "; ") + strategy + ": " + problem;
+        }
+      }
+      if (v.passed) v.detail = "every run within the health thresholds";
     } else if (e.kind == Expectation::Kind::kRatio) {
       std::string why;
       const auto a = figure(e.strategy, "samples_per_s", why);

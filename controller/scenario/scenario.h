@@ -42,13 +42,22 @@ struct LinkEvent {
 //   kFigureRatio  figure(A) / figure(B) <= X      e.g. time_to_loss(ssp) / time_to_loss(bsp)
 //   kRelative     figure(A) <= X * figure(B)      e.g. final_loss(async) <= 1.05 * final_loss(bsp)
 //   kNoNodeFailed
+//   kEmulationHealthy  every run's emulation stayed within the health thresholds
 // Figures: mean_iteration_s, samples_per_s, max_iteration_s, aux_share; for the
 // parameter-server strategies also time_to_loss (to the target loss, s), final_loss,
 // wan_bytes and max_staleness; for the placement strategies comm_time_s (the median
-// iteration after a warm-up) and model_ratio (comm_time_s over the placement's prediction).
+// iteration after a warm-up) and model_ratio (comm_time_s over the placement's prediction);
+// for every strategy the emulation's health: release_lateness_p99_ms, cpu_saturated_share
+// and min_rate_ratio (the worst over repetitions).
 struct Expectation {
-  enum class Kind { kRatio, kBound, kFigureRatio, kRelative, kNoNodeFailed } kind =
-      Kind::kNoNodeFailed;
+  enum class Kind {
+    kRatio,
+    kBound,
+    kFigureRatio,
+    kRelative,
+    kNoNodeFailed,
+    kEmulationHealthy
+  } kind = Kind::kNoNodeFailed;
   std::string text;                 // as written, to name it when it fails
   std::string metric, over_metric;  // of strategy, of over
   std::string strategy, over;
@@ -89,7 +98,8 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
 struct StrategyOutcome {
   bool failed = false;
   std::string failure;
-  std::map<std::string, double> figures;  // mean_iteration_s, samples_per_s, ...
+  std::map<std::string, double> figures;     // mean_iteration_s, samples_per_s, ...
+  std::vector<std::string> health_problems;  // of every repetition; empty when healthy
 };
 
 struct Verdict {

@@ -25,9 +25,19 @@ const std::vector<std::string> kTopKeys = {"name",        "description", "topolo
 }  // namespace
 
 const std::vector<std::string>& expectation_figures() {
-  static const std::vector<std::string> kFigures = {
-      "mean_iteration_s", "samples_per_s", "max_iteration_s", "aux_share",   "time_to_loss",
-      "final_loss",       "wan_bytes",     "max_staleness",   "comm_time_s", "model_ratio"};
+  static const std::vector<std::string> kFigures = {"mean_iteration_s",
+                                                    "samples_per_s",
+                                                    "max_iteration_s",
+                                                    "aux_share",
+                                                    "time_to_loss",
+                                                    "final_loss",
+                                                    "wan_bytes",
+                                                    "max_staleness",
+                                                    "comm_time_s",
+                                                    "model_ratio",
+                                                    "release_lateness_p99_ms",
+                                                    "cpu_saturated_share",
+                                                    "min_rate_ratio"};
   return kFigures;
 }
 
@@ -221,8 +231,9 @@ class Parser {
       return;
     }
     static const std::regex kNoFail(R"(\s*no node failed\s*)");
+    static const std::regex kHealthy(R"(\s*emulation healthy\s*)");
     // A figure of a strategy: name(strategy).
-    const std::string fig = R"(([a-z_]+)\s*\(\s*([a-z0-9-]+)\s*\))";
+    const std::string fig = R"(([a-z_][a-z0-9_]*)\s*\(\s*([a-z0-9-]+)\s*\))";
     const std::string op = R"(\s*(>=|<=|>|<)\s*)", num = R"(([0-9]*\.?[0-9]+))";
     static const std::regex kRatio(
         R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
@@ -243,6 +254,8 @@ class Parser {
       std::smatch m;
       if (std::regex_match(e.text, kNoFail)) {
         e.kind = Expectation::Kind::kNoNodeFailed;
+      } else if (std::regex_match(e.text, kHealthy)) {
+        e.kind = Expectation::Kind::kEmulationHealthy;
       } else if (std::regex_match(e.text, m, kRatio)) {
         e.kind = Expectation::Kind::kRatio;
         e.strategy = m[1];
@@ -277,7 +290,7 @@ class Parser {
       } else {
         error(x, "expect: '" + e.text +
                      "' is not 'A / B >= X', 'figure(A) <= X', 'figure(A) / figure(B) <= X', "
-                     "'figure(A) <= X * figure(B)' or 'no node failed'");
+                     "'figure(A) <= X * figure(B)', 'no node failed' or 'emulation healthy'");
         continue;
       }
       for (const auto& name : {e.strategy, e.over}) {

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -165,6 +166,15 @@ std::string format_duration(Duration d) {
 
 std::string format_percent(Fraction f) {
   return trim_number(f.value * 100.0) + "%";
+}
+
+std::string format_factor(double x) {
+  char buf[32];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
 }
 
 std::string format_queue_size(QueueSize q) {

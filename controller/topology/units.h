@@ -47,5 +47,8 @@ std::string format_rate(Rate r);
 std::string format_duration(Duration d);
 std::string format_percent(Fraction f);
 std::string format_queue_size(QueueSize q);
+// A factor as the user wrote it (0.25 stays 0.25, 1e-3 becomes 0.001): the shortest
+// decimal that reads back as the same double, whatever the stream's precision was.
+std::string format_factor(double x);
 
 }  // namespace testbed

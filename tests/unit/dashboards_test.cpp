@@ -10,6 +10,8 @@
 #include <regex>
 #include <set>
 
+#include "health_metrics.h"
+#include "health_report.h"
 #include "link_metrics.h"
 #include "train_metrics.h"
 
@@ -51,6 +53,13 @@ std::set<std::string> exported_names() {
                    {"chunks_forwarded", 0},
                    {"bytes_sent", {{"b", 10}}},
                    {"bytes_received", {{"b", 10}}}}}}}});
+  HealthMetrics health(registry, "lab");
+  HealthReport report;
+  report.directions.push_back({"a", "b", 0, 0, {}, 0, true, 2, 2, 0.95, 0});
+  nlohmann::json event = report.to_json();
+  event["event"] = "health";
+  event["strategy"] = "s";
+  health.apply(event);
   auto families = registry.Collect();
   for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
   std::set<std::string> names;

@@ -146,7 +146,7 @@ TEST(Scenario, VerdictsNameWhatWasMeasured) {
   EXPECT_NE(v[0].detail.find("measured 3"), std::string::npos);
   EXPECT_FALSE(v[1].passed);  // 12 s is not < 10
   EXPECT_TRUE(v[2].passed);
-  by["netstorm-pro"] = {true, "agent on b died", {}};
+  by["netstorm-pro"] = {true, "agent on b died", {}, {}};
   v = judge(s, by);
   EXPECT_FALSE(v[0].passed);
   EXPECT_NE(v[0].detail.find("agent on b died"), std::string::npos);
@@ -172,9 +172,9 @@ expect:
   EXPECT_DOUBLE_EQ(s.expectations[1].value, 1.05);
   EXPECT_EQ(s.expectations[1].over_metric, "final_loss");
   std::map<std::string, StrategyOutcome> by;
-  by["bsp"] = {false, "", {{"time_to_loss", 10}, {"final_loss", 0.2}, {"wan_bytes", 100}}};
-  by["ssp"] = {false, "", {{"time_to_loss", 6}, {"final_loss", 0.2}, {"wan_bytes", 100}}};
-  by["async"] = {false, "", {{"final_loss", 0.2}, {"wan_bytes", 130}}};
+  by["bsp"] = {false, "", {{"time_to_loss", 10}, {"final_loss", 0.2}, {"wan_bytes", 100}}, {}};
+  by["ssp"] = {false, "", {{"time_to_loss", 6}, {"final_loss", 0.2}, {"wan_bytes", 100}}, {}};
+  by["async"] = {false, "", {{"final_loss", 0.2}, {"wan_bytes", 130}}, {}};
   const auto v = judge(s, by);
   EXPECT_TRUE(v[0].passed) << v[0].detail;
   EXPECT_TRUE(v[1].passed) << v[1].detail;
@@ -189,6 +189,30 @@ expect: [ 'time_to_lost(bsp) < 3' ]
 )",
                                    "bad.yaml"),
                ValidationError);
+}
+
+TEST(Scenario, EmulationHealthyFailsOnAnyRunsProblemAndHealthFiguresCanBeBounded) {
+  const Scenario s = parse_scenario_text(R"(
+name: health
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+strategies: [ps, mst]
+expect:
+  - emulation healthy
+  - release_lateness_p99_ms(ps) <= 1
+)",
+                                         "health.yaml");
+  ASSERT_EQ(s.expectations.size(), 2u);
+  EXPECT_EQ(s.expectations[0].kind, Expectation::Kind::kEmulationHealthy);
+  std::map<std::string, StrategyOutcome> by;
+  by["ps"] = {false, "", {{"release_lateness_p99_ms", 0.2}}, {}};
+  by["mst"] = {false, "", {{"release_lateness_p99_ms", 0.1}}, {}};
+  auto v = judge(s, by);
+  EXPECT_TRUE(v[0].passed) << v[0].detail;
+  EXPECT_TRUE(v[1].passed) << v[1].detail;
+  by["mst"].health_problems = {"CPUs saturated 80% of the run"};
+  v = judge(s, by);
+  EXPECT_FALSE(v[0].passed);
+  EXPECT_EQ(v[0].detail, "mst: CPUs saturated 80% of the run");
 }
 
 TEST(Junit, CountsFailuresAndEscapes) {

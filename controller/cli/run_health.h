@@ -1,0 +1,35 @@
+// Emulation health around one `testbed train` run: the monitor starts before the agents
+// set up (probes are part of the run) and its report joins the run's summary as
+// "health", goes to the exporter, and, when a threshold was crossed, to stderr as one line.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <zmq.hpp>
+
+#include <memory>
+#include <string>
+
+#include "health_monitor.h"
+#include "metrics_sink.h"
+#include "scenario.h"
+
+namespace testbed::cli {
+
+std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context,
+                                                const std::string& lab_dir,
+                                                const nlohmann::json& plan,
+                                                const std::string& strategy);
+
+// Stops the monitor; adds "health" to `summary`, publishes it, warns when unhealthy.
+void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary,
+                       const std::string& strategy, MetricsSink& metrics);
+
+// A scenario's view of a strategy's runs: the worst of each health figure over its
+// repetitions (release_lateness_p99_ms, cpu_saturated_share, min_rate_ratio) and every
+// problem any of them had. Runs without a health object (older results) add nothing.
+void add_health_figures(const std::vector<nlohmann::json>& summaries, StrategyOutcome& outcome);
+
+// "emulation unhealthy: ..." for a run's summary, or "" when it was healthy.
+std::string health_warning(const nlohmann::json& summary);
+
+}  // namespace testbed::cli

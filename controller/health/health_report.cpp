@@ -1,0 +1,117 @@
+#include "health_report.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace testbed {
+namespace {
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+nlohmann::json lateness_json(const LatenessHistogram& h) {
+  return {{"p50", static_cast<double>(h.quantile_us(0.5)) / 1e3},
+          {"p99", static_cast<double>(h.quantile_us(0.99)) / 1e3},
+          {"max", static_cast<double>(h.max_us()) / 1e3},
+          {"packets", h.count()}};
+}
+
+}  // namespace
+
+LatenessHistogram HealthReport::lateness() const {
+  LatenessHistogram all;
+  for (const auto& d : directions) all.merge(d.lateness);
+  return all;
+}
+
+uint64_t HealthReport::nfqueue_dropped() const {
+  uint64_t n = 0;
+  for (const auto& d : directions) n += d.nfqueue_dropped;
+  return n;
+}
+
+std::optional<double> HealthReport::min_rate_ratio() const {
+  std::optional<double> low;
+  for (const auto& d : directions) {
+    if (d.rate_ratio && (!low || *d.rate_ratio < *low)) low = d.rate_ratio;
+  }
+  return low;
+}
+
+std::vector<std::string> HealthReport::problems() const {
+  std::vector<std::string> out;
+  const LatenessHistogram all = lateness();
+  const double p99_ms = static_cast<double>(all.quantile_us(0.99)) / 1e3;
+  if (all.count() > 0 && p99_ms > thresholds.max_p99_lateness_ms) {
+    out.push_back("delay-line release p99 " + fixed(p99_ms, 2) + " ms late (limit " +
+                  fixed(thresholds.max_p99_lateness_ms, 2) + " ms)");
+  }
+  if (const uint64_t dropped = nfqueue_dropped()) {
+    out.push_back(std::to_string(dropped) + " packets dropped by the kernel before the delay line");
+  }
+  std::vector<std::string> slow;
+  for (const auto& d : directions) {
+    if (d.rate_ratio && *d.rate_ratio < thresholds.min_rate_ratio)
+      slow.push_back(d.from + "->" + d.to + " " + fixed(*d.rate_ratio * 100, 0) + "%");
+  }
+  if (!slow.empty()) {
+    std::string list;
+    for (size_t i = 0; i < slow.size() && i < 3; ++i) list += (i ? ", " : "") + slow[i];
+    if (slow.size() > 3) list += " and " + std::to_string(slow.size() - 3) + " more";
+    out.push_back("backlogged links under " + fixed(thresholds.min_rate_ratio * 100, 0) +
+                  "% of their rate (" + list + ")");
+  }
+  if (cpu_intervals > 0 && cpu_saturated_share > thresholds.max_cpu_saturated_share) {
+    out.push_back("CPUs saturated " + fixed(cpu_saturated_share * 100, 0) + "% of the run");
+  }
+  return out;
+}
+
+std::string unhealthy_line(const std::vector<std::string>& problems) {
+  if (problems.empty()) return "";
+  std::string line = "emulation unhealthy: ";
+  for (size_t i = 0; i < problems.size(); ++i) line += (i ? "; " : "") + problems[i];
+  return line + "; figures from this run may understate the configured network";
+}
+
+std::string HealthReport::warning() const {
+  return unhealthy_line(problems());
+}
+
+nlohmann::json HealthReport::to_json() const {
+  nlohmann::json dirs = nlohmann::json::array();
+  for (const auto& d : directions) {
+    nlohmann::json j = {
+        {"from", d.from}, {"to", d.to}, {"link", d.link}, {"shaper_drops", d.shaper_drops}};
+    if (d.delayed_packets > 0 || d.nfqueue_dropped > 0) {
+      j["release_lateness_ms"] = lateness_json(d.lateness);
+      j["nfqueue_dropped"] = d.nfqueue_dropped;
+    }
+    if (d.rate_measured) {
+      j["backlogged_share"] = d.observed_s > 0 ? d.backlogged_s / d.observed_s : 0.0;
+      j["backlogged_s"] = d.backlogged_s;
+      j["backlogged_rate_ratio"] = d.rate_ratio ? nlohmann::json(*d.rate_ratio) : nullptr;
+    }
+    dirs.push_back(j);
+  }
+  const auto low = min_rate_ratio();
+  return {{"healthy", healthy()},
+          {"problems", problems()},
+          {"duration_s", duration_s},
+          {"release_lateness_ms", lateness_json(lateness())},
+          {"nfqueue_dropped", nfqueue_dropped()},
+          {"min_backlogged_rate_ratio", low ? nlohmann::json(*low) : nullptr},
+          {"cpu_saturated_share", cpu_saturated_share},
+          {"cpu_busy_p50", cpu_busy_p50},
+          {"cpu_busy_p90", cpu_busy_p90},
+          {"thresholds",
+           {{"max_p99_lateness_ms", thresholds.max_p99_lateness_ms},
+            {"min_rate_ratio", thresholds.min_rate_ratio},
+            {"max_cpu_saturated_share", thresholds.max_cpu_saturated_share}}},
+          {"directions", dirs}};
+}
+
+}  // namespace testbed

@@ -1,0 +1,72 @@
+// Emulation health of one run, judged: was the host able to emulate what was configured?
+// Three signals, each with its threshold (HealthThresholds, stated in the README):
+//   - release lateness: how late the delay lines let packets go against their due time
+//     (their p99 over all delayed directions), plus packets the kernel dropped before a
+//     delay line saw them (nfqueue queue or socket full), which should never happen;
+//   - shaped rate: per direction, bytes sent while backlogged over what the configured
+//     rate allowed then;
+//   - host: the share of the run the CPUs were saturated.
+// Pure data: the HealthMonitor fills it, tests build it by hand.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lateness_histogram.h"
+
+namespace testbed {
+
+struct HealthThresholds {
+  // A millisecond is 3% of the papers' 30 ms links. On a light lab the p99 is 0 (the
+  // first bucket) and later than 1 ms only when the delay line is starved, so a p99 past
+  // it means one packet in a hundred saw a delay the profile did not ask for.
+  double max_p99_lateness_ms = 1.0;
+  // Backlogged links must carry 90% of their rate: HTB on a light lab gave 98.8-99.2%
+  // (tests/integration/health_test.cpp's lab); 10% short is beyond counter granularity.
+  double min_rate_ratio = 0.9;
+  // Saturated half the run: at that point the other two signals are at risk even where
+  // they were not caught (short backlogs, links without delay).
+  double max_cpu_saturated_share = 0.5;
+};
+
+struct DirectionHealth {
+  std::string from, to;
+  size_t link = 0;
+  // Delay line (delay-line backend, directions with delay): releases during the run.
+  uint64_t delayed_packets = 0;
+  LatenessHistogram lateness;
+  uint64_t nfqueue_dropped = 0;  // queue full + notification lost
+  // Shaper: backlog measured where the leaf is a plain FIFO (with a netem leaf the queue
+  // holds delayed packets too, so backlog says nothing about the rate).
+  bool rate_measured = false;
+  double observed_s = 0, backlogged_s = 0;
+  std::optional<double> rate_ratio;  // judged only when backlogged long enough
+  uint64_t shaper_drops = 0;         // the sender's queue overflowed: congestion, not a fault
+};
+
+struct HealthReport {
+  double duration_s = 0;
+  double cpu_saturated_share = 0, cpu_busy_p50 = 0, cpu_busy_p90 = 0;
+  size_t cpu_intervals = 0;
+  std::vector<DirectionHealth> directions;
+  HealthThresholds thresholds;
+
+  LatenessHistogram lateness() const;  // every delayed direction together
+  uint64_t nfqueue_dropped() const;
+  std::optional<double> min_rate_ratio() const;
+  // What crossed a threshold, one phrase each; empty when healthy.
+  std::vector<std::string> problems() const;
+  bool healthy() const { return problems().empty(); }
+  // "emulation unhealthy: ...", the one line `train` and `run` print.
+  std::string warning() const;
+  nlohmann::json to_json() const;
+};
+
+// The warning line for a run's problems, or "" when there are none.
+std::string unhealthy_line(const std::vector<std::string>& problems);
+
+}  // namespace testbed

@@ -1,0 +1,60 @@
+#include "delay_line_stats.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace testbed {
+
+std::string format_delay_line_stats(const std::vector<DelayLineQueueStats>& queues) {
+  std::ostringstream out;
+  for (const auto& q : queues) {
+    out << "queue " << q.queue << " released " << q.released << " queue_dropped " << q.queue_dropped
+        << " user_dropped " << q.user_dropped << " lateness " << q.lateness.format() << "\n";
+  }
+  return out.str();
+}
+
+std::vector<DelayLineQueueStats> parse_delay_line_stats(const std::string& text) {
+  std::vector<DelayLineQueueStats> out;
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    if (line.empty()) continue;
+    std::istringstream in(line);
+    std::string k1, k2, k3, k4, k5;
+    unsigned queue = 0;
+    DelayLineQueueStats q;
+    if (!(in >> k1 >> queue >> k2 >> q.released >> k3 >> q.queue_dropped >> k4 >> q.user_dropped >>
+          k5) ||
+        k1 != "queue" || k2 != "released" || k3 != "queue_dropped" || k4 != "user_dropped" ||
+        k5 != "lateness" || queue > 65535) {
+      throw std::invalid_argument("delay-line stats line " + std::to_string(number) + ": '" + line +
+                                  "'");
+    }
+    q.queue = static_cast<uint16_t>(queue);
+    std::string rest;
+    std::getline(in, rest);
+    q.lateness = LatenessHistogram::parse(rest);
+    out.push_back(q);
+  }
+  return out;
+}
+
+std::map<uint16_t, NfqueueDrops> parse_nfqueue_table(const std::string& text) {
+  std::map<uint16_t, NfqueueDrops> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    unsigned queue = 0;
+    uint64_t portid = 0, total = 0, mode = 0, range = 0;
+    NfqueueDrops d;
+    if (in >> queue >> portid >> total >> mode >> range >> d.queue_dropped >> d.user_dropped &&
+        queue <= 65535) {
+      out[static_cast<uint16_t>(queue)] = d;
+    }
+  }
+  return out;
+}
+
+}  // namespace testbed

@@ -1,0 +1,230 @@
+// Emulation health without a lab: the delay line's lateness histogram and stats file, the
+// CPU and backlog meters, the judged report, its metrics, and the monitor over a fake
+// kernel. The real signals are exercised by the integration test (tests/integration/
+// health_test.cpp): a light run judged healthy, an overloaded one flagged.
+#include <gtest/gtest.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include "cpu_load.h"
+#include "delay_line_stats.h"
+#include "delay_queue.h"
+#include "fake_kernel.h"
+#include "health_metrics.h"
+#include "health_monitor.h"
+#include "health_report.h"
+#include "lateness_histogram.h"
+#include "link_backlog.h"
+#include "units.h"
+
+namespace testbed {
+namespace {
+
+TEST(LatenessHistogram, QuantilesNeverUnderstateAndStayWithinAQuarterOctave) {
+  LatenessHistogram h;
+  for (int i = 0; i < 98; ++i) h.add(0);
+  h.add(1000);
+  h.add(5000);
+  EXPECT_EQ(h.count(), 100u);
+  EXPECT_EQ(h.quantile_us(0.5), 0);
+  EXPECT_EQ(h.quantile_us(0.98), 0);
+  // The 99th of 100 is the 1000 us release: its bucket's bound, at most 19% above.
+  EXPECT_GE(h.quantile_us(0.99), 1000);
+  EXPECT_LE(h.quantile_us(0.99), 1190);
+  EXPECT_EQ(h.quantile_us(1.0), 5000);  // capped by the exact maximum
+  EXPECT_EQ(h.max_us(), 5000);
+  h.add(-20);  // released early (the release window) counts as on time
+  EXPECT_EQ(h.quantile_us(0.5), 0);
+}
+
+TEST(LatenessHistogram, ARunIsTheDifferenceOfTwoSnapshots) {
+  LatenessHistogram life;
+  life.add(9000);  // before the run: not the run's
+  const LatenessHistogram start = life;
+  for (int i = 0; i < 10; ++i) life.add(100);
+  const LatenessHistogram run = life.since(start);
+  EXPECT_EQ(run.count(), 10u);
+  EXPECT_GE(run.max_us(), 100);
+  EXPECT_LE(run.max_us(), 119);  // the bucket's bound, not the lifetime's 9000
+  life.add(20000);               // a new lifetime maximum is the run's, exactly
+  EXPECT_EQ(life.since(start).max_us(), 20000);
+  const LatenessHistogram back = LatenessHistogram::parse(life.format());
+  EXPECT_EQ(back.count(), life.count());
+  EXPECT_EQ(back.max_us(), 20000);
+  EXPECT_EQ(back.quantile_us(0.5), life.quantile_us(0.5));
+  EXPECT_THROW(LatenessHistogram::parse("7:x"), std::invalid_argument);
+  EXPECT_THROW(LatenessHistogram::parse("400:1"), std::invalid_argument);
+}
+
+TEST(DelayQueue, RecordsLatenessAndReleasesWithinTheWindow) {
+  DelayQueue q({1000, 0, false}, 1);
+  q.admit(1, 0);    // due at 1000
+  q.admit(2, 100);  // due at 1100
+  q.admit(3, 500);  // due at 1500
+  // At 1000 with a 200 us window, the two due by 1200 go together; the third waits.
+  EXPECT_EQ(q.release_due(1000, 200), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.release_due(4500), (std::vector<uint32_t>{3}));  // 3 ms late
+  EXPECT_EQ(q.lateness().count(), 3u);
+  EXPECT_EQ(q.lateness().max_us(), 3000);
+  EXPECT_EQ(q.lateness().quantile_us(0.6), 0);
+}
+
+TEST(DelayLineStats, RoundTripsAndNamesABadLine) {
+  LatenessHistogram h;
+  h.add(12);
+  const std::vector<DelayLineQueueStats> in = {{3, 1, 2, 5, h}, {7, 0, 0, 0, {}}};
+  const auto out = parse_delay_line_stats(format_delay_line_stats(in));
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].queue, 3);
+  EXPECT_EQ(out[0].queue_dropped, 2u);
+  EXPECT_EQ(out[0].user_dropped, 5u);
+  EXPECT_EQ(out[0].lateness.max_us(), 12);
+  EXPECT_EQ(out[1].queue, 7);
+  try {
+    parse_delay_line_stats(
+        "queue 1 released 2 queue_dropped 0 user_dropped 0 lateness max:0\n"
+        "queue x\n");
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DelayLineStats, ReadsTheKernelsQueueTable) {
+  // As /proc/net/netfilter/nfnetlink_queue prints it (seq_printf "%5u %6u %5u %1u %5u ...").
+  const auto t = parse_nfqueue_table(
+      "    0  12345     0 2 65531     0     0    88231  1\n"
+      "    4  12346    17 2 65531     9     3      412  1\n");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.at(4).queue_dropped, 9u);
+  EXPECT_EQ(t.at(4).user_dropped, 3u);
+  EXPECT_EQ(t.at(0).queue_dropped, 0u);
+}
+
+TEST(CpuLoad, IdleAndIowaitAreIdleAndSaturationIsPerInterval) {
+  const auto a = parse_proc_stat("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3 4\n");
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->total, 1000u);
+  EXPECT_EQ(a->busy, 150u);
+  EXPECT_FALSE(parse_proc_stat("intr 1 2 3\n"));
+  CpuSaturation s;
+  s.add({0, 0}, {40, 40});      // all busy: saturated
+  s.add({40, 40}, {79, 80});    // 97.5%: saturated
+  s.add({79, 80}, {99, 120});   // 50%
+  s.add({99, 120}, {99, 120});  // no tick passed: not an interval
+  EXPECT_EQ(s.intervals(), 3u);
+  EXPECT_NEAR(s.saturated_share(), 2.0 / 3, 1e-9);
+  EXPECT_NEAR(s.busy_quantile(0.5), 0.975, 1e-9);
+}
+
+TEST(BacklogMeter, JudgesOnlyIntervalsBackloggedAtBothEndsWithOneRate) {
+  BacklogMeter m;
+  const uint64_t rate = 1'000'000;  // bytes/s
+  m.add({0.0, 0, 0, rate});
+  m.add({0.2, 100'000, 5, rate});      // idle at the start: not backlogged
+  m.add({0.4, 290'000, 5, rate});      // backlogged: 190 KB of 200 KB allowed
+  m.add({0.6, 480'000, 3, rate});      // backlogged
+  m.add({0.8, 670'000, 2, rate * 2});  // the rate changed: not judged
+  EXPECT_NEAR(m.observed_s(), 0.8, 1e-9);
+  EXPECT_NEAR(m.backlogged_s(), 0.4, 1e-9);
+  EXPECT_FALSE(m.rate_ratio()) << "under a second of backlog says little";
+  for (int i = 5; i <= 12; ++i) m.add({0.2 * i, 670'000 + (i - 4) * 360'000ull, 4, rate * 2});
+  ASSERT_TRUE(m.rate_ratio());
+  // 0.4 s at 0.95 and 1.6 s at 0.9 of the rate.
+  EXPECT_NEAR(*m.rate_ratio(), (380'000.0 + 8 * 360'000) / (400'000 + 8 * 400'000), 1e-9);
+}
+
+HealthReport report_with(int64_t late_us, std::optional<double> ratio, double saturated) {
+  HealthReport r;
+  r.cpu_saturated_share = saturated;
+  r.cpu_intervals = 10;
+  DirectionHealth d;
+  d.from = "a";
+  d.to = "b";
+  for (int i = 0; i < 100; ++i) d.lateness.add(late_us);
+  d.delayed_packets = 100;
+  d.rate_measured = true;
+  d.observed_s = 10;
+  d.backlogged_s = 5;
+  d.rate_ratio = ratio;
+  r.directions.push_back(d);
+  return r;
+}
+
+TEST(HealthReport, EachThresholdIsItsOwnProblem) {
+  EXPECT_TRUE(report_with(50, 0.98, 0.1).healthy());
+  EXPECT_TRUE(report_with(50, std::nullopt, 0.1).healthy()) << "an unjudged link is no problem";
+  const auto late = report_with(2000, 0.98, 0.1);
+  ASSERT_EQ(late.problems().size(), 1u);
+  EXPECT_NE(late.problems()[0].find("p99"), std::string::npos);
+  const auto slow = report_with(50, 0.8, 0.1);
+  ASSERT_EQ(slow.problems().size(), 1u);
+  EXPECT_NE(slow.problems()[0].find("a->b 80%"), std::string::npos) << slow.problems()[0];
+  const auto busy = report_with(50, 0.98, 0.7);
+  ASSERT_EQ(busy.problems().size(), 1u);
+  EXPECT_EQ(busy.warning().rfind("emulation unhealthy: CPUs saturated 70%", 0), 0u)
+      << busy.warning();
+  auto dropped = report_with(50, 0.98, 0.1);
+  dropped.directions[0].nfqueue_dropped = 4;
+  EXPECT_FALSE(dropped.healthy());
+  const auto j = report_with(2000, 0.8, 0.7).to_json();
+  EXPECT_FALSE(j["healthy"].get<bool>());
+  EXPECT_EQ(j["problems"].size(), 3u);
+  EXPECT_GE(j["release_lateness_ms"]["p99"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(j["min_backlogged_rate_ratio"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(j["directions"][0]["backlogged_share"].get<double>(), 0.5);
+}
+
+TEST(HealthMetrics, AHealthEventBecomesGauges) {
+  prometheus::Registry registry;
+  HealthMetrics m(registry, "lab1");
+  nlohmann::json event = report_with(2000, 0.8, 0.7).to_json();
+  event["event"] = "health";
+  event["strategy"] = "ps";
+  m.apply(event);
+  m.apply({{"event", "iteration"}});  // not ours: ignored
+  const std::string text = prometheus::TextSerializer().Serialize(registry.Collect());
+  EXPECT_NE(text.find(R"(testbed_health_healthy{lab="lab1",strategy="ps"} 0)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(testbed_health_backlogged_rate_ratio{lab="lab1",node="a",peer="b",)"
+                      R"(strategy="ps"} 0.8)"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(R"(testbed_health_cpu_saturated_ratio{lab="lab1",strategy="ps"} 0.7)"),
+            std::string::npos);
+}
+
+TEST(HealthMonitor, SamplesEveryShapedDirectionOfAFakeLab) {
+  auto kernel = std::make_unique<FakeKernel>();
+  kernel->create_namespace("tbx-a");
+  kernel->create_veth("tbx-a", "eth0", "tbx-a", "eth1");
+  HtbShaping htb;
+  htb.rate_bytes_per_s = 1000;
+  kernel->set_shaping("tbx-a", "eth0", htb);
+  LiveDirection d;
+  d.from = "a";
+  d.to = "b";
+  d.ns = "tbx-a";
+  d.dev = "eth0";
+  HealthMonitor monitor(std::move(kernel), "/nonexistent", {d});
+  monitor.start();
+  std::this_thread::sleep_for(std::chrono::milliseconds(450));
+  const HealthReport r = monitor.stop();
+  ASSERT_EQ(r.directions.size(), 1u);
+  EXPECT_TRUE(r.directions[0].rate_measured);
+  EXPECT_GT(r.directions[0].observed_s, 0);
+  EXPECT_FALSE(r.directions[0].rate_ratio) << "never backlogged";
+  EXPECT_EQ(r.directions[0].delayed_packets, 0u) << "no delay line";
+  EXPECT_TRUE(r.healthy() || r.cpu_saturated_share > 0.5);
+}
+
+TEST(FormatFactor, PrintsTheFactorAsWritten) {
+  EXPECT_EQ(format_factor(0.25), "0.25");
+  EXPECT_EQ(format_factor(0.1), "0.1");
+  EXPECT_EQ(format_factor(1e-3), "0.001");
+  EXPECT_EQ(format_factor(2), "2");
+}
+
+}  // namespace
+}  // namespace testbed
