@@ -145,6 +145,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
       if (auto b = scalar(body["bin"], "bin", parse_duration))
         bin_us = std::max<int64_t>(b->us, 1000);
     }
+    const size_t errors_before = trace_errors.size();
     if (format == "csv") {
       s.changes = load_csv_trace(s.trace_file, trace_errors);
       if (!s.changes.empty()) {
@@ -157,6 +158,27 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
       s.changes = load_mahimahi_trace(s.trace_file, bin_us, s.period_us, trace_errors);
     } else {
       fail(body["format"], "format: '" + format + "' must be 'csv' or 'mahimahi'");
+    }
+    // Every trace problem is also named where the profile refers to the trace: a file that
+    // cannot be read there only (the trace has no position to give), errors inside it both
+    // there and at their own line in the trace.
+    // (`fail` may report into the same list, so the trace's own errors are taken out first.)
+    std::vector<Diagnostic> own(trace_errors.begin() + static_cast<std::ptrdiff_t>(errors_before),
+                                trace_errors.end());
+    trace_errors.resize(errors_before);
+    std::vector<Diagnostic> inside;
+    for (auto& d : own) {
+      if (d.line == 0) {
+        fail(body["file"], "trace '" + s.trace_file + "': " + d.message);
+      } else {
+        inside.push_back(std::move(d));
+      }
+    }
+    if (!inside.empty()) {
+      fail(body["file"], "trace '" + s.trace_file + "' has " + std::to_string(inside.size()) +
+                             " error" + (inside.size() == 1 ? "" : "s") +
+                             " (listed at their lines)");
+      trace_errors.insert(trace_errors.end(), inside.begin(), inside.end());
     }
   } else {
     fail(node.begin()->first, "schedule: unknown kind '" + kind + "' (use steps, random or trace)");

@@ -123,15 +123,22 @@ TEST(Schedule, BadSchedulesAreRejectedWithPositions) {
                                       f + ":7:47: bandwidth: the range goes downwards"}));
 }
 
-TEST(Schedule, TraceErrorsNameTheTraceFileAndLine) {
+TEST(Schedule, TraceErrorsNameTheTraceFileAndLineAndWhereTheProfileRefersToIt) {
+  const std::string f = kData + "/inline.yaml";
   const std::string trace = kData + "/traces/bad.csv";
-  EXPECT_EQ(
-      errors_of("    bandwidth: 10mbit\n    schedule: {trace: {file: traces/bad.csv}}\n"),
-      (std::vector<std::string>{
-          trace + ":2:3: rate: 'fast' is not a number followed by a unit",
-          trace + ":4:1: expected 'time,rate'",
-          trace + ":5:1: time goes backwards (or repeats): each line must be later than the one "
-                  "before"}));
+  const auto errors =
+      errors_of("    bandwidth: 10mbit\n    schedule: {trace: {file: traces/bad.csv}}\n");
+  EXPECT_EQ(errors,
+            (std::vector<std::string>{
+                trace + ":2:3: rate: 'fast' is not a number followed by a unit",
+                trace + ":4:1: expected 'time,rate'",
+                trace + ":5:1: time goes backwards (or repeats): each line must be later than "
+                        "the one before",
+                f + ":7:30: trace '" + trace + "' has 3 errors (listed at their lines)"}));
+  // A trace that cannot be read has no position of its own: the profile's is the one.
+  EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {trace: {file: traces/none.csv}}\n"),
+            std::vector<std::string>{f + ":7:30: trace '" + kData +
+                                     "/traces/none.csv': cannot read the trace file"});
 }
 
 }  // namespace
