@@ -5,7 +5,9 @@
 # Mbit/s during one iperf3 run; it reports how long the measured rate takes to settle
 # and how late each step was applied (the timeline's own log).
 #
-# usage: sudo bench/fidelity.sh [--quick]   (--quick: 2 rates x 2 delays)
+# usage: sudo bench/fidelity.sh [--quick]   (--quick: 2 rates x 2 delays, one round each)
+#        FIDELITY_PARTS=cpu,scale bench/fidelity.sh   runs only those parts (links, step,
+#        cpu, scale; all by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tb=${TESTBED:-build/bin/testbed}
@@ -15,6 +17,8 @@ lab=tbb-fidelity
 rates=(10 50 155 500 1000)
 delays=(0 30 100)
 if [ "${1:-}" = "--quick" ]; then rates=(10 1000); delays=(0 30); fi
+parts=${FIDELITY_PARTS:-links,step,cpu,scale}
+part() { [[ ",$parts," == *",$1,"* ]]; }
 
 server_pid=""
 cleanup() {
@@ -45,6 +49,7 @@ start_server() {
   echo "iperf3 server did not start" >&2; exit 1
 }
 
+if part links; then
 printf '%8s %8s %12s %10s %10s %10s %10s %9s\n' "rate" "delay" "iperf Mbit/s" "/config" "/goodput" "ping ms" "2xdelay" "rtt err"
 for rate in "${rates[@]}"; do
   for delay in "${delays[@]}"; do
@@ -69,6 +74,8 @@ PY
   done
 done
 
+fi
+if part step; then
 echo
 echo "step test: 155 -> 20 -> 155 Mbit/s at 4 s and 8 s, 30 ms each way, iperf3 every 100 ms"
 profile 155 30 "    a2b:
@@ -102,3 +109,94 @@ lags = [float(r["lag_ms"]) for r in csv.DictReader(open(sys.argv[2]))]
 print("  steps applied %d, lag after the scheduled time: max %.2f ms, mean %.2f ms" % (
     len(lags), max(lags), sum(lags) / len(lags)))
 PY
+
+"$tb" down "$lab" >/dev/null
+fi
+if part cpu; then
+echo
+echo "delay-line CPU per emulated gigabit: exact releases (--release-window 0us, as before)"
+echo "against the default window; 1 Gbit/s, 30 ms each way, iperf3 8 s, rounds alternate"
+profile 1000 30
+cpu_of_lines() {  # utime + stime of the lab's delay lines, in clock ticks
+  local t=0
+  for p in $(pgrep -f "testbed-delayline --control /run/testbed/$lab/"); do
+    t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+  done
+  echo "$t"
+}
+host_busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8 + $9}' /proc/stat; }
+rounds=3
+[ "${1:-}" = "--quick" ] && rounds=1
+: > "$out/cpu-per-gbit.txt"
+for round in $(seq "$rounds"); do
+  for window in 0us default; do
+    if [ "$window" = default ]; then "$tb" up "$out/fidelity.yaml" >/dev/null
+    else "$tb" up "$out/fidelity.yaml" --release-window "$window" >/dev/null; fi
+    start_server
+    c0=$(cpu_of_lines); h0=$(host_busy)
+    "$tb" exec --lab "$lab" b -- iperf3 -c 198.18.0.1 -R -t 8 -J > "$out/cpu.json"
+    c1=$(cpu_of_lines); h1=$(host_busy)
+    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+    "$tb" down "$lab" >/dev/null
+    python3 - "$window" "$out/cpu.json" "$c0" "$c1" "$h0" "$h1" "$(getconf CLK_TCK)" \
+      >> "$out/cpu-per-gbit.txt" <<'PY'
+import json, sys
+window, path, c0, c1, h0, h1, hz = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:])
+gbit = json.load(open(path))["end"]["sum_received"]["bytes"] * 8 / 1e9
+print(window, gbit / 8 * 1000, (c1 - c0) / hz / gbit, (h1 - h0) / hz / gbit)
+PY
+  done
+done
+python3 - "$out/cpu-per-gbit.txt" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+def med(w, i): return statistics.median(float(r[i]) for r in rows if r[0] == w)
+print("%-10s %10s %18s %18s" % ("window", "Mbit/s", "delay line s/Gbit", "host s/Gbit"))
+for w in ("0us", "default"):
+    print("%-10s %10.0f %18.3f %18.3f" % (w, med(w, 1), med(w, 2), med(w, 3)))
+print("after/before: delay line %.2f, host %.2f (medians of %d rounds)" % (
+    med("default", 2) / med("0us", 2), med("default", 3) / med("0us", 3),
+    sum(1 for r in rows if r[0] == "0us")))
+PY
+
+fi
+if part scale; then
+echo
+echo "scale invariance: NetStorm-lite over PS on loss-free Internet2, AlexNet x0.25 at the"
+echo "profile's rates against x0.0625 at a quarter of them (the same 122 chunks, the same"
+echo "transfer times; only the packet rate, hence the CPU load, differs)"
+# Random loss is left out: with it TCP's rate depends on packets per round trip (Mathis),
+# not on the link rate, and the two scales would differ for a reason that is not the host.
+sed -e 's/^  loss: .*$//' -e 's/^lab: internet2$/lab: tbb-scale/' profiles/internet2.yaml \
+  > "$out/internet2-lossless.yaml"
+scale_iters=3
+[ "${1:-}" = "--quick" ] && scale_iters=2
+for s in 1 0.25; do
+  model=$(python3 -c "print(0.25 * $s)")
+  cat > "$out/scale-$s.yaml" <<YAML
+name: scale-x$(python3 -c "print(int(100 * $s))")
+topology: internet2-lossless.yaml
+rate_scale: $s
+workload: {model: alexnet, scale: $model, iterations: $scale_iters}
+strategies: [ps, netstorm-lite]
+expect: [no node failed]
+YAML
+  "$tb" run "$out/scale-$s.yaml" --out "$out/scale-$s" > "$out/scale-$s.log" 2>&1 || true
+done
+python3 - "$out/scale-1/results.json" "$out/scale-0.25/results.json" <<'PY'
+import json, sys
+rows = []
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    f = {name: s["figures"] for name, s in r["strategies"].items()}
+    ratio = f["netstorm-lite"]["samples_per_s"] / f["ps"]["samples_per_s"]
+    worst_p99 = max(f[s].get("release_lateness_p99_ms", 0) for s in f)
+    worst_cpu = max(f[s].get("cpu_saturated_share", 0) for s in f)
+    rows.append((path.split("/")[-2], f["ps"]["mean_iteration_s"],
+                 f["netstorm-lite"]["mean_iteration_s"], ratio, worst_p99, worst_cpu))
+    print("%-12s ps %6.2f s  lite %6.2f s  lite/ps %5.2f  p99 late %5.2f ms  CPU saturated %3.0f%%"
+          % (rows[-1][0], rows[-1][1], rows[-1][2], ratio, worst_p99, 100 * worst_cpu))
+d = rows[1][3] / rows[0][3]
+print("ratio at x0.25 over ratio at x1: %.3f (%s: within 5%%)" % (d, "holds" if abs(d - 1) <= 0.05 else "FAILS"))
+PY
+fi

@@ -50,8 +50,10 @@ constexpr int kReceiveBatch = 32;
 constexpr size_t kNotificationBytes = 4096;
 // Packets due within a queue's release window of the earliest leave with it, in one
 // wake-up and one batch verdict. The window is 2% of the queue's delay (a delay error
-// TCP cannot tell from path variation) and at most 200 us: at 1 Gbit/s this cut the delay
-// line's CPU per gigabit by a fifth (bench/fidelity.sh measures it). 0 means exact.
+// TCP cannot tell from path variation) and at most 200 us: at 1 Gbit/s and 30 ms this cut
+// the delay lines' own CPU per gigabit by a fifth, the host's total not measurably (most of
+// it is the kernel's TCP/IP work, done wherever the verdict lands; bench/fidelity.sh).
+// 0 means exact.
 constexpr int64_t kDefaultWindowCapUs = 200;
 constexpr int64_t kWindowShareOfDelay = 50;
 

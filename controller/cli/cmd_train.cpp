@@ -164,6 +164,10 @@ int run_train(const Argv& argv) {
     } else {
       session.train();
       nlohmann::json summary = session.summary(lab);
+      if (std::ifstream start(dir + "/timeline-start"); start) {
+        double t = 0;
+        if (start >> t) summary["timeline_started_unix_s"] = t;
+      }
       finish_run_health(*health, summary, o.strategy, metrics);
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);

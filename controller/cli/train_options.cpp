@@ -204,8 +204,10 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   o.seed = std::stoull(get("seed", "1"));
   // UPDATE_TIME (Table II: 5 s): how often the scheduler rebuilds an aware strategy's trees.
   o.update_time_s = std::stod(get("update-time", "5"));
+  const std::string budget = get("max-seconds", "");
+  o.max_seconds = budget.empty() ? 0 : std::stod(budget);
   const auto knob = [&](const std::string& name, int fallback) {
-    const int v = std::stoi(args.option(name).value_or(std::to_string(fallback)));
+    const int v = std::stoi(get(name, std::to_string(fallback)));
     if (v < 0) throw UsageError("--" + name + " must not be negative");
     return v;
   };

@@ -176,7 +176,16 @@ void TrainSession::train() {
   policy_.version = 1;
   PassiveAwareness awareness(policy_, o_.update_time_s);
   uint64_t aux_before = 0, chunks_before = 0;
+  const auto train_start = std::chrono::steady_clock::now();
+  started_unix_s_ =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   for (int it = 0; it < o_.iterations; ++it) {
+    // --max-seconds: under dynamics every strategy then spans the same network states,
+    // however fast it iterates; the iteration under way when the budget ends completes.
+    if (o_.max_seconds > 0 && it > 0 &&
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - train_start).count() >=
+            o_.max_seconds)
+      break;
     policy_history_.push_back(
         {{"iteration", it}, {"version", policy_.version}, {"roots", roots_of(policy_)}});
     const auto start = std::chrono::steady_clock::now();
@@ -217,6 +226,10 @@ void TrainSession::train() {
                 << "%";
     }
     progress_ << "\n" << std::flush;
+    record_edges(it, done,
+                 chunks > chunks_before ? static_cast<double>(aux - aux_before) /
+                                              static_cast<double>(chunks - chunks_before)
+                                        : 0.0);
     aux_before = aux;
     chunks_before = chunks;
     if (strategy_is_aware(o_.strategy)) {
@@ -226,6 +239,25 @@ void TrainSession::train() {
       publish_measured();
     }
   }
+}
+
+// What each tree edge carried in one iteration, as its receiver timed the chunks (the
+// samples awareness learns from): how fast the edges really were, against the policy's
+// belief and the configured rates, and how much went on auxiliary paths.
+void TrainSession::record_edges(int iteration, const std::vector<nlohmann::json>& done,
+                                double aux_share) {
+  nlohmann::json edges = nlohmann::json::array();
+  for (size_t n = 0; n < done.size(); ++n) {
+    for (const auto& [from, s] : done[n]["link_samples"].items()) {
+      const double seconds = s["seconds"].get<double>();
+      edges.push_back({{"from", names_[std::stoul(from)]},
+                       {"to", names_[n]},
+                       {"chunks", s["count"]},
+                       {"bytes", s["bytes"]},
+                       {"mbit", seconds > 0 ? s["bytes"].get<double>() * 8 / seconds / 1e6 : 0.0}});
+    }
+  }
+  edge_history_.push_back({{"iteration", iteration}, {"aux_share", aux_share}, {"edges", edges}});
 }
 
 double TrainSession::mean_iteration_s() const {
@@ -242,7 +274,10 @@ double TrainSession::samples_per_s() const {
 nlohmann::json TrainSession::summary(const std::string& lab) const {
   nlohmann::json s = {{"lab", lab},
                       {"strategy", o_.strategy},
-                      {"iterations", o_.iterations},
+                      {"iterations", times_.size()},
+                      {"iterations_asked", o_.iterations},
+                      {"max_seconds", o_.max_seconds},
+                      {"train_started_unix_s", started_unix_s_},
                       {"mean_iteration_s", mean_iteration_s()},
                       {"samples_per_s", samples_per_s()},
                       {"samples_per_iteration", kSamplesPerNode * names_.size()},
@@ -257,7 +292,8 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
                       {"knowledge", o_.oracle ? "oracle (configured rates)" : "measured"},
                       {"link_mbit", graph_.mbit},
                       {"policy", to_json(policy_)},
-                      {"policy_history", policy_history_}};
+                      {"policy_history", policy_history_},
+                      {"edge_history", edge_history_}};
   const uint64_t chunks = total(last_done_, "chunks_sent");
   s["chunks_sent"] = chunks;
   s["aux_chunks_sent"] = total(last_done_, "aux_chunks_sent");

@@ -40,6 +40,7 @@ class TrainSession {
   int index(const std::string& name) const;
   void publish_measured();
   void publish_iteration(double seconds, const std::vector<nlohmann::json>& done);
+  void record_edges(int iteration, const std::vector<nlohmann::json>& done, double aux_share);
 
   const TrainOptions& o_;
   AgentGroup& agents_;
@@ -51,8 +52,10 @@ class TrainSession {
   ThroughputGraph graph_;
   SyncPolicy policy_;
   std::vector<double> times_, losses_;
+  double started_unix_s_ = 0;  // when iterating began: aligns iterations with timeline.csv
   std::vector<nlohmann::json> last_done_;  // cumulative counters, for the next deltas
   nlohmann::json policy_history_ = nlohmann::json::array();  // {iteration, version, roots}
+  nlohmann::json edge_history_ = nlohmann::json::array();    // {iteration, aux_share, edges}
 };
 
 }  // namespace testbed::cli

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
@@ -62,6 +63,12 @@ void Timeline::run() {
       << std::flush;
 
   const int64_t t0 = mono_ns();
+  // timeline.csv's times are since t0; this puts t0 on the wall clock, so a run's
+  // iterations (train_started_unix_s) can be placed among the changes.
+  std::ofstream(options_.lab_dir + "/timeline-start")
+      << std::fixed << std::setprecision(6)
+      << std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()
+      << "\n";
   for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;

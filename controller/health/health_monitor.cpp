@@ -64,7 +64,7 @@ void HealthMonitor::sample(double t_s) {
       // The lab is going down under us: no sample, and stop() still reports what it has.
     }
     if (!s) continue;
-    meters_[i].add({t_s, s->sent_bytes, s->backlog_packets, s->config.rate_bytes_per_s});
+    meters_[i].add({t_s, s->sent_bytes, s->backlog_bytes, s->config.rate_bytes_per_s});
     drops_now_[i] = s->dropped_packets;
   }
   if (const auto cpu = read_proc_stat()) {
@@ -92,7 +92,10 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
     h.rate_measured = !d.htb.netem && meters_[i].observed_s() > 0;
     h.observed_s = meters_[i].observed_s();
     h.backlogged_s = meters_[i].backlogged_s();
-    if (h.rate_measured) h.rate_ratio = meters_[i].rate_ratio();
+    if (h.rate_measured) {
+      h.rate_ratio = meters_[i].rate_ratio();
+      h.mean_ratio = meters_[i].mean_ratio();
+    }
     if (d.queue >= 0) {
       const auto q = static_cast<uint16_t>(d.queue);
       const auto e = end.find(d.to);

@@ -94,6 +94,7 @@ nlohmann::json HealthReport::to_json() const {
       j["backlogged_share"] = d.observed_s > 0 ? d.backlogged_s / d.observed_s : 0.0;
       j["backlogged_s"] = d.backlogged_s;
       j["backlogged_rate_ratio"] = d.rate_ratio ? nlohmann::json(*d.rate_ratio) : nullptr;
+      j["backlogged_mean_ratio"] = d.mean_ratio ? nlohmann::json(*d.mean_ratio) : nullptr;
     }
     dirs.push_back(j);
   }

@@ -4,7 +4,7 @@
 //     (their p99 over all delayed directions), plus packets the kernel dropped before a
 //     delay line saw them (nfqueue queue or socket full), which should never happen;
 //   - shaped rate: per direction, bytes sent while backlogged over what the configured
-//     rate allowed then;
+//     rate allowed then (the 90th percentile over 200 ms intervals);
 //   - host: the share of the run the CPUs were saturated.
 // Pure data: the HealthMonitor fills it, tests build it by hand.
 #pragma once
@@ -44,7 +44,8 @@ struct DirectionHealth {
   // holds delayed packets too, so backlog says nothing about the rate).
   bool rate_measured = false;
   double observed_s = 0, backlogged_s = 0;
-  std::optional<double> rate_ratio;  // judged only when backlogged long enough
+  std::optional<double> rate_ratio;  // p90 of backlogged intervals (see link_backlog.h)
+  std::optional<double> mean_ratio;  // over all backlogged intervals, errs low
   uint64_t shaper_drops = 0;         // the sender's queue overflowed: congestion, not a fault
 };
 

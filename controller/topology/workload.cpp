@@ -41,7 +41,8 @@ const std::vector<std::string>& workload_keys() {
   static const std::vector<std::string> kKeys = {
       "strategy",   "model",       "scale",     "iterations", "compute-ms",  "chunk",
       "seed",       "update-time", "staleness", "servers",    "target-loss", "max-seconds",
-      "eval-every", "server",      "apsp-mode", "capacity",   "draws"};
+      "eval-every", "server",      "apsp-mode", "capacity",   "draws",
+      "primary-busy-bound", "aux-queue-length"};
   return kKeys;
 }
 
@@ -86,6 +87,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return value == "model" || value == "native" ? "" : "expected model or native";
   if (key == "capacity")
     return value == "undirected" || value == "directed" ? "" : "expected undirected or directed";
+  if (key == "primary-busy-bound" || key == "aux-queue-length")
+    return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected chunks, 1-1000";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

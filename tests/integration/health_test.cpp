@@ -51,6 +51,20 @@ links:
   const Result plain = run_testbed({"train", lab, "--scale", "0.025", "--iterations", "1",
                                     "--oracle", "--strategy", "ps", "--model", "resnet50"});
   EXPECT_NE(plain.output.find("resnet50 x0.025 "), std::string::npos) << plain.output;
+  // A wall-time budget ends a tree strategy's run too (every strategy of a dynamic
+  // scenario then spans the same network states); each iteration's edges are recorded.
+  const Result budget = run_testbed({"train", lab, "--strategy", "mst", "--iterations", "200",
+                                     "--max-seconds", "2", "--scale", "0.005", "--oracle",
+                                     "--model", "resnet50", "--json"});
+  ASSERT_EQ(budget.status, 0) << budget.output;
+  const auto b = summary_of(budget.output);
+  EXPECT_EQ(b["iterations_asked"], 200);
+  EXPECT_GE(b["iterations"].get<int>(), 1);
+  EXPECT_LT(b["iterations"].get<int>(), 200);
+  ASSERT_EQ(b["edge_history"].size(), b["iterations"].get<size_t>());
+  // (Edges time only chunks at least as large as the start-of-run probes; with --oracle
+  // there are none, so their lists are empty here.)
+  EXPECT_TRUE(b["edge_history"][0].contains("aux_share"));
   const Result status = run_testbed({"status", lab});
   EXPECT_NE(status.output.find("emulation health of the last run"), std::string::npos)
       << status.output;

@@ -118,21 +118,27 @@ TEST(CpuLoad, IdleAndIowaitAreIdleAndSaturationIsPerInterval) {
   EXPECT_NEAR(s.busy_quantile(0.5), 0.975, 1e-9);
 }
 
-TEST(BacklogMeter, JudgesOnlyIntervalsBackloggedAtBothEndsWithOneRate) {
+TEST(BacklogMeter, JudgesTheBestIntervalsOfThoseBackloggedAtBothEnds) {
   BacklogMeter m;
-  const uint64_t rate = 1'000'000;  // bytes/s
+  const uint64_t rate = 1'000'000;  // bytes/s: 200 KB per 200 ms interval
   m.add({0.0, 0, 0, rate});
-  m.add({0.2, 100'000, 5, rate});      // idle at the start: not backlogged
-  m.add({0.4, 290'000, 5, rate});      // backlogged: 190 KB of 200 KB allowed
-  m.add({0.6, 480'000, 3, rate});      // backlogged
-  m.add({0.8, 670'000, 2, rate * 2});  // the rate changed: not judged
+  m.add({0.2, 100'000, 5'000, rate});      // nothing queued at the start: not backlogged
+  m.add({0.4, 300'000, 5'000, rate});      // backlogged: 200 KB of 200 KB
+  m.add({0.6, 400'000, 5'000, rate});      // backlogged, but it idled inside: 100 KB
+  m.add({0.8, 600'000, 5'000, rate * 2});  // the rate changed: not judged
   EXPECT_NEAR(m.observed_s(), 0.8, 1e-9);
   EXPECT_NEAR(m.backlogged_s(), 0.4, 1e-9);
-  EXPECT_FALSE(m.rate_ratio()) << "under a second of backlog says little";
-  for (int i = 5; i <= 12; ++i) m.add({0.2 * i, 670'000 + (i - 4) * 360'000ull, 4, rate * 2});
+  EXPECT_FALSE(m.rate_ratio()) << "two intervals say little";
+  // Eight more at the new rate: seven at 0.9 (a slow shaper), one at 0.5 (an idle gap).
+  uint64_t sent = 600'000;
+  for (int i = 5; i <= 12; ++i) {
+    sent += i == 7 ? 200'000 : 360'000;
+    m.add({0.2 * i, sent, 5'000, rate * 2});
+  }
   ASSERT_TRUE(m.rate_ratio());
-  // 0.4 s at 0.95 and 1.6 s at 0.9 of the rate.
-  EXPECT_NEAR(*m.rate_ratio(), (380'000.0 + 8 * 360'000) / (400'000 + 8 * 400'000), 1e-9);
+  // Ratios 1.0, 0.5, 0.5 and 0.9 x 7: the 90th percentile of ten is the 9th, 0.9.
+  EXPECT_NEAR(*m.rate_ratio(), 0.9, 1e-9);
+  EXPECT_NEAR(*m.mean_ratio(), (300'000.0 + 7 * 360'000 + 200'000) / (400'000 + 8 * 400'000), 1e-9);
 }
 
 HealthReport report_with(int64_t late_us, std::optional<double> ratio, double saturated) {

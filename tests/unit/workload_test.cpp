@@ -45,6 +45,10 @@ TEST(WorkloadSettings, CheckEachKey) {
   EXPECT_EQ(check_workload_setting("model", "logreg"), "");
   EXPECT_EQ(check_workload_setting("model", "vgg16"), "");
   EXPECT_NE(check_workload_setting("model", "bert"), "");
+  // NetStorm's auxiliary-path knobs (Table II), so a scenario can sweep Fig. 17's grid.
+  EXPECT_EQ(check_workload_setting("primary-busy-bound", "2"), "");
+  EXPECT_EQ(check_workload_setting("aux-queue-length", "5"), "");
+  EXPECT_NE(check_workload_setting("aux-queue-length", "0"), "");
   EXPECT_EQ(check_workload_setting("scale", "0.25"), "");
   EXPECT_NE(check_workload_setting("scale", "0"), "");
   EXPECT_NE(check_workload_setting("iterations", "0"), "");
