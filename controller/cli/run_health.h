@@ -15,14 +15,13 @@
 
 namespace testbed::cli {
 
-std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context,
-                                                const std::string& lab_dir,
+std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const std::string& lab_dir,
                                                 const nlohmann::json& plan,
                                                 const std::string& strategy);
 
 // Stops the monitor; adds "health" to `summary`, publishes it, warns when unhealthy.
-void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary,
-                       const std::string& strategy, MetricsSink& metrics);
+void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary, const std::string& strategy,
+                       MetricsSink& metrics);
 
 // A scenario's view of a strategy's runs: the worst of each health figure over its
 // repetitions (release_lateness_p99_ms, cpu_saturated_share, min_rate_ratio) and every

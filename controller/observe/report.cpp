@@ -126,8 +126,9 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
        << "set title 'Held-out loss against wall time'\nset xlabel 'seconds'\n"
           "set ylabel 'held-out loss'\nset yrange [*:*]\nset xtics autofreq\n";
     const double target = converging.front()->value("target_loss", 0.0);
-    if (target > 0) gp << "set arrow 1 from graph 0, first " << target << " to graph 1, first "
-                       << target << " nohead dashtype 2\n";
+    if (target > 0)
+      gp << "set arrow 1 from graph 0, first " << target << " to graph 1, first " << target
+         << " nohead dashtype 2\n";
     gp << "plot ";
     for (size_t i = 0; i < converging.size(); ++i) {
       const auto& run = *converging[i];

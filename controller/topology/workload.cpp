@@ -38,11 +38,25 @@ bool whole(const std::string& text, long long& out) {
 }  // namespace
 
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {
-      "strategy",   "model",       "scale",     "iterations", "compute-ms",  "chunk",
-      "seed",       "update-time", "staleness", "servers",    "target-loss", "max-seconds",
-      "eval-every", "server",      "apsp-mode", "capacity",   "draws",
-      "primary-busy-bound", "aux-queue-length"};
+  static const std::vector<std::string> kKeys = {"strategy",
+                                                 "model",
+                                                 "scale",
+                                                 "iterations",
+                                                 "compute-ms",
+                                                 "chunk",
+                                                 "seed",
+                                                 "update-time",
+                                                 "staleness",
+                                                 "servers",
+                                                 "target-loss",
+                                                 "max-seconds",
+                                                 "eval-every",
+                                                 "server",
+                                                 "apsp-mode",
+                                                 "capacity",
+                                                 "draws",
+                                                 "primary-busy-bound",
+                                                 "aux-queue-length"};
   return kKeys;
 }
 

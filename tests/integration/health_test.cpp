@@ -53,9 +53,9 @@ links:
   EXPECT_NE(plain.output.find("resnet50 x0.025 "), std::string::npos) << plain.output;
   // A wall-time budget ends a tree strategy's run too (every strategy of a dynamic
   // scenario then spans the same network states); each iteration's edges are recorded.
-  const Result budget = run_testbed({"train", lab, "--strategy", "mst", "--iterations", "200",
-                                     "--max-seconds", "2", "--scale", "0.005", "--oracle",
-                                     "--model", "resnet50", "--json"});
+  const Result budget =
+      run_testbed({"train", lab, "--strategy", "mst", "--iterations", "200", "--max-seconds", "2",
+                   "--scale", "0.005", "--oracle", "--model", "resnet50", "--json"});
   ASSERT_EQ(budget.status, 0) << budget.output;
   const auto b = summary_of(budget.output);
   EXPECT_EQ(b["iterations_asked"], 200);
