@@ -196,6 +196,9 @@ for path in sys.argv[1:]:
                  f["netstorm-lite"]["mean_iteration_s"], ratio, worst_p99, worst_cpu))
     print("%-12s ps %6.2f s  lite %6.2f s  lite/ps %5.2f  p99 late %5.2f ms  CPU saturated %3.0f%%"
           % (rows[-1][0], rows[-1][1], rows[-1][2], ratio, worst_p99, 100 * worst_cpu))
+    for run in r["runs"]:
+        for p in run.get("summary", {}).get("health", {}).get("problems", []):
+            print("    %s: %s" % (run["strategy"], p))
 d = rows[1][3] / rows[0][3]
 print("ratio at x0.25 over ratio at x1: %.3f (%s: within 5%%)" % (d, "holds" if abs(d - 1) <= 0.05 else "FAILS"))
 PY

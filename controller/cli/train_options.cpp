@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <set>
 #include <tuple>
 
 #include "job.h"
@@ -43,29 +44,11 @@ const char* const kTrainUsage =
     "[--probe-count N] [--probe-bytes B]";
 
 Args parse_train_args(const Argv& argv) {
-  Args args(argv, {"json", "oracle", "probe-only"},
-            {"strategy",
-             "iterations",
-             "model",
-             "scale",
-             "compute-ms",
-             "chunk",
-             "seed",
-             "update-time",
-             "primary-busy-bound",
-             "aux-queue-length",
-             "probe-count",
-             "probe-bytes",
-             "probe-link",
-             "staleness",
-             "servers",
-             "target-loss",
-             "max-seconds",
-             "eval-every",
-             "server",
-             "apsp-mode",
-             "capacity",
-             "draws"});
+  // Every profile workload key is an option too; the probe settings are for the command
+  // line only (benchmarks).
+  std::set<std::string> valued(workload_keys().begin(), workload_keys().end());
+  valued.insert({"probe-count", "probe-bytes", "probe-link"});
+  Args args(argv, {"json", "oracle", "probe-only"}, valued);
   args.at_most(1, kTrainUsage);
   return args;
 }

@@ -92,6 +92,7 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
     h.rate_measured = !d.htb.netem && meters_[i].observed_s() > 0;
     h.observed_s = meters_[i].observed_s();
     h.backlogged_s = meters_[i].backlogged_s();
+    h.rate_judged = h.rate_measured && d.params.loss.value == 0;
     if (h.rate_measured) {
       h.rate_ratio = meters_[i].rate_ratio();
       h.mean_ratio = meters_[i].mean_ratio();

@@ -36,7 +36,7 @@ uint64_t HealthReport::nfqueue_dropped() const {
 std::optional<double> HealthReport::min_rate_ratio() const {
   std::optional<double> low;
   for (const auto& d : directions) {
-    if (d.rate_ratio && (!low || *d.rate_ratio < *low)) low = d.rate_ratio;
+    if (d.rate_judged && d.rate_ratio && (!low || *d.rate_ratio < *low)) low = d.rate_ratio;
   }
   return low;
 }
@@ -54,7 +54,7 @@ std::vector<std::string> HealthReport::problems() const {
   }
   std::vector<std::string> slow;
   for (const auto& d : directions) {
-    if (d.rate_ratio && *d.rate_ratio < thresholds.min_rate_ratio)
+    if (d.rate_judged && d.rate_ratio && *d.rate_ratio < thresholds.min_rate_ratio)
       slow.push_back(d.from + "->" + d.to + " " + fixed(*d.rate_ratio * 100, 0) + "%");
   }
   if (!slow.empty()) {
@@ -95,6 +95,7 @@ nlohmann::json HealthReport::to_json() const {
       j["backlogged_s"] = d.backlogged_s;
       j["backlogged_rate_ratio"] = d.rate_ratio ? nlohmann::json(*d.rate_ratio) : nullptr;
       j["backlogged_mean_ratio"] = d.mean_ratio ? nlohmann::json(*d.mean_ratio) : nullptr;
+      j["rate_judged"] = d.rate_judged;
     }
     dirs.push_back(j);
   }

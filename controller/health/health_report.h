@@ -43,6 +43,7 @@ struct DirectionHealth {
   // Shaper: backlog measured where the leaf is a plain FIFO (with a netem leaf the queue
   // holds delayed packets too, so backlog says nothing about the rate).
   bool rate_measured = false;
+  bool rate_judged = false;  // loss-free direction: see link_backlog.h
   double observed_s = 0, backlogged_s = 0;
   std::optional<double> rate_ratio;  // p90 of backlogged intervals (see link_backlog.h)
   std::optional<double> mean_ratio;  // over all backlogged intervals, errs low
@@ -58,7 +59,7 @@ struct HealthReport {
 
   LatenessHistogram lateness() const;  // every delayed direction together
   uint64_t nfqueue_dropped() const;
-  std::optional<double> min_rate_ratio() const;
+  std::optional<double> min_rate_ratio() const;  // over the judged directions
   // What crossed a threshold, one phrase each; empty when healthy.
   std::vector<std::string> problems() const;
   bool healthy() const { return problems().empty(); }

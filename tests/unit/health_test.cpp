@@ -151,6 +151,7 @@ HealthReport report_with(int64_t late_us, std::optional<double> ratio, double sa
   for (int i = 0; i < 100; ++i) d.lateness.add(late_us);
   d.delayed_packets = 100;
   d.rate_measured = true;
+  d.rate_judged = true;
   d.observed_s = 10;
   d.backlogged_s = 5;
   d.rate_ratio = ratio;
@@ -161,6 +162,10 @@ HealthReport report_with(int64_t late_us, std::optional<double> ratio, double sa
 TEST(HealthReport, EachThresholdIsItsOwnProblem) {
   EXPECT_TRUE(report_with(50, 0.98, 0.1).healthy());
   EXPECT_TRUE(report_with(50, std::nullopt, 0.1).healthy()) << "an unjudged link is no problem";
+  auto lossy = report_with(50, 0.5, 0.1);
+  lossy.directions[0].rate_judged = false;  // a lossy link: reported, not judged
+  EXPECT_TRUE(lossy.healthy());
+  EXPECT_FALSE(lossy.min_rate_ratio());
   const auto late = report_with(2000, 0.98, 0.1);
   ASSERT_EQ(late.problems().size(), 1u);
   EXPECT_NE(late.problems()[0].find("p99"), std::string::npos);
