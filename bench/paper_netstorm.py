@@ -142,6 +142,37 @@ def dynamic_diagnostics(out, name, res):
     return rows
 
 
+def busiest(out, name, res, top=2):
+    """Per run, the link directions that were busiest: bytes the sender's shaper passed
+    during training over what its configured rate allowed (links.csv, sampled each second).
+    With chunks pipelined, a tree's iteration is bounded by its slowest edge: this shows
+    which edge that was and how close to its rate it ran."""
+    path = os.path.join(out, name, "links.csv")
+    if not res or not os.path.exists(path):
+        return []
+    series = {}
+    for x in csv.DictReader(open(path)):
+        series.setdefault((x["strategy"], x["node"], x["peer"]), []).append(
+            (float(x["unix_s"]), int(x["transmit_bytes"]), float(x["configured_bits_per_s"])))
+    rows = []
+    for strategy, s in summaries(res).items():
+        t0 = s["train_started_unix_s"]
+        t1 = t0 + sum(s["iteration_s"])
+        found = []
+        for (st, a, b), v in series.items():
+            v = [p for p in v if st == strategy and t0 - 1 <= p[0] <= t1 + 1]
+            if len(v) < 2:
+                continue
+            # link time the bytes needed at the configured rate(s), over the run's time
+            need = sum((v[i + 1][1] - v[i][1]) * 8 / v[i][2] for i in range(len(v) - 1))
+            found.append((need / (t1 - t0), "%s>%s" % (a, b), (v[-1][1] - v[0][1]) / 1e6,
+                          v[0][2] / 1e6))
+        found.sort(reverse=True)
+        rows.append("| %s | %.1f s | %s |" % (strategy, s["mean_iteration_s"], "; ".join(
+            "%s %.0f%% (%.0f MB, %.0f Mbit/s)" % (d, u * 100, mb, r) for u, d, mb, r in found[:top])))
+    return rows
+
+
 def plot(out, static, dynamic):
     names = ["ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro"]
     data = os.path.join(out, "normalized.dat")
@@ -249,6 +280,10 @@ def main():
               "| strategy | iterations | per state | staleness | aux | edge/configured | p10 |",
               "|---|---|---|---|---|---|---|"]
     lines += dynamic_diagnostics(out, "dynamic", dynamic) if dynamic else []
+    lines += ["", "## Busiest link directions (utilization of the run at the configured rate)",
+              "", "| run | mean iteration | busiest directions |", "|---|---|---|"]
+    for name, res in [("static", static), ("dynamic", dynamic)]:
+        lines += ["| **%s** | | |" % name] + busiest(out, name, res)
     lines += ["", "## Emulation health of every run", "",
               "| scenario | strategy | healthy | release late p50 / p99 ms | CPU saturated | "
               "slowest backlogged link | problems |", "|---|---|---|---|---|---|---|"]
