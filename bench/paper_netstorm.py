@@ -201,7 +201,7 @@ plot '{data}' using 2:xtic(1) title 'static', '' using 3 title 'dynamic (180 s r
             series.append("'%s' using 1:2 with linespoints title '%s'" % (path, n))
     if series:
         script += f"""set output '{out}/iterations.png'
-set title 'Iteration time under the 180 s redraws (train time; redraws near 180 and 360 s)'
+set title 'Iteration time under the 180 s redraws (time since training began; the redraws fall 180 s apart)'
 set style data linespoints
 set xlabel 'seconds since training began'
 set ylabel 'iteration s'

@@ -1,5 +1,7 @@
 #include "health_metrics.h"
 
+#include <limits>
+
 namespace testbed {
 
 using prometheus::BuildGauge;
@@ -13,7 +15,7 @@ HealthMetrics::HealthMetrics(prometheus::Registry& registry, std::string lab)
       lateness_(BuildGauge()
                     .Name("testbed_health_release_lateness_seconds")
                     .Help("How late the delay lines released packets against their due time "
-                          "during the run (quantile 0.5, 0.99, or 1 for the maximum).")
+                          "during the run (statistic p50, p99 or max).")
                     .Register(registry)),
       cpu_saturated_(BuildGauge()
                          .Name("testbed_health_cpu_saturated_ratio")
@@ -38,19 +40,22 @@ void HealthMetrics::apply(const nlohmann::json& event) {
   cpu_saturated_.Add(run).Set(event.at("cpu_saturated_share").get<double>());
   nfqueue_dropped_.Add(run).Set(event.at("nfqueue_dropped").get<double>());
   const auto& late = event.at("release_lateness_ms");
-  for (const auto& [quantile, key] :
-       {std::pair{"0.5", "p50"}, std::pair{"0.99", "p99"}, std::pair{"1", "max"}}) {
+  // A gauge may not carry Prometheus's reserved "quantile" label (promtool), hence
+  // "statistic".
+  for (const char* key : {"p50", "p99", "max"}) {
     auto labels = run;
-    labels["quantile"] = quantile;
+    labels["statistic"] = key;
     lateness_.Add(labels).Set(late.at(key).get<double>() / 1e3);
   }
   for (const auto& d : event.at("directions")) {
     const auto ratio = d.find("backlogged_rate_ratio");
-    if (ratio == d.end() || ratio->is_null()) continue;
+    if (ratio == d.end()) continue;  // not measured (a netem leaf)
     auto labels = run;
     labels["node"] = d.at("from").get<std::string>();
     labels["peer"] = d.at("to").get<std::string>();
-    rate_ratio_.Add(labels).Set(ratio->get<double>());
+    // NaN until the direction has been backlogged long enough to say: a gap on the panel.
+    rate_ratio_.Add(labels).Set(ratio->is_null() ? std::numeric_limits<double>::quiet_NaN()
+                                                 : ratio->get<double>());
   }
 }
 
