@@ -64,8 +64,7 @@ struct ShapingState {
   uint64_t sent_bytes = 0;
   uint64_t sent_packets = 0;
   uint64_t dropped_packets = 0;
-  // What waits in the class's leaf now: a backlogged link runs at its shaped rate.
-  uint32_t backlog_packets = 0;
+  // What waits in the class's leaf now: the health monitor's backlog signal.
   uint32_t backlog_bytes = 0;
 };
 

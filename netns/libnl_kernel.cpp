@@ -258,7 +258,6 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
   read_leaf(leaf.get(), state.config);
   state.sent_bytes = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BYTES);
   state.sent_packets = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_PACKETS);
-  state.backlog_packets = static_cast<uint32_t>(rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_QLEN));
   state.backlog_bytes =
       static_cast<uint32_t>(rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BACKLOG));
   state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS) +

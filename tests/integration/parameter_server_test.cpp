@@ -29,13 +29,7 @@ class ParameterServer : public ::testing::Test {
                   .status,
               0);
   }
-  nlohmann::json train(std::vector<std::string> args) {
-    args.insert(args.begin(), {"train", kLab});
-    args.push_back("--json");
-    const Result r = run_testbed(args);
-    EXPECT_EQ(r.status, 0) << r.output;
-    return r.status == 0 ? summary_of(r.output) : nlohmann::json();
-  }
+  nlohmann::json train(std::vector<std::string> args) { return train_json(kLab, std::move(args)); }
   LabGuard guard_{kLab};
 };
 

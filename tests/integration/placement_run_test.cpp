@@ -22,10 +22,8 @@ class PlacementRun : public ::testing::Test {
               0);
   }
   nlohmann::json train(std::vector<std::string> args) {
-    args.insert(args.begin(), {"train", kLab, "--json", "--iterations", "4"});
-    const Result r = run_testbed(args);
-    EXPECT_EQ(r.status, 0) << r.output;
-    return r.status == 0 ? summary_of(r.output) : nlohmann::json();
+    args.insert(args.begin(), {"--iterations", "4"});
+    return train_json(kLab, std::move(args));
   }
   LabGuard guard_{kLab};
 };

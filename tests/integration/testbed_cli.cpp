@@ -6,6 +6,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -92,6 +94,14 @@ nlohmann::json summary_of(const std::string& output) {
     if (!line.empty() && line[0] == '{') json_line = line;
   }
   return nlohmann::json::parse(json_line);
+}
+
+nlohmann::json train_json(const std::string& lab, std::vector<std::string> args) {
+  args.insert(args.begin(), {"train", lab});
+  args.push_back("--json");
+  const Result r = run_testbed(args);
+  EXPECT_EQ(r.status, 0) << r.output;
+  return r.status == 0 ? summary_of(r.output) : nlohmann::json();
 }
 
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab) {

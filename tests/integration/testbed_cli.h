@@ -48,6 +48,10 @@ bool lab_state_exists(const std::string& lab);
 
 // The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
 nlohmann::json summary_of(const std::string& output);
+// `testbed train LAB ARGS... --json`: its summary, or null (and a test failure naming the
+// output) when it failed.
+nlohmann::json train_json(const std::string& lab, std::vector<std::string> args);
+
 // The agents a lab's state records: (pid, node).
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab);
 
