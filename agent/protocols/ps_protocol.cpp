@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "local_workers.h"
 #include "wire.h"
 
 namespace testbed {
@@ -38,12 +39,16 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
     transfer_->configure(transfer_mode_from(cmd.value("transfer", "native")), routes);
   }
   const auto& j = cmd.at("job");
-  const JobConfig config{j.at("name"), j.at("seed"), static_cast<int>(workers_.size()),
+  // A node's worker may stand for several (Bösen's threads behind one process cache):
+  // their updates are summed here, and the job counts them all.
+  per_node_ = j.value("workers_per_node", 1);
+  slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
+  const JobConfig config{j.at("name"), j.at("seed"), static_cast<int>(workers_.size()) * per_node_,
                          j.at("scale"), j.value("parameters", size_t{0})};
   // Every node builds a job: the shards take their initial values from it, and every
   // node agrees on the model's size and so on the key ranges.
   const int me = worker_index(self_);
-  job_ = make_job(config, std::max(me, 0));
+  job_ = make_local_workers(config, std::max(me, 0), per_node_);
   ranges_ = split_keys(job_->parameters(), static_cast<int>(servers_.size()));
   const auto at = std::find(servers_.begin(), servers_.end(), self_);
   if (at != servers_.end()) {
@@ -192,7 +197,8 @@ void PsProtocol::params_complete() {
   phase_ = Phase::kComputing;
   update_ = job_->update(clock_, w_);
   samples_ += job_->samples_per_update();
-  compute_end_ = now + std::chrono::milliseconds(draw_compute_ms(compute_, seed_, self_, clock_));
+  compute_end_ = now + std::chrono::milliseconds(
+                           local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
 }
 
 void PsProtocol::push_update() {

@@ -7,9 +7,10 @@
 // answered.
 //
 // Commands:
-//   setup {protocol: ps, endpoints, job: {name, seed, scale}, workers: [nodes],
+//   setup {protocol: ps, endpoints, job: {name, seed, scale, [workers_per_node]}, workers: [nodes],
 //          servers: [nodes], consistency, staleness, iterations, compute: {min_ms, max_ms},
-//          seed, eval_interval_ms, [routes: [{nodes, pace_bytes_per_s}],
+//          seed, eval_interval_ms, [slow: {node: factor}],
+//          [routes: [{nodes, pace_bytes_per_s}],
 //          transfer: model|native]}                                 -> ready
 //   start      workers begin at clock 0; events as they go:
 //              clock {clock, seconds}, eval {clock, loss}, finished {clocks, ...}
@@ -65,6 +66,8 @@ class PsProtocol : public Protocol {
   std::unique_ptr<Job> job_;  // when this node is a worker
   int iterations_ = 0;
   ComputeRange compute_;
+  int per_node_ = 1;       // workers this node's worker stands for
+  double slowdown_ = 1.0;  // this node's compute time factor (a slow data center)
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 

@@ -2,6 +2,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "gaia_protocol.h"
 #include "protocol.h"
 #include "ps_protocol.h"
 #include "tree_protocol.h"
@@ -17,6 +18,8 @@ const std::map<std::string, Factory>& factories() {
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<TreeProtocol>(l); }},
       {"ps",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<PsProtocol>(l); }},
+      {"gaia",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<GaiaProtocol>(l); }},
   };
   return kProtocols;
 }

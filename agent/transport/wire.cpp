@@ -82,7 +82,8 @@ size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint3
   const size_t key_bytes = dense ? 0 : keys.size() * sizeof(uint32_t);
   std::vector<uint8_t> payload(key_bytes + values.size() * sizeof(float));
   if (key_bytes) std::memcpy(payload.data(), keys.data(), key_bytes);
-  if (!values.empty()) std::memcpy(payload.data() + key_bytes, values.data(), payload.size() - key_bytes);
+  if (!values.empty())
+    std::memcpy(payload.data() + key_bytes, values.data(), payload.size() - key_bytes);
   send_frames(socket, header, payload.data(), payload.size());
   return sizeof header + payload.size();
 }
@@ -104,12 +105,14 @@ Received decode(std::vector<zmq::message_t>& frames) {
     r.chunk.to = r.header.dest;
     r.chunk.data.resize(frames[2].size() / sizeof(float));
     std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
-  } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kParams) {
-    // A pull carries keys only; a push or params keys and values, one of each per key.
+  } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kMirrorAck) {
+    // A pull or a barrier carries keys only; a push, params or a mirror update keys and
+    // values, one of each per key; a mirror clock or ack nothing.
     const bool dense = r.header.flags & kDense;
-    const bool pull = r.header.kind == WireKind::kPull;
+    const bool pull = r.header.kind == WireKind::kPull || r.header.kind == WireKind::kMirrorBarrier;
     const size_t per_key = pull ? sizeof(uint32_t) : sizeof(uint32_t) + sizeof(float);
-    const size_t n = dense ? (pull ? 0 : r.payload_bytes / sizeof(float)) : r.payload_bytes / per_key;
+    const size_t n =
+        dense ? (pull ? 0 : r.payload_bytes / sizeof(float)) : r.payload_bytes / per_key;
     const auto* bytes = static_cast<const uint8_t*>(frames[2].data());
     if (!dense) {
       r.keys.resize(n);

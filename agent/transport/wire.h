@@ -18,14 +18,20 @@
 namespace testbed {
 
 // kPush, kPull and kParams are the parameter server's (protocols/ps_protocol.h): a
-// worker's update, its request for parameters, and the shard's answer.
+// worker's update, its request for parameters, and the shard's answer. The kMirror kinds
+// are Gaia's between data centers (protocols/gaia/): significant updates (keys and
+// deltas), the selective barrier (keys only), the mirror clock and the data's ack (none).
 enum class WireKind : uint8_t {
   kChunk = 1,
   kProbe = 2,
   kAck = 3,
   kPush = 4,
   kPull = 5,
-  kParams = 6
+  kParams = 6,
+  kMirrorUpdate = 7,
+  kMirrorBarrier = 8,
+  kMirrorClock = 9,
+  kMirrorAck = 10
 };
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this

@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "gaia_plan.h"
 #include "placement_report.h"
 #include "plan_table.h"
 #include "topology_parser.h"
@@ -19,16 +20,24 @@ int run_plan(const Argv& argv) {
   const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
   // A workload of a placement strategy: where its server goes, and its paths and rates.
-  const nlohmann::json placement = workload_placement(parse_topology_file(args.positional(0)));
+  const Topology topology = parse_topology_file(args.positional(0));
+  const nlohmann::json placement = workload_placement(topology);
+  const auto strategy = topology.workload.find("strategy");
+  const bool gaia = strategy != topology.workload.end() && strategy->second == "gaia";
   if (args.flag("json")) {
     nlohmann::json j = plan_to_json(*plan);
     if (!placement.is_null()) j["placement"] = placement;
+    if (gaia) j["gaia"] = {{"choices", gaia_choices()}};
     std::cout << j.dump(2) << "\n";
   } else {
     print_plan_table(*plan, std::cout, args.flag("steps"));
     if (!placement.is_null()) {
       std::cout << "\nworkload " << placement["strategy"].get<std::string>() << ": ";
       placement::print_placement(placement, std::cout);
+    }
+    if (gaia) {
+      std::cout << "\nworkload gaia: choices where the paper is silent:\n";
+      for (const auto& c : gaia_choices()) std::cout << "  - " << c.get<std::string>() << "\n";
     }
   }
   return kExitOk;

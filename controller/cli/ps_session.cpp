@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "args.h"
+#include "gaia_plan.h"
 #include "job.h"
 #include "link_metrics.h"
 #include "strategies.h"
@@ -86,7 +87,9 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
 void PsSession::setup() {
   std::vector<int> workers;
   for (size_t n = 0; n < names_.size(); ++n) workers.push_back(static_cast<int>(n));
-  if (o_.placement) {
+  if (gaia()) {
+    servers_ = workers;  // every data center holds a full replica: its own server
+  } else if (o_.placement) {
     choose_placement();
     // A server only: the placement's node serves, every other node is a worker (the paper).
     workers.erase(std::remove(workers.begin(), workers.end(), servers_.front()), workers.end());
@@ -98,31 +101,54 @@ void PsSession::setup() {
     worker_of_node_[static_cast<size_t>(workers[w])] = static_cast<int>(w);
   workers_ = workers.size();
   curve_ = LossCurve(static_cast<int>(workers_));
-  const JobConfig job{o_.job, o_.seed, static_cast<int>(workers_), o_.scale, o_.job_parameters};
+  const JobConfig job{o_.job, o_.seed, static_cast<int>(workers_) * o_.workers_per_dc, o_.scale,
+                      o_.job_parameters};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
   const bool bsp = o_.strategy == "bsp" || o_.placement;
   const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
+  const bool converged = o_.target_rule == "converged" && !o_.target_loss;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
-  const int clocks = check ? o_.iterations : (o_.target_loss ? 0 : n);
+  const int clocks = check || converged ? bounded : (o_.target_loss ? 0 : n);
   const ReferenceRun reference = reference_run(job, clocks);
   if (check) reference_ = reference.parameters;
   if (o_.target_loss) {
     target_ = *o_.target_loss;
     target_source_ = "--target-loss";
+  } else if (converged) {
+    // The single-process run is BSP on a LAN by definition (a LAN run of BSP reproduces it
+    // exactly): its objective where it converges is the paper's absolute target.
+    const auto at = converged_at(reference.held_out);
+    if (!at)
+      throw UsageError(
+          "--target-rule converged: the held-out loss of single-process BSP still "
+          "changes by 2% or more over 10 iterations after " +
+          std::to_string(bounded) + "; run more iterations (at most " +
+          std::to_string(kMaxReferenceIterations) + " are searched)");
+    target_ = reference.held_out[*at];
+    target_source_ = "LAN (single-process BSP) converged at iteration " + std::to_string(*at) +
+                     ": the held-out loss changed by less than 2% over 10 iterations";
   } else {
     target_ = reference.held_out.at(static_cast<size_t>(n));
     target_source_ = "single-process BSP after " + std::to_string(n) + " iterations";
   }
+  nlohmann::json slow = nlohmann::json::object();
+  for (const auto& [name, factor] : o_.slow) {
+    const auto it = std::find(names_.begin(), names_.end(), name);
+    if (it == names_.end()) throw UsageError("--slow-dc: no node named '" + name + "'");
+    slow[std::to_string(it - names_.begin())] = factor;
+  }
   nlohmann::json setup = {
       {"cmd", "setup"},
-      {"protocol", "ps"},
+      {"protocol", gaia() ? "gaia" : "ps"},
       {"endpoints", endpoints_},
       {"job",
        {{"name", o_.job},
         {"seed", o_.seed},
         {"scale", o_.scale},
-        {"parameters", o_.job_parameters}}},
+        {"parameters", o_.job_parameters},
+        {"workers_per_node", o_.workers_per_dc}}},
+      {"slow", slow},
       {"workers", workers},
       {"servers", servers_},
       {"consistency", bsp ? "bsp" : o_.strategy},
@@ -135,8 +161,32 @@ void PsSession::setup() {
     setup["routes"] = routes_;
     setup["transfer"] = o_.apsp_mode;
   }
+  if (gaia()) setup["gaia"] = gaia_setup(workers);
   agents_.broadcast(setup);
   agents_.gather("ready");
+}
+
+// Each data center's mirrors and the window of data their links may have in flight,
+// from the lab's configured rates and delays as they are now.
+nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) const {
+  std::vector<PathDirection> paths;
+  const auto at = [&](const std::string& n) {
+    return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
+  };
+  for (const auto& d : directions_)
+    paths.push_back({at(d.from), at(d.to), static_cast<double>(d.params.rate.bits_per_s),
+                     static_cast<double>(d.params.delay.us) / 1e6});
+  nlohmann::json mirrors = nlohmann::json::object();
+  for (int dc : data_centers) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& w : mirror_windows(dc, data_centers, paths))
+      list.push_back({{"node", w.node}, {"window_bytes", w.window_bytes}});
+    mirrors[std::to_string(dc)] = list;
+  }
+  return {{"threshold", o_.gaia_threshold},
+          {"ds", o_.gaia_ds},
+          {"soft", o_.gaia_soft},
+          {"mirrors", mirrors}};
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
@@ -221,31 +271,32 @@ void PsSession::train() {
 }
 
 nlohmann::json PsSession::summary(const std::string& lab) const {
-  nlohmann::json s = {
-      {"lab", lab},
-      {"strategy", o_.strategy},
-      {"runtime", "parameter-server"},
-      {"consistency",
-       o_.strategy == "ssp" ? "ssp(" + std::to_string(o_.staleness) + ")" : o_.strategy},
-      {"staleness_bound",
-       o_.strategy == "ssp" ? nlohmann::json(o_.staleness) : nlohmann::json(nullptr)},
-      {"model", o_.job},
-      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
-      {"scale", o_.scale},
-      {"iterations", o_.iterations},
-      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
-      {"seed", o_.seed},
-      {"eval_every_s", o_.eval_every_s},
-      {"wall_s", wall_s_},
-      {"stopped_by_budget", stopped_early_},
-      {"node_names", names_}};
+  nlohmann::json s = {{"lab", lab},
+                      {"strategy", o_.strategy},
+                      {"runtime", gaia() ? "gaia" : "parameter-server"},
+                      {"consistency", consistency_label()},
+                      {"workers_per_dc", o_.workers_per_dc},
+                      {"slow_dc", o_.slow},
+                      {"staleness_bound", o_.strategy == "ssp" ? nlohmann::json(o_.staleness)
+                                                               : nlohmann::json(nullptr)},
+                      {"model", o_.job},
+                      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
+                      {"scale", o_.scale},
+                      {"iterations", o_.iterations},
+                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+                      {"seed", o_.seed},
+                      {"eval_every_s", o_.eval_every_s},
+                      {"wall_s", wall_s_},
+                      {"stopped_by_budget", stopped_early_},
+                      {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n)
     roles[names_[n]] =
         worker_of_node_[n] >= 0 ? nlohmann::json::array({"worker"}) : nlohmann::json::array();
   for (size_t k = 0; k < servers_.size(); ++k) {
     servers.push_back(names_[static_cast<size_t>(servers_[k])]);
-    roles[names_[static_cast<size_t>(servers_[k])]].push_back("server-shard-" + std::to_string(k));
+    roles[names_[static_cast<size_t>(servers_[k])]].push_back(
+        gaia() ? std::string("replica") : "server-shard-" + std::to_string(k));
   }
   s["servers"] = servers;
   s["roles"] = roles;
@@ -299,6 +350,13 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     s["relayed_bytes"] = relayed;
   }
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
+  if (gaia()) {
+    s["gaia"] = gaia_figures(stats_, names_);
+    s["gaia"]["threshold"] = o_.gaia_threshold;
+    s["gaia"]["ds"] = o_.gaia_ds < 0 ? nlohmann::json("off") : nlohmann::json(o_.gaia_ds);
+    s["gaia"]["soft_threshold"] = o_.gaia_soft;
+    s["gaia"]["choices"] = gaia_choices();
+  }
 
   // Convergence.
   s["loss_curve"] = curve_.to_json();
@@ -364,16 +422,25 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   return s;
 }
 
+std::string PsSession::consistency_label() const {
+  if (o_.strategy == "ssp") return "ssp(" + std::to_string(o_.staleness) + ")";
+  if (!gaia()) return o_.strategy;
+  std::ostringstream out;
+  out << "gaia(v=" << o_.gaia_threshold * 100
+      << "%, DS=" << (o_.gaia_ds < 0 ? std::string("off") : std::to_string(o_.gaia_ds))
+      << (o_.gaia_soft ? ", soft" : "") << ")";
+  return out.str();
+}
+
 std::string PsSession::headline() const {
   std::ostringstream out;
   const auto t = curve_.time_to(target_);
   uint64_t wan = 0;
   for (const auto& [key, bytes] : wan_bytes_) wan += bytes;
-  out << o_.strategy << (o_.strategy == "ssp" ? "(" + std::to_string(o_.staleness) + ")" : "")
-      << ": " << o_.job << " x" << format_factor(o_.scale) << " on " << servers_.size() << " shard"
-      << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed << std::setprecision(1) << wall_s_
-      << " s; final loss " << std::setprecision(4) << final_loss_ << ", target " << target_
-      << (t ? " reached at " : " not reached");
+  out << consistency_label() << ": " << o_.job << " x" << format_factor(o_.scale) << " on "
+      << servers_.size() << " shard" << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed
+      << std::setprecision(1) << wall_s_ << " s; final loss " << std::setprecision(4) << final_loss_
+      << ", target " << target_ << (t ? " reached at " : " not reached");
   if (t) out << std::setprecision(1) << *t << " s";
   out << "; WAN " << std::setprecision(1) << static_cast<double>(wan) / 1e6 << " MB";
   return out.str();

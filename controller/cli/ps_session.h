@@ -1,4 +1,4 @@
-// One `testbed train` run of a parameter-server strategy (bsp, ssp, async) over agents
+// One `testbed train` run of a parameter-server strategy (bsp, ssp, async, gaia) over agents
 // that are up: assign roles (a worker on every node, server shards on the chosen nodes),
 // start the workers' own loops, watch them (progress, loss, a node that dies), stop them
 // at the end of their iterations or of the wall-time budget, then evaluate the final
@@ -40,6 +40,9 @@ class PsSession {
 
  private:
   std::map<std::string, uint64_t> wan_counters();
+  bool gaia() const { return o_.strategy == "gaia"; }
+  nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
+  std::string consistency_label() const;
   void on_event(size_t node, const nlohmann::json& e, double t);
 
   const TrainOptions& o_;

@@ -34,11 +34,13 @@ uint32_t default_chunk(size_t elements) {
 
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] [--model "
+    "netstorm|bsp|ssp|async|gaia|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] [--model "
     "M|logreg|mf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
-    "[--capacity undirected|directed] [--draws R] "
+    "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
+    "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
+    "[--gaia-soft on|off] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
     "[--probe-count N] [--probe-bytes B]";
@@ -124,6 +126,19 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.max_seconds = budget.empty() ? 0 : std::stod(budget);
   o.eval_every_s = std::stod(get("eval-every", "0.5"));
   o.json = args.flag("json");
+  o.workers_per_dc = std::stoi(get("workers-per-dc", "1"));
+  o.target_rule = get("target-rule", "share");
+  if (const std::string slow = get("slow-dc", ""); !slow.empty()) o.slow = parse_slowdowns(slow);
+  if (o.strategy == "gaia") {
+    std::string why;
+    o.gaia_threshold = parse_percent(get("gaia-threshold", "1%"), why)->value;
+    const std::string ds = get("gaia-ds", "2");
+    o.gaia_ds = ds == "off" ? -1 : std::stoi(ds);
+    o.gaia_soft = get("gaia-soft", "off") == "on";
+  }
+  for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft"})
+    if (o.strategy != "gaia" && args.option(gaia_only))
+      throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
   for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",
                                 "probe-count", "probe-bytes", "probe-link"}) {
     if (args.option(tree_only))

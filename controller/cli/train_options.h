@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -43,6 +44,14 @@ struct TrainOptions {
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
   double eval_every_s = 0.5;
+  int workers_per_dc = 1;              // workers each node stands for (its data center's)
+  std::string target_rule = "share";   // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia
+  std::map<std::string, double> slow;  // node -> compute time factor
+  // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and
+  // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (README).
+  double gaia_threshold = 0.01;
+  int gaia_ds = 2;
+  bool gaia_soft = false;
   // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
   // how the placement is computed and its routes are crossed.
   bool placement = false;

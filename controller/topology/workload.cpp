@@ -5,6 +5,7 @@
 
 #include "job.h"
 #include "strategies.h"
+#include "units.h"
 
 namespace testbed {
 
@@ -56,7 +57,13 @@ const std::vector<std::string>& workload_keys() {
                                                  "capacity",
                                                  "draws",
                                                  "primary-busy-bound",
-                                                 "aux-queue-length"};
+                                                 "aux-queue-length",
+                                                 "workers-per-dc",
+                                                 "target-rule",
+                                                 "slow-dc",
+                                                 "gaia-threshold",
+                                                 "gaia-ds",
+                                                 "gaia-soft"};
   return kKeys;
 }
 
@@ -114,6 +121,29 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     }
   }
   if (key == "seed") return whole(value, n) && n >= 0 ? "" : "expected a whole number";
+  if (key == "workers-per-dc")
+    return whole(value, n) && n >= 1 && n <= 64 ? "" : "expected workers, 1-64";
+  if (key == "target-rule")
+    return value == "share" || value == "converged" ? "" : "expected share or converged";
+  if (key == "gaia-ds")
+    return value == "off" || (whole(value, n) && n >= 0 && n <= 1000)
+               ? ""
+               : "expected clocks 0-1000, or off";
+  if (key == "gaia-soft") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "gaia-threshold") {
+    std::string why;
+    const auto f = parse_percent(value, why);
+    if (!f) return why;
+    return f->value > 0 && f->value < 1 ? "" : "expected a percentage above 0 and below 100%";
+  }
+  if (key == "slow-dc") {
+    try {
+      parse_slowdowns(value);
+      return "";
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+  }
   if (key == "scale" || key == "update-time") {
     // update-time 0 rebuilds the policy after every iteration; a scale of 0 is no model.
     const bool zero_ok = key == "update-time";
@@ -135,6 +165,30 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     }
   }
   return "unknown workload setting";
+}
+
+std::map<std::string, double> parse_slowdowns(const std::string& text) {
+  std::map<std::string, double> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    const size_t colon = item.find(':');
+    const std::string name = item.substr(0, colon);
+    if (colon == std::string::npos || name.empty())
+      throw std::invalid_argument("expected NODE:FACTOR[,NODE:FACTOR...], e.g. tokyo:4");
+    size_t used = 0;
+    double factor = 0;
+    try {
+      factor = std::stod(item.substr(colon + 1), &used);
+    } catch (const std::exception&) {
+    }
+    if (used == 0 || used != item.size() - colon - 1 || !(factor >= 1) || factor > 1000)
+      throw std::invalid_argument("the factor of " + name + " must be a number from 1 to 1000");
+    if (!out.emplace(name, factor).second) throw std::invalid_argument(name + " is named twice");
+    start = comma + 1;
+  }
+  return out;
 }
 
 }  // namespace testbed

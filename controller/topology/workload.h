@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,5 +27,8 @@ const ModelProfile& find_model(const std::string& name);
 const std::vector<std::string>& workload_keys();
 // Empty when `value` is acceptable for `key`, else why not.
 std::string check_workload_setting(const std::string& key, const std::string& value);
+// slow-dc "tokyo:4,seoul:2": compute times of those nodes multiplied by the factor (>= 1).
+// Throws std::invalid_argument saying what is wrong.
+std::map<std::string, double> parse_slowdowns(const std::string& text);
 
 }  // namespace testbed

@@ -27,7 +27,9 @@ struct StrategyOptions {
 // same, plus auxiliary paths), and netstorm, the whole system (= netstorm-pro).
 const std::vector<std::string>& strategy_names();
 // The parameter-server strategies, named by their consistency model (bsp, ssp, async):
-// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h).
+// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h); and
+// gaia, a replica per data center kept close by Approximate Synchronous Parallel
+// (agent/protocols/gaia/).
 const std::vector<std::string>& ps_strategy_names();
 bool strategy_is_ps(const std::string& strategy);
 // Parameter-server placement (APSP, Li et al.): one server, BSP, every other node a worker

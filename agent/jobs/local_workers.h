@@ -1,0 +1,26 @@
+// Several workers of one job in one process: a data center's workers in Gaia, or a
+// machine's worker threads behind Bösen's process cache. They read the same parameters,
+// and their updates are summed before they leave the node, so K workers on each of N
+// nodes train exactly as N*K single workers under BSP (the single-process reference of
+// N*K workers checks it).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "compute_time.h"
+#include "job.h"
+
+namespace testbed {
+
+// Node `node`'s workers are the job's workers node*per_node .. node*per_node+per_node-1;
+// `config.workers` counts the workers of all nodes. One worker per node is the job itself.
+std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node);
+
+// The emulated compute time of a node's `per_node` workers in `clock` when they wait for
+// one another (BSP inside the node): the slowest draw, times the node's slow-down factor.
+// One worker draws as draw_compute_ms(range, seed, node, clock) always did.
+int local_compute_ms(const ComputeRange& range, uint64_t seed, int node, int per_node,
+                     uint64_t clock, double slowdown = 1.0);
+
+}  // namespace testbed

@@ -1,0 +1,208 @@
+#include "gaia_protocol.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "local_workers.h"
+#include "wire.h"
+
+namespace testbed {
+
+void GaiaProtocol::setup(const nlohmann::json& cmd) {
+  data_centers_ = cmd.at("workers").get<std::vector<int>>();
+  iterations_ = cmd.at("iterations");
+  seed_ = cmd.at("seed");
+  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
+  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
+  const auto slow = cmd.value("slow", nlohmann::json::object());
+  slowdown_ = slow.value(std::to_string(self_), 1.0);
+  const auto& j = cmd.at("job");
+  per_node_ = j.value("workers_per_node", 1);
+  const auto at = std::find(data_centers_.begin(), data_centers_.end(), self_);
+  if (at == data_centers_.end()) throw std::runtime_error("gaia: every node is a data center");
+  const int me = static_cast<int>(at - data_centers_.begin());
+  const JobConfig config{j.at("name"), j.at("seed"),
+                         static_cast<int>(data_centers_.size()) * per_node_, j.at("scale"),
+                         j.value("parameters", size_t{0})};
+  job_ = make_local_workers(config, me, per_node_);
+  values_.resize(job_->parameters());
+  for (size_t k = 0; k < values_.size(); ++k)
+    values_[k] = job_->initial_value(static_cast<uint32_t>(k));
+
+  const auto& g = cmd.at("gaia");
+  filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.at("threshold").get<double>(),
+                                                 g.value("soft", false));
+  // Mirrors are known by node index; a node that is no data center never reports a clock,
+  // so it counts as never behind.
+  const int nodes = *std::max_element(data_centers_.begin(), data_centers_.end()) + 1;
+  mirrors_ = std::make_unique<MirrorState>(nodes, self_, values_.size(), g.at("ds").get<int>());
+  for (int n = 0; n < nodes; ++n)
+    if (std::find(data_centers_.begin(), data_centers_.end(), n) == data_centers_.end())
+      mirrors_->clock_reported(n, UINT64_MAX / 2);
+  std::vector<MirrorLink> links;
+  for (const auto& m : g.at("mirrors").at(std::to_string(self_)))
+    links.push_back({m.at("node").get<int>(), m.at("window_bytes").get<size_t>()});
+  client_ = std::make_unique<MirrorClient>(link_.van(), self_, values_.size(), std::move(links));
+  link_.reply({{"event", "ready"}, {"parameters", values_.size()}});
+}
+
+void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
+  if (verb == "start") {
+    if (phase_ != Phase::kIdle) return;
+    next_eval_ = Clock::now();
+    phase_ = Phase::kReading;
+    try_read();
+  } else if (verb == "stop") {
+    stop_requested_ = true;
+    if (phase_ == Phase::kReading || phase_ == Phase::kComputing) finish();
+  } else if (verb == "evaluate") {
+    link_.reply({{"event", "evaluated"}, {"loss", job_->held_out_loss(values_)}});
+  } else if (verb == "stats") {
+    link_.reply(stats());
+  } else {
+    throw std::runtime_error("gaia protocol: unknown command " + verb);
+  }
+}
+
+void GaiaProtocol::message(Received r) {
+  const WireHeader& h = r.header;
+  switch (h.kind) {
+    case WireKind::kMirrorUpdate: {
+      // A mirror's significant updates are deltas: added to this replica as they come.
+      if (h.flags & kDense) {
+        if (r.values.size() != values_.size())
+          throw std::runtime_error("a mirror update of the wrong size");
+        for (size_t k = 0; k < values_.size(); ++k) values_[k] += r.values[k];
+      } else {
+        for (size_t i = 0; i < r.keys.size(); ++i) values_.at(r.keys[i]) += r.values[i];
+      }
+      applied_keys_ += h.flags & kDense ? values_.size() : r.keys.size();
+      ++updates_received_;
+      mirrors_->arrived(h.origin, h.tag);
+      WireHeader ack;
+      ack.kind = WireKind::kMirrorAck;
+      ack.origin = self_;
+      ack.dest = h.origin;
+      ack.tag = h.tag;
+      link_.van().send_kv(h.origin, ack, {}, {});
+      break;
+    }
+    case WireKind::kMirrorBarrier:
+      if (h.flags & kDense) {  // every key
+        std::vector<uint32_t> all(values_.size());
+        for (uint32_t k = 0; k < all.size(); ++k) all[k] = k;
+        mirrors_->barrier(h.origin, h.tag, all);
+      } else {
+        mirrors_->barrier(h.origin, h.tag, r.keys);
+      }
+      ++barriers_received_;
+      break;
+    case WireKind::kMirrorClock:
+      mirrors_->clock_reported(h.origin, h.iteration);
+      break;
+    case WireKind::kMirrorAck:
+      client_->acked(h.origin, h.tag);
+      break;
+    default:
+      return;
+  }
+  if (phase_ == Phase::kReading) try_read();
+}
+
+// Reads the replica for clock_ if the mirror clock and the barriers allow, then computes.
+void GaiaProtocol::try_read() {
+  const auto now = Clock::now();
+  const ReadBlock block = mirrors_->can_read(clock_, job_->keys_for(clock_));
+  if (block != blocked_) {
+    const double held = std::chrono::duration<double>(now - blocked_since_).count();
+    if (blocked_ == ReadBlock::kMirrorClock) blocked_s_clock_ += held;
+    if (blocked_ == ReadBlock::kBarrier) blocked_s_barrier_ += held;
+    if (block == ReadBlock::kMirrorClock) ++blocked_reads_clock_;
+    if (block == ReadBlock::kBarrier) ++blocked_reads_barrier_;
+    blocked_ = block;
+    blocked_since_ = now;
+  }
+  if (block != ReadBlock::kNone) return;
+  const bool evaluate =
+      clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_;
+  if (evaluate) {
+    next_eval_ = now + eval_interval_;
+    link_.reply({{"event", "eval"}, {"clock", clock_}, {"loss", job_->held_out_loss(values_)}});
+  }
+  if (clock_ > 0) {
+    const double seconds = std::chrono::duration<double>(now - clock_started_).count();
+    iteration_s_.push_back(seconds);
+    link_.reply({{"event", "clock"}, {"clock", clock_ - 1}, {"seconds", seconds}});
+  }
+  clock_started_ = now;
+  started_ns_.push_back(monotonic_ns());
+  if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
+  phase_ = Phase::kComputing;
+  update_ = job_->update(clock_, values_);
+  samples_ += job_->samples_per_update();
+  compute_end_ = now + std::chrono::milliseconds(
+                           local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
+}
+
+// The local server's end of a clock: the workers' summed update is applied, the filter
+// decides what the mirrors must see, and the clock is reported to them.
+void GaiaProtocol::end_clock() {
+  for (size_t i = 0; i < update_.values.size(); ++i)
+    values_[update_.keys.empty() ? i : update_.keys[i]] += update_.values[i];
+  filter_->accumulate(update_);
+  ++clock_;
+  client_->update(filter_->take(values_, clock_), clock_);
+  filter_->wan_idle(client_->idle());
+  client_->clock(clock_);
+  phase_ = Phase::kReading;
+  try_read();
+}
+
+void GaiaProtocol::tick() {
+  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) end_clock();
+}
+
+std::chrono::milliseconds GaiaProtocol::timeout() const {
+  using std::chrono::milliseconds;
+  if (phase_ != Phase::kComputing) return milliseconds(-1);  // a message unblocks a read
+  return std::max(milliseconds(0),
+                  std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
+}
+
+void GaiaProtocol::finish() {
+  phase_ = Phase::kFinished;
+  client_->flush();  // what waits for the WAN still reaches the mirrors
+  link_.reply({{"event", "finished"},
+               {"clocks", iteration_s_.size()},
+               {"iteration_s", iteration_s_},
+               {"started_ns", started_ns_},
+               {"samples", samples_}});
+}
+
+nlohmann::json GaiaProtocol::stats() const {
+  nlohmann::json s = link_.van().byte_counters();
+  s["event"] = "stats";
+  const auto& f = filter_->counts();
+  const auto& c = client_->counts();
+  s["gaia"] = {{"updates", f.updates},
+               {"significant", f.significant},
+               {"soft_significant", f.soft},
+               {"data_messages", c.data_messages},
+               {"data_bytes", c.data_bytes},
+               {"control_bytes", c.control_bytes},
+               {"barriers_sent", c.barriers},
+               {"barrier_keys", c.barrier_keys},
+               {"merged_updates", c.merged},
+               {"barriers_received", barriers_received_},
+               {"mirror_updates_received", updates_received_},
+               {"mirror_keys_applied", applied_keys_},
+               {"reads_blocked_by_barrier", blocked_reads_barrier_},
+               {"blocked_s_barrier", blocked_s_barrier_},
+               {"reads_blocked_by_mirror_clock", blocked_reads_clock_},
+               {"blocked_s_mirror_clock", blocked_s_clock_},
+               {"slowest_mirror_clock", mirrors_->slowest_mirror()},
+               {"clocks", clock_}};
+  return s;
+}
+
+}  // namespace testbed

@@ -1,0 +1,80 @@
+// Gaia (Hsieh et al., NSDI'17): every node is a data center. Its workers (`workers_per_node`
+// of them, in this process: the node's namespace stands for the data center's LAN, and
+// its traffic never crosses a shaped link) read and update the data center's own full
+// replica of the model under BSP: each clock, every local worker computes from the same
+// values and their summed update is applied at the clock's end. Between data centers,
+// Approximate Synchronous Parallel: the significance filter (significance_filter.h) picks
+// what the mirrors must see, the mirror client (mirror_client.h) sends it, and the mirror
+// state (mirror_state.h) holds reads back by the selective barrier and the mirror clock.
+//
+// Commands (as the parameter server's, ps_protocol.h):
+//   setup {protocol: gaia, endpoints, job: {name, seed, scale, parameters, workers_per_node},
+//          workers: [nodes, one per data center], iterations, compute: {min_ms, max_ms},
+//          seed, eval_interval_ms, slow: {node: factor},
+//          gaia: {threshold, ds, soft, mirrors: {node: [{node, window_bytes}]}}}      -> ready
+//   start, stop, evaluate, stats      as the parameter server's; stats adds `gaia`
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "compute_time.h"
+#include "job.h"
+#include "mirror_client.h"
+#include "mirror_state.h"
+#include "protocol.h"
+#include "significance_filter.h"
+
+namespace testbed {
+
+class GaiaProtocol : public Protocol {
+ public:
+  explicit GaiaProtocol(AgentLink& link) : link_(link), self_(link.self()) {}
+  void setup(const nlohmann::json& cmd) override;
+  void command(const std::string& verb, const nlohmann::json& cmd) override;
+  void message(Received r) override;
+  void tick() override;
+  std::chrono::milliseconds timeout() const override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  void try_read();
+  void end_clock();
+  void finish();
+  nlohmann::json stats() const;
+
+  AgentLink& link_;
+  int self_;
+  std::vector<int> data_centers_;  // node of each data center
+  int per_node_ = 1;
+  std::unique_ptr<Job> job_;   // this data center's workers
+  std::vector<float> values_;  // the data center's replica
+  std::unique_ptr<SignificanceFilter> filter_;
+  std::unique_ptr<MirrorState> mirrors_;
+  std::unique_ptr<MirrorClient> client_;
+
+  int iterations_ = 0;
+  ComputeRange compute_;
+  double slowdown_ = 1.0;
+  uint64_t seed_ = 0;
+  std::chrono::milliseconds eval_interval_{1000};
+
+  enum class Phase { kIdle, kReading, kComputing, kFinished } phase_ = Phase::kIdle;
+  uint64_t clock_ = 0;
+  bool stop_requested_ = false;
+  Clock::time_point next_eval_, compute_end_, clock_started_;
+  SparseUpdate update_;
+  std::vector<double> iteration_s_;
+  std::vector<int64_t> started_ns_;
+  uint64_t samples_ = 0;
+
+  // How reads were held back: count and time per reason.
+  ReadBlock blocked_ = ReadBlock::kNone;
+  Clock::time_point blocked_since_;
+  uint64_t blocked_reads_clock_ = 0, blocked_reads_barrier_ = 0;
+  double blocked_s_clock_ = 0, blocked_s_barrier_ = 0;
+  uint64_t barriers_received_ = 0, updates_received_ = 0, applied_keys_ = 0;
+};
+
+}  // namespace testbed

@@ -1,0 +1,74 @@
+// Gaia's mirror client (Sec. 4.2): sends a data center's significant updates and control
+// messages to its mirrors in the other data centers, over the van.
+//
+// Control messages (the mirror clock, selective barriers) go at once. Data waits in a
+// queue per mirror while the link already has a window of unacknowledged data in flight
+// (twice the path's bandwidth-delay product, from the lab's configured rate and delay):
+// that is how the filter "detects that significant updates arrive faster than the WAN can
+// carry them". Updates that wait are merged into one message per mirror (the client "packs
+// together the messages to the same destination"), and their indexes leave first as a
+// selective barrier, so they overtake the backlog.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "significance_filter.h"
+#include "van.h"
+
+namespace testbed {
+
+struct MirrorLink {
+  int node = 0;             // the mirror's node
+  size_t window_bytes = 0;  // data in flight before the queue holds it
+};
+
+struct MirrorClientCounts {
+  uint64_t data_messages = 0, data_bytes = 0, control_bytes = 0;
+  uint64_t barriers = 0, barrier_keys = 0;
+  uint64_t merged = 0;  // updates merged into a message still waiting
+};
+
+class MirrorClient {
+ public:
+  // `parameters`: the model's size. A message naming at least half of them goes dense (every
+  // value, no keys): 4 bytes a parameter instead of 8 for keys and values.
+  MirrorClient(Van& van, int self, size_t parameters, std::vector<MirrorLink> mirrors);
+
+  // The significant updates of the clock that just ended, to every mirror.
+  void update(const Significant& s, uint64_t clock);
+  // This data center has ended `clocks` clocks.
+  void clock(uint64_t clocks);
+  // Mirror `node` acknowledged data message `seq`.
+  void acked(int node, uint64_t seq);
+  // Sends whatever waits, window or not (the end of the run).
+  void flush();
+  // Nothing waits for any link.
+  bool idle() const;
+  const MirrorClientCounts& counts() const { return counts_; }
+
+ private:
+  struct Link {
+    MirrorLink config;
+    uint64_t next_seq = 1;
+    std::map<uint32_t, float> waiting;  // merged deltas not yet sent
+    uint64_t waiting_seq = 0;           // the message they will leave in
+    uint64_t waiting_clock = 0;
+    std::map<uint64_t, size_t> in_flight;  // seq -> bytes
+    size_t in_flight_bytes = 0;
+  };
+  void pump(Link& l, bool force);
+  void send_control(int node, WireKind kind, uint64_t iteration, uint64_t tag,
+                    const std::vector<uint32_t>& keys);
+
+  bool dense(size_t keys) const { return keys * 2 >= parameters_; }
+
+  Van& van_;
+  int self_;
+  size_t parameters_;
+  std::vector<Link> links_;
+  MirrorClientCounts counts_;
+};
+
+}  // namespace testbed

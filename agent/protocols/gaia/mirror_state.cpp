@@ -1,0 +1,67 @@
+#include "mirror_state.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace testbed {
+
+std::string to_string(ReadBlock b) {
+  switch (b) {
+    case ReadBlock::kNone:
+      return "none";
+    case ReadBlock::kMirrorClock:
+      return "mirror-clock";
+    case ReadBlock::kBarrier:
+      return "selective-barrier";
+  }
+  return "?";
+}
+
+MirrorState::MirrorState(int data_centers, int self, size_t parameters, int ds)
+    : self_(self),
+      ds_(ds),
+      clocks_(static_cast<size_t>(data_centers), 0),
+      barred_(parameters, 0),
+      pending_(static_cast<size_t>(data_centers)) {}
+
+void MirrorState::clock_reported(int dc, uint64_t clocks) {
+  auto& c = clocks_.at(static_cast<size_t>(dc));
+  c = std::max(c, clocks);  // the control path may reorder nothing, but never go back
+}
+
+void MirrorState::barrier(int dc, uint64_t seq, const std::vector<uint32_t>& keys) {
+  auto& keys_of = pending_.at(static_cast<size_t>(dc))[seq];
+  for (uint32_t k : keys) {
+    if (barred_.at(k)++ == 0) ++barred_total_;
+    keys_of.push_back(k);
+  }
+}
+
+void MirrorState::arrived(int dc, uint64_t seq) {
+  auto& p = pending_.at(static_cast<size_t>(dc));
+  for (auto it = p.begin(); it != p.end() && it->first <= seq; it = p.erase(it))
+    for (uint32_t k : it->second)
+      if (--barred_[k] == 0) --barred_total_;
+}
+
+uint64_t MirrorState::slowest_mirror() const {
+  uint64_t slowest = std::numeric_limits<uint64_t>::max();
+  for (size_t dc = 0; dc < clocks_.size(); ++dc)
+    if (static_cast<int>(dc) != self_) slowest = std::min(slowest, clocks_[dc]);
+  return slowest;
+}
+
+ReadBlock MirrorState::can_read(uint64_t clock, const std::vector<uint32_t>& keys) const {
+  // Reading for `clock` means this server has ended `clock` clocks.
+  const uint64_t slowest = slowest_mirror();
+  if (ds_ >= 0 && slowest != std::numeric_limits<uint64_t>::max() &&
+      clock > slowest + static_cast<uint64_t>(ds_))
+    return ReadBlock::kMirrorClock;
+  if (barred_total_ == 0) return ReadBlock::kNone;
+  if (keys.empty()) return ReadBlock::kBarrier;
+  for (uint32_t k : keys)
+    if (barred_[k] > 0) return ReadBlock::kBarrier;
+  return ReadBlock::kNone;
+}
+
+}  // namespace testbed

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Gaia's comparisons (NSDI'17 Sec. 6) on this machine, every figure from a run here: for
+# each WAN (gaia-vc, gaia-ss, gaia-11) Gaia and Baseline (BSP across the WAN, servers in
+# every data center), and the LAN run of the same workers (gaia-lan-2, gaia-lan-11); then
+# the significance threshold's sensitivity on V/C. The workload is the scenarios' in
+# profiles/scenarios/gaia/: mf x2, two workers per data center, 200 ms compute per clock,
+# time to the loss where the LAN (BSP) run converges. Prints the table with the paper's
+# figures beside ours and writes bench/out/paper-gaia.jsonl. About 15 minutes.
+#
+# usage: sudo bench/paper-gaia.sh [--quick]   (--quick: V/C and S/S only, no sensitivity)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tb=${TESTBED:-build/bin/testbed}
+out=bench/out
+mkdir -p "$out"
+quick=${1:-}
+labs=(tbgaiavc tbgaiass tbgaia11 tbgaialan2 tbgaialan11)
+cleanup() { for l in "${labs[@]}"; do "$tb" down "$l" >/dev/null 2>&1 || true; done; }
+trap cleanup EXIT
+: > "$out/paper-gaia.jsonl"
+
+workload=(--model mf --scale 2 --workers-per-dc 2 --compute-ms 200 --iterations 60
+          --target-rule converged --eval-every 0.2 --servers all)
+run() {  # run PROFILE LABEL STRATEGY [OPTIONS...]
+  local profile=$1 label=$2 strategy=$3 lab
+  shift 3
+  lab=$(sed -n 's/^lab: //p' "profiles/$profile.yaml")
+  "$tb" train "$lab" --strategy "$strategy" "${workload[@]}" "$@" --json 2>/dev/null |
+    python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+keep = {k: d.get(k) for k in ("strategy", "consistency", "time_to_target_s", "final_loss",
+        "target_loss", "target_source", "wan_bytes", "mean_iteration_s", "wall_s")}
+keep["profile"], keep["label"] = sys.argv[1], sys.argv[2]
+h = d.get("health", {})
+keep["health"] = {"unhealthy": h.get("unhealthy"), "cpu_saturated_share": h.get("cpu_saturated_share"),
+                  "release_lateness_p99_ms": h.get("release_lateness_ms", {}).get("p99")}
+g = d.get("gaia")
+if g:
+    keep["gaia"] = {k: v for k, v in g.items() if k != "per_data_center"}
+print(json.dumps(keep))' "$profile" "$label" >> "$out/paper-gaia.jsonl"
+  tail -1 "$out/paper-gaia.jsonl" | cut -c1-200
+}
+with_lab() {  # with_lab PROFILE COMMANDS...: up, run, down
+  local profile=$1
+  shift
+  "$tb" up "profiles/$profile.yaml" --prometheus off >/dev/null
+  "$@"
+  "$tb" down "$(sed -n 's/^lab: //p' "profiles/$profile.yaml")" >/dev/null
+}
+
+wan_pair() { run "$1" gaia gaia; run "$1" baseline bsp; }
+with_lab gaia-vc wan_pair gaia-vc
+with_lab gaia-ss wan_pair gaia-ss
+with_lab gaia-lan-2 run gaia-lan-2 lan bsp
+if [ "$quick" != --quick ]; then
+  with_lab gaia-11 wan_pair gaia-11
+  with_lab gaia-lan-11 run gaia-lan-11 lan bsp
+  sensitivity() { for v in 0.5% 2% 5%; do run gaia-vc "gaia-$v" gaia --gaia-threshold "$v"; done; }
+  with_lab gaia-vc sensitivity
+fi
+python3 bench/paper_gaia.py "$out/paper-gaia.jsonl" | tee "$out/paper-gaia.md"

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""The table of bench/paper-gaia.sh: Gaia against Baseline and LAN, paper beside ours."""
+import json
+import sys
+
+PAPER = {  # Gaia's speed-up over Baseline (MF), and Gaia's time against LAN's
+    "gaia-vc": "3.7x (Fig. 9, full speed)",
+    "gaia-ss": "25.4x (Fig. 10, full speed)",
+    "gaia-11": "2.0x emulation-EC2, 3.8x full speed (Fig. 8)",
+}
+LAN_OF = {"gaia-vc": "gaia-lan-2", "gaia-ss": "gaia-lan-2", "gaia-11": "gaia-lan-11"}
+
+
+def main():
+    runs = [json.loads(line) for line in open(sys.argv[1])]
+    by = {(r["profile"], r["label"]): r for r in runs}
+
+    def ttt(profile, label):
+        r = by.get((profile, label))
+        return r and r["time_to_target_s"]
+
+    print("| WAN | Gaia s | Baseline s | LAN s | Baseline/Gaia | paper | Gaia/LAN (paper 0.94-1.40) "
+          "| WAN MB Gaia / Baseline | held back at 1% (paper >95%) | reads held: barrier / clock | health |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
+        g, b = by.get((profile, "gaia")), by.get((profile, "baseline"))
+        if not g or not b:
+            continue
+        lan = ttt(LAN_OF[profile], "lan")
+        gt, bt = g["time_to_target_s"], b["time_to_target_s"]
+        f = g["gaia"]
+        fmt = lambda x: f"{x:.1f}" if x else "not reached"
+        ratio = lambda a, c: f"{a / c:.2f}x" if a and c else "-"
+        unhealthy = [r["label"] for r in (g, b) if r["health"]["unhealthy"]]
+        print(f"| {profile} | {fmt(gt)} | {fmt(bt)} | {fmt(lan)} | {ratio(bt, gt)} | {PAPER[profile]} "
+              f"| {ratio(gt, lan)} | {g['wan_bytes'] / 1e6:.1f} / {b['wan_bytes'] / 1e6:.1f} "
+              f"| {f['held_back_share']:.1%} | {f['reads_blocked_by_barrier']:.0f} "
+              f"({f['blocked_s_barrier']:.0f} s) / {f['reads_blocked_by_mirror_clock']:.0f} "
+              f"({f['blocked_s_mirror_clock']:.0f} s) | {'flagged: ' + ', '.join(unhealthy) if unhealthy else 'healthy'} |")
+    print()
+    print("Final loss, Gaia against BSP (Baseline) after the same 60 clocks:")
+    for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
+        g, b = by.get((profile, "gaia")), by.get((profile, "baseline"))
+        if g and b:
+            print(f"- {profile}: Gaia {g['final_loss']:.4f}, BSP {b['final_loss']:.4f} "
+                  f"({(g['final_loss'] / b['final_loss'] - 1):+.2%}); target {g['target_loss']:.4f}")
+    sens = [r for r in runs if r["label"].startswith("gaia") and r["profile"] == "gaia-vc"]
+    if len(sens) > 1:
+        print()
+        print("| threshold (V/C) | time to target s | final loss | held back | WAN MB |")
+        print("|---|---|---|---|---|")
+        for r in sorted(sens, key=lambda r: r["gaia"]["threshold"]):
+            t = r["time_to_target_s"]
+            print(f"| {r['gaia']['threshold']:.1%} | {t:.1f} | {r['final_loss']:.4f} "
+                  f"| {r['gaia']['held_back_share']:.1%} | {r['wan_bytes'] / 1e6:.1f} |" if t else
+                  f"| {r['gaia']['threshold']:.1%} | not reached | {r['final_loss']:.4f} "
+                  f"| {r['gaia']['held_back_share']:.1%} | {r['wan_bytes'] / 1e6:.1f} |")
+
+
+if __name__ == "__main__":
+    main()

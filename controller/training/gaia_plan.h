@@ -1,0 +1,57 @@
+// What the controller computes for a Gaia run (agent/protocols/gaia/), pure:
+//  - each data center's mirror links, with the window of data a link may have in flight
+//    before the mirror client holds updates back (and sends a selective barrier);
+//  - the convergence target of the paper's Sec. 5.3, from the LAN run's objective curve;
+//  - the run's Gaia figures, summed over the data centers' statistics.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace testbed {
+
+struct PathDirection {
+  int from = 0, to = 0;
+  double bits_per_s = 0;  // 0: unshaped
+  double delay_s = 0;
+};
+
+struct MirrorWindow {
+  int node = 0;
+  size_t window_bytes = 0;
+  double path_bits_per_s = 0;  // the path's slowest direction toward the mirror
+  double rtt_s = 0;
+};
+
+// For data center `self`: every other data center, reached over the fewest hops of the
+// lab's directions. The window is twice the path's bandwidth-delay product (one product
+// keeps the link busy; the second absorbs a clock's burst), at least kMinWindowBytes.
+// A larger floor would defeat the barrier on a slow path: a barrier waits behind the data
+// in flight, and 64 KiB take 5 s at 100 kbit/s.
+std::vector<MirrorWindow> mirror_windows(int self, const std::vector<int>& data_centers,
+                                         const std::vector<PathDirection>& directions);
+// Three segments: for a path with no configured delay, whose acks return at once. A single
+// message larger than the window still goes when nothing is in flight.
+constexpr size_t kMinWindowBytes = 4 * 1024;
+
+// Sec. 5.3: "if the value of the objective function changes by less than 2% over the
+// course of 10 iterations, we declare that the algorithm has converged"; the absolute
+// value reached then is every run's target. objective[c] is the value before clock c.
+// Returns the first such c, or nothing when the curve never settles.
+std::optional<size_t> converged_at(const std::vector<double>& objective, double change = 0.02,
+                                   size_t over = 10);
+
+// Where the paper is silent or we depart from it: printed by `testbed plan` for a profile
+// whose workload is gaia, and carried by every Gaia run's results.
+nlohmann::json gaia_choices();
+
+// Sums the `gaia` statistics of every data center (the agents' stats replies) into the
+// run's figures: the filter's counts and the share of updates it held back, what crossed
+// to the mirrors, and how often and how long reads were held back, by rule.
+nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
+                            const std::vector<std::string>& names);
+
+}  // namespace testbed

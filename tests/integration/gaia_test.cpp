@@ -1,0 +1,88 @@
+// Gaia on a real lab of two data centers: each of its rules is forced and shown to hold
+// readers back, with the counts in the run's results; and Gaia ends where BSP ends.
+#include <gtest/gtest.h>
+
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+const std::string kLab = "tbt-pair";
+
+class Gaia : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_ROOT();
+    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml",
+                           "--prometheus", "off"})
+                  .status,
+              0);
+  }
+  nlohmann::json train(std::vector<std::string> args) {
+    // mf x0.3: 3,000 parameters; two workers per data center.
+    for (const char* a : {"--model", "mf", "--scale", "0.3", "--workers-per-dc", "2"})
+      args.push_back(a);
+    return train_json(kLab, std::move(args));
+  }
+  LabGuard guard_{kLab};
+};
+
+TEST_F(Gaia, MirrorClockHoldsTheFastDataCenterWithinDsOfTheSlowOne) {
+  const auto s = train({"--strategy", "gaia", "--iterations", "20", "--compute-ms", "20",
+                        "--slow-dc", "right:6", "--gaia-ds", "1"});
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["runtime"], "gaia");
+  const auto& left = s["gaia"]["per_data_center"]["left"];
+  const auto& right = s["gaia"]["per_data_center"]["right"];
+  // The fast data center waited on its mirror, the slow one never did.
+  EXPECT_GT(left["reads_blocked_by_mirror_clock"].get<int>(), 0);
+  EXPECT_GT(left["blocked_s_mirror_clock"].get<double>(), 0.5);  // 20 clocks of 100 ms extra
+  EXPECT_EQ(right["reads_blocked_by_mirror_clock"].get<int>(), 0);
+  // Held within DS = 1: the fast one's clocks start no earlier than the slow one's one
+  // clock before (recorded start times of every clock).
+  const auto fast = s["workers"]["left"]["started_ns"].get<std::vector<int64_t>>();
+  const auto slow = s["workers"]["right"]["started_ns"].get<std::vector<int64_t>>();
+  ASSERT_EQ(fast.size(), slow.size());
+  for (size_t c = 2; c < fast.size(); ++c)
+    EXPECT_GE(fast[c], slow[c - 2])
+        << "clock " << c << " began before the mirror ended clock " << c - 2;
+}
+
+TEST_F(Gaia, SelectiveBarrierHoldsReadersWhenTheLinkIsATrickle) {
+  // 3,000 parameters in 20 ms clocks are about 0.6 MB/s of significant updates; 100 kbit/s
+  // carries 2% of it, a message a second. Without the mirror clock, the barrier alone holds
+  // readers back: from the first barrier's arrival (about a second in) to the budget's end.
+  ASSERT_EQ(run_testbed({"link", "set", kLab, "left", "right", "--rate", "100kbit"}).status, 0);
+  const auto s = train({"--strategy", "gaia", "--iterations", "1000", "--compute-ms", "20",
+                        "--gaia-ds", "off", "--max-seconds", "6"});
+  ASSERT_FALSE(s.is_null());
+  const auto& g = s["gaia"];
+  EXPECT_GT(g["barriers_sent"].get<int>(), 0);
+  // Barriers still behind the trickle's backlog when the run stops never arrive.
+  EXPECT_GT(g["barriers_received"].get<int>(), 0);
+  EXPECT_LE(g["barriers_received"].get<int>(), g["barriers_sent"].get<int>());
+  EXPECT_GT(g["reads_blocked_by_barrier"].get<int>(), 0);
+  EXPECT_GT(g["blocked_s_barrier"].get<double>(), 1.0);
+  EXPECT_EQ(g["reads_blocked_by_mirror_clock"].get<int>(), 0);
+  EXPECT_GT(g["merged_updates"].get<int>(), 0) << "updates waiting for the link were merged";
+}
+
+TEST_F(Gaia, EndsWithinTwoPercentOfBspAndSendsLessThanEveryUpdate) {
+  const std::vector<std::string> common = {"--iterations", "60", "--compute-ms", "10"};
+  auto args = common;
+  args.insert(args.begin(), {"--strategy", "bsp"});
+  const auto bsp = train(args);
+  args = common;
+  args.insert(args.begin(), {"--strategy", "gaia"});
+  const auto gaia = train(args);
+  ASSERT_FALSE(bsp.is_null());
+  ASSERT_FALSE(gaia.is_null());
+  const double b = bsp["final_loss"], g = gaia["final_loss"];
+  EXPECT_NEAR(g, b, 0.02 * b) << "Gaia " << g << ", BSP " << b;
+  const auto& f = gaia["gaia"];
+  EXPECT_GT(f["held_back_share"].get<double>(), 0);  // the filter held some updates back
+  EXPECT_LT(f["significant"].get<double>(), f["updates"].get<double>());
+}
+
+}  // namespace
+}  // namespace testbed::it

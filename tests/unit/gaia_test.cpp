@@ -1,0 +1,147 @@
+// Gaia's pure parts: the significance filter, the mirror state's two rules, the mirror
+// windows and the convergence target the controller computes, and a node's local workers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "gaia_plan.h"
+#include "local_workers.h"
+#include "mirror_state.h"
+#include "significance_filter.h"
+
+namespace testbed {
+namespace {
+
+TEST(SignificanceFilter, SendsWhatPassesTheDecayingThresholdAndKeepsTheRest) {
+  SignificanceFilter f(3, 0.01, false);
+  EXPECT_DOUBLE_EQ(f.hard_threshold(1), 0.01);
+  EXPECT_DOUBLE_EQ(f.hard_threshold(4), 0.005);  // v / sqrt(t)
+  const std::vector<float> values{1.0f, 1.0f, 0.0f};
+  f.accumulate({{}, {0.02f, 0.006f, 0.0f}});
+  auto s = f.take(values, 1);
+  ASSERT_EQ(s.keys, std::vector<uint32_t>({0}));  // 2% > 1%; 0.6% waits
+  EXPECT_FLOAT_EQ(s.deltas[0], 0.02f);
+  // The held-back 0.6% accumulates: at clock 4 the threshold is 0.5%, and 0.6% + 0.0% passes.
+  f.accumulate({{2}, {0.001f}});  // a parameter at zero: any change is significant
+  s = f.take(values, 4);
+  EXPECT_EQ(s.keys, std::vector<uint32_t>({1, 2}));
+  EXPECT_FLOAT_EQ(s.deltas[0], 0.006f);
+  EXPECT_EQ(f.counts().updates, 3u);
+  EXPECT_EQ(f.counts().significant, 3u);
+  // Sent accumulators were reset: nothing is left to send.
+  EXPECT_TRUE(f.take(values, 5).keys.empty());
+}
+
+TEST(SignificanceFilter, SoftThresholdFallsWhileTheWanIsIdleAndComesBackAtOnce) {
+  SignificanceFilter f(1, 0.01, true);
+  f.wan_idle(true);
+  f.wan_idle(true);
+  EXPECT_DOUBLE_EQ(f.soft_threshold(1), 0.0025);
+  f.accumulate({{}, {0.003f}});  // 0.3%: below hard, above soft
+  const auto s = f.take({1.0f}, 1);
+  EXPECT_EQ(s.keys.size(), 1u);
+  EXPECT_EQ(f.counts().soft, 1u);
+  EXPECT_EQ(f.counts().significant, 0u);
+  for (int i = 0; i < 20; ++i) f.wan_idle(true);
+  EXPECT_DOUBLE_EQ(f.soft_factor(), 1.0 / 16);  // the floor
+  f.wan_idle(false);
+  EXPECT_DOUBLE_EQ(f.soft_factor(), 1.0);
+  SignificanceFilter off(1, 0.01, false);
+  off.wan_idle(true);
+  EXPECT_DOUBLE_EQ(off.soft_factor(), 1.0);
+}
+
+TEST(MirrorState, MirrorClockHoldsAServerMoreThanDsAhead) {
+  MirrorState m(3, 0, 4, 2);
+  EXPECT_EQ(m.can_read(2, {}), ReadBlock::kNone);  // 2 ahead of mirrors at 0: allowed
+  EXPECT_EQ(m.can_read(3, {}), ReadBlock::kMirrorClock);
+  m.clock_reported(1, 5);
+  EXPECT_EQ(m.can_read(3, {}), ReadBlock::kMirrorClock);  // node 2 is still at 0
+  m.clock_reported(2, 1);
+  EXPECT_EQ(m.can_read(3, {}), ReadBlock::kNone);
+  EXPECT_EQ(m.slowest_mirror(), 1u);
+  MirrorState off(2, 0, 4, -1);
+  EXPECT_EQ(off.can_read(100, {}), ReadBlock::kNone);
+}
+
+TEST(MirrorState, SelectiveBarrierHoldsOnlyTheAnnouncedKeysUntilTheirValues) {
+  MirrorState m(2, 0, 10, -1);
+  m.barrier(1, 7, {2, 3});
+  EXPECT_EQ(m.can_read(0, {0, 1}), ReadBlock::kNone);
+  EXPECT_EQ(m.can_read(0, {1, 3}), ReadBlock::kBarrier);
+  EXPECT_EQ(m.can_read(0, {}), ReadBlock::kBarrier);  // a dense read touches them
+  m.barrier(1, 7, {3, 4});                            // merged into the same message
+  m.arrived(1, 6);                                    // an earlier message lifts nothing
+  EXPECT_EQ(m.barred_keys(), 3u);
+  m.arrived(1, 7);
+  EXPECT_EQ(m.barred_keys(), 0u);
+  EXPECT_EQ(m.can_read(0, {}), ReadBlock::kNone);
+}
+
+TEST(GaiaPlan, WindowIsTwiceTheBandwidthDelayProductOfThePath) {
+  // 0 -> 1 at 8 Mbit/s and 50 ms each way; 1 -> 2 at 4 Mbit/s, 10 ms: two hops to 2.
+  const std::vector<PathDirection> d = {
+      {0, 1, 8e6, 0.05}, {1, 0, 8e6, 0.05}, {1, 2, 4e6, 0.01}, {2, 1, 4e6, 0.01}};
+  const auto w = mirror_windows(0, {0, 1, 2}, d);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0].node, 1);
+  EXPECT_DOUBLE_EQ(w[0].rtt_s, 0.1);
+  EXPECT_EQ(w[0].window_bytes, 200000u);  // 1 MB/s * 0.1 s * 2
+  EXPECT_EQ(w[1].node, 2);
+  EXPECT_DOUBLE_EQ(w[1].path_bits_per_s, 4e6);
+  EXPECT_NEAR(w[1].rtt_s, 0.12, 1e-12);
+  EXPECT_EQ(w[1].window_bytes, 120000u);
+  // Unshaped and without delay: the floor.
+  EXPECT_EQ(mirror_windows(0, {0, 1}, {{0, 1, 0, 0}, {1, 0, 0, 0}})[0].window_bytes,
+            kMinWindowBytes);
+}
+
+TEST(GaiaPlan, ConvergedWhenTheObjectiveChangesLessThanTwoPercentOverTenIterations) {
+  std::vector<double> f;
+  for (int c = 0; c < 40; ++c) f.push_back(1.0 + 10.0 * std::exp(-0.3 * c));
+  const auto at = converged_at(f);
+  ASSERT_TRUE(at);
+  EXPECT_LT(std::fabs(f[*at] - f[*at - 10]) / f[*at - 10], 0.02);
+  EXPECT_GE(std::fabs(f[*at - 1] - f[*at - 11]) / f[*at - 11], 0.02);
+  EXPECT_FALSE(converged_at({3, 2, 1}));
+}
+
+TEST(GaiaPlan, FiguresSumTheDataCentersAndGiveTheHeldBackShare) {
+  const std::vector<nlohmann::json> stats = {
+      {{"gaia", {{"updates", 100}, {"significant", 4}, {"soft_significant", 1}}}},
+      {{"gaia", {{"updates", 100}, {"significant", 5}, {"soft_significant", 0}}}}};
+  const auto f = gaia_figures(stats, {"a", "b"});
+  EXPECT_DOUBLE_EQ(f["updates"].get<double>(), 200);
+  EXPECT_DOUBLE_EQ(f["held_back_share"].get<double>(), 0.95);
+  EXPECT_TRUE(f["per_data_center"].contains("b"));
+}
+
+TEST(LocalWorkers, KWorkersOnEachNodeTrainAsTheirSumUnderBsp) {
+  // Two nodes of two workers: their summed updates equal those of four single workers.
+  const JobConfig c{"mf", 3, 4, 0.2};
+  const auto node0 = make_local_workers(c, 0, 2), node1 = make_local_workers(c, 1, 2);
+  std::vector<float> w(node0->parameters());
+  for (uint32_t k = 0; k < w.size(); ++k) w[k] = node0->initial_value(k);
+  std::vector<double> sum(w.size(), 0.0);
+  for (auto* n : {node0.get(), node1.get()}) {
+    const auto u = n->update(0, w);
+    ASSERT_TRUE(u.keys.empty());
+    for (size_t k = 0; k < w.size(); ++k) sum[k] += u.values[k];
+  }
+  std::vector<double> single(w.size(), 0.0);
+  for (int worker = 0; worker < 4; ++worker) {
+    const auto u = make_job(c, worker)->update(0, w);
+    for (size_t k = 0; k < w.size(); ++k) single[k] += u.values[k];
+  }
+  for (size_t k = 0; k < w.size(); ++k) EXPECT_NEAR(sum[k], single[k], 1e-5) << k;
+  EXPECT_EQ(node0->samples_per_update(),
+            make_job(c, 0)->samples_per_update() + make_job(c, 1)->samples_per_update());
+  // The slowest local worker sets the node's compute time; one worker draws as before.
+  const ComputeRange r{100, 300};
+  EXPECT_EQ(local_compute_ms(r, 9, 1, 1, 5), draw_compute_ms(r, 9, 1, 5));
+  EXPECT_GE(local_compute_ms(r, 9, 1, 3, 5), draw_compute_ms(r, 9, 1, 5));
+  EXPECT_EQ(local_compute_ms({100, 100}, 9, 1, 2, 5, 4.0), 400);
+}
+
+}  // namespace
+}  // namespace testbed
