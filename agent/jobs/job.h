@@ -31,6 +31,10 @@ struct SparseUpdate {
   std::vector<float> values;
 };
 
+// Adds `u` into the dense `total` (parameters() entries), in double precision as the
+// servers sum updates.
+void add_update(const SparseUpdate& u, std::vector<double>& total);
+
 class Job {
  public:
   virtual ~Job() = default;

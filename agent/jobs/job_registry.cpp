@@ -11,8 +11,10 @@ namespace {
 using Factory = std::unique_ptr<Job> (*)(const JobConfig&, int);
 
 const std::map<std::string, Factory>& factories() {
-  static const std::map<std::string, Factory> kJobs = {
-      {"logreg", make_logreg_job}, {"mf", make_mf_job}, {"sparse-lr", make_sparse_lr_job}, {"dense", make_dense_job}};
+  static const std::map<std::string, Factory> kJobs = {{"logreg", make_logreg_job},
+                                                       {"mf", make_mf_job},
+                                                       {"sparse-lr", make_sparse_lr_job},
+                                                       {"dense", make_dense_job}};
   return kJobs;
 }
 
@@ -41,6 +43,10 @@ std::unique_ptr<Job> make_job(const JobConfig& config, int worker) {
   return it->second(config, worker);
 }
 
+void add_update(const SparseUpdate& u, std::vector<double>& total) {
+  for (size_t i = 0; i < u.values.size(); ++i) total[u.keys.empty() ? i : u.keys[i]] += u.values[i];
+}
+
 ReferenceRun reference_run(const JobConfig& config, int iterations) {
   std::vector<std::unique_ptr<Job>> jobs;
   for (int w = 0; w < config.workers; ++w) jobs.push_back(make_job(config, w));
@@ -58,9 +64,7 @@ ReferenceRun reference_run(const JobConfig& config, int iterations) {
     r.held_out.push_back(held_out());
     std::fill(total.begin(), total.end(), 0.0);
     for (const auto& j : jobs) {
-      const SparseUpdate u = j->update(static_cast<uint64_t>(c), r.parameters);
-      for (size_t i = 0; i < u.values.size(); ++i)
-        total[u.keys.empty() ? i : u.keys[i]] += u.values[i];
+      add_update(j->update(static_cast<uint64_t>(c), r.parameters), total);
     }
     for (size_t k = 0; k < total.size(); ++k) r.parameters[k] += static_cast<float>(total[k]);
   }

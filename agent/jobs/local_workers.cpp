@@ -49,9 +49,7 @@ class LocalWorkers : public Job {
     SparseUpdate out;
     if (dense) {
       std::vector<double> sum(parameters(), 0.0);
-      for (const auto& p : parts)
-        for (size_t i = 0; i < p.values.size(); ++i)
-          sum[p.keys.empty() ? i : p.keys[i]] += p.values[i];
+      for (const auto& p : parts) add_update(p, sum);
       out.values.assign(sum.begin(), sum.end());
       return out;
     }

@@ -183,20 +183,14 @@ void PsProtocol::params_complete() {
       phase_ = Phase::kFinished;
       return link_.reply({{"event", "evaluated"}, {"loss", loss}});
     }
-    link_.reply({{"event", "eval"}, {"clock", clock_}, {"loss", loss}});
+    log_.evaluated(clock_, loss);
   }
-  if (clock_ > 0) {
-    const double seconds = std::chrono::duration<double>(now - clock_started_).count();
-    iteration_s_.push_back(seconds);
-    link_.reply({{"event", "clock"}, {"clock", clock_ - 1}, {"seconds", seconds}});
-  }
-  clock_started_ = now;
-  started_ns_.push_back(monotonic_ns());
+  log_.started(clock_, now);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   // The real computation, then the rest of the emulated compute time (stragglers).
   phase_ = Phase::kComputing;
   update_ = job_->update(clock_, w_);
-  samples_ += job_->samples_per_update();
+  log_.add_samples(job_->samples_per_update());
   compute_end_ = now + std::chrono::milliseconds(
                            local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
 }
@@ -247,11 +241,7 @@ std::chrono::milliseconds PsProtocol::timeout() const {
 
 void PsProtocol::finish() {
   phase_ = Phase::kFinished;
-  link_.reply({{"event", "finished"},
-               {"clocks", iteration_s_.size()},
-               {"iteration_s", iteration_s_},
-               {"started_ns", started_ns_},
-               {"samples", samples_}});
+  log_.finished();
 }
 
 nlohmann::json PsProtocol::stats() const {

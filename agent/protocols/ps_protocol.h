@@ -29,12 +29,13 @@
 #include "protocol.h"
 #include "routed_transfer.h"
 #include "server_shard.h"
+#include "worker_clock_log.h"
 
 namespace testbed {
 
 class PsProtocol : public Protocol {
  public:
-  explicit PsProtocol(AgentLink& link) : link_(link), self_(link.self()) {}
+  explicit PsProtocol(AgentLink& link) : link_(link), self_(link.self()), log_(link) {}
   void setup(const nlohmann::json& cmd) override;
   void command(const std::string& verb, const nlohmann::json& cmd) override;
   void message(Received r) override;
@@ -78,11 +79,9 @@ class PsProtocol : public Protocol {
   std::vector<uint64_t> read_min_clock_;  // per shard: what the values read reflect
   bool evaluate_these_ = false;           // the pull under way brings values to evaluate
   bool stop_requested_ = false;
-  Clock::time_point next_eval_, compute_end_, clock_started_;
+  Clock::time_point next_eval_, compute_end_;
   SparseUpdate update_;  // computed, sent when the emulated compute time is over
-  std::vector<double> iteration_s_;
-  std::vector<int64_t> started_ns_;  // per clock: when its parameters were complete
-  uint64_t samples_ = 0;
+  WorkerClockLog log_;
 };
 
 }  // namespace testbed

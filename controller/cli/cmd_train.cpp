@@ -35,9 +35,6 @@ namespace testbed::cli {
 namespace {
 
 constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own address
-// The single-process reference and the nodes' float sums differ by rounding only; this
-// bounds it for the logreg job's magnitudes and iteration counts (see TrainSession).
-constexpr double kReferenceTolerance = 1e-4;
 
 // Stops the agents of a run and forgets them; `down` would end them too. They are our
 // children: reap them, so none lingers as a zombie.

@@ -28,9 +28,6 @@ constexpr double kTargetShare = 0.75;
 // of the largest job at scale 1 take a few seconds. Longer runs aim at the loss of 150
 // clocks and skip the BSP exactness check.
 constexpr int kMaxReferenceIterations = 200;
-// The single-process reference is bounded for the BSP exactness check: float sums in
-// another order differ by rounding only, which this bounds for the jobs' magnitudes.
-constexpr double kReferenceTolerance = 1e-4;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
@@ -176,17 +173,7 @@ nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) const
   for (const auto& d : directions_)
     paths.push_back({at(d.from), at(d.to), static_cast<double>(d.params.rate.bits_per_s),
                      static_cast<double>(d.params.delay.us) / 1e6});
-  nlohmann::json mirrors = nlohmann::json::object();
-  for (int dc : data_centers) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& w : mirror_windows(dc, data_centers, paths))
-      list.push_back({{"node", w.node}, {"window_bytes", w.window_bytes}});
-    mirrors[std::to_string(dc)] = list;
-  }
-  return {{"threshold", o_.gaia_threshold},
-          {"ds", o_.gaia_ds},
-          {"soft", o_.gaia_soft},
-          {"mirrors", mirrors}};
+  return gaia_agent_setup(gaia_knobs(), data_centers, paths);
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
@@ -268,182 +255,6 @@ void PsSession::train() {
                     {"strategy", o_.strategy},
                     {"final_loss", final_loss_},
                     {"time_to_target_s", t ? *t : -1.0}});
-}
-
-nlohmann::json PsSession::summary(const std::string& lab) const {
-  nlohmann::json s = {{"lab", lab},
-                      {"strategy", o_.strategy},
-                      {"runtime", gaia() ? "gaia" : "parameter-server"},
-                      {"consistency", consistency_label()},
-                      {"workers_per_dc", o_.workers_per_dc},
-                      {"slow_dc", o_.slow},
-                      {"staleness_bound", o_.strategy == "ssp" ? nlohmann::json(o_.staleness)
-                                                               : nlohmann::json(nullptr)},
-                      {"model", o_.job},
-                      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
-                      {"scale", o_.scale},
-                      {"iterations", o_.iterations},
-                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
-                      {"seed", o_.seed},
-                      {"eval_every_s", o_.eval_every_s},
-                      {"wall_s", wall_s_},
-                      {"stopped_by_budget", stopped_early_},
-                      {"node_names", names_}};
-  nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
-  for (size_t n = 0; n < names_.size(); ++n)
-    roles[names_[n]] =
-        worker_of_node_[n] >= 0 ? nlohmann::json::array({"worker"}) : nlohmann::json::array();
-  for (size_t k = 0; k < servers_.size(); ++k) {
-    servers.push_back(names_[static_cast<size_t>(servers_[k])]);
-    roles[names_[static_cast<size_t>(servers_[k])]].push_back(
-        gaia() ? std::string("replica") : "server-shard-" + std::to_string(k));
-  }
-  s["servers"] = servers;
-  s["roles"] = roles;
-
-  // Iteration times: per clock, the mean over the workers that ran it.
-  std::vector<double> iteration_s;
-  double all = 0, count = 0;
-  uint64_t samples = 0;
-  nlohmann::json workers = nlohmann::json::object();
-  for (size_t n = 0; n < names_.size(); ++n) {
-    if (worker_of_node_[n] < 0) continue;
-    const auto& f = finished_[n];
-    const auto times = f.value("iteration_s", std::vector<double>{});
-    double sum = 0;
-    for (double x : times) sum += x;
-    all += sum;
-    count += static_cast<double>(times.size());
-    samples += f.value("samples", uint64_t{0});
-    workers[names_[n]] = {
-        {"clocks", times.size()},
-        {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
-        {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
-        {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
-  }
-  for (const auto& [clock, times] : per_clock_s_) {
-    double mean = 0;
-    for (double x : times) mean += x / static_cast<double>(times.size());
-    iteration_s.push_back(mean);
-  }
-  s["workers"] = workers;
-  s["iteration_s"] = iteration_s;
-  s["mean_iteration_s"] = count > 0 ? all / count : 0;
-  if (o_.placement) {
-    // APSP's figure: one epoch's communication time, the median iteration after the first
-    // (a warm-up: connections open, TCP's windows grow), beside what the placement predicts.
-    std::vector<double> steady(iteration_s.begin() + (iteration_s.size() > 1 ? 1 : 0),
-                               iteration_s.end());
-    std::sort(steady.begin(), steady.end());
-    const double median = steady.empty() ? 0
-                          : steady.size() % 2
-                              ? steady[steady.size() / 2]
-                              : (steady[steady.size() / 2 - 1] + steady[steady.size() / 2]) / 2;
-    s["placement"] = placement_;
-    s["comm_time_s"] = median;
-    if (o_.apsp_mode == "model") {
-      s["predicted_s"] = placement_["paced_s"];
-      s["model_ratio"] = median / placement_["paced_s"].get<double>();
-    }
-    uint64_t relayed = 0;
-    for (const auto& st : stats_) relayed += st.value("relayed_bytes", uint64_t{0});
-    s["relayed_bytes"] = relayed;
-  }
-  s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
-  if (gaia()) {
-    s["gaia"] = gaia_figures(stats_, names_);
-    s["gaia"]["threshold"] = o_.gaia_threshold;
-    s["gaia"]["ds"] = o_.gaia_ds < 0 ? nlohmann::json("off") : nlohmann::json(o_.gaia_ds);
-    s["gaia"]["soft_threshold"] = o_.gaia_soft;
-    s["gaia"]["choices"] = gaia_choices();
-  }
-
-  // Convergence.
-  s["loss_curve"] = curve_.to_json();
-  s["final_loss"] = final_loss_;
-  s["target_loss"] = target_;
-  s["target_source"] = target_source_;
-  const auto t = curve_.time_to(target_);
-  s["time_to_target_s"] = t ? nlohmann::json(*t) : nlohmann::json(nullptr);
-
-  // What crossed the emulated links, by the kernel's counters of the lab's links.
-  uint64_t wan = 0;
-  nlohmann::json per_direction = nlohmann::json::object();
-  for (const auto& [key, bytes] : wan_bytes_) {
-    per_direction[key] = bytes;
-    wan += bytes;
-  }
-  s["wan_bytes"] = wan;
-  s["wan_bytes_per_direction"] = per_direction;
-
-  // The shards' view: staleness of applied updates, when each update took effect, values.
-  std::map<uint64_t, uint64_t> histogram;
-  nlohmann::json shards = nlohmann::json::object();
-  size_t parameters = 0;
-  for (const auto& st : stats_)
-    if (st.contains("server")) parameters = std::max(parameters, st["server"]["end"].get<size_t>());
-  std::vector<float> model(parameters, 0.0f);
-  bool have_values = true;
-  for (size_t n = 0; n < stats_.size(); ++n) {
-    if (!stats_[n].contains("server")) continue;
-    const auto& sv = stats_[n]["server"];
-    for (const auto& [staleness, k] : sv["staleness"].items())
-      histogram[std::stoull(staleness)] += k.get<uint64_t>();
-    shards[names_[n]] = {{"shard", sv["shard"]},
-                         {"keys", {sv["begin"], sv["end"]}},
-                         {"updates", sv["updates"]},
-                         {"applied_ns", sv["applied_ns"]}};
-    if (!sv.contains("values")) {
-      have_values = false;
-      continue;
-    }
-    const size_t begin = sv["begin"];
-    const auto values = sv["values"].get<std::vector<float>>();
-    std::copy(values.begin(), values.end(), model.begin() + static_cast<std::ptrdiff_t>(begin));
-  }
-  nlohmann::json h = nlohmann::json::object();
-  uint64_t max_staleness = 0;
-  for (const auto& [staleness, k] : histogram) {
-    h[std::to_string(staleness)] = k;
-    max_staleness = std::max(max_staleness, staleness);
-  }
-  s["staleness_histogram"] = h;
-  s["max_staleness"] = max_staleness;
-  s["shards"] = shards;
-  s["job"]["parameters"] = parameters;
-  // BSP is the single-process run by definition: check it, as the tree strategies are.
-  if (!reference_.empty() && have_values && !stopped_early_) {
-    double diff = 0;
-    for (size_t k = 0; k < model.size(); ++k)
-      diff = std::max(diff, std::fabs(static_cast<double>(model[k]) - reference_[k]));
-    s["reference_max_abs_diff"] = diff;
-    s["reference_tolerance"] = kReferenceTolerance;
-  }
-  return s;
-}
-
-std::string PsSession::consistency_label() const {
-  if (o_.strategy == "ssp") return "ssp(" + std::to_string(o_.staleness) + ")";
-  if (!gaia()) return o_.strategy;
-  std::ostringstream out;
-  out << "gaia(v=" << o_.gaia_threshold * 100
-      << "%, DS=" << (o_.gaia_ds < 0 ? std::string("off") : std::to_string(o_.gaia_ds))
-      << (o_.gaia_soft ? ", soft" : "") << ")";
-  return out.str();
-}
-
-std::string PsSession::headline() const {
-  std::ostringstream out;
-  const auto t = curve_.time_to(target_);
-  uint64_t wan = 0;
-  for (const auto& [key, bytes] : wan_bytes_) wan += bytes;
-  out << consistency_label() << ": " << o_.job << " x" << format_factor(o_.scale) << " on "
-      << servers_.size() << " shard" << (servers_.size() == 1 ? "" : "s") << ", " << std::fixed
-      << std::setprecision(1) << wall_s_ << " s; final loss " << std::setprecision(4) << final_loss_
-      << ", target " << target_ << (t ? " reached at " : " not reached");
-  if (t) out << std::setprecision(1) << *t << " s";
-  out << "; WAN " << std::setprecision(1) << static_cast<double>(wan) / 1e6 << " MB";
-  return out.str();
 }
 
 }  // namespace testbed::cli

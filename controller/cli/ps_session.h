@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agent_group.h"
+#include "gaia_plan.h"
 #include "kernel.h"
 #include "link_control.h"
 #include "loss_curve.h"
@@ -41,6 +42,7 @@ class PsSession {
  private:
   std::map<std::string, uint64_t> wan_counters();
   bool gaia() const { return o_.strategy == "gaia"; }
+  GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
   std::string consistency_label() const;
   void on_event(size_t node, const nlohmann::json& e, double t);

@@ -68,7 +68,8 @@ std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
   size_t got = 0;
   const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
   while (got < names_.size()) {
-    if (std::chrono::steady_clock::now() > deadline) throw std::runtime_error("agents did not answer");
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("agents did not answer");
     auto e = next_event(kLivenessCheck);
     if (!e) continue;
     auto& [n, j] = *e;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <sstream>
 
 namespace testbed {
 
@@ -92,6 +93,37 @@ nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
   f["held_back_share"] = updates > 0 ? 1 - sent / updates : 0;
   f["per_data_center"] = per_dc;
   return f;
+}
+
+nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
+                                const std::vector<PathDirection>& directions) {
+  nlohmann::json mirrors = nlohmann::json::object();
+  for (int dc : data_centers) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& w : mirror_windows(dc, data_centers, directions))
+      list.push_back({{"node", w.node}, {"window_bytes", w.window_bytes}});
+    mirrors[std::to_string(dc)] = list;
+  }
+  return {
+      {"threshold", knobs.threshold}, {"ds", knobs.ds}, {"soft", knobs.soft}, {"mirrors", mirrors}};
+}
+
+std::string gaia_label(const GaiaKnobs& knobs) {
+  std::ostringstream out;
+  out << "gaia(v=" << knobs.threshold * 100
+      << "%, DS=" << (knobs.ds < 0 ? std::string("off") : std::to_string(knobs.ds))
+      << (knobs.soft ? ", soft" : "") << ")";
+  return out.str();
+}
+
+nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
+                            const std::vector<std::string>& names, const GaiaKnobs& knobs) {
+  nlohmann::json g = gaia_figures(stats, names);
+  g["threshold"] = knobs.threshold;
+  g["ds"] = knobs.ds < 0 ? nlohmann::json("off") : nlohmann::json(knobs.ds);
+  g["soft_threshold"] = knobs.soft;
+  g["choices"] = gaia_choices();
+  return g;
 }
 
 }  // namespace testbed

@@ -48,10 +48,27 @@ std::optional<size_t> converged_at(const std::vector<double>& objective, double 
 // whose workload is gaia, and carried by every Gaia run's results.
 nlohmann::json gaia_choices();
 
+// The knobs of ASP between data centers (Sec. 3), as options or workload keys give them.
+struct GaiaKnobs {
+  double threshold = 0.01;  // v, as a fraction
+  int ds = 2;               // mirror clock's data-center staleness; negative: off
+  bool soft = false;        // the soft threshold (Sec. 4.3)
+};
+
+// The `gaia` part of the agents' setup: the knobs, and each data center's mirrors with
+// their windows (mirror_windows) over the lab's directions as they are now.
+nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
+                                const std::vector<PathDirection>& directions);
+// "gaia(v=1%, DS=2)" and the like: the consistency model a run used.
+std::string gaia_label(const GaiaKnobs& knobs);
+
 // Sums the `gaia` statistics of every data center (the agents' stats replies) into the
 // run's figures: the filter's counts and the share of updates it held back, what crossed
 // to the mirrors, and how often and how long reads were held back, by rule.
 nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
                             const std::vector<std::string>& names);
+// A run's `gaia` object: its figures, the knobs and the choices made.
+nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
+                            const std::vector<std::string>& names, const GaiaKnobs& knobs);
 
 }  // namespace testbed

@@ -2,6 +2,7 @@
 // windows and the convergence target the controller computes, and a node's local workers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "gaia_plan.h"
@@ -116,6 +117,24 @@ TEST(GaiaPlan, FiguresSumTheDataCentersAndGiveTheHeldBackShare) {
   EXPECT_TRUE(f["per_data_center"].contains("b"));
 }
 
+TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
+  const GaiaKnobs knobs{0.005, -1, true};
+  EXPECT_EQ(gaia_label(knobs), "gaia(v=0.5%, DS=off, soft)");
+  EXPECT_EQ(gaia_label({}), "gaia(v=1%, DS=2)");
+  const auto setup = gaia_agent_setup(knobs, {0, 2}, {{0, 2, 1e5, 0.01}, {2, 0, 1e5, 0.01}});
+  EXPECT_DOUBLE_EQ(setup["threshold"].get<double>(), 0.005);
+  EXPECT_EQ(setup["ds"], -1);
+  EXPECT_EQ(setup["soft"], true);
+  ASSERT_EQ(setup["mirrors"]["0"].size(), 1u);
+  EXPECT_EQ(setup["mirrors"]["0"][0]["node"], 2);
+  EXPECT_EQ(setup["mirrors"]["2"][0]["node"], 0);
+  // 100 kbit/s and a 20 ms round trip: twice the 250 B product is under the floor.
+  EXPECT_EQ(setup["mirrors"]["2"][0]["window_bytes"], kMinWindowBytes);
+  const auto summary = gaia_summary({}, {}, knobs);
+  EXPECT_EQ(summary["ds"], "off");
+  EXPECT_TRUE(summary.contains("choices"));
+}
+
 TEST(LocalWorkers, KWorkersOnEachNodeTrainAsTheirSumUnderBsp) {
   // Two nodes of two workers: their summed updates equal those of four single workers.
   const JobConfig c{"mf", 3, 4, 0.2};
@@ -125,14 +144,14 @@ TEST(LocalWorkers, KWorkersOnEachNodeTrainAsTheirSumUnderBsp) {
   std::vector<double> sum(w.size(), 0.0);
   for (auto* n : {node0.get(), node1.get()}) {
     const auto u = n->update(0, w);
-    ASSERT_TRUE(u.keys.empty());
-    for (size_t k = 0; k < w.size(); ++k) sum[k] += u.values[k];
+    // mf's batch touches a part of R: the node sends its workers' key union, sorted.
+    ASSERT_FALSE(u.keys.empty());
+    EXPECT_TRUE(std::is_sorted(u.keys.begin(), u.keys.end()));
+    EXPECT_EQ(u.keys, n->keys_for(0));
+    add_update(u, sum);
   }
   std::vector<double> single(w.size(), 0.0);
-  for (int worker = 0; worker < 4; ++worker) {
-    const auto u = make_job(c, worker)->update(0, w);
-    for (size_t k = 0; k < w.size(); ++k) single[k] += u.values[k];
-  }
+  for (int worker = 0; worker < 4; ++worker) add_update(make_job(c, worker)->update(0, w), single);
   for (size_t k = 0; k < w.size(); ++k) EXPECT_NEAR(sum[k], single[k], 1e-5) << k;
   EXPECT_EQ(node0->samples_per_update(),
             make_job(c, 0)->samples_per_update() + make_job(c, 1)->samples_per_update());

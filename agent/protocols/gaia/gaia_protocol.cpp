@@ -127,19 +127,13 @@ void GaiaProtocol::try_read() {
       clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_;
   if (evaluate) {
     next_eval_ = now + eval_interval_;
-    link_.reply({{"event", "eval"}, {"clock", clock_}, {"loss", job_->held_out_loss(values_)}});
+    log_.evaluated(clock_, job_->held_out_loss(values_));
   }
-  if (clock_ > 0) {
-    const double seconds = std::chrono::duration<double>(now - clock_started_).count();
-    iteration_s_.push_back(seconds);
-    link_.reply({{"event", "clock"}, {"clock", clock_ - 1}, {"seconds", seconds}});
-  }
-  clock_started_ = now;
-  started_ns_.push_back(monotonic_ns());
+  log_.started(clock_, now);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   phase_ = Phase::kComputing;
   update_ = job_->update(clock_, values_);
-  samples_ += job_->samples_per_update();
+  log_.add_samples(job_->samples_per_update());
   compute_end_ = now + std::chrono::milliseconds(
                            local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
 }
@@ -172,11 +166,7 @@ std::chrono::milliseconds GaiaProtocol::timeout() const {
 void GaiaProtocol::finish() {
   phase_ = Phase::kFinished;
   client_->flush();  // what waits for the WAN still reaches the mirrors
-  link_.reply({{"event", "finished"},
-               {"clocks", iteration_s_.size()},
-               {"iteration_s", iteration_s_},
-               {"started_ns", started_ns_},
-               {"samples", samples_}});
+  log_.finished();
 }
 
 nlohmann::json GaiaProtocol::stats() const {

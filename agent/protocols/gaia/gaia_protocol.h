@@ -25,12 +25,13 @@
 #include "mirror_state.h"
 #include "protocol.h"
 #include "significance_filter.h"
+#include "worker_clock_log.h"
 
 namespace testbed {
 
 class GaiaProtocol : public Protocol {
  public:
-  explicit GaiaProtocol(AgentLink& link) : link_(link), self_(link.self()) {}
+  explicit GaiaProtocol(AgentLink& link) : link_(link), self_(link.self()), log_(link) {}
   void setup(const nlohmann::json& cmd) override;
   void command(const std::string& verb, const nlohmann::json& cmd) override;
   void message(Received r) override;
@@ -63,11 +64,9 @@ class GaiaProtocol : public Protocol {
   enum class Phase { kIdle, kReading, kComputing, kFinished } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
   bool stop_requested_ = false;
-  Clock::time_point next_eval_, compute_end_, clock_started_;
+  Clock::time_point next_eval_, compute_end_;
   SparseUpdate update_;
-  std::vector<double> iteration_s_;
-  std::vector<int64_t> started_ns_;
-  uint64_t samples_ = 0;
+  WorkerClockLog log_;
 
   // How reads were held back: count and time per reason.
   ReadBlock blocked_ = ReadBlock::kNone;
