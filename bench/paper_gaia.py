@@ -13,6 +13,33 @@ LAN_OF = {"gaia-vc": "gaia-lan-2", "gaia-ss": "gaia-lan-2", "gaia-11": "gaia-lan
 
 def main():
     runs = [json.loads(line) for line in open(sys.argv[1])]
+    jobs = []
+    for r in runs:
+        r.setdefault("job", "mf")
+        if r["job"] not in jobs:
+            jobs.append(r["job"])
+    for job in jobs:
+        print(f"### Job {job}")
+        print()
+        table([r for r in runs if r["job"] == job], job)
+        print()
+
+
+def fmt_s(seconds):
+    return f"{seconds:.1f}" if seconds else "not reached"
+
+
+def health_cell(g, b, unhealthy):
+    """The emulation's own verdict on the two runs; rows written before it was kept say so."""
+    if any("healthy" not in r["health"] for r in (g, b)):
+        return "not recorded"
+    if not unhealthy:
+        return "healthy"
+    problems = [p for r in (g, b) for p in (r["health"].get("problems") or [])]
+    return "flagged: " + ", ".join(unhealthy) + (f" ({problems[0]})" if problems else "")
+
+
+def table(runs, job):
     by = {(r["profile"], r["label"]): r for r in runs}
 
     def ttt(profile, label):
@@ -25,20 +52,24 @@ def main():
     for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
         g, b = by.get((profile, "gaia")), by.get((profile, "baseline"))
         if not g or not b:
+            if g or b:
+                print(f"| {profile} | {'missing' if not g else ''} | {'missing' if not b else ''} "
+                      "| | | | | | | | a run failed: see the bench's output |")
             continue
         lan = ttt(LAN_OF[profile], "lan")
+        lan_cell = fmt_s(lan) if (LAN_OF[profile], "lan") in by else "not run"
         gt, bt = g["time_to_target_s"], b["time_to_target_s"]
         f = g["gaia"]
-        fmt = lambda x: f"{x:.1f}" if x else "not reached"
         ratio = lambda a, c: f"{a / c:.2f}x" if a and c else "-"
-        unhealthy = [r["label"] for r in (g, b) if r["health"]["unhealthy"]]
-        print(f"| {profile} | {fmt(gt)} | {fmt(bt)} | {fmt(lan)} | {ratio(bt, gt)} | {PAPER[profile]} "
+        unhealthy = [r["label"] for r in (g, b) if r["health"].get("healthy") is False]
+        paper = PAPER[profile] if job == "mf" else "-"
+        print(f"| {profile} | {fmt_s(gt)} | {fmt_s(bt)} | {lan_cell} | {ratio(bt, gt)} | {paper} "
               f"| {ratio(gt, lan)} | {g['wan_bytes'] / 1e6:.1f} / {b['wan_bytes'] / 1e6:.1f} "
               f"| {f['held_back_share']:.1%} | {f['reads_blocked_by_barrier']:.0f} "
               f"({f['blocked_s_barrier']:.0f} s) / {f['reads_blocked_by_mirror_clock']:.0f} "
-              f"({f['blocked_s_mirror_clock']:.0f} s) | {'flagged: ' + ', '.join(unhealthy) if unhealthy else 'healthy'} |")
+              f"({f['blocked_s_mirror_clock']:.0f} s) | {health_cell(g, b, unhealthy)} |")
     print()
-    print("Final loss, Gaia against BSP (Baseline) after the same 60 clocks:")
+    print(f"Final loss of {job}, Gaia against BSP (Baseline) after the same clocks:")
     for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
         g, b = by.get((profile, "gaia")), by.get((profile, "baseline"))
         if g and b:
