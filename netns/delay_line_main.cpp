@@ -95,8 +95,8 @@ int on_packet(nfq_q_handle*, nfgenmsg*, nfq_data* nfa, void* data) {
   return 0;
 }
 
-void release(Queue& q, int64_t now) {
-  const std::vector<uint32_t> ids = q.delay.release_due(now, q.window_us);
+void release(Queue& q, int64_t now, int64_t stalled_us) {
+  const std::vector<uint32_t> ids = q.delay.release_due(now, q.window_us, stalled_us);
   if (ids.empty()) return;
   if (!q.delay.params().reorder) {
     // In FIFO order every earlier id is released too: one batch verdict covers them all.
@@ -113,7 +113,11 @@ void write_stats(const std::string& path, const std::map<uint16_t, Queue>& queue
       std::string(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>()));
   std::vector<testbed::DelayLineQueueStats> stats;
   for (const auto& [num, q] : queues) {
-    testbed::DelayLineQueueStats s{num, q.delay.lateness().count(), 0, 0, q.delay.lateness()};
+    testbed::DelayLineQueueStats s;
+    s.queue = num;
+    s.released = q.delay.lateness().count();
+    s.lateness = q.delay.lateness();
+    s.emulator_lateness = q.delay.emulator_lateness();
     if (const auto it = drops.find(num); it != drops.end()) {
       s.queue_dropped = it->second.queue_dropped;
       s.user_dropped = it->second.user_dropped;
@@ -243,7 +247,14 @@ int main(int argc, char** argv) {
       tp = &timeout;
     }
     pollfd fds[2] = {{nfd, POLLIN, 0}, {ctl, POLLIN, 0}};
+    const int64_t asleep = now_us();
     if (ppoll(fds, 2, tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
+    // How much later than asked we woke: at SCHED_FIFO no task of this host outranks us,
+    // so that is the host not running us (a virtual machine's CPU taken by its
+    // hypervisor, an interrupt storm, a kernel section that cannot be preempted). A
+    // release's lateness beyond it is the emulator's own (see DelayQueue::release_due).
+    const int64_t woke = now_us();
+    const int64_t stalled = next >= 0 ? std::max<int64_t>(0, woke - std::max(next, asleep)) : 0;
     if (fds[0].revents & POLLIN) {
       for (int n = kReceiveBatch; n == kReceiveBatch;) {
         n = recvmmsg(nfd, msgs.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
@@ -254,7 +265,7 @@ int main(int argc, char** argv) {
     }
     if (fds[1].revents & POLLIN) handle_control(ctl, queues, window_cap_us);
     const int64_t now = now_us();
-    for (auto& [num, q] : queues) release(q, now);
+    for (auto& [num, q] : queues) release(q, now, stalled);
   }
   for (auto& [num, q] : queues) nfq_destroy_queue(q.handle);
   nfq_close(h);

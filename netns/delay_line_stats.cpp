@@ -9,7 +9,8 @@ std::string format_delay_line_stats(const std::vector<DelayLineQueueStats>& queu
   std::ostringstream out;
   for (const auto& q : queues) {
     out << "queue " << q.queue << " released " << q.released << " queue_dropped " << q.queue_dropped
-        << " user_dropped " << q.user_dropped << " lateness " << q.lateness.format() << "\n";
+        << " user_dropped " << q.user_dropped << " lateness " << q.lateness.format() << " emulator "
+        << q.emulator_lateness.format() << "\n";
   }
   return out.str();
 }
@@ -35,7 +36,12 @@ std::vector<DelayLineQueueStats> parse_delay_line_stats(const std::string& text)
     q.queue = static_cast<uint16_t>(queue);
     std::string rest;
     std::getline(in, rest);
-    q.lateness = LatenessHistogram::parse(rest);
+    const std::string marker = " emulator ";
+    const size_t split = rest.find(marker);
+    q.lateness = LatenessHistogram::parse(rest.substr(0, split));
+    q.emulator_lateness = split == std::string::npos
+                              ? q.lateness
+                              : LatenessHistogram::parse(rest.substr(split + marker.size()));
     out.push_back(q);
   }
   return out;

@@ -21,16 +21,22 @@ int64_t DelayQueue::admit(uint32_t id, int64_t now_us) {
   return release;
 }
 
-std::vector<uint32_t> DelayQueue::release_due(int64_t now_us, int64_t early_us) {
+void DelayQueue::record(int64_t late_us, int64_t stalled_us) {
+  lateness_.add(late_us);
+  emulator_lateness_.add(late_us - std::max<int64_t>(0, stalled_us));
+}
+
+std::vector<uint32_t> DelayQueue::release_due(int64_t now_us, int64_t early_us,
+                                              int64_t stalled_us) {
   std::vector<uint32_t> ids;
   const int64_t until = now_us + early_us;
   while (!fifo_.empty() && fifo_.front().release_us <= until) {
-    lateness_.add(now_us - fifo_.front().release_us);
+    record(now_us - fifo_.front().release_us, stalled_us);
     ids.push_back(fifo_.front().id);
     fifo_.pop_front();
   }
   while (!heap_.empty() && heap_.top().release_us <= until) {
-    lateness_.add(now_us - heap_.top().release_us);
+    record(now_us - heap_.top().release_us, stalled_us);
     ids.push_back(heap_.top().id);
     heap_.pop();
   }

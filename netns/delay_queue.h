@@ -36,13 +36,18 @@ class DelayQueue {
   int64_t admit(uint32_t id, int64_t now_us);
   // Removes and returns the ids due by `now_us + early_us`, in release order, and records
   // how late each leaves. Releasing a little early lets one wake-up serve packets due
-  // microseconds apart (see the delay line's --release-window-us).
-  std::vector<uint32_t> release_due(int64_t now_us, int64_t early_us = 0);
+  // microseconds apart (see the delay line's --release-window-us). `stalled_us` is how
+  // much later than asked the caller woke for this release: that part of a packet's
+  // lateness is the host's (it did not run the caller), the rest the emulator's own.
+  std::vector<uint32_t> release_due(int64_t now_us, int64_t early_us = 0, int64_t stalled_us = 0);
   // The earliest release time held, or -1 when empty.
   int64_t next_release() const;
   size_t size() const { return fifo_.size() + heap_.size(); }
   // Every release so far: how late against its due time (early counts as on time).
   const LatenessHistogram& lateness() const { return lateness_; }
+  // The same releases, less the caller's wake-up stall: what the emulator's own work (a
+  // backlog of packets, other queues served first) made them late.
+  const LatenessHistogram& emulator_lateness() const { return emulator_lateness_; }
 
  private:
   struct Held {
@@ -55,7 +60,8 @@ class DelayQueue {
   int64_t last_release_us_ = 0;
   std::deque<Held> fifo_;                                              // no reordering
   std::priority_queue<Held, std::vector<Held>, std::greater<>> heap_;  // reordering
-  LatenessHistogram lateness_;
+  LatenessHistogram lateness_, emulator_lateness_;
+  void record(int64_t late_us, int64_t stalled_us);
 };
 
 }  // namespace testbed

@@ -103,13 +103,18 @@ void print_health(const nlohmann::json& last) {
   std::cout << "\nemulation health of the last run (" << last["file"].get<std::string>()
             << "): " << (h["healthy"].get<bool>() ? "healthy" : "UNHEALTHY") << "\n  delay-line "
             << "release lateness p50/p99/max " << late["p50"] << "/" << late["p99"] << "/"
-            << late["max"] << " ms over " << late["packets"] << " packets; CPUs saturated "
-            << std::lround(h["cpu_saturated_share"].get<double>() * 100) << "% of the run";
+            << late["max"] << " ms over " << late["packets"] << " packets";
+  if (h.contains("emulator_lateness_ms"))  // runs recorded before the split lack it
+    std::cout << " (p99 " << h["emulator_lateness_ms"]["p99"] << " ms less the host's stalls)";
+  std::cout << "; CPUs saturated " << std::lround(h["cpu_saturated_share"].get<double>() * 100)
+            << "% of the run";
   if (!h["min_backlogged_rate_ratio"].is_null())
     std::cout << "; slowest backlogged link at "
               << std::lround(h["min_backlogged_rate_ratio"].get<double>() * 100) << "% of its rate";
   std::cout << "\n";
   for (const auto& p : h["problems"]) std::cout << "  " << p.get<std::string>() << "\n";
+  for (const auto& n : h.value("notes", nlohmann::json::array()))
+    std::cout << "  note: " << n.get<std::string>() << "\n";
 }
 
 void print_lab(const LabState& s, const nlohmann::json& plan, bool live) {

@@ -40,6 +40,8 @@ void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary, const st
   summary["health"] = report.to_json();
   metrics.publish(health_event(report, strategy));
   if (!report.healthy()) std::cerr << "testbed: " << report.warning() << "\n";
+  if (const std::string note = report.note_line(); !note.empty())
+    std::cerr << "testbed: " << note << "\n";
 }
 
 void add_health_figures(const std::vector<nlohmann::json>& summaries, StrategyOutcome& outcome) {
@@ -52,6 +54,8 @@ void add_health_figures(const std::vector<nlohmann::json>& summaries, StrategyOu
         outcome.figures[figure] = value;
     };
     worst("release_lateness_p99_ms", h["release_lateness_ms"]["p99"].get<double>(), false);
+    if (h.contains("emulator_lateness_ms"))  // results from before the split lack it
+      worst("emulator_lateness_p99_ms", h["emulator_lateness_ms"]["p99"].get<double>(), false);
     worst("cpu_saturated_share", h["cpu_saturated_share"].get<double>(), false);
     if (!h["min_backlogged_rate_ratio"].is_null())
       worst("min_rate_ratio", h["min_backlogged_rate_ratio"].get<double>(), true);

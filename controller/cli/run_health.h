@@ -24,8 +24,9 @@ void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary, const st
                        MetricsSink& metrics);
 
 // A scenario's view of a strategy's runs: the worst of each health figure over its
-// repetitions (release_lateness_p99_ms, cpu_saturated_share, min_rate_ratio) and every
-// problem any of them had. Runs without a health object (older results) add nothing.
+// repetitions (release_lateness_p99_ms, emulator_lateness_p99_ms, cpu_saturated_share,
+// min_rate_ratio) and every problem any of them had. Runs without a health object (older results)
+// add nothing.
 void add_health_figures(const std::vector<nlohmann::json>& summaries, StrategyOutcome& outcome);
 
 // "emulation unhealthy: ..." for a run's summary, or "" when it was healthy.

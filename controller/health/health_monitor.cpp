@@ -106,6 +106,7 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
         const auto s = start_lines_.find(d.to);
         if (s != start_lines_.end() && s->second.count(q)) before = s->second.at(q);
         h.lateness = now.lateness.since(before.lateness);
+        h.emulator_lateness = now.emulator_lateness.since(before.emulator_lateness);
         h.delayed_packets = h.lateness.count();
         // Counters only grow while the delay line lives; a restarted one starts at zero.
         const auto grown = [](uint64_t a, uint64_t b) { return a >= b ? a - b : a; };

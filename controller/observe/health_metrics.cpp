@@ -1,6 +1,7 @@
 #include "health_metrics.h"
 
 #include <limits>
+#include <utility>
 
 namespace testbed {
 
@@ -15,7 +16,8 @@ HealthMetrics::HealthMetrics(prometheus::Registry& registry, std::string lab)
       lateness_(BuildGauge()
                     .Name("testbed_health_release_lateness_seconds")
                     .Help("How late the delay lines released packets against their due time "
-                          "during the run (statistic p50, p99 or max).")
+                          "during the run (statistic p50, p99 or max; part all, or emulator: "
+                          "less the host's stalls of the delay line).")
                     .Register(registry)),
       cpu_saturated_(BuildGauge()
                          .Name("testbed_health_cpu_saturated_ratio")
@@ -39,13 +41,17 @@ void HealthMetrics::apply(const nlohmann::json& event) {
   healthy_.Add(run).Set(event.at("healthy").get<bool>() ? 1 : 0);
   cpu_saturated_.Add(run).Set(event.at("cpu_saturated_share").get<double>());
   nfqueue_dropped_.Add(run).Set(event.at("nfqueue_dropped").get<double>());
-  const auto& late = event.at("release_lateness_ms");
   // A gauge may not carry Prometheus's reserved "quantile" label (promtool), hence
   // "statistic".
-  for (const char* key : {"p50", "p99", "max"}) {
-    auto labels = run;
-    labels["statistic"] = key;
-    lateness_.Add(labels).Set(late.at(key).get<double>() / 1e3);
+  for (const auto& [part, field] :
+       {std::pair{"all", "release_lateness_ms"}, std::pair{"emulator", "emulator_lateness_ms"}}) {
+    const auto& late = event.at(field);
+    for (const char* key : {"p50", "p99", "max"}) {
+      auto labels = run;
+      labels["statistic"] = key;
+      labels["part"] = part;
+      lateness_.Add(labels).Set(late.at(key).get<double>() / 1e3);
+    }
   }
   for (const auto& d : event.at("directions")) {
     const auto ratio = d.find("backlogged_rate_ratio");

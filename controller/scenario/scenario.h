@@ -47,8 +47,9 @@ struct LinkEvent {
 // parameter-server strategies also time_to_loss (to the target loss, s), final_loss,
 // wan_bytes and max_staleness; for the placement strategies comm_time_s (the median
 // iteration after a warm-up) and model_ratio (comm_time_s over the placement's prediction);
-// for every strategy the emulation's health: release_lateness_p99_ms, cpu_saturated_share
-// and min_rate_ratio (the worst over repetitions).
+// for every strategy the emulation's health: release_lateness_p99_ms,
+// emulator_lateness_p99_ms (less the host's stalls), cpu_saturated_share and
+// min_rate_ratio (the worst over repetitions).
 struct Expectation {
   enum class Kind {
     kRatio,

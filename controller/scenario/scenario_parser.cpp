@@ -36,6 +36,7 @@ const std::vector<std::string>& expectation_figures() {
                                                     "comm_time_s",
                                                     "model_ratio",
                                                     "release_lateness_p99_ms",
+                                                    "emulator_lateness_p99_ms",
                                                     "cpu_saturated_share",
                                                     "min_rate_ratio"};
   return kFigures;

@@ -1,12 +1,18 @@
 // Emulation health on real labs: every run's summary carries it; a light run (three nodes
-// at 20 Mbit/s) is judged healthy and its backlogged links carry their rate; a
-// deliberately overloaded run (eight nodes fully meshed at 1 Gbit/s, a 50 MB model through
-// a tree, which keeps this 2-core machine's CPUs saturated: measured 88% of the run, p99
+// at 20 Mbit/s) is judged healthy and its backlogged links carry their rate; stalls of
+// its delay lines (SIGSTOP, as a hypervisor taking the CPU would) are a note, not a
+// problem; a deliberately overloaded run (eight nodes fully meshed at 1 Gbit/s, a 50 MB model
+// through a tree, which keeps this 2-core machine's CPUs saturated: measured 88% of the run, p99
 // release 6.9 ms late) is flagged, in the summary and by the one-line warning.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "testbed_cli.h"
 
@@ -19,16 +25,21 @@ std::string write_profile(const std::string& name, const std::string& yaml) {
   return path;
 }
 
-TEST(Health, ALightRunIsHealthyAndStatusShowsIt) {
-  REQUIRE_ROOT();
-  const std::string lab = "tbt-light";
-  LabGuard guard(lab);
-  const std::string profile = write_profile(lab, R"(lab: tbt-light
+// Three nodes in a line at 20 Mbit/s and 10 ms.
+std::string light_profile(const std::string& lab) {
+  return write_profile(lab, "lab: " + lab + R"(
 nodes: {a: {}, b: {}, c: {}}
 links:
   - {endpoints: [a, b], bandwidth: 20mbit, delay: 10ms}
   - {endpoints: [b, c], bandwidth: 20mbit, delay: 10ms}
 )");
+}
+
+TEST(Health, ALightRunIsHealthyAndStatusShowsIt) {
+  REQUIRE_ROOT();
+  const std::string lab = "tbt-light";
+  LabGuard guard(lab);
+  const std::string profile = light_profile(lab);
   ASSERT_EQ(run_testbed({"up", profile, "--prometheus", "off"}).status, 0);
   const Result r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model",
                                 "resnet50", "--scale", "0.05", "--oracle", "--json"});
@@ -40,7 +51,9 @@ links:
   EXPECT_TRUE(h["healthy"].get<bool>()) << h.dump(1);
   // Every packet crossed a delay line (10 ms each way), so there are releases to judge.
   EXPECT_GT(h["release_lateness_ms"]["packets"].get<double>(), 1000);
-  EXPECT_LE(h["release_lateness_ms"]["p99"].get<double>(), 1.0);
+  // The emulator's part: a virtual host's own stalls (3-18 ms, seen on an idle machine)
+  // may make the whole later, which the next test covers.
+  EXPECT_LE(h["emulator_lateness_ms"]["p99"].get<double>(), 1.0);
   EXPECT_EQ(h["nfqueue_dropped"], 0);
   // The 5 MB pushes keep the links backlogged for seconds: judged, and near their rate.
   ASSERT_FALSE(h["min_backlogged_rate_ratio"].is_null()) << h.dump(1);
@@ -68,6 +81,62 @@ links:
   const Result status = run_testbed({"status", lab});
   EXPECT_NE(status.output.find("emulation health of the last run"), std::string::npos)
       << status.output;
+}
+
+// Stops the lab's recorded delay lines for 8 ms in every 100 (SIGSTOP, then SIGCONT)
+// while it lives, as a hypervisor that takes the CPU would; always resumes them.
+class DelayLineStaller {
+ public:
+  explicit DelayLineStaller(const std::string& lab) {
+    const auto state = nlohmann::json::parse(std::ifstream("/run/testbed/" + lab + "/state.json"));
+    for (const auto& p : state["processes"]) {
+      if (p["argv"][0].get<std::string>().ends_with("testbed-delayline"))
+        pids_.push_back(p["pid"].get<pid_t>());
+    }
+    thread_ = std::thread([this] {
+      while (!stop_) {
+        for (pid_t pid : pids_) kill(pid, SIGSTOP);
+        std::this_thread::sleep_for(std::chrono::milliseconds(8));
+        for (pid_t pid : pids_) kill(pid, SIGCONT);
+        std::this_thread::sleep_for(std::chrono::milliseconds(92));
+      }
+    });
+  }
+  ~DelayLineStaller() {
+    stop_ = true;
+    thread_.join();
+  }
+  size_t count() const { return pids_.size(); }
+
+ private:
+  std::vector<pid_t> pids_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+TEST(Health, StallsOfTheHostAreANoteNotAProblem) {
+  REQUIRE_ROOT();
+  const std::string lab = "tbt-stall";
+  LabGuard guard(lab);
+  ASSERT_EQ(run_testbed({"up", light_profile(lab), "--prometheus", "off"}).status, 0);
+  Result r;
+  {
+    DelayLineStaller staller(lab);
+    ASSERT_EQ(staller.count(), 3u) << "one delay line per node";
+    r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model", "resnet50",
+                     "--scale", "0.05", "--oracle", "--json"});
+  }
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto h = summary_of(r.output)["health"];
+  // Stalled 8% of the time, so more than one packet in a hundred left late by the stall;
+  // the delay line woke that much late each time, so none of it is the emulator's.
+  EXPECT_GE(h["release_lateness_ms"]["p99"].get<double>(), 2.0) << h.dump(1);
+  EXPECT_LE(h["emulator_lateness_ms"]["p99"].get<double>(), 1.0) << h.dump(1);
+  EXPECT_TRUE(h["healthy"].get<bool>()) << h.dump(1);
+  ASSERT_EQ(h["notes"].size(), 1u) << h.dump(1);
+  EXPECT_NE(r.output.find("testbed: emulation note: the host stalled the delay lines"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(Health, AnOverloadedRunIsFlagged) {

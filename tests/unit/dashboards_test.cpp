@@ -55,7 +55,7 @@ std::set<std::string> exported_names() {
                    {"bytes_received", {{"b", 10}}}}}}}});
   HealthMetrics health(registry, "lab");
   HealthReport report;
-  report.directions.push_back({"a", "b", 0, 0, {}, 0, true, true, 2, 2, 0.95, 0.9, 0});
+  report.directions.push_back({"a", "b", 0, 0, {}, {}, 0, true, true, 2, 2, 0.95, 0.9, 0});
   nlohmann::json event = report.to_json();
   event["event"] = "health";
   event["strategy"] = "s";

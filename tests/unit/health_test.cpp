@@ -68,19 +68,45 @@ TEST(DelayQueue, RecordsLatenessAndReleasesWithinTheWindow) {
   EXPECT_EQ(q.lateness().count(), 3u);
   EXPECT_EQ(q.lateness().max_us(), 3000);
   EXPECT_EQ(q.lateness().quantile_us(0.6), 0);
+  EXPECT_EQ(q.emulator_lateness().max_us(), 3000) << "no stall was reported";
+}
+
+TEST(DelayQueue, TheCallersWakeUpStallIsTheHostsPartOfTheLateness) {
+  DelayQueue q({1000, 0, false}, 1);
+  q.admit(1, 0);    // due at 1000
+  q.admit(2, 200);  // due at 1200
+  // The caller asked to wake at 1000 and woke at 3000: 2 ms of host stall. Packet 1 is
+  // 2 ms late, all of it the host's; packet 2 is 1.8 ms late, also within the stall.
+  EXPECT_EQ(q.release_due(3000, 0, 2000), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(q.lateness().max_us(), 2000);
+  EXPECT_EQ(q.emulator_lateness().count(), 2u);
+  EXPECT_EQ(q.emulator_lateness().max_us(), 0);
+  q.admit(3, 2500);  // due at 3500, released at 6000 after a 500 us stall: 2 ms its own
+  q.release_due(6000, 0, 500);
+  EXPECT_EQ(q.lateness().max_us(), 2500);
+  EXPECT_EQ(q.emulator_lateness().max_us(), 2000);
 }
 
 TEST(DelayLineStats, RoundTripsAndNamesABadLine) {
   LatenessHistogram h;
   h.add(12);
-  const std::vector<DelayLineQueueStats> in = {{3, 1, 2, 5, h}, {7, 0, 0, 0, {}}};
+  const std::vector<DelayLineQueueStats> in = {{3, 1, 2, 5, h, {}}, {7, 0, 0, 0, {}, {}}};
   const auto out = parse_delay_line_stats(format_delay_line_stats(in));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].queue, 3);
   EXPECT_EQ(out[0].queue_dropped, 2u);
   EXPECT_EQ(out[0].user_dropped, 5u);
   EXPECT_EQ(out[0].lateness.max_us(), 12);
+  EXPECT_EQ(out[0].emulator_lateness.count(), 0u);
   EXPECT_EQ(out[1].queue, 7);
+  std::vector<DelayLineQueueStats> split = in;
+  split[0].emulator_lateness.add(3);
+  EXPECT_EQ(parse_delay_line_stats(format_delay_line_stats(split))[0].emulator_lateness.max_us(),
+            3);
+  // A delay line started by an older build has no emulator part: all of it counts.
+  const auto old = parse_delay_line_stats(
+      "queue 1 released 1 queue_dropped 0 user_dropped 0 lateness 40:1 max:900\n");
+  EXPECT_EQ(old[0].emulator_lateness.max_us(), 900);
   try {
     parse_delay_line_stats(
         "queue 1 released 2 queue_dropped 0 user_dropped 0 lateness max:0\n"
@@ -141,14 +167,20 @@ TEST(BacklogMeter, JudgesTheBestIntervalsOfThoseBackloggedAtBothEnds) {
   EXPECT_NEAR(*m.mean_ratio(), (300'000.0 + 7 * 360'000 + 200'000) / (400'000 + 8 * 400'000), 1e-9);
 }
 
-HealthReport report_with(int64_t late_us, std::optional<double> ratio, double saturated) {
+// A report of one direction whose 100 packets were each `late_us` late, `stalled_us` of
+// it the host's.
+HealthReport report_with(int64_t late_us, std::optional<double> ratio, double saturated,
+                         int64_t stalled_us = 0) {
   HealthReport r;
   r.cpu_saturated_share = saturated;
   r.cpu_intervals = 10;
   DirectionHealth d;
   d.from = "a";
   d.to = "b";
-  for (int i = 0; i < 100; ++i) d.lateness.add(late_us);
+  for (int i = 0; i < 100; ++i) {
+    d.lateness.add(late_us);
+    d.emulator_lateness.add(late_us - stalled_us);
+  }
   d.delayed_packets = 100;
   d.rate_measured = true;
   d.rate_judged = true;
@@ -185,6 +217,26 @@ TEST(HealthReport, EachThresholdIsItsOwnProblem) {
   EXPECT_GE(j["release_lateness_ms"]["p99"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(j["min_backlogged_rate_ratio"].get<double>(), 0.8);
   EXPECT_DOUBLE_EQ(j["directions"][0]["backlogged_share"].get<double>(), 0.5);
+  EXPECT_TRUE(j["notes"].empty()) << "late by the emulator's own doing: no host to blame";
+}
+
+TEST(HealthReport, TheHostsStallsAreANoteNotAProblem) {
+  const auto stalled = report_with(5000, 0.98, 0.1, 4900);
+  EXPECT_TRUE(stalled.healthy()) << stalled.warning();
+  EXPECT_EQ(stalled.warning(), "");
+  ASSERT_EQ(stalled.notes().size(), 1u);
+  EXPECT_EQ(stalled.note_line().rfind("emulation note: the host stalled the delay lines", 0), 0u)
+      << stalled.note_line();
+  const auto j = stalled.to_json();
+  EXPECT_GE(j["release_lateness_ms"]["p99"].get<double>(), 4.9);
+  EXPECT_LE(j["emulator_lateness_ms"]["p99"].get<double>(), 0.12);  // 100 us, bucket-rounded
+  // Stalled, and late beyond the stalls too: a problem, and the note still says why the
+  // whole is later than the emulator's part.
+  const auto both = report_with(5000, 0.98, 0.1, 2000);
+  ASSERT_EQ(both.problems().size(), 1u);
+  EXPECT_NE(both.problems()[0].find("not counting the host's stalls"), std::string::npos);
+  EXPECT_EQ(both.notes().size(), 1u);
+  EXPECT_EQ(report_with(50, 0.98, 0.1).note_line(), "") << "on time: nothing to note";
 }
 
 TEST(HealthMetrics, AHealthEventBecomesGauges) {
@@ -204,6 +256,12 @@ TEST(HealthMetrics, AHealthEventBecomesGauges) {
       << text;
   EXPECT_NE(text.find(R"(testbed_health_cpu_saturated_ratio{lab="lab1",strategy="ps"} 0.7)"),
             std::string::npos);
+  for (const char* part : {"all", "emulator"})
+    EXPECT_NE(
+        text.find(std::string("testbed_health_release_lateness_seconds{lab=\"lab1\",part=\"") +
+                  part + "\",statistic=\"p99\""),
+        std::string::npos)
+        << text;
 }
 
 TEST(HealthMonitor, SamplesEveryShapedDirectionOfAFakeLab) {
