@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev       # tests
   libboost1.81-dev libboost-filesystem1.81-dev  # Boost.Process v2: starting processes
   libglpk-dev                     # APSP: the linear program of parameter-server placement
+  librocksdb-dev                  # DRPS: the disk-resident parameter store
   prometheus-cpp-dev libzmq3-dev cppzmq-dev     # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks
