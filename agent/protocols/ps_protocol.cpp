@@ -1,10 +1,12 @@
 #include "ps_protocol.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <stdexcept>
 
 #include "local_workers.h"
+#include "rocks_store.h"
 #include "wire.h"
 
 namespace testbed {
@@ -54,15 +56,42 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   if (at != servers_.end()) {
     my_shard_ = static_cast<int>(at - servers_.begin());
     const KeyRange r = ranges_[static_cast<size_t>(my_shard_)];
-    std::vector<float> initial(r.size());
-    for (uint32_t k = 0; k < r.size(); ++k) initial[k] = job_->initial_value(r.begin + k);
-    shard_ = std::make_unique<ServerShard>(r, static_cast<int>(workers_.size()), model_,
-                                           std::move(initial));
+    const int workers = static_cast<int>(workers_.size());
+    if (cmd.contains("store")) {
+      shard_ = std::make_unique<ServerShard>(r, workers, model_, stored_values(cmd["store"], r));
+    } else {
+      std::vector<float> initial(r.size());
+      for (uint32_t k = 0; k < r.size(); ++k) initial[k] = job_->initial_value(r.begin + k);
+      shard_ = std::make_unique<ServerShard>(r, workers, model_, std::move(initial));
+    }
   }
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
   read_min_clock_.assign(servers_.size(), 0);
   link_.reply({{"event", "ready"}, {"parameters", ranges_.back().end}});
+}
+
+// DRPS: the shard's values in a RocksDB store of their own, fresh for every run (a run
+// starts from the job's initial values), with the PIBs inside the shard's range as blocks.
+std::unique_ptr<ShardValues> PsProtocol::stored_values(const nlohmann::json& store, KeyRange r) {
+  RocksStoreOptions o;
+  o.memory_budget_bytes = store.value("memory_budget_bytes", o.memory_budget_bytes);
+  o.direct_reads = store.value("direct_reads", o.direct_reads);
+  const std::string dir =
+      store.at("dir").get<std::string>() + "/shard-" + std::to_string(my_shard_);
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::vector<std::vector<uint32_t>> pibs;
+  for (const auto& pib : store.value("pibs", nlohmann::json::array())) {
+    auto keys = pib.get<std::vector<uint32_t>>();
+    if (!keys.empty() && r.contains(keys.front())) pibs.push_back(std::move(keys));
+  }
+  auto values = std::make_unique<StoredShardValues>(
+      std::make_unique<RocksStore>(dir, o), r.begin, r.end, pibs,
+      [this](uint32_t key) { return job_->initial_value(key); });
+  stored_ = values.get();
+  loaded_ = stored_->counters();  // the run's figures leave the initial load out
+  return values;
 }
 
 int PsProtocol::worker_index(int node) const {
@@ -256,6 +285,15 @@ nlohmann::json PsProtocol::stats() const {
                    {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
                    {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
     if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
+    if (stored_) {
+      const StoreCounters c = stored_->counters();
+      s["server"]["store"] = {{"blocks", stored_->blocks()},
+                              {"block_reads", c.block_reads - loaded_.block_reads},
+                              {"block_writes", c.block_writes - loaded_.block_writes},
+                              {"disk_reads", c.disk_reads - loaded_.disk_reads},
+                              {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
+                              {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
+    }
   }
   return s;
 }

@@ -29,6 +29,7 @@
 #include "protocol.h"
 #include "routed_transfer.h"
 #include "server_shard.h"
+#include "stored_shard_values.h"
 #include "worker_clock_log.h"
 
 namespace testbed {
@@ -53,6 +54,7 @@ class PsProtocol : public Protocol {
   // Server side.
   void send_replies(const std::vector<PullReply>& replies);
   int worker_index(int node) const;
+  std::unique_ptr<ShardValues> stored_values(const nlohmann::json& store, KeyRange range);
   nlohmann::json stats() const;
 
   AgentLink& link_;
@@ -61,7 +63,9 @@ class PsProtocol : public Protocol {
   Consistency model_;
   std::vector<int> workers_, servers_;  // node of each worker, of each shard
   std::vector<KeyRange> ranges_;
-  std::unique_ptr<ServerShard> shard_;  // when this node hosts one
+  std::unique_ptr<ServerShard> shard_;   // when this node hosts one
+  StoredShardValues* stored_ = nullptr;  // its values, when on disk (DRPS)
+  StoreCounters loaded_;                 // the store's counters once the model was loaded
   int my_shard_ = -1;
 
   std::unique_ptr<Job> job_;  // when this node is a worker

@@ -6,14 +6,21 @@
 namespace testbed {
 
 ServerShard::ServerShard(KeyRange range, int workers, Consistency model, std::vector<float> initial)
+    : ServerShard(range, workers, model, std::make_unique<MemoryShardValues>(std::move(initial))) {}
+
+ServerShard::ServerShard(KeyRange range, int workers, Consistency model,
+                         std::unique_ptr<ShardValues> values)
     : range_(range),
       workers_(workers),
       model_(model),
-      values_(std::move(initial)),
+      values_(std::move(values)),
       clock_(static_cast<size_t>(workers), 0),
       applied_ns_(static_cast<size_t>(workers)) {
-  if (values_.size() != range_.size()) throw std::invalid_argument("initial values != range");
-  if (model_.kind == Consistency::Kind::kBsp) bsp_sum_.assign(values_.size(), 0.0);
+  if (values_->size() != range_.size()) throw std::invalid_argument("initial values != range");
+  if (model_.kind == Consistency::Kind::kBsp) {
+    bsp_sum_.assign(values_->size(), 0.0);
+    bsp_touched_.assign(values_->size(), 0);
+  }
 }
 
 uint64_t ServerShard::min_clock() const {
@@ -22,13 +29,15 @@ uint64_t ServerShard::min_clock() const {
 
 void ServerShard::add(bool dense, const std::vector<uint32_t>& keys,
                       const std::vector<float>& values) {
-  const bool bsp = model_.kind == Consistency::Kind::kBsp;
+  std::vector<uint32_t> offsets(values.size());
+  for (size_t i = 0; i < values.size(); ++i)
+    offsets[i] = dense ? static_cast<uint32_t>(i) : keys[i] - range_.begin;
+  if (model_.kind != Consistency::Kind::kBsp) return values_->add(offsets, values);
   for (size_t i = 0; i < values.size(); ++i) {
-    const size_t at = dense ? i : keys[i] - range_.begin;
-    if (bsp) {
-      bsp_sum_[at] += values[i];
-    } else {
-      values_[at] += values[i];
+    bsp_sum_[offsets[i]] += values[i];
+    if (!bsp_touched_[offsets[i]]) {
+      bsp_touched_[offsets[i]] = 1;
+      bsp_touched_list_.push_back(offsets[i]);
     }
   }
 }
@@ -41,7 +50,7 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
     throw std::runtime_error("worker " + std::to_string(worker) + " pushed clock " +
                              std::to_string(clock) + ", expected " + std::to_string(c));
   }
-  if (dense ? values.size() != values_.size() : keys.size() != values.size())
+  if (dense ? values.size() != values_->size() : keys.size() != values.size())
     throw std::runtime_error("a push of the wrong size");
   for (uint32_t k : keys)
     if (!range_.contains(k)) throw std::runtime_error("a push for a key outside the shard");
@@ -56,24 +65,33 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   }
   bsp_waiting_.emplace_back(worker, clock);
   if (static_cast<int>(bsp_waiting_.size()) < workers_) return {};
-  // The clock's last update: all of them take effect now, as one sum.
-  for (size_t i = 0; i < values_.size(); ++i) {
-    values_[i] += static_cast<float>(bsp_sum_[i]);
-    bsp_sum_[i] = 0;
+  // The clock's last update: all of them take effect now, as one sum (a key no update
+  // touched would only have 0 added).
+  std::sort(bsp_touched_list_.begin(), bsp_touched_list_.end());
+  std::vector<float> sums;
+  sums.reserve(bsp_touched_list_.size());
+  for (uint32_t at : bsp_touched_list_) {
+    sums.push_back(static_cast<float>(bsp_sum_[at]));
+    bsp_sum_[at] = 0;
+    bsp_touched_[at] = 0;
   }
+  values_->add(bsp_touched_list_, sums);
+  bsp_touched_list_.clear();
   for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
   applied_ += bsp_waiting_.size();
   bsp_waiting_.clear();
   return release();
 }
 
-PullReply ServerShard::answer(const Pending& p) const {
+PullReply ServerShard::answer(const Pending& p) {
   PullReply r{p.worker, p.clock, min_clock(), p.dense, false, p.keys, {}};
   if (p.dense) {
-    r.values = values_;
+    r.values = values_->read_all();
   } else {
-    r.values.reserve(p.keys.size());
-    for (uint32_t k : p.keys) r.values.push_back(values_[k - range_.begin]);
+    std::vector<uint32_t> offsets;
+    offsets.reserve(p.keys.size());
+    for (uint32_t k : p.keys) offsets.push_back(k - range_.begin);
+    r.values = values_->read(offsets);
   }
   return r;
 }

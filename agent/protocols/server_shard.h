@@ -10,9 +10,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "consistency.h"
+#include "shard_values.h"
 
 namespace testbed {
 
@@ -28,7 +30,10 @@ struct PullReply {
 
 class ServerShard {
  public:
+  // Values in memory, starting at `initial`.
   ServerShard(KeyRange range, int workers, Consistency model, std::vector<float> initial);
+  // Values where `values` keeps them (a disk-resident store), already initialised.
+  ServerShard(KeyRange range, int workers, Consistency model, std::unique_ptr<ShardValues> values);
 
   // `keys` are global and inside the range; with dense, values cover the whole range.
   // `now_ns` stamps when the update was applied (for the recorded clocks).
@@ -40,7 +45,7 @@ class ServerShard {
                               bool latest = false);
 
   uint64_t min_clock() const;
-  const std::vector<float>& values() const { return values_; }
+  std::vector<float> values() const { return values_->read_all(); }
   KeyRange range() const { return range_; }
   uint64_t updates_applied() const { return applied_; }
   // Staleness of applied updates, in clocks: clock - read_min_clock.
@@ -56,20 +61,23 @@ class ServerShard {
     std::vector<uint32_t> keys;
   };
   void add(bool dense, const std::vector<uint32_t>& keys, const std::vector<float>& values);
-  PullReply answer(const Pending& p) const;
+  PullReply answer(const Pending& p);
   std::vector<PullReply> release();
 
   KeyRange range_;
   int workers_;
   Consistency model_;
-  std::vector<float> values_;
+  std::unique_ptr<ShardValues> values_;
   std::vector<uint64_t> clock_;  // per worker: pushes received
   uint64_t applied_ = 0;
   std::map<uint64_t, uint64_t> staleness_;
   std::vector<std::vector<int64_t>> applied_ns_;
   // bsp: the clock's updates, summed in double precision as the single-process reference
-  // does, applied when the last worker's arrives.
+  // does, applied when the last worker's arrives, to the keys they touched (a
+  // disk-resident shard then reads and writes only those blocks).
   std::vector<double> bsp_sum_;
+  std::vector<char> bsp_touched_;
+  std::vector<uint32_t> bsp_touched_list_;
   std::vector<std::pair<int, uint64_t>> bsp_waiting_;  // (worker, clock) summed, not applied
   std::vector<Pending> pending_;
 };

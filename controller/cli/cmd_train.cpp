@@ -92,8 +92,9 @@ int run_train(const Argv& argv) {
   LabState state = store.load(lab);
   if (state.phase != "up")
     throw std::runtime_error("lab " + lab + " is " + state.phase + ", not up");
-  const TrainOptions o =
+  TrainOptions o =
       resolve_train_options(args, state.plan.value("workload", nlohmann::json::object()));
+  o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
   std::vector<std::string> names, namespaces, endpoints;
   for (const auto& n : state.plan["nodes"]) {
     names.push_back(n["name"]);

@@ -159,6 +159,12 @@ void PsSession::setup() {
     setup["transfer"] = o_.apsp_mode;
   }
   if (gaia()) setup["gaia"] = gaia_setup(workers);
+  if (o_.store == "disk") {
+    // DRPS: each shard in a RocksDB store of its own under the lab's directory (removed
+    // with the lab), with the budget of memory it may keep parameters in.
+    setup["store"] = {{"dir", o_.store_dir},
+                      {"memory_budget_bytes", static_cast<size_t>(o_.memory_budget_mb) << 20}};
+  }
   agents_.broadcast(setup);
   agents_.gather("ready");
 }

@@ -117,6 +117,8 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     if (st.contains("server")) parameters = std::max(parameters, st["server"]["end"].get<size_t>());
   std::vector<float> model(parameters, 0.0f);
   bool have_values = true;
+  // DRPS: the shards' disk-resident stores together, the initial load left out.
+  nlohmann::json store = nlohmann::json::object();
   for (size_t n = 0; n < stats_.size(); ++n) {
     if (!stats_[n].contains("server")) continue;
     const auto& sv = stats_[n]["server"];
@@ -126,6 +128,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                          {"keys", {sv["begin"], sv["end"]}},
                          {"updates", sv["updates"]},
                          {"applied_ns", sv["applied_ns"]}};
+    if (sv.contains("store")) {
+      shards[names_[n]]["store"] = sv["store"];
+      for (const auto& [key, v] : sv["store"].items())
+        store[key] = store.value(key, uint64_t{0}) + v.get<uint64_t>();
+    }
     if (!sv.contains("values")) {
       have_values = false;
       continue;
@@ -144,6 +151,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["max_staleness"] = max_staleness;
   s["shards"] = shards;
   s["job"]["parameters"] = parameters;
+  s["store"] = {{"kind", o_.store}};
+  if (o_.store == "disk") {
+    s["store"].update(store);
+    s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
+  }
   // BSP is the single-process run by definition: check it, as the tree strategies are.
   if (!reference_.empty() && have_values && !stopped_early_) {
     double diff = 0;

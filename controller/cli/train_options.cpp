@@ -40,7 +40,7 @@ const char* const kTrainUsage =
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
     "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] "
+    "[--gaia-soft on|off] [--store memory|disk] [--memory-budget-mb M] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
     "[--probe-count N] [--probe-bytes B]";
@@ -136,6 +136,12 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
     o.gaia_ds = ds == "off" ? -1 : std::stoi(ds);
     o.gaia_soft = get("gaia-soft", "off") == "on";
   }
+  o.store = get("store", "memory");
+  o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
+  if (o.strategy == "gaia" && o.store != "memory")
+    throw UsageError("--store disk is for bsp, ssp and async, not gaia");
+  if (args.option("memory-budget-mb") && o.store != "disk")
+    throw UsageError("--memory-budget-mb is for --store disk");
   for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft"})
     if (o.strategy != "gaia" && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
@@ -180,6 +186,11 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = strategy_is_ps(o.strategy);
+  for (const char* ps_only : {"store", "memory-budget-mb"})
+    if (!o.ps && args.option(ps_only))
+      throw UsageError("--" + std::string(ps_only) +
+                       " is for the parameter-server strategies (bsp, ssp, async), not " +
+                       o.strategy);
   if (strategy_is_placement(o.strategy)) return resolve_placement_options(args, get, o);
   for (const char* placement_only : {"apsp-mode", "capacity", "draws"})
     if (args.option(placement_only))

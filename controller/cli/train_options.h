@@ -57,6 +57,11 @@ struct TrainOptions {
   double gaia_threshold = 0.01;
   int gaia_ds = 2;
   bool gaia_soft = false;
+  // DRPS: where the servers keep their parameters (memory, or disk: a RocksDB store per
+  // shard in the lab's directory) and the store's memory budget.
+  std::string store = "memory";
+  int memory_budget_mb = 1;  // RocksStoreOptions' default, in MiB
+  std::string store_dir;     // set by train: the lab's
   // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
   // how the placement is computed and its routes are crossed.
   bool placement = false;

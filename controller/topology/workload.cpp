@@ -63,7 +63,9 @@ const std::vector<std::string>& workload_keys() {
                                                  "slow-dc",
                                                  "gaia-threshold",
                                                  "gaia-ds",
-                                                 "gaia-soft"};
+                                                 "gaia-soft",
+                                                 "store",
+                                                 "memory-budget-mb"};
   return kKeys;
 }
 
@@ -130,6 +132,9 @@ std::string check_workload_setting(const std::string& key, const std::string& va
                ? ""
                : "expected clocks 0-1000, or off";
   if (key == "gaia-soft") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
+  if (key == "memory-budget-mb")
+    return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";
   if (key == "gaia-threshold") {
     std::string why;
     const auto f = parse_percent(value, why);

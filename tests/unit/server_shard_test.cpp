@@ -91,7 +91,7 @@ TEST(KeyRanges, CoverTheKeysInNearEqualParts) {
 // Workers of random speeds push and pull in random delivery order; every answer must keep
 // the model's bound, and at the end the values are the sum of every update exactly once.
 void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
-  ServerShard s({0, 1}, workers, model, {0});
+  ServerShard s({0, 1}, workers, model, std::vector<float>{0});
   std::mt19937_64 rng(seed);
   struct Msg {
     bool push;
