@@ -36,6 +36,35 @@ namespace {
 
 constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own address
 
+// A train ended by SIGINT or SIGTERM (Ctrl-C, a CI job's timeout) takes its agents with
+// it: they are our children, recorded before the handler is installed and never changed
+// after, so the handler only reads them. It asks them to end, waits up to a second, kills
+// what is left, reaps them all, then dies of the signal as it would have.
+std::vector<pid_t> g_run_agents;
+std::vector<char> g_reaped;            // per agent, sized with it: the handler allocates nothing
+constexpr int kAgentGraceTicks = 100;  // of 10 ms: one second to end on SIGTERM
+
+void end_agents_and_die(int sig) {
+  const size_t n = g_run_agents.size();
+  for (size_t i = 0; i < n; ++i) kill(g_run_agents[i], SIGTERM);
+  const timespec tick{0, 10'000'000};
+  for (int t = 0; t < kAgentGraceTicks; ++t) {
+    bool all_gone = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (!g_reaped[i] && waitpid(g_run_agents[i], nullptr, WNOHANG) != 0) g_reaped[i] = 1;
+      all_gone &= g_reaped[i] != 0;
+    }
+    if (all_gone) break;
+    nanosleep(&tick, nullptr);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // Only a pid not yet reaped is still ours: a reaped one may already be another's.
+    if (!g_reaped[i] && kill(g_run_agents[i], SIGKILL) == 0) waitpid(g_run_agents[i], nullptr, 0);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 // Stops the agents of a run and forgets them; `down` would end them too. They are our
 // children: reap them, so none lingers as a zombie.
 void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& store,
@@ -126,6 +155,9 @@ int run_train(const Argv& argv) {
     store.save(state);
   }
   agents.set_pids(pids);
+  g_run_agents = pids;
+  g_reaped.assign(pids.size(), 0);
+  for (int sig : {SIGINT, SIGTERM}) signal(sig, end_agents_and_die);
   int status = kExitOk;
   try {
     agents.gather("hello");

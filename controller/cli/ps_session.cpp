@@ -1,4 +1,5 @@
 #include "ps_session.h"
+#include "drps_index.h"
 #include "units.h"
 
 #include <algorithm>
@@ -164,6 +165,18 @@ void PsSession::setup() {
     // with the lab), with the budget of memory it may keep parameters in.
     setup["store"] = {{"dir", o_.store_dir},
                       {"memory_budget_bytes", static_cast<size_t>(o_.memory_budget_mb) << 20}};
+    if (o_.index) {
+      DrpsIndexOptions io;
+      io.prune_share = o_.index_prune;
+      io.index.top_k = o_.index_k;
+      const size_t parameters = make_job(job, 0)->parameters();
+      const DrpsIndex index =
+          plan_drps_index(job, split_keys(parameters, static_cast<int>(servers_.size())), io);
+      setup["store"]["pibs"] = index.pibs;
+      index_ = index.to_json();
+      progress_ << "index: " << index.pibs.size() << " parameter index blocks of "
+                << index_["keys_in_pibs"] << " keys, built in " << index.build_s << " s\n";
+    }
   }
   agents_.broadcast(setup);
   agents_.gather("ready");

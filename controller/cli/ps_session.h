@@ -61,6 +61,7 @@ class PsSession {
   double target_ = 0;
   std::string target_source_;
   std::vector<float> reference_;  // the single-process model after `iterations` clocks
+  nlohmann::json index_;          // DRPS's parameter index, when --index on: its figures
   LossCurve curve_;
   std::vector<nlohmann::json> finished_, stats_;
   std::vector<uint64_t> clocks_;                         // per worker: clocks done

@@ -155,6 +155,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   if (o_.store == "disk") {
     s["store"].update(store);
     s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
+    s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
   }
   // BSP is the single-process run by definition: check it, as the tree strategies are.
   if (!reference_.empty() && have_values && !stopped_early_) {

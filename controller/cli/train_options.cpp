@@ -40,7 +40,8 @@ const char* const kTrainUsage =
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
     "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] [--store memory|disk] [--memory-budget-mb M] "
+    "[--gaia-soft on|off] [--store memory|disk] [--memory-budget-mb M] [--index on|off] "
+    "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
     "[--probe-count N] [--probe-bytes B]";
@@ -140,8 +141,12 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
   if (o.strategy == "gaia" && o.store != "memory")
     throw UsageError("--store disk is for bsp, ssp and async, not gaia");
-  if (args.option("memory-budget-mb") && o.store != "disk")
-    throw UsageError("--memory-budget-mb is for --store disk");
+  o.index = get("index", "off") == "on";
+  o.index_k = std::stoi(get("index-k", "50"));
+  o.index_prune = std::stod(get("index-prune", "0.9"));
+  for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune"})
+    if (args.option(disk_only) && o.store != "disk")
+      throw UsageError("--" + std::string(disk_only) + " is for --store disk");
   for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft"})
     if (o.strategy != "gaia" && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
@@ -186,7 +191,7 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = strategy_is_ps(o.strategy);
-  for (const char* ps_only : {"store", "memory-budget-mb"})
+  for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
                        " is for the parameter-server strategies (bsp, ssp, async), not " +

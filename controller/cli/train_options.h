@@ -62,6 +62,11 @@ struct TrainOptions {
   std::string store = "memory";
   int memory_budget_mb = 1;  // RocksStoreOptions' default, in MiB
   std::string store_dir;     // set by train: the lab's
+  // The parameter index (Sec. 4) of the disk-resident stores: on or off, the top k merged
+  // per round, the share of sampled batches a key must be read by to be indexed.
+  bool index = false;
+  int index_k = 50;  // the paper's k
+  double index_prune = 0.9;
   // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
   // how the placement is computed and its routes are crossed.
   bool placement = false;

@@ -65,7 +65,10 @@ const std::vector<std::string>& workload_keys() {
                                                  "gaia-ds",
                                                  "gaia-soft",
                                                  "store",
-                                                 "memory-budget-mb"};
+                                                 "memory-budget-mb",
+                                                 "index",
+                                                 "index-prune",
+                                                 "index-k"};
   return kKeys;
 }
 
@@ -135,6 +138,17 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
   if (key == "memory-budget-mb")
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";
+  if (key == "index") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "index-k") return whole(value, n) && n >= 1 && n <= 100000 ? "" : "expected 1-100000";
+  if (key == "index-prune") {
+    try {
+      size_t used = 0;
+      const double x = std::stod(value, &used);
+      return used == value.size() && x > 0 && x <= 1 ? "" : "expected a share above 0, at most 1";
+    } catch (const std::exception&) {
+      return "expected a share above 0, at most 1";
+    }
+  }
   if (key == "gaia-threshold") {
     std::string why;
     const auto f = parse_percent(value, why);

@@ -121,6 +121,32 @@ TEST_F(ParameterServer, SspAndAsyncConvergeToBspsLoss) {
   }
 }
 
+TEST_F(ParameterServer, ATrainEndedBySigtermTakesItsAgentsWithIt) {
+  // Ctrl-C or a CI job's timeout: the agents must not outlive their train.
+  const std::string log = "/tmp/tbt-ps-sigterm.log";
+  const pid_t trainer = spawn_in_netns("",
+                                       {TESTBED_BIN, "train", kLab, "--strategy", "async",
+                                        "--model", "mf", "--iterations", "100000"},
+                                       log);
+  guard_.own(trainer);
+  const auto read_log = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  // Until the run is under way (its first iteration printed), so its agents are recorded.
+  for (int i = 0; i < 1000 && read_log().find("iteration 1/") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto agents = agents_of(kLab);
+  ASSERT_EQ(agents.size(), 4u) << read_log();
+  kill(trainer, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
+  // Ended and reaped by the train before it died: no process, not even a zombie.
+  for (const auto& [pid, node] : agents) EXPECT_EQ(process_start_time(pid), 0u) << node;
+  std::remove(log.c_str());
+}
+
 TEST_F(ParameterServer, ADyingNodeIsNamedWithinTwoSecondsAndTheLabSurvives) {
   const std::string log = "/tmp/tbt-ps-dying.log";
   const pid_t trainer =

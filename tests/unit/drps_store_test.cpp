@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "block_layout.h"
 #include "blocked_parameters.h"
+#include "drps_index.h"
 #include "memory_store.h"
 #include "pib_index.h"
 #include "rocks_store.h"
@@ -180,6 +182,30 @@ TEST(PibIndex, KeysNeverReadTogetherOrPrunedStayAlone) {
   EXPECT_EQ(r.indexed_keys, 4u);
   o.min_gain_s = 1.0;  // gamma above any saving: nothing merges
   EXPECT_TRUE(build_index(batches, o).pibs.empty());
+}
+
+TEST(DrpsIndex, PibsOfTheJobsOwnBatchesStayInsideOneShard) {
+  const JobConfig job{"sparse-lr", 1, 2, 0.05, 0};
+  const auto shards = split_keys(make_job(job, 0)->parameters(), 3);
+  DrpsIndexOptions o;
+  o.sample_clocks = 3;
+  const DrpsIndex index = plan_drps_index(job, shards, o);
+  EXPECT_EQ(index.batches, 6u);
+  ASSERT_FALSE(index.pibs.empty());
+  std::set<uint32_t> seen;
+  for (const auto& pib : index.pibs) {
+    EXPECT_GE(pib.size(), 2u);
+    const auto shard = std::find_if(shards.begin(), shards.end(),
+                                    [&](const KeyRange& r) { return r.contains(pib.front()); });
+    for (uint32_t key : pib) {
+      EXPECT_TRUE(shard->contains(key)) << key;
+      EXPECT_TRUE(seen.insert(key).second) << key << " in two PIBs";
+    }
+  }
+  // Pruned to keys in 90% of the batches: the popular head of the power law, together.
+  EXPECT_LT(index.built.cost_after_s, index.built.cost_before_s);
+  EXPECT_LE(index.built.indexed_keys, seen.size() + 2 * shards.size());
+  EXPECT_EQ(index.to_json()["pibs"], index.pibs.size());
 }
 
 }  // namespace

@@ -1,0 +1,44 @@
+// DRPS's parameter index for a run (Sec. 4), computed by the controller before the agents
+// start, pure: the access statistics are the job's own (each worker's batches are a
+// function of the seed, so the controller reads the same keys the workers will), a
+// sample of the first clocks of every worker as the paper samples 1% of the data; Alg. 1
+// (agent/store/pib_index.h) merges them into PIBs over the whole model, and each PIB is
+// then split at the shards' key ranges, since a block lives in one shard's store (the
+// paper's partitioning, Sec. 5, which would place whole PIBs, is not built yet).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "consistency.h"
+#include "job.h"
+#include "pib_index.h"
+
+namespace testbed {
+
+struct DrpsIndexOptions {
+  int sample_clocks = 4;  // per worker; see the README for why so few
+  // Keys read by fewer than this share of the sampled batches are pruned (Sec. 4.2): a
+  // batch of sparse-lr x1 reads about 13,000 keys, and counting every pair of them each
+  // round would take minutes; the keys in 90% of batches (the top 450 or so) take seconds.
+  double prune_share = 0.9;
+  IndexOptions index;  // t_s, t_a, k, gamma (prune_below is set from prune_share)
+};
+
+struct DrpsIndex {
+  std::vector<std::vector<uint32_t>> pibs;  // each inside one shard's range
+  IndexResult built;                        // Alg. 1's figures, before the split
+  size_t batches = 0;
+  double build_s = 0;        // wall time of Alg. 1
+  DrpsIndexOptions options;  // as used: our choices where the paper is silent
+  nlohmann::json to_json() const;
+};
+
+// The job's sampled batches: keys_for(clock) of every worker for the first clocks.
+std::vector<std::vector<uint32_t>> sample_batches(const JobConfig& job, int clocks);
+
+DrpsIndex plan_drps_index(const JobConfig& job, const std::vector<KeyRange>& shards,
+                          const DrpsIndexOptions& options);
+
+}  // namespace testbed
