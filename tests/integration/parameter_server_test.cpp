@@ -20,17 +20,9 @@ namespace {
 
 const std::string kLab = "tbt-line4";
 
-class ParameterServer : public ::testing::Test {
+class ParameterServer : public Line4Lab {
  protected:
-  void SetUp() override {
-    REQUIRE_ROOT();
-    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
-                           "--prometheus", "off"})
-                  .status,
-              0);
-  }
   nlohmann::json train(std::vector<std::string> args) { return train_json(kLab, std::move(args)); }
-  LabGuard guard_{kLab};
 };
 
 TEST_F(ParameterServer, BspOnShardsIsTheSingleProcessRun) {
@@ -71,12 +63,7 @@ TEST_F(ParameterServer, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "async", "--staleness", "-1"}, "staleness"},
            {{"--strategy", "bsp", "--chunk", "1024"}, "for the tree strategies"},
            {{"--strategy", "mst", "--model", "mf"}, "parameter-server strategies"}}) {
-    std::vector<std::string> argv = {"train", kLab};
-    argv.insert(argv.end(), args.begin(), args.end());
-    const Result r = run_testbed(argv);
-    EXPECT_EQ(r.status, 2) << r.output;
-    EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
-    EXPECT_TRUE(agents_of(kLab).empty());
+    expect_train_refused(kLab, args, says);
   }
 }
 

@@ -12,20 +12,12 @@ namespace {
 
 const std::string kLab = "tbt-line4";
 
-class PlacementRun : public ::testing::Test {
+class PlacementRun : public Line4Lab {
  protected:
-  void SetUp() override {
-    REQUIRE_ROOT();
-    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
-                           "--prometheus", "off"})
-                  .status,
-              0);
-  }
   nlohmann::json train(std::vector<std::string> args) {
     args.insert(args.begin(), {"--iterations", "4"});
     return train_json(kLab, std::move(args));
   }
-  LabGuard guard_{kLab};
 };
 
 TEST_F(PlacementRun, RelayedBspIsExactAndTakesThePredictedTime) {

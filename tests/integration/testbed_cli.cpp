@@ -118,4 +118,22 @@ std::vector<std::pair<int, std::string>> agents_of(const std::string& lab) {
   return out;
 }
 
+void expect_train_refused(const std::string& lab, const std::vector<std::string>& args,
+                          const std::string& says) {
+  std::vector<std::string> argv = {"train", lab};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const Result r = run_testbed(argv);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
+  EXPECT_TRUE(agents_of(lab).empty());
+}
+
+void Line4Lab::SetUp() {
+  REQUIRE_ROOT();
+  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
+                         "--prometheus", "off"})
+                .status,
+            0);
+}
+
 }  // namespace testbed::it

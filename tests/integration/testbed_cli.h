@@ -2,6 +2,7 @@
 // background, and guarantee the test's lab is removed whatever the test's outcome.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/types.h>
 
 #include <nlohmann/json.hpp>
@@ -54,5 +55,18 @@ nlohmann::json train_json(const std::string& lab, std::vector<std::string> args)
 
 // The agents a lab's state records: (pid, node).
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab);
+
+// `testbed train LAB ARGS...` is refused before any agent starts: exit status 2, the
+// output saying `says`, no agent recorded.
+void expect_train_refused(const std::string& lab, const std::vector<std::string>& args,
+                          const std::string& says);
+
+// Tests on profiles/tiny/line4.yaml's lab, tbt-line4 (four nodes in a line, the middle
+// hop the bottleneck): up before each test, down after it whatever its outcome.
+class Line4Lab : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  LabGuard guard_{"tbt-line4"};
+};
 
 }  // namespace testbed::it
