@@ -169,9 +169,7 @@ void PsSession::setup() {
       DrpsIndexOptions io;
       io.prune_share = o_.index_prune;
       io.index.top_k = o_.index_k;
-      const size_t parameters = make_job(job, 0)->parameters();
-      const DrpsIndex index =
-          plan_drps_index(job, split_keys(parameters, static_cast<int>(servers_.size())), io);
+      const DrpsIndex index = plan_drps_index(job, static_cast<int>(servers_.size()), io);
       setup["store"]["pibs"] = index.pibs;
       index_ = index.to_json();
       progress_ << "index: " << index.pibs.size() << " parameter index blocks of "

@@ -6,20 +6,20 @@
 
 namespace testbed {
 
-std::vector<std::vector<uint32_t>> sample_batches(const JobConfig& job, int clocks) {
-  std::vector<std::vector<uint32_t>> out;
-  for (int w = 0; w < job.workers; ++w) {
-    const auto worker = make_job(job, w);
-    for (int c = 0; c < clocks; ++c) out.push_back(worker->keys_for(static_cast<uint64_t>(c)));
-  }
-  return out;
-}
-
-DrpsIndex plan_drps_index(const JobConfig& job, const std::vector<KeyRange>& shards,
-                          const DrpsIndexOptions& options) {
+DrpsIndex plan_drps_index(const JobConfig& job, int shards, const DrpsIndexOptions& options) {
   DrpsIndex r;
   r.options = options;
-  const auto batches = sample_batches(job, options.sample_clocks);
+  // The workers' own batches: each is a function of the seed, so these are the keys the
+  // workers will read. Every worker's job agrees on the model's size, hence the ranges.
+  std::vector<std::vector<uint32_t>> batches;
+  size_t parameters = 0;
+  for (int w = 0; w < job.workers; ++w) {
+    const auto worker = make_job(job, w);
+    parameters = worker->parameters();
+    for (int c = 0; c < options.sample_clocks; ++c)
+      batches.push_back(worker->keys_for(static_cast<uint64_t>(c)));
+  }
+  const std::vector<KeyRange> ranges = split_keys(parameters, shards);
   r.batches = batches.size();
   IndexOptions o = options.index;
   o.prune_below = static_cast<uint32_t>(
@@ -28,7 +28,7 @@ DrpsIndex plan_drps_index(const JobConfig& job, const std::vector<KeyRange>& sha
   r.built = build_index(batches, o);
   r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& pib : r.built.pibs) {
-    for (const KeyRange& range : shards) {
+    for (const KeyRange& range : ranges) {
       std::vector<uint32_t> part;
       for (uint32_t key : pib)
         if (range.contains(key)) part.push_back(key);

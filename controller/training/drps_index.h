@@ -35,10 +35,8 @@ struct DrpsIndex {
   nlohmann::json to_json() const;
 };
 
-// The job's sampled batches: keys_for(clock) of every worker for the first clocks.
-std::vector<std::vector<uint32_t>> sample_batches(const JobConfig& job, int clocks);
-
-DrpsIndex plan_drps_index(const JobConfig& job, const std::vector<KeyRange>& shards,
-                          const DrpsIndexOptions& options);
+// The index of `job`'s model for `shards` shards (split_keys' ranges): every worker's
+// batches of the first clocks sampled, Alg. 1 run on them, each PIB split at the ranges.
+DrpsIndex plan_drps_index(const JobConfig& job, int shards, const DrpsIndexOptions& options);
 
 }  // namespace testbed

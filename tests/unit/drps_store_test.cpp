@@ -189,7 +189,7 @@ TEST(DrpsIndex, PibsOfTheJobsOwnBatchesStayInsideOneShard) {
   const auto shards = split_keys(make_job(job, 0)->parameters(), 3);
   DrpsIndexOptions o;
   o.sample_clocks = 3;
-  const DrpsIndex index = plan_drps_index(job, shards, o);
+  const DrpsIndex index = plan_drps_index(job, static_cast<int>(shards.size()), o);
   EXPECT_EQ(index.batches, 6u);
   ASSERT_FALSE(index.pibs.empty());
   std::set<uint32_t> seen;
