@@ -9,6 +9,7 @@ uint64_t Consistency::required_min_clock(uint64_t clock) const {
     case Kind::kBsp:
       return clock;
     case Kind::kSsp:
+    case Kind::kWsp:
       return clock > static_cast<uint64_t>(staleness) ? clock - static_cast<uint64_t>(staleness)
                                                       : 0;
     case Kind::kAsync:
@@ -22,7 +23,8 @@ Consistency consistency_from(const std::string& name, int staleness) {
   if (name == "bsp") return {Consistency::Kind::kBsp, 0};
   if (name == "ssp") return {Consistency::Kind::kSsp, staleness};
   if (name == "async") return {Consistency::Kind::kAsync, 0};
-  throw std::invalid_argument("unknown consistency model '" + name + "' (bsp, ssp, async)");
+  if (name == "wsp") return {Consistency::Kind::kWsp, staleness};
+  throw std::invalid_argument("unknown consistency model '" + name + "' (bsp, ssp, async, wsp)");
 }
 
 std::string to_string(const Consistency& c) {
@@ -31,6 +33,8 @@ std::string to_string(const Consistency& c) {
       return "bsp";
     case Consistency::Kind::kSsp:
       return "ssp(" + std::to_string(c.staleness) + ")";
+    case Consistency::Kind::kWsp:
+      return "wsp(" + std::to_string(c.staleness) + ")";
     case Consistency::Kind::kAsync:
       break;
   }

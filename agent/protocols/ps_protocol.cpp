@@ -167,7 +167,8 @@ void PsProtocol::message(Received received) {
   if (h.kind == WireKind::kPush) {
     send_replies(shard_->push(worker, h.iteration, h.tag, dense, r.keys, r.values, r.received_ns));
   } else {
-    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
+    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), r.received_ns,
+                              h.flags & kLatest));
   }
 }
 
@@ -293,6 +294,14 @@ nlohmann::json PsProtocol::stats() const {
                               {"disk_reads", c.disk_reads - loaded_.disk_reads},
                               {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
                               {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
+    }
+    if (const WspSelector* wsp = shard_->wsp()) {
+      const WspCounters& c = wsp->counters();
+      s["server"]["wsp"] = {{"choices", c.choices},
+                            {"waited", c.waited},
+                            {"bound_forced", c.bound_forced},
+                            {"held", c.held},
+                            {"expected_wait_s", c.expected_wait_s}};
     }
     if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
   }

@@ -21,6 +21,7 @@ ServerShard::ServerShard(KeyRange range, int workers, Consistency model,
     bsp_sum_.assign(values_->size(), 0.0);
     bsp_touched_.assign(values_->size(), 0);
   }
+  if (model_.kind == Consistency::Kind::kWsp) wsp_.emplace(workers, model_.staleness);
 }
 
 uint64_t ServerShard::min_clock() const {
@@ -61,7 +62,7 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   if (model_.kind != Consistency::Kind::kBsp) {
     ++applied_;
     stamps.push_back(now_ns);
-    return release();
+    return release(now_ns);
   }
   bsp_waiting_.emplace_back(worker, clock);
   if (static_cast<int>(bsp_waiting_.size()) < workers_) return {};
@@ -80,7 +81,7 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
   applied_ += bsp_waiting_.size();
   bsp_waiting_.clear();
-  return release();
+  return release(now_ns);
 }
 
 PullReply ServerShard::answer(const Pending& p) {
@@ -96,8 +97,12 @@ PullReply ServerShard::answer(const Pending& p) {
   return r;
 }
 
+bool ServerShard::may_answer(const Pending& p) const {
+  return min_clock() >= model_.required_min_clock(p.clock) && (!wsp_ || wsp_->may_answer(p.worker));
+}
+
 std::vector<PullReply> ServerShard::pull(int worker, uint64_t clock, bool dense,
-                                         std::vector<uint32_t> keys, bool latest) {
+                                         std::vector<uint32_t> keys, int64_t now_ns, bool latest) {
   for (uint32_t k : keys)
     if (!range_.contains(k)) throw std::runtime_error("a pull for a key outside the shard");
   Pending p{worker, clock, dense, std::move(keys)};
@@ -106,17 +111,28 @@ std::vector<PullReply> ServerShard::pull(int worker, uint64_t clock, bool dense,
     r.latest = true;
     return {r};
   }
-  if (min_clock() >= model_.required_min_clock(clock)) return {answer(p)};
+  if (wsp_) {
+    // The request may complete others' waiting sets; then they are answered with it.
+    wsp_->request(worker, clock, clock_, now_ns);
+    pending_.push_back(std::move(p));
+    return release(now_ns);
+  }
+  if (may_answer(p)) return {answer(p)};
   pending_.push_back(std::move(p));
   return {};
 }
 
-std::vector<PullReply> ServerShard::release() {
+std::vector<PullReply> ServerShard::release(int64_t now_ns) {
   std::vector<PullReply> out;
-  const uint64_t m = min_clock();
+  // Which requests may go is decided before any is answered: answering one closes the
+  // waiting sets it completes, and its fellow members must still see them complete.
+  std::vector<char> go(pending_.size());
+  for (size_t i = 0; i < pending_.size(); ++i) go[i] = may_answer(pending_[i]);
+  size_t i = 0;
   std::erase_if(pending_, [&](const Pending& p) {
-    if (m < model_.required_min_clock(p.clock)) return false;
+    if (!go[i++]) return false;
     out.push_back(answer(p));
+    if (wsp_) wsp_->answered(p.worker, now_ns);
     return true;
   });
   return out;

@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "consistency.h"
 #include "shard_values.h"
+#include "wsp_selector.h"
 
 namespace testbed {
 
@@ -41,8 +43,9 @@ class ServerShard {
                               const std::vector<uint32_t>& keys, const std::vector<float>& values,
                               int64_t now_ns);
   // latest: answer now with what is applied, whatever the model (evaluation at the end).
+  // `now_ns` stamps the request (WSP's ITTable).
   std::vector<PullReply> pull(int worker, uint64_t clock, bool dense, std::vector<uint32_t> keys,
-                              bool latest = false);
+                              int64_t now_ns, bool latest = false);
 
   uint64_t min_clock() const;
   std::vector<float> values() const { return values_->read_all(); }
@@ -52,6 +55,8 @@ class ServerShard {
   const std::map<uint64_t, uint64_t>& staleness_histogram() const { return staleness_; }
   // applied_ns()[worker][clock]: when that update took effect here.
   const std::vector<std::vector<int64_t>>& applied_ns() const { return applied_ns_; }
+  // wsp: what its choices were; null for the other models.
+  const WspSelector* wsp() const { return wsp_ ? &*wsp_ : nullptr; }
 
  private:
   struct Pending {
@@ -62,7 +67,8 @@ class ServerShard {
   };
   void add(bool dense, const std::vector<uint32_t>& keys, const std::vector<float>& values);
   PullReply answer(const Pending& p);
-  std::vector<PullReply> release();
+  bool may_answer(const Pending& p) const;
+  std::vector<PullReply> release(int64_t now_ns);
 
   KeyRange range_;
   int workers_;
@@ -80,6 +86,7 @@ class ServerShard {
   std::vector<uint32_t> bsp_touched_list_;
   std::vector<std::pair<int, uint64_t>> bsp_waiting_;  // (worker, clock) summed, not applied
   std::vector<Pending> pending_;
+  std::optional<WspSelector> wsp_;
 };
 
 }  // namespace testbed

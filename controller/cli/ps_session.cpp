@@ -103,7 +103,7 @@ void PsSession::setup() {
                       o_.job_parameters};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
-  const bool bsp = o_.strategy == "bsp" || o_.placement;
+  const bool bsp = o_.consistency == "bsp" || o_.placement;
   const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
   const bool converged = o_.target_rule == "converged" && !o_.target_loss;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
@@ -149,7 +149,7 @@ void PsSession::setup() {
       {"slow", slow},
       {"workers", workers},
       {"servers", servers_},
-      {"consistency", bsp ? "bsp" : o_.strategy},
+      {"consistency", bsp ? "bsp" : o_.consistency},
       {"staleness", o_.staleness},
       {"iterations", o_.iterations},
       {"compute", {{"min_ms", o_.compute_min_ms}, {"max_ms", o_.compute_max_ms}}},

@@ -16,8 +16,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                       {"consistency", consistency_label()},
                       {"workers_per_dc", o_.workers_per_dc},
                       {"slow_dc", o_.slow},
-                      {"staleness_bound", o_.strategy == "ssp" ? nlohmann::json(o_.staleness)
-                                                               : nlohmann::json(nullptr)},
+                      {"staleness_bound", o_.consistency == "ssp" || o_.consistency == "wsp"
+                                              ? nlohmann::json(o_.staleness)
+                                              : nlohmann::json(nullptr)},
                       {"model", o_.job},
                       {"job", {{"name", o_.job}, {"scale", o_.scale}}},
                       {"scale", o_.scale},
@@ -118,7 +119,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   std::vector<float> model(parameters, 0.0f);
   bool have_values = true;
   // DRPS: the shards' disk-resident stores together, the initial load left out.
-  nlohmann::json store = nlohmann::json::object();
+  nlohmann::json store = nlohmann::json::object(), wsp = nlohmann::json::object();
   for (size_t n = 0; n < stats_.size(); ++n) {
     if (!stats_[n].contains("server")) continue;
     const auto& sv = stats_[n]["server"];
@@ -133,6 +134,10 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       for (const auto& [key, v] : sv["store"].items())
         store[key] = store.value(key, uint64_t{0}) + v.get<uint64_t>();
     }
+    // WSP: the choices of every shard together (each chooses for its own keys).
+    if (sv.contains("wsp"))
+      for (const auto& [key, v] : sv["wsp"].items())
+        wsp[key] = wsp.value(key, 0.0) + v.get<double>();
     if (!sv.contains("values")) {
       have_values = false;
       continue;
@@ -150,6 +155,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["staleness_histogram"] = h;
   s["max_staleness"] = max_staleness;
   s["shards"] = shards;
+  if (!wsp.empty()) s["wsp"] = wsp;
   s["job"]["parameters"] = parameters;
   s["store"] = {{"kind", o_.store}};
   if (o_.store == "disk") {
@@ -169,8 +175,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
 }
 
 std::string PsSession::consistency_label() const {
-  if (o_.strategy == "ssp") return "ssp(" + std::to_string(o_.staleness) + ")";
-  return gaia() ? gaia_label(gaia_knobs()) : o_.strategy;
+  if (gaia()) return gaia_label(gaia_knobs());
+  const std::string model = o_.consistency == "ssp" || o_.consistency == "wsp"
+                                ? o_.consistency + "(" + std::to_string(o_.staleness) + ")"
+                                : o_.consistency;
+  return o_.strategy == "drps" ? "drps " + model : model;
 }
 
 std::string PsSession::headline() const {

@@ -129,6 +129,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
           {"time_scale", s.time_scale},
           {"workload", s.workload},
           {"strategies", s.strategies},
+          {"variants", s.variants},
           {"repetitions", s.repetitions}}},
         {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
         {"strategies", strategies},
@@ -156,8 +157,13 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         if (stop) result.interrupted = true;
         break;
       }
-      std::vector<std::string> train = {testbed, "train", lab, "--strategy", strategy, "--json"};
-      for (const auto& [k, v] : s.workload) {
+      // A variant's own settings over the scenario's workload.
+      std::map<std::string, std::string> settings = s.workload;
+      settings["strategy"] = strategy;
+      if (const auto v = s.variants.find(strategy); v != s.variants.end())
+        for (const auto& [k, value] : v->second) settings[k] = value;
+      std::vector<std::string> train = {testbed, "train", lab, "--json"};
+      for (const auto& [k, v] : settings) {
         train.push_back("--" + k);
         train.push_back(v);
       }

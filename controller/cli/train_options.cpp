@@ -34,13 +34,15 @@ uint32_t default_chunk(size_t elements) {
 
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|gaia|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] [--model "
+    "netstorm|bsp|ssp|async|gaia|drps|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] "
+    "[--model "
     "M|logreg|mf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
     "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] [--store memory|disk] [--memory-budget-mb M] [--index on|off] "
+    "[--gaia-soft on|off] [--parallel bsp|ssp|async|wsp] [--store memory|disk] "
+    "[--memory-budget-mb M] [--index on|off] "
     "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
@@ -137,10 +139,20 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
     o.gaia_ds = ds == "off" ? -1 : std::stoi(ds);
     o.gaia_soft = get("gaia-soft", "off") == "on";
   }
-  o.store = get("store", "memory");
+  // drps: the disk-resident servers under the parallel model --parallel names; the other
+  // strategies are their own model.
+  const bool drps = o.strategy == "drps";
+  if (!drps && args.option("parallel"))
+    throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
+  o.consistency = drps ? get("parallel", "bsp") : o.strategy;
+  o.store = get("store", drps ? "disk" : "memory");
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
+  if (drps && o.store != "disk")
+    throw UsageError(
+        "--store memory: drps keeps its parameters on disk (for the in-memory "
+        "server, --strategy bsp, ssp or async)");
   if (o.strategy == "gaia" && o.store != "memory")
-    throw UsageError("--store disk is for bsp, ssp and async, not gaia");
+    throw UsageError("--store disk is for bsp, ssp, async and drps, not gaia");
   o.index = get("index", "off") == "on";
   o.index_k = std::stoi(get("index-k", "50"));
   o.index_prune = std::stod(get("index-prune", "0.9"));
@@ -194,7 +206,7 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
-                       " is for the parameter-server strategies (bsp, ssp, async), not " +
+                       " is for the parameter-server strategies (bsp, ssp, async, drps), not " +
                        o.strategy);
   if (strategy_is_placement(o.strategy)) return resolve_placement_options(args, get, o);
   for (const char* placement_only : {"apsp-mode", "capacity", "draws"})
@@ -204,7 +216,7 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   const std::string model = get("model", "resnet50");
   if (is_job(model) && model != "logreg")
     throw UsageError("the " + model + " job runs on the parameter-server strategies (" +
-                     "--strategy bsp, ssp or async)");
+                     "--strategy bsp, ssp, async or drps)");
   // logreg: the real training job, small and exact to check; the others are model sizes.
   o.logreg = model == "logreg";
   o.model = o.logreg ? ModelProfile{"logreg", 0} : find_model(model);

@@ -41,10 +41,12 @@ struct TrainOptions {
   uint32_t probe_count = 0;
   size_t probe_bytes = 0;
   std::string probe_link;
-  // Parameter-server strategies (bsp, ssp, async): the job they train, and how.
+  // Parameter-server strategies (bsp, ssp, async, drps): the job they train, and how.
   bool ps = false;
-  std::string job;      // logreg, mf, sparse-lr
-  int staleness = 3;    // ssp's bound s
+  std::string job;  // logreg, mf, sparse-lr
+  // The servers' consistency model: the strategy's name, or drps's --parallel.
+  std::string consistency = "bsp";
+  int staleness = 3;    // ssp's bound s, wsp's delta
   std::string servers;  // all, best, or node names separated by commas
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run

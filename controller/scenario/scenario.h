@@ -13,6 +13,7 @@
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
 //   rate_scale: 1                    # optional: every link rate times this
 //   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
+//   #  or a variant with settings of its own:  - {name: drps-wsp, strategy: drps, parallel: wsp}
 //   repetitions: 1
 //   expect:
 //     - netstorm-std / netstorm-lite >= 1.2      # ratio of samples/s
@@ -80,7 +81,9 @@ struct Scenario {
   double rate_scale = 1.0;
   std::vector<LinkEvent> events;
   std::map<std::string, std::string> workload;  // train options, as in profiles
-  std::vector<std::string> strategies;
+  std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
+  // A variant's train settings over `workload`, its strategy among them, by its name.
+  std::map<std::string, std::map<std::string, std::string>> variants;
   int repetitions = 1;
   std::vector<Expectation> expectations;
 };

@@ -208,12 +208,49 @@ class Parser {
     }
   }
 
+  // {name: LABEL, strategy: S, KEY: VALUE...}: strategy S with train settings of its own
+  // over the scenario's workload, reported as LABEL (a row of a paper's table).
+  void variant(const YAML::Node& x, Scenario& s) {
+    std::vector<std::string> allowed = workload_keys();
+    allowed.push_back("name");
+    keys(x, allowed, "in a strategy variant");
+    if (!x["name"] || !x["strategy"]) {
+      error(x,
+            "a strategy variant needs a name and a strategy, e.g. {name: drps-index, "
+            "strategy: drps, index: on}");
+      return;
+    }
+    const std::string name = text(x["name"], "name");
+    if (!std::regex_match(name, std::regex("[a-z0-9][a-z0-9+-]{0,47}"))) {
+      error(x["name"], "name: '" + name + "' must be 1-48 characters of a-z, 0-9, '+', '-'");
+      return;
+    }
+    if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end()) {
+      error(x["name"], "strategy '" + name + "' is listed twice");
+      return;
+    }
+    std::map<std::string, std::string> options;
+    for (const auto& k : workload_keys()) {
+      if (!x[k]) continue;
+      const std::string v = text(x[k], k);
+      const std::string why = check_workload_setting(k, v);
+      if (!why.empty()) error(x[k], k + ": " + why);
+      options[k] = v;
+    }
+    s.strategies.push_back(name);
+    s.variants[name] = options;
+  }
+
   void strategies(const YAML::Node& n, const YAML::Node& root, Scenario& s) {
     if (!n || !n.IsSequence() || n.size() == 0) {
       error(n ? n : root, "strategies: expected a non-empty list, e.g. [ps, netstorm-pro]");
       return;
     }
     for (const auto& x : n) {
+      if (x.IsMap()) {
+        variant(x, s);
+        continue;
+      }
       const std::string name = text(x, "strategy");
       const std::string why = check_workload_setting("strategy", name);
       if (!why.empty()) {
@@ -234,10 +271,10 @@ class Parser {
     static const std::regex kNoFail(R"(\s*no node failed\s*)");
     static const std::regex kHealthy(R"(\s*emulation healthy\s*)");
     // A figure of a strategy: name(strategy).
-    const std::string fig = R"(([a-z_][a-z0-9_]*)\s*\(\s*([a-z0-9-]+)\s*\))";
+    const std::string fig = R"(([a-z_][a-z0-9_]*)\s*\(\s*([a-z0-9+-]+)\s*\))";
     const std::string op = R"(\s*(>=|<=|>|<)\s*)", num = R"(([0-9]*\.?[0-9]+))";
     static const std::regex kRatio(
-        R"(\s*([a-z0-9-]+)\s*/\s*([a-z0-9-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
+        R"(\s*([a-z0-9+-]+)\s*/\s*([a-z0-9+-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
     static const std::regex kBound(R"(\s*)" + fig + op + num + R"(\s*)");
     static const std::regex kFigureRatio(R"(\s*)" + fig + R"(\s*/\s*)" + fig + op + num + R"(\s*)");
     static const std::regex kRelative(R"(\s*)" + fig + op + num + R"(\s*\*\s*)" + fig + R"(\s*)");

@@ -68,7 +68,8 @@ const std::vector<std::string>& workload_keys() {
                                                  "memory-budget-mb",
                                                  "index",
                                                  "index-prune",
-                                                 "index-k"};
+                                                 "index-k",
+                                                 "parallel"};
   return kKeys;
 }
 
@@ -138,6 +139,10 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
   if (key == "memory-budget-mb")
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";
+  if (key == "parallel")
+    return value == "bsp" || value == "ssp" || value == "async" || value == "wsp"
+               ? ""
+               : "expected bsp, ssp, async or wsp";
   if (key == "index") return value == "on" || value == "off" ? "" : "expected on or off";
   if (key == "index-k") return whole(value, n) && n >= 1 && n <= 100000 ? "" : "expected 1-100000";
   if (key == "index-prune") {

@@ -128,7 +128,7 @@ const std::vector<std::string>& strategy_names() {
 }
 
 const std::vector<std::string>& ps_strategy_names() {
-  static const std::vector<std::string> kNames = {"bsp", "ssp", "async", "gaia"};
+  static const std::vector<std::string> kNames = {"bsp", "ssp", "async", "gaia", "drps"};
   return kNames;
 }
 

@@ -27,9 +27,10 @@ struct StrategyOptions {
 // same, plus auxiliary paths), and netstorm, the whole system (= netstorm-pro).
 const std::vector<std::string>& strategy_names();
 // The parameter-server strategies, named by their consistency model (bsp, ssp, async):
-// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h); and
+// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h);
 // gaia, a replica per data center kept close by Approximate Synchronous Parallel
-// (agent/protocols/gaia/).
+// (agent/protocols/gaia/); and drps, the same servers disk-resident (DRPS), under the
+// parallel model --parallel names (bsp, ssp, async, or DRPS's own wsp).
 const std::vector<std::string>& ps_strategy_names();
 bool strategy_is_ps(const std::string& strategy);
 // Parameter-server placement (APSP, Li et al.): one server, BSP, every other node a worker

@@ -63,6 +63,26 @@ TEST_F(Drps, BspOnDiskIsTheInMemoryRunExactly) {
   EXPECT_FALSE(std::filesystem::exists("/run/testbed/" + kLab + "/store")) << "gone with the lab";
 }
 
+// WSP on a lab with a straggler (n4 computes 4x longer): the fast workers choose, every
+// read keeps within delta of every worker's clock as the shards recorded them, some reads
+// chose to wait, and the run trains.
+TEST_F(Drps, WspWaitsByChoiceAndNeverBeyondDelta) {
+  const auto wsp = train({"--strategy", "drps", "--parallel", "wsp", "--staleness", "1", "--model",
+                          "sparse-lr", "--scale", "0.05", "--iterations", "12", "--compute-ms",
+                          "40-60", "--slow-dc", "n4:4"});
+  ASSERT_FALSE(wsp.is_null());
+  EXPECT_EQ(wsp["consistency"], "drps wsp(1)");
+  EXPECT_EQ(wsp["staleness_bound"], 1);
+  EXPECT_EQ(wsp["store"]["kind"], "disk");
+  EXPECT_LE(wsp["max_staleness"].get<int>(), 1) << wsp["staleness_histogram"].dump();
+  const auto& choices = wsp["wsp"];
+  ASSERT_TRUE(choices.is_object()) << wsp.dump().substr(0, 400);
+  // 3 fast workers x 11 clocks after the first, on 4 shards: most reads choose.
+  EXPECT_GT(choices["choices"].get<double>(), 40) << choices.dump();
+  EXPECT_GT(choices["waited"].get<double>(), 0) << choices.dump();
+  EXPECT_LT(wsp["final_loss"].get<double>(), wsp["loss_curve"][0][1].get<double>());
+}
+
 TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--strategy", "bsp", "--store", "tape"}, "expected memory or disk"},
@@ -71,7 +91,10 @@ TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
            {{"--strategy", "bsp", "--store", "disk", "--index-prune", "1.5"}, "at most 1"},
            {{"--strategy", "bsp", "--store", "disk", "--memory-budget-mb", "0"}, "1-65536"},
            {{"--strategy", "gaia", "--store", "disk"}, "not gaia"},
-           {{"--strategy", "mst", "--store", "disk"}, "parameter-server strategies"}}) {
+           {{"--strategy", "mst", "--store", "disk"}, "parameter-server strategies"},
+           {{"--strategy", "drps", "--store", "memory"}, "keeps its parameters on disk"},
+           {{"--strategy", "drps", "--parallel", "lazy"}, "expected bsp, ssp, async or wsp"},
+           {{"--strategy", "ssp", "--parallel", "wsp"}, "--parallel is for drps"}}) {
     expect_train_refused(kLab, args, says);
   }
 }

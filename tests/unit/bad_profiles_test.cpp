@@ -56,8 +56,8 @@ const std::vector<BadCase> kCases = {
     {"syntax.yaml", {"5:6: YAML syntax: end of sequence flow not found"}},
     {"bad_workload.yaml",
      {"3:13: workload.strategy: unknown strategy 'netstrom' (known: ps, bkt, mst, fapt, "
-      "netstorm-lite, netstorm-std, netstorm-pro, netstorm, bsp, ssp, async, gaia, apsp, "
-      "ps-most-connected, ps-random)",
+      "netstorm-lite, netstorm-std, netstorm-pro, netstorm, bsp, ssp, async, gaia, drps, "
+      "apsp, ps-most-connected, ps-random)",
       "4:10: workload.scale: expected a positive number",
       "5:15: workload.compute-ms: compute-ms: expected milliseconds, MS or MIN-MAX, got "
       "'300-100'",

@@ -124,6 +124,43 @@ TEST(Scenario, PlacedStrategiesAreAcceptedAndBadOnesNamed) {
   }
 }
 
+TEST(Scenario, VariantsAreStrategiesWithSettingsOfTheirOwn) {
+  const Scenario s = parse_scenario_text(R"(
+name: table2
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+workload: {model: sparse-lr, index: "off"}
+strategies:
+  - drps
+  - {name: drps+index, strategy: drps, index: "on"}
+  - {name: wsp, strategy: drps, parallel: wsp, staleness: 2}
+expect: [ 'time_to_loss(wsp) <= 1 * time_to_loss(drps+index)' ]
+)",
+                                         "table2.yaml");
+  EXPECT_EQ(s.strategies, (std::vector<std::string>{"drps", "drps+index", "wsp"}));
+  EXPECT_EQ(s.variants.at("drps+index").at("index"), "on");
+  EXPECT_EQ(s.variants.at("wsp").at("parallel"), "wsp");
+  EXPECT_FALSE(s.variants.contains("drps"));
+  try {
+    parse_scenario_text(R"(
+name: bad
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+strategies:
+  - {name: w, strategy: drps, parallel: lazy}
+  - {name: v, strategy: drps, epochs: 3}
+  - {strategy: drps}
+)",
+                        "bad.yaml");
+    FAIL() << "bad variants accepted";
+  } catch (const ValidationError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad.yaml:5:41: parallel: expected bsp, ssp, async or wsp"),
+              std::string::npos)
+        << what;
+    EXPECT_NE(what.find("bad.yaml:6:31: unknown key 'epochs'"), std::string::npos) << what;
+    EXPECT_NE(what.find("needs a name and a strategy"), std::string::npos) << what;
+  }
+}
+
 TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
   Scenario s = parse_scenario_text(kGood, "demo.yaml");
   s.events = {{5, "a", "c", "both", "1mbit", "", ""}};

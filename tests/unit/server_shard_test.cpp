@@ -21,9 +21,9 @@ std::vector<float> ones() {
 
 TEST(ServerShard, BspAppliesAClockAtOnceAndAnswersOnlyThen) {
   auto s = shard({Consistency::Kind::kBsp, 0});
-  EXPECT_EQ(s.pull(0, 0, true, {}).size(), 1u);  // clock 0 needs nothing
+  EXPECT_EQ(s.pull(0, 0, true, {}, 0).size(), 1u);  // clock 0 needs nothing
   EXPECT_TRUE(s.push(2, 0, 0, true, {}, ones(), 1).empty());
-  EXPECT_TRUE(s.pull(2, 1, true, {}).empty());
+  EXPECT_TRUE(s.pull(2, 1, true, {}, 0).empty());
   EXPECT_TRUE(s.push(0, 0, 0, true, {}, ones(), 2).empty());
   EXPECT_EQ(s.values()[0], 0.0f) << "nothing applied before the clock's last update";
   const auto replies = s.push(1, 0, 0, false, {10, 13}, {5, 5}, 3);
@@ -39,10 +39,10 @@ TEST(ServerShard, SspLetsAWorkerRunAtMostSClocksAhead) {
   auto s = shard({Consistency::Kind::kSsp, 1});
   // Worker 0 races: clock 1 needs min clock 0, granted; clock 2 needs every worker at 1.
   s.push(0, 0, 0, true, {}, ones(), 1);
-  EXPECT_EQ(s.pull(0, 1, true, {}).size(), 1u);
+  EXPECT_EQ(s.pull(0, 1, true, {}, 0).size(), 1u);
   EXPECT_EQ(s.values()[0], 1.0f) << "applied as it arrives";
   s.push(0, 1, 0, true, {}, ones(), 2);
-  EXPECT_TRUE(s.pull(0, 2, true, {}).empty());
+  EXPECT_TRUE(s.pull(0, 2, true, {}, 0).empty());
   EXPECT_TRUE(s.push(1, 0, 0, true, {}, ones(), 3).empty());
   const auto replies = s.push(2, 0, 0, true, {}, ones(), 4);
   ASSERT_EQ(replies.size(), 1u);
@@ -55,7 +55,7 @@ TEST(ServerShard, AsyncNeverWaitsAndRecordsStaleness) {
   auto s = shard({Consistency::Kind::kAsync, 0});
   for (uint64_t c = 0; c < 5; ++c) {
     s.push(0, c, 0, true, {}, ones(), 1);
-    EXPECT_EQ(s.pull(0, c + 1, true, {}).size(), 1u);
+    EXPECT_EQ(s.pull(0, c + 1, true, {}, 0).size(), 1u);
   }
   EXPECT_EQ(s.staleness_histogram().at(4), 1u);
   EXPECT_EQ(s.values()[3], 5.0f);
@@ -63,14 +63,14 @@ TEST(ServerShard, AsyncNeverWaitsAndRecordsStaleness) {
 
 TEST(ServerShard, LatestPullsAnswerAtOnceAndBadMessagesAreRefused) {
   auto s = shard({Consistency::Kind::kBsp, 0});
-  EXPECT_TRUE(s.pull(0, 3, false, {11}).empty());
-  const auto r = s.pull(0, 3, false, {11, 12}, /*latest=*/true);
+  EXPECT_TRUE(s.pull(0, 3, false, {11}, 0).empty());
+  const auto r = s.pull(0, 3, false, {11, 12}, 0, /*latest=*/true);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_TRUE(r[0].latest);
   EXPECT_EQ(r[0].keys, (std::vector<uint32_t>{11, 12}));
   EXPECT_THROW(s.push(0, 1, 0, true, {}, ones(), 1), std::runtime_error) << "clock skipped";
   EXPECT_THROW(s.push(0, 0, 0, false, {9}, {1}, 1), std::runtime_error) << "outside the range";
-  EXPECT_THROW(s.pull(0, 0, false, {14}), std::runtime_error);
+  EXPECT_THROW(s.pull(0, 0, false, {14}, 0), std::runtime_error);
 }
 
 TEST(KeyRanges, CoverTheKeysInNearEqualParts) {
@@ -104,6 +104,8 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
   for (int w = 0; w < workers; ++w) wire.push_back({false, w, 0, 0});
   for (int w = 0; w < workers; ++w) waiting[static_cast<size_t>(w)] = true;
   int answered = 0;
+  constexpr uint64_t kMaxStepNs = 10'000'000;
+  int64_t now_ns = 0;
   const auto deliver = [&](const std::vector<PullReply>& replies) {
     for (const auto& r : replies) {
       if (model.kind != Consistency::Kind::kAsync) {
@@ -131,11 +133,13 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
     }
     const size_t pick = heads[rng() % heads.size()];
     const Msg m = wire[pick];
+    // Time moves by a random step per message, so WSP's iteration times differ.
+    now_ns += static_cast<int64_t>(rng() % kMaxStepNs);
     wire.erase(wire.begin() + static_cast<std::ptrdiff_t>(pick));
     if (m.push) {
-      deliver(s.push(m.worker, m.clock, m.read, true, {}, {1.0f}, 0));
+      deliver(s.push(m.worker, m.clock, m.read, true, {}, {1.0f}, now_ns));
     } else {
-      deliver(s.pull(m.worker, m.clock, true, {}));
+      deliver(s.pull(m.worker, m.clock, true, {}, now_ns));
     }
   }
   EXPECT_EQ(answered, workers * (clocks + 1));
@@ -153,6 +157,8 @@ TEST(ServerShard, RandomDeliveryKeepsEveryBoundAndEveryUpdateOnce) {
     simulate({Consistency::Kind::kBsp, 0}, 4, 6, seed);
     simulate({Consistency::Kind::kSsp, 2}, 4, 6, seed);
     simulate({Consistency::Kind::kAsync, 0}, 4, 6, seed);
+    simulate({Consistency::Kind::kWsp, 0}, 4, 6, seed);
+    simulate({Consistency::Kind::kWsp, 2}, 4, 6, seed);
   }
 }
 

@@ -1,0 +1,131 @@
+#include "wsp_selector.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace testbed {
+namespace {
+
+constexpr double kNsPerS = 1e9;
+// TE_r divides the wait; a worker whose iteration took no measurable time would make any
+// wait infinitely costly, which is what it means (it can never afford to wait), bar the
+// division by zero: a microsecond is below anything a run measures.
+constexpr double kShortestIterationS = 1e-6;
+
+}  // namespace
+
+WspSelector::WspSelector(int workers, int delta)
+    : workers_(workers), delta_(delta), table_(static_cast<size_t>(workers)) {
+  if (workers < 1) throw std::invalid_argument("wsp: at least one worker");
+  if (delta < 0) throw std::invalid_argument("wsp: the staleness bound must not be negative");
+}
+
+WspSelector::Choice WspSelector::choose(int r, const std::vector<uint64_t>& pushes,
+                                        int64_t now_ns) const {
+  Choice c;
+  const uint64_t mine = pushes.at(static_cast<size_t>(r));
+  std::vector<int> missing(static_cast<size_t>(workers_), 0);
+  std::vector<int> candidates;  // computing workers the read would miss, by expected arrival
+  std::vector<double> arrival(static_cast<size_t>(workers_), 0);
+  bool initial_round = false;
+  for (int l = 0; l < workers_; ++l) {
+    const auto& row = table_[static_cast<size_t>(l)];
+    if (l == r || pushes[static_cast<size_t>(l)] >= mine) continue;
+    missing[static_cast<size_t>(l)] = static_cast<int>(mine - pushes[static_cast<size_t>(l)]);
+    if (row.waiting) continue;
+    candidates.push_back(l);
+    initial_round |= row.iter_s < 0;
+    const double due = static_cast<double>(row.start_ns) / kNsPerS + std::max(row.iter_s, 0.0);
+    arrival[static_cast<size_t>(l)] = std::max(0.0, due - static_cast<double>(now_ns) / kNsPerS);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](int a, int b) { return arrival[a] < arrival[b]; });
+  if (initial_round) {  // the synchronous first round that fills the ITTable
+    c.wait_for = candidates.back();
+    c.waiting_set = candidates;
+    return c;
+  }
+  const double te = std::max(table_[static_cast<size_t>(r)].iter_s, kShortestIterationS);
+  const auto staleness = [&](const std::vector<int>& m) {
+    double sum = 0;
+    for (int l = 0; l < workers_; ++l)
+      if (l != r) sum += std::log1p(static_cast<double>(m[static_cast<size_t>(l)]));
+    return workers_ > 1 ? sum / (workers_ - 1) : 0.0;
+  };
+  const auto within_bound = [&](const std::vector<int>& m) {
+    return *std::max_element(m.begin(), m.end()) <= delta_;
+  };
+  double best = -staleness(missing);
+  c.gains[-1] = best;
+  c.bound_forced = !within_bound(missing);
+  bool best_feasible = !c.bound_forced;
+  std::vector<int> after = missing;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const int k = candidates[i];
+    --after[static_cast<size_t>(k)];  // k and every earlier candidate arrive while r waits
+    const double wait = arrival[static_cast<size_t>(k)];
+    const double gain = -wait / te - staleness(after);
+    c.gains[k] = gain;
+    const bool feasible = within_bound(after);
+    // A feasible choice beats an infeasible one; among alike, only a strictly higher gain
+    // is worth a wait. When nothing keeps within delta, waiting for every candidate
+    // misses the least, and the shard's own bound check covers the rest.
+    const bool last = i + 1 == candidates.size();
+    if ((feasible && (!best_feasible || gain > best)) || (!best_feasible && !feasible && last)) {
+      best = gain;
+      best_feasible = feasible;
+      c.wait_for = k;
+      c.wait_s = wait;
+      c.waiting_set.assign(candidates.begin(), candidates.begin() + static_cast<long>(i) + 1);
+    }
+  }
+  return c;
+}
+
+void WspSelector::request(int w, uint64_t clock, const std::vector<uint64_t>& pushes,
+                          int64_t now_ns) {
+  auto& row = table_.at(static_cast<size_t>(w));
+  if (row.start_ns >= 0) row.iter_s = static_cast<double>(now_ns - row.start_ns) / kNsPerS;
+  row.waiting = true;
+  bool held = false;
+  for (auto& s : sets_) {
+    if (s.members.erase(w) > 0) {
+      s.held.insert(w);
+      held = true;
+    }
+  }
+  if (held) {
+    ++counters_.held;
+    return;
+  }
+  if (clock == 0) return;  // the first read: nothing to wait for
+  const Choice c = choose(w, pushes, now_ns);
+  ++counters_.choices;
+  counters_.bound_forced += c.bound_forced ? 1 : 0;
+  if (!c.wait_for) return;
+  ++counters_.waited;
+  counters_.expected_wait_s += c.wait_s;
+  sets_.push_back({{c.waiting_set.begin(), c.waiting_set.end()}, {w}});
+}
+
+bool WspSelector::may_answer(int w) const {
+  bool in_a_set = false;
+  for (const auto& s : sets_) {
+    if (!s.held.contains(w)) continue;
+    if (s.members.empty()) return true;  // one of its sets is complete
+    in_a_set = true;
+  }
+  return !in_a_set;
+}
+
+void WspSelector::answered(int w, int64_t now_ns) {
+  auto& row = table_.at(static_cast<size_t>(w));
+  row.start_ns = now_ns;
+  row.waiting = false;
+  for (auto& s : sets_) s.held.erase(w);
+  std::erase_if(sets_, [](const WaitingSet& s) { return s.held.empty() && s.members.empty(); });
+}
+
+}  // namespace testbed
