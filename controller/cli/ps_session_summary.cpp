@@ -155,7 +155,16 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["staleness_histogram"] = h;
   s["max_staleness"] = max_staleness;
   s["shards"] = shards;
-  if (!wsp.empty()) s["wsp"] = wsp;
+  if (!wsp.empty()) {
+    s["wsp"] = wsp;
+    // Where the paper is silent or its text lost the formula: our readings (README).
+    s["wsp"]["choices"] = {
+        {"gain", "-t_k/TE_r - 1/(W-1) * sum_l ln(1 + clocks of l missed), Eq. 7 as we read it"},
+        {"estimate", "a worker's next update is due at its last start plus its last iteration"},
+        {"decided_by", "each server shard for its own keys, from the requests it sees"},
+        {"first_clock", "synchronous, to fill the ITTable"},
+        {"delta", o_.staleness}};
+  }
   s["job"]["parameters"] = parameters;
   s["store"] = {{"kind", o_.store}};
   if (o_.store == "disk") {

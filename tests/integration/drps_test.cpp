@@ -4,8 +4,17 @@
 // the store's counters show the disk traffic; the stores go with the lab.
 #include <gtest/gtest.h>
 
-#include <filesystem>
+#include <signal.h>
+#include <sys/wait.h>
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "netns_exec.h"
+#include "rocks_store.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {
@@ -81,6 +90,44 @@ TEST_F(Drps, WspWaitsByChoiceAndNeverBeyondDelta) {
   EXPECT_GT(choices["choices"].get<double>(), 40) << choices.dump();
   EXPECT_GT(choices["waited"].get<double>(), 0) << choices.dump();
   EXPECT_LT(wsp["final_loss"].get<double>(), wsp["loss_curve"][0][1].get<double>());
+}
+
+// A server shard's node killed mid-run: the run fails naming it (an agent cannot rejoin a
+// run under way), and its store, reopened, still holds a block for every parameter of its
+// range, the updates it acknowledged among them (RocksDB's log replays on open).
+TEST_F(Drps, AKilledServerIsNamedAndItsStoreReopensWithEveryParameter) {
+  const std::string log = "/tmp/tbt-drps-killed.log";
+  const pid_t trainer =
+      spawn_in_netns("",
+                     {TESTBED_BIN, "train", kLab, "--strategy", "drps", "--model", "sparse-lr",
+                      "--scale", "0.05", "--iterations", "100000", "--compute-ms", "20"},
+                     log);
+  guard_.own(trainer);
+  const auto read_log = [&] {
+    std::ifstream in(log);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  for (int i = 0; i < 1500 && read_log().find("iteration 2/") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto agents = agents_of(kLab);
+  ASSERT_EQ(agents.size(), 4u) << read_log();
+  // n3 hosts shard 2 (every node a shard, in the profile's order).
+  const auto n3 =
+      std::find_if(agents.begin(), agents.end(), [](const auto& a) { return a.second == "n3"; });
+  ASSERT_NE(n3, agents.end());
+  kill(n3->first, SIGKILL);
+  int status = 0;
+  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
+  EXPECT_NE(read_log().find("the agent of node n3 died"), std::string::npos) << read_log();
+  // sparse-lr x0.05 has 2^16 keys: 16,384 per shard, one block each without the index.
+  RocksStore reopened("/run/testbed/" + kLab + "/store/shard-2");
+  constexpr uint32_t kShardKeys = 16384;
+  uint32_t present = 0;
+  for (uint32_t block = 0; block < kShardKeys + 16; ++block)
+    present += reopened.read(block) ? 1 : 0;
+  EXPECT_EQ(present, kShardKeys);
+  std::remove(log.c_str());
 }
 
 TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
