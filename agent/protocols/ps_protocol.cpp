@@ -12,10 +12,6 @@
 namespace testbed {
 namespace {
 
-// A shard reports its values with its statistics (for the exactness check against the
-// single-process reference) only up to this many: beyond, JSON would dwarf the run.
-constexpr uint32_t kReportValuesUpTo = 200000;
-
 std::vector<uint32_t> merged(std::vector<uint32_t> a, const std::vector<uint32_t>& b) {
   std::vector<uint32_t> out;
   std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
@@ -51,28 +47,34 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   // node agrees on the model's size and so on the key ranges.
   const int me = worker_index(self_);
   job_ = make_local_workers(config, std::max(me, 0), per_node_);
-  ranges_ = split_keys(job_->parameters(), static_cast<int>(servers_.size()));
+  const int shards = static_cast<int>(servers_.size());
+  const auto store = cmd.value("store", nlohmann::json::object());
+  keys_ = store.contains("partition")
+              ? read_partition(store["partition"], job_->parameters(), shards)
+              : KeyMap(job_->parameters(), shards);
   const auto at = std::find(servers_.begin(), servers_.end(), self_);
   if (at != servers_.end()) {
     my_shard_ = static_cast<int>(at - servers_.begin());
-    const KeyRange r = ranges_[static_cast<size_t>(my_shard_)];
+    const KeyRange r = keys_.ranges()[static_cast<size_t>(my_shard_)];
     const int workers = static_cast<int>(workers_.size());
     if (cmd.contains("store")) {
-      shard_ = std::make_unique<ServerShard>(r, workers, model_, stored_values(cmd["store"], r));
+      shard_ = std::make_unique<ServerShard>(r, workers, model_, stored_values(store, r));
     } else {
       std::vector<float> initial(r.size());
-      for (uint32_t k = 0; k < r.size(); ++k) initial[k] = job_->initial_value(r.begin + k);
+      for (uint32_t k = 0; k < r.size(); ++k)
+        initial[k] = job_->initial_value(keys_.to_job(r.begin + k));
       shard_ = std::make_unique<ServerShard>(r, workers, model_, std::move(initial));
     }
   }
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
   read_min_clock_.assign(servers_.size(), 0);
-  link_.reply({{"event", "ready"}, {"parameters", ranges_.back().end}});
+  link_.reply({{"event", "ready"}, {"parameters", keys_.keys()}});
 }
 
 // DRPS: the shard's values in a RocksDB store of their own, fresh for every run (a run
-// starts from the job's initial values), with the PIBs inside the shard's range as blocks.
+// starts from the job's initial values), with the PIBs it holds as blocks (PIBs are in
+// job keys; a PIB is whole in one shard: split at the ranges, or placed by the partition).
 std::unique_ptr<ShardValues> PsProtocol::stored_values(const nlohmann::json& store, KeyRange r) {
   RocksStoreOptions o;
   o.memory_budget_bytes = store.value("memory_budget_bytes", o.memory_budget_bytes);
@@ -84,11 +86,13 @@ std::unique_ptr<ShardValues> PsProtocol::stored_values(const nlohmann::json& sto
   std::vector<std::vector<uint32_t>> pibs;
   for (const auto& pib : store.value("pibs", nlohmann::json::array())) {
     auto keys = pib.get<std::vector<uint32_t>>();
-    if (!keys.empty() && r.contains(keys.front())) pibs.push_back(std::move(keys));
+    if (keys.empty() || keys_.shard_of(keys.front()) != my_shard_) continue;
+    for (uint32_t& k : keys) k = keys_.to_server(k);
+    pibs.push_back(std::move(keys));
   }
   auto values = std::make_unique<StoredShardValues>(
       std::make_unique<RocksStore>(dir, o), r.begin, r.end, pibs,
-      [this](uint32_t key) { return job_->initial_value(key); });
+      [this](uint32_t key) { return job_->initial_value(keys_.to_job(key)); });
   stored_ = values.get();
   loaded_ = stored_->counters();  // the run's figures leave the initial load out
   return values;
@@ -128,7 +132,9 @@ void PsProtocol::request(uint64_t clock, bool latest) {
   if (evaluate_these_ && !latest) next_eval_ = now + eval_interval_;
   std::vector<uint32_t> keys = latest ? job_->eval_keys() : job_->keys_for(clock);
   const bool dense = keys.empty();
+  if (!latest && clock < static_cast<uint64_t>(iterations_)) count_pulled(keys);  // not the last
   if (!dense && evaluate_these_ && !latest) keys = merged(std::move(keys), job_->eval_keys());
+  const auto parts = dense ? std::vector<KeyMap::Part>() : keys_.split(keys, {});
   replies_left_ = static_cast<int>(servers_.size());
   if (phase_ != Phase::kEvaluating) phase_ = Phase::kWaiting;
   for (size_t s = 0; s < servers_.size(); ++s) {
@@ -139,14 +145,20 @@ void PsProtocol::request(uint64_t clock, bool latest) {
     h.dest = servers_[s];
     h.chunk = static_cast<uint32_t>(s);
     h.iteration = clock;
-    std::vector<uint32_t> part;
-    if (!dense) {
-      const auto lo = std::lower_bound(keys.begin(), keys.end(), ranges_[s].begin);
-      const auto hi = std::lower_bound(lo, keys.end(), ranges_[s].end);
-      part.assign(lo, hi);
-    }
-    transfer_->send(servers_[s], h, part, {});
+    transfer_->send(servers_[s], h, dense ? std::vector<uint32_t>() : parts[s].keys, {});
   }
+}
+
+// DRPS's network figure (Sec. 7.2): the parameters a worker's training pulls ask of shards
+// on other nodes, beside those its own node's shard answers (evaluation's keys left out).
+void PsProtocol::count_pulled(const std::vector<uint32_t>& keys) {
+  if (keys.empty()) {  // dense: every shard's whole range
+    for (size_t s = 0; s < servers_.size(); ++s)
+      (servers_[s] == self_ ? pulled_local_ : pulled_remote_) += keys_.ranges()[s].size();
+    return;
+  }
+  for (uint32_t k : keys)
+    ++(servers_[static_cast<size_t>(keys_.shard_of(k))] == self_ ? pulled_local_ : pulled_remote_);
 }
 
 void PsProtocol::message(Received received) {
@@ -194,12 +206,10 @@ void PsProtocol::on_params(const Received& r) {
           : phase_ != Phase::kWaiting || latest || r.header.iteration != clock_)
     return;
   const size_t s = r.header.chunk;
-  const KeyRange range = ranges_.at(s);
   if (r.header.flags & kDense) {
-    if (r.values.size() != range.size()) throw std::runtime_error("params of the wrong size");
-    std::copy(r.values.begin(), r.values.end(), w_.begin() + range.begin);
+    keys_.scatter(static_cast<int>(s), r.values, w_);
   } else {
-    for (size_t i = 0; i < r.keys.size(); ++i) w_.at(r.keys[i]) = r.values[i];
+    for (size_t i = 0; i < r.keys.size(); ++i) w_.at(keys_.to_job(r.keys[i])) = r.values[i];
   }
   read_min_clock_[s] = r.header.tag;
   if (--replies_left_ == 0) params_complete();
@@ -227,6 +237,8 @@ void PsProtocol::params_complete() {
 
 void PsProtocol::push_update() {
   const bool dense = update_.keys.empty();
+  const auto parts =
+      dense ? std::vector<KeyMap::Part>() : keys_.split(update_.keys, update_.values);
   for (size_t s = 0; s < servers_.size(); ++s) {
     WireHeader h;
     h.kind = WireKind::kPush;
@@ -236,20 +248,10 @@ void PsProtocol::push_update() {
     h.chunk = static_cast<uint32_t>(s);
     h.iteration = clock_;
     h.tag = read_min_clock_[s];
-    const KeyRange range = ranges_[s];
-    if (dense) {
-      transfer_->send(servers_[s], h, {},
-                      std::vector<float>(update_.values.begin() + range.begin,
-                                         update_.values.begin() + range.end));
-      continue;
-    }
-    const auto lo = std::lower_bound(update_.keys.begin(), update_.keys.end(), range.begin);
-    const auto hi = std::lower_bound(lo, update_.keys.end(), range.end);
-    const auto first = static_cast<size_t>(lo - update_.keys.begin());
-    const auto last = static_cast<size_t>(hi - update_.keys.begin());
-    transfer_->send(servers_[s], h, {lo, hi},
-                    {update_.values.begin() + static_cast<std::ptrdiff_t>(first),
-                     update_.values.begin() + static_cast<std::ptrdiff_t>(last)});
+    if (dense)
+      transfer_->send(servers_[s], h, {}, keys_.gather(static_cast<int>(s), update_.values));
+    else
+      transfer_->send(servers_[s], h, parts[s].keys, parts[s].values);
   }
   ++clock_;
   request(clock_, false);
@@ -272,40 +274,6 @@ std::chrono::milliseconds PsProtocol::timeout() const {
 void PsProtocol::finish() {
   phase_ = Phase::kFinished;
   log_.finished();
-}
-
-nlohmann::json PsProtocol::stats() const {
-  nlohmann::json s = link_.van().byte_counters();
-  s["event"] = "stats";
-  s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
-  if (shard_) {
-    nlohmann::json histogram = nlohmann::json::object();
-    for (const auto& [staleness, n] : shard_->staleness_histogram())
-      histogram[std::to_string(staleness)] = n;
-    s["server"] = {{"shard", my_shard_},         {"begin", shard_->range().begin},
-                   {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
-                   {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
-    // The store's figures first: reading the values for the report reads every block.
-    if (stored_) {
-      const StoreCounters c = stored_->counters();
-      s["server"]["store"] = {{"blocks", stored_->blocks()},
-                              {"block_reads", c.block_reads - loaded_.block_reads},
-                              {"block_writes", c.block_writes - loaded_.block_writes},
-                              {"disk_reads", c.disk_reads - loaded_.disk_reads},
-                              {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
-                              {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
-    }
-    if (const WspSelector* wsp = shard_->wsp()) {
-      const WspCounters& c = wsp->counters();
-      s["server"]["wsp"] = {{"choices", c.choices},
-                            {"waited", c.waited},
-                            {"bound_forced", c.bound_forced},
-                            {"held", c.held},
-                            {"expected_wait_s", c.expected_wait_s}};
-    }
-    if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
-  }
-  return s;
 }
 
 }  // namespace testbed

@@ -11,7 +11,9 @@
 //          servers: [nodes], consistency, staleness, iterations, compute: {min_ms, max_ms},
 //          seed, eval_interval_ms, [slow: {node: factor}],
 //          [routes: [{nodes, pace_bytes_per_s}],
-//          transfer: model|native]}                                 -> ready
+//          transfer: model|native],
+//          [store: {dir, memory_budget_bytes, [pibs: [[job keys]]],
+//                   [partition: FILE of one shard byte per job key]}]}  -> ready
 //   start      workers begin at clock 0; events as they go:
 //              clock {clock, seconds}, eval {clock, loss}, finished {clocks, ...}
 //   stop       workers stop after what they are doing              -> finished
@@ -26,6 +28,7 @@
 #include "compute_time.h"
 #include "consistency.h"
 #include "job.h"
+#include "key_map.h"
 #include "protocol.h"
 #include "routed_transfer.h"
 #include "server_shard.h"
@@ -51,6 +54,7 @@ class PsProtocol : public Protocol {
   void params_complete();
   void push_update();
   void finish();
+  void count_pulled(const std::vector<uint32_t>& keys);
   // Server side.
   void send_replies(const std::vector<PullReply>& replies);
   int worker_index(int node) const;
@@ -62,7 +66,7 @@ class PsProtocol : public Protocol {
   std::unique_ptr<RoutedTransfer> transfer_;  // every key-value message goes through it
   Consistency model_;
   std::vector<int> workers_, servers_;  // node of each worker, of each shard
-  std::vector<KeyRange> ranges_;
+  KeyMap keys_{0, 1};  // which shard holds each key, under which key (DRPS's partition)
   std::unique_ptr<ServerShard> shard_;   // when this node hosts one
   StoredShardValues* stored_ = nullptr;  // its values, when on disk (DRPS)
   StoreCounters loaded_;                 // the store's counters once the model was loaded
@@ -85,6 +89,7 @@ class PsProtocol : public Protocol {
   bool stop_requested_ = false;
   Clock::time_point next_eval_, compute_end_;
   SparseUpdate update_;  // computed, sent when the emulated compute time is over
+  uint64_t pulled_local_ = 0, pulled_remote_ = 0;  // training pulls' parameters, by shard
   WorkerClockLog log_;
 };
 

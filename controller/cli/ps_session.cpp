@@ -1,5 +1,4 @@
 #include "ps_session.h"
-#include "drps_index.h"
 #include "units.h"
 
 #include <algorithm>
@@ -160,22 +159,7 @@ void PsSession::setup() {
     setup["transfer"] = o_.apsp_mode;
   }
   if (gaia()) setup["gaia"] = gaia_setup(workers);
-  if (o_.store == "disk") {
-    // DRPS: each shard in a RocksDB store of its own under the lab's directory (removed
-    // with the lab), with the budget of memory it may keep parameters in.
-    setup["store"] = {{"dir", o_.store_dir},
-                      {"memory_budget_bytes", static_cast<size_t>(o_.memory_budget_mb) << 20}};
-    if (o_.index) {
-      DrpsIndexOptions io;
-      io.prune_share = o_.index_prune;
-      io.index.top_k = o_.index_k;
-      const DrpsIndex index = plan_drps_index(job, static_cast<int>(servers_.size()), io);
-      setup["store"]["pibs"] = index.pibs;
-      index_ = index.to_json();
-      progress_ << "index: " << index.pibs.size() << " parameter index blocks of "
-                << index_["keys_in_pibs"] << " keys, built in " << index.build_s << " s\n";
-    }
-  }
+  if (o_.store == "disk") setup["store"] = store_setup(job, workers);
   agents_.broadcast(setup);
   agents_.gather("ready");
 }

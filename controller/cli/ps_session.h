@@ -9,15 +9,19 @@
 
 #include <iosfwd>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "agent_group.h"
 #include "gaia_plan.h"
+#include "job.h"
 #include "kernel.h"
+#include "key_map.h"
 #include "link_control.h"
 #include "loss_curve.h"
 #include "metrics_sink.h"
+#include "pib_index.h"
 #include "train_options.h"
 
 namespace testbed::cli {
@@ -44,7 +48,12 @@ class PsSession {
   bool gaia() const { return o_.strategy == "gaia"; }
   GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
+  nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
+  std::string partition(const JobConfig& job, const std::vector<int>& workers,
+                        const std::vector<std::vector<uint32_t>>& pibs, const IndexOptions& disk);
   std::string consistency_label() const;
+  // SSP and WSP read within a staleness bound (--staleness); the others have none.
+  bool bounded() const { return o_.consistency == "ssp" || o_.consistency == "wsp"; }
   void on_event(size_t node, const nlohmann::json& e, double t);
 
   const TrainOptions& o_;
@@ -60,8 +69,10 @@ class PsSession {
   size_t workers_ = 0;
   double target_ = 0;
   std::string target_source_;
-  std::vector<float> reference_;  // the single-process model after `iterations` clocks
-  nlohmann::json index_;          // DRPS's parameter index, when --index on: its figures
+  std::vector<float> reference_;         // the single-process model after `iterations` clocks
+  nlohmann::json index_;                 // DRPS's parameter index, when --index on: its figures
+  nlohmann::json partition_;             // DRPS's partition, when --partition on: its figures
+  std::optional<KeyMap> partition_map_;  // and the shards' keys it gives
   LossCurve curve_;
   std::vector<nlohmann::json> finished_, stats_;
   std::vector<uint64_t> clocks_;                         // per worker: clocks done

@@ -8,27 +8,37 @@
 #include "units.h"
 
 namespace testbed::cli {
+namespace {
+
+// Adds every counter of `from` into `into` (the shards' counters summed over shards).
+void add_counters(nlohmann::json& into, const nlohmann::json& from) {
+  for (const auto& [key, v] : from.items())
+    into[key] = v.is_number_unsigned()
+                    ? nlohmann::json(into.value(key, uint64_t{0}) + v.get<uint64_t>())
+                    : nlohmann::json(into.value(key, 0.0) + v.get<double>());
+}
+
+}  // namespace
 
 nlohmann::json PsSession::summary(const std::string& lab) const {
-  nlohmann::json s = {{"lab", lab},
-                      {"strategy", o_.strategy},
-                      {"runtime", gaia() ? "gaia" : "parameter-server"},
-                      {"consistency", consistency_label()},
-                      {"workers_per_dc", o_.workers_per_dc},
-                      {"slow_dc", o_.slow},
-                      {"staleness_bound", o_.consistency == "ssp" || o_.consistency == "wsp"
-                                              ? nlohmann::json(o_.staleness)
-                                              : nlohmann::json(nullptr)},
-                      {"model", o_.job},
-                      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
-                      {"scale", o_.scale},
-                      {"iterations", o_.iterations},
-                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
-                      {"seed", o_.seed},
-                      {"eval_every_s", o_.eval_every_s},
-                      {"wall_s", wall_s_},
-                      {"stopped_by_budget", stopped_early_},
-                      {"node_names", names_}};
+  nlohmann::json s = {
+      {"lab", lab},
+      {"strategy", o_.strategy},
+      {"runtime", gaia() ? "gaia" : "parameter-server"},
+      {"consistency", consistency_label()},
+      {"workers_per_dc", o_.workers_per_dc},
+      {"slow_dc", o_.slow},
+      {"staleness_bound", bounded() ? nlohmann::json(o_.staleness) : nlohmann::json(nullptr)},
+      {"model", o_.job},
+      {"job", {{"name", o_.job}, {"scale", o_.scale}}},
+      {"scale", o_.scale},
+      {"iterations", o_.iterations},
+      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+      {"seed", o_.seed},
+      {"eval_every_s", o_.eval_every_s},
+      {"wall_s", wall_s_},
+      {"stopped_by_budget", stopped_early_},
+      {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n)
     roles[names_[n]] =
@@ -131,21 +141,28 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                          {"applied_ns", sv["applied_ns"]}};
     if (sv.contains("store")) {
       shards[names_[n]]["store"] = sv["store"];
-      for (const auto& [key, v] : sv["store"].items())
-        store[key] = store.value(key, uint64_t{0}) + v.get<uint64_t>();
+      add_counters(store, sv["store"]);
     }
     // WSP: the choices of every shard together (each chooses for its own keys).
-    if (sv.contains("wsp"))
-      for (const auto& [key, v] : sv["wsp"].items())
-        wsp[key] = wsp.value(key, 0.0) + v.get<double>();
+    if (sv.contains("wsp")) add_counters(wsp, sv["wsp"]);
     if (!sv.contains("values")) {
       have_values = false;
       continue;
     }
-    const size_t begin = sv["begin"];
+    // A shard's values are in its server keys: the partition's, or the job's own.
+    const uint32_t begin = sv["begin"];
     const auto values = sv["values"].get<std::vector<float>>();
-    std::copy(values.begin(), values.end(), model.begin() + static_cast<std::ptrdiff_t>(begin));
+    for (uint32_t k = 0; k < values.size(); ++k)
+      model.at(partition_map_ ? partition_map_->to_job(begin + k) : begin + k) = values[k];
   }
+  // DRPS's network figure (Sec. 7.2): the parameters training pulls asked of other nodes.
+  nlohmann::json pulled = {{"local", uint64_t{0}}, {"remote", uint64_t{0}}};
+  for (const auto& st : stats_)
+    if (st.contains("pulled")) add_counters(pulled, st["pulled"]);
+  const auto remote = pulled["remote"].get<double>();
+  const double asked = pulled["local"].get<double>() + remote;
+  pulled["remote_share"] = asked > 0 ? remote / asked : 0.0;
+  s["pulled_parameters"] = pulled;
   nlohmann::json h = nlohmann::json::object();
   uint64_t max_staleness = 0;
   for (const auto& [staleness, k] : histogram) {
@@ -171,6 +188,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     s["store"].update(store);
     s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
     s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
+    s["store"]["partition"] = partition_.is_null() ? nlohmann::json("off") : partition_;
   }
   // BSP is the single-process run by definition: check it, as the tree strategies are.
   if (!reference_.empty() && have_values && !stopped_early_) {
@@ -185,9 +203,8 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
 
 std::string PsSession::consistency_label() const {
   if (gaia()) return gaia_label(gaia_knobs());
-  const std::string model = o_.consistency == "ssp" || o_.consistency == "wsp"
-                                ? o_.consistency + "(" + std::to_string(o_.staleness) + ")"
-                                : o_.consistency;
+  const std::string model =
+      bounded() ? o_.consistency + "(" + std::to_string(o_.staleness) + ")" : o_.consistency;
   return o_.strategy == "drps" ? "drps " + model : model;
 }
 

@@ -42,7 +42,7 @@ const char* const kTrainUsage =
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
     "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
     "[--gaia-soft on|off] [--parallel bsp|ssp|async|wsp] [--store memory|disk] "
-    "[--memory-budget-mb M] [--index on|off] "
+    "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
     "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
@@ -156,7 +156,13 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.index = get("index", "off") == "on";
   o.index_k = std::stoi(get("index-k", "50"));
   o.index_prune = std::stod(get("index-prune", "0.9"));
-  for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune"})
+  o.partition = get("partition", "off") == "on";
+  // Alg. 3 places the blocks a job's batches read; a dense job reads every key each clock.
+  if (o.partition &&
+      make_job({o.job, o.seed, 1, o.scale, o.job_parameters}, 0)->keys_for(0).empty())
+    throw UsageError("--partition: " + o.job + " reads every key each clock (dense); " +
+                     "partitioning places the keys of sparse batches (sparse-lr, mf)");
+  for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");
   for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft"})
@@ -203,7 +209,8 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = strategy_is_ps(o.strategy);
-  for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune"})
+  for (const char* ps_only :
+       {"store", "memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
                        " is for the parameter-server strategies (bsp, ssp, async, drps), not " +

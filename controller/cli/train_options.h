@@ -69,6 +69,9 @@ struct TrainOptions {
   bool index = false;
   int index_k = 50;  // the paper's k
   double index_prune = 0.9;
+  // Multi-objective partitioning (Sec. 5, Alg. 3): every block placed on a shard by its
+  // disk and network costs, instead of split_keys' contiguous ranges.
+  bool partition = false;
   // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
   // how the placement is computed and its routes are crossed.
   bool placement = false;

@@ -70,6 +70,10 @@ struct Expectation {
 // The figures expectations may name.
 const std::vector<std::string>& expectation_figures();
 
+// One expectation's text parsed (expectation_parser.cpp); nullopt with `why` set when it
+// is none of the forms or names an unknown figure.
+std::optional<Expectation> parse_expectation(const std::string& text, std::string& why);
+
 struct Scenario {
   std::string file;
   std::string name;

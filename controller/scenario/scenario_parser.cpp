@@ -22,28 +22,6 @@ const std::vector<std::string> kTopKeys = {"name",        "description", "topolo
                                            "dynamics",    "workload",    "strategies",
                                            "repetitions", "expect",      "rate_scale"};
 
-}  // namespace
-
-const std::vector<std::string>& expectation_figures() {
-  static const std::vector<std::string> kFigures = {"mean_iteration_s",
-                                                    "samples_per_s",
-                                                    "max_iteration_s",
-                                                    "aux_share",
-                                                    "time_to_loss",
-                                                    "final_loss",
-                                                    "wan_bytes",
-                                                    "max_staleness",
-                                                    "comm_time_s",
-                                                    "model_ratio",
-                                                    "release_lateness_p99_ms",
-                                                    "emulator_lateness_p99_ms",
-                                                    "cpu_saturated_share",
-                                                    "min_rate_ratio"};
-  return kFigures;
-}
-
-namespace {
-
 class Parser {
  public:
   explicit Parser(std::string file) : file_(std::move(file)), diag_(file_) {}
@@ -268,75 +246,19 @@ class Parser {
       error(n, "expect: expected a list, e.g. ['netstorm-pro / ps >= 4', 'no node failed']");
       return;
     }
-    static const std::regex kNoFail(R"(\s*no node failed\s*)");
-    static const std::regex kHealthy(R"(\s*emulation healthy\s*)");
-    // A figure of a strategy: name(strategy).
-    const std::string fig = R"(([a-z_][a-z0-9_]*)\s*\(\s*([a-z0-9+-]+)\s*\))";
-    const std::string op = R"(\s*(>=|<=|>|<)\s*)", num = R"(([0-9]*\.?[0-9]+))";
-    static const std::regex kRatio(
-        R"(\s*([a-z0-9+-]+)\s*/\s*([a-z0-9+-]+)\s*(>=|<=|>|<)\s*([0-9]*\.?[0-9]+)\s*)");
-    static const std::regex kBound(R"(\s*)" + fig + op + num + R"(\s*)");
-    static const std::regex kFigureRatio(R"(\s*)" + fig + R"(\s*/\s*)" + fig + op + num + R"(\s*)");
-    static const std::regex kRelative(R"(\s*)" + fig + op + num + R"(\s*\*\s*)" + fig + R"(\s*)");
-    const auto known = [&](const YAML::Node& x, const std::string& metric) {
-      const auto& all = expectation_figures();
-      if (std::find(all.begin(), all.end(), metric) != all.end()) return true;
-      std::string names;
-      for (const auto& f : all) names += (names.empty() ? "" : ", ") + f;
-      error(x, "expect: unknown figure '" + metric + "' (" + names + ")");
-      return false;
-    };
     for (const auto& x : n) {
-      Expectation e;
-      e.text = text(x, "expectation");
-      std::smatch m;
-      if (std::regex_match(e.text, kNoFail)) {
-        e.kind = Expectation::Kind::kNoNodeFailed;
-      } else if (std::regex_match(e.text, kHealthy)) {
-        e.kind = Expectation::Kind::kEmulationHealthy;
-      } else if (std::regex_match(e.text, m, kRatio)) {
-        e.kind = Expectation::Kind::kRatio;
-        e.strategy = m[1];
-        e.over = m[2];
-        e.op = m[3];
-        e.value = std::stod(m[4]);
-      } else if (std::regex_match(e.text, m, kBound)) {
-        e.kind = Expectation::Kind::kBound;
-        e.metric = m[1];
-        e.strategy = m[2];
-        e.op = m[3];
-        e.value = std::stod(m[4]);
-        if (!known(x, e.metric)) continue;
-      } else if (std::regex_match(e.text, m, kFigureRatio)) {
-        e.kind = Expectation::Kind::kFigureRatio;
-        e.metric = m[1];
-        e.strategy = m[2];
-        e.over_metric = m[3];
-        e.over = m[4];
-        e.op = m[5];
-        e.value = std::stod(m[6]);
-        if (!known(x, e.metric) || !known(x, e.over_metric)) continue;
-      } else if (std::regex_match(e.text, m, kRelative)) {
-        e.kind = Expectation::Kind::kRelative;
-        e.metric = m[1];
-        e.strategy = m[2];
-        e.op = m[3];
-        e.value = std::stod(m[4]);
-        e.over_metric = m[5];
-        e.over = m[6];
-        if (!known(x, e.metric) || !known(x, e.over_metric)) continue;
-      } else {
-        error(x, "expect: '" + e.text +
-                     "' is not 'A / B >= X', 'figure(A) <= X', 'figure(A) / figure(B) <= X', "
-                     "'figure(A) <= X * figure(B)', 'no node failed' or 'emulation healthy'");
+      std::string why;
+      const auto e = parse_expectation(text(x, "expectation"), why);
+      if (!e) {
+        error(x, "expect: " + why);
         continue;
       }
-      for (const auto& name : {e.strategy, e.over}) {
+      for (const auto& name : {e->strategy, e->over}) {
         if (!name.empty() &&
             std::find(s.strategies.begin(), s.strategies.end(), name) == s.strategies.end())
           error(x, "expect: strategy '" + name + "' is not among the scenario's strategies");
       }
-      s.expectations.push_back(e);
+      s.expectations.push_back(*e);
     }
   }
 

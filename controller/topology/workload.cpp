@@ -69,6 +69,7 @@ const std::vector<std::string>& workload_keys() {
                                                  "index",
                                                  "index-prune",
                                                  "index-k",
+                                                 "partition",
                                                  "parallel"};
   return kKeys;
 }
@@ -143,7 +144,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return value == "bsp" || value == "ssp" || value == "async" || value == "wsp"
                ? ""
                : "expected bsp, ssp, async or wsp";
-  if (key == "index") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "index" || key == "partition")
+    return value == "on" || value == "off" ? "" : "expected on or off";
   if (key == "index-k") return whole(value, n) && n >= 1 && n <= 100000 ? "" : "expected 1-100000";
   if (key == "index-prune") {
     try {

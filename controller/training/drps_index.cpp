@@ -27,6 +27,10 @@ DrpsIndex plan_drps_index(const JobConfig& job, int shards, const DrpsIndexOptio
   const auto start = std::chrono::steady_clock::now();
   r.built = build_index(batches, o);
   r.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!options.split_at_ranges) {
+    r.pibs = r.built.pibs;
+    return r;
+  }
   for (const auto& pib : r.built.pibs) {
     for (const KeyRange& range : ranges) {
       std::vector<uint32_t> part;

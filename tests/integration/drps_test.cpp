@@ -62,6 +62,25 @@ TEST_F(Drps, BspOnDiskIsTheInMemoryRunExactly) {
       EXPECT_GT(ix["store"]["index"]["pibs"].get<int>(), 0);
       EXPECT_LT(ix["store"]["block_reads"].get<uint64_t>(), st["block_reads"].get<uint64_t>());
       EXPECT_EQ(st["index"], "off");
+      // Partitioned (Alg. 3), whole PIBs on the shards nearest their readers: the same
+      // run again, with fewer of the workers' pulled parameters asked of other nodes.
+      auto placed = indexed;
+      placed.insert(placed.end(), {"--partition", "on"});
+      const auto pt = train(placed);
+      ASSERT_FALSE(pt.is_null());
+      EXPECT_EQ(pt["final_loss"], memory["final_loss"]);
+      EXPECT_EQ(pt["reference_max_abs_diff"], memory["reference_max_abs_diff"]);
+      ASSERT_TRUE(pt["store"]["partition"].is_object()) << pt["store"].dump();
+      const auto remote = [](const nlohmann::json& r) {
+        return r["pulled_parameters"]["remote"].get<uint64_t>();
+      };
+      EXPECT_LT(remote(pt), remote(ix) * 0.9) << pt["pulled_parameters"].dump();
+      // Same batches, same keys asked for: only where they were answered moved.
+      const auto asked = [&](const nlohmann::json& r) {
+        return remote(r) + r["pulled_parameters"]["local"].get<uint64_t>();
+      };
+      EXPECT_EQ(asked(pt), asked(ix));
+      EXPECT_EQ(st["partition"], "off");
     }
     EXPECT_EQ(disk["shards"].size(), 4u);
     for (const auto& [node, shard] : disk["shards"].items())
@@ -96,30 +115,22 @@ TEST_F(Drps, WspWaitsByChoiceAndNeverBeyondDelta) {
 // run under way), and its store, reopened, still holds a block for every parameter of its
 // range, the updates it acknowledged among them (RocksDB's log replays on open).
 TEST_F(Drps, AKilledServerIsNamedAndItsStoreReopensWithEveryParameter) {
-  const std::string log = "/tmp/tbt-drps-killed.log";
-  const pid_t trainer =
-      spawn_in_netns("",
-                     {TESTBED_BIN, "train", kLab, "--strategy", "drps", "--model", "sparse-lr",
-                      "--scale", "0.05", "--iterations", "100000", "--compute-ms", "20"},
-                     log);
-  guard_.own(trainer);
-  const auto read_log = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  for (int i = 0; i < 1500 && read_log().find("iteration 2/") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  BackgroundTrain trainer(guard_, kLab,
+                          {"--strategy", "drps", "--model", "sparse-lr", "--scale", "0.05",
+                           "--iterations", "100000", "--compute-ms", "20"},
+                          "/tmp/tbt-drps-killed.log");
+  trainer.wait_for("iteration 2/", 30);
   const auto agents = agents_of(kLab);
-  ASSERT_EQ(agents.size(), 4u) << read_log();
+  ASSERT_EQ(agents.size(), 4u) << trainer.output();
   // n3 hosts shard 2 (every node a shard, in the profile's order).
   const auto n3 =
       std::find_if(agents.begin(), agents.end(), [](const auto& a) { return a.second == "n3"; });
   ASSERT_NE(n3, agents.end());
   kill(n3->first, SIGKILL);
-  int status = 0;
-  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  const int status = trainer.wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status;
-  EXPECT_NE(read_log().find("the agent of node n3 died"), std::string::npos) << read_log();
+  EXPECT_NE(trainer.output().find("the agent of node n3 died"), std::string::npos)
+      << trainer.output();
   // sparse-lr x0.05 has 2^16 keys: 16,384 per shard, one block each without the index.
   RocksStore reopened("/run/testbed/" + kLab + "/store/shard-2");
   constexpr uint32_t kShardKeys = 16384;
@@ -127,7 +138,6 @@ TEST_F(Drps, AKilledServerIsNamedAndItsStoreReopensWithEveryParameter) {
   for (uint32_t block = 0; block < kShardKeys + 16; ++block)
     present += reopened.read(block) ? 1 : 0;
   EXPECT_EQ(present, kShardKeys);
-  std::remove(log.c_str());
 }
 
 TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
@@ -135,6 +145,10 @@ TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
            {{"--strategy", "bsp", "--store", "tape"}, "expected memory or disk"},
            {{"--strategy", "bsp", "--memory-budget-mb", "4"}, "is for --store disk"},
            {{"--strategy", "bsp", "--index", "on"}, "is for --store disk"},
+           {{"--strategy", "bsp", "--partition", "on"}, "is for --store disk"},
+           {{"--strategy", "drps", "--partition", "yes"}, "expected on or off"},
+           {{"--strategy", "drps", "--model", "logreg", "--partition", "on"},
+            "reads every key each clock"},
            {{"--strategy", "bsp", "--store", "disk", "--index-prune", "1.5"}, "at most 1"},
            {{"--strategy", "bsp", "--store", "disk", "--memory-budget-mb", "0"}, "1-65536"},
            {{"--strategy", "gaia", "--store", "disk"}, "not gaia"},

@@ -110,38 +110,25 @@ TEST_F(ParameterServer, SspAndAsyncConvergeToBspsLoss) {
 
 TEST_F(ParameterServer, ATrainEndedBySigtermTakesItsAgentsWithIt) {
   // Ctrl-C or a CI job's timeout: the agents must not outlive their train.
-  const std::string log = "/tmp/tbt-ps-sigterm.log";
-  const pid_t trainer = spawn_in_netns("",
-                                       {TESTBED_BIN, "train", kLab, "--strategy", "async",
-                                        "--model", "mf", "--iterations", "100000"},
-                                       log);
-  guard_.own(trainer);
-  const auto read_log = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
+  BackgroundTrain trainer(guard_, kLab,
+                          {"--strategy", "async", "--model", "mf", "--iterations", "100000"},
+                          "/tmp/tbt-ps-sigterm.log");
   // Until the run is under way (its first iteration printed), so its agents are recorded.
-  for (int i = 0; i < 1000 && read_log().find("iteration 1/") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  trainer.wait_for("iteration 1/", 20);
   const auto agents = agents_of(kLab);
-  ASSERT_EQ(agents.size(), 4u) << read_log();
-  kill(trainer, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  ASSERT_EQ(agents.size(), 4u) << trainer.output();
+  kill(trainer.pid(), SIGTERM);
+  const int status = trainer.wait();
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << status;
   // Ended and reaped by the train before it died: no process, not even a zombie.
   for (const auto& [pid, node] : agents) EXPECT_EQ(process_start_time(pid), 0u) << node;
-  std::remove(log.c_str());
 }
 
 TEST_F(ParameterServer, ADyingNodeIsNamedWithinTwoSecondsAndTheLabSurvives) {
-  const std::string log = "/tmp/tbt-ps-dying.log";
-  const pid_t trainer =
-      spawn_in_netns("",
-                     {TESTBED_BIN, "train", kLab, "--strategy", "async", "--model", "mf",
-                      "--iterations", "100000", "--compute-ms", "50"},
-                     log);
-  guard_.own(trainer);
+  BackgroundTrain trainer(
+      guard_, kLab,
+      {"--strategy", "async", "--model", "mf", "--iterations", "100000", "--compute-ms", "50"},
+      "/tmp/tbt-ps-dying.log");
   std::vector<std::pair<int, std::string>> agents;
   for (int i = 0; i < 500 && agents.size() < 4; ++i) {
     agents = agents_of(kLab);
@@ -149,31 +136,21 @@ TEST_F(ParameterServer, ADyingNodeIsNamedWithinTwoSecondsAndTheLabSurvives) {
   }
   ASSERT_EQ(agents.size(), 4u);
   // Until the workers are under way (their first iteration is printed).
-  const auto read_log = [&] {
-    std::ifstream in(log);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  };
-  for (int i = 0; i < 1000 && read_log().find("iteration 1/") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  ASSERT_NE(read_log().find("iteration 1/"), std::string::npos) << read_log();
+  ASSERT_TRUE(trainer.wait_for("iteration 1/", 20)) << trainer.output();
   const auto killed = std::chrono::steady_clock::now();
   kill(agents[2].first, SIGKILL);
   const std::string named = "the agent of node " + agents[2].second + " died";
-  while (read_log().find(named) == std::string::npos &&
-         std::chrono::steady_clock::now() - killed < std::chrono::seconds(10))
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  const bool said = trainer.wait_for(named, 10);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - killed).count();
-  EXPECT_NE(read_log().find(named), std::string::npos) << read_log();
+  EXPECT_TRUE(said) << trainer.output();
   EXPECT_LT(seconds, 2.0) << "named after " << seconds << " s";
-  int status = 0;
-  ASSERT_EQ(waitpid(trainer, &status, 0), trainer);
+  const int status = trainer.wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
   for (const auto& [pid, node] : agents) EXPECT_EQ(process_start_time(pid), 0u) << node;
   // The lab is intact: it trains again.
   const auto again = train({"--strategy", "bsp", "--model", "logreg", "--iterations", "2"});
   EXPECT_FALSE(again.is_null());
-  std::remove(log.c_str());
 }
 
 }  // namespace

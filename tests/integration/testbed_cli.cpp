@@ -8,11 +8,13 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 namespace testbed::it {
 namespace {
@@ -85,6 +87,39 @@ LabGuard::~LabGuard() {
   // A lab killed before `up` finished is left for `clean`; that only touches labs whose
   // controller is gone and whose run did not finish.
   if (lab_state_exists(lab_)) run_testbed({"clean"});
+}
+
+BackgroundTrain::BackgroundTrain(LabGuard& guard, const std::string& lab,
+                                 const std::vector<std::string>& args, std::string log)
+    : log_(std::move(log)) {
+  std::vector<std::string> argv = {"train", lab};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_ = spawn_in_netns("", command(argv), log_);
+  guard.own(pid_);
+}
+
+BackgroundTrain::~BackgroundTrain() {
+  std::remove(log_.c_str());
+}
+
+std::string BackgroundTrain::output() const {
+  std::ifstream in(log_);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool BackgroundTrain::wait_for(const std::string& text, double seconds) const {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (output().find(text) == std::string::npos) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+int BackgroundTrain::wait() {
+  int status = -1;
+  if (waitpid(pid_, &status, 0) != pid_) ADD_FAILURE() << "waitpid " << pid_ << " failed";
+  return status;
 }
 
 nlohmann::json summary_of(const std::string& output) {

@@ -47,6 +47,24 @@ class LabGuard {
 
 bool lab_state_exists(const std::string& lab);
 
+// `testbed train LAB ARGS...` in the background (owned by `guard`: reaped whatever the
+// test's outcome), its output in the file `log` (removed on destruction).
+class BackgroundTrain {
+ public:
+  BackgroundTrain(LabGuard& guard, const std::string& lab, const std::vector<std::string>& args,
+                  std::string log);
+  ~BackgroundTrain();
+  pid_t pid() const { return pid_; }
+  std::string output() const;  // so far
+  // Polls the output until it holds `text` or `seconds` pass; whether it does.
+  bool wait_for(const std::string& text, double seconds) const;
+  int wait();  // reaps the train: its waitpid status
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+};
+
 // The JSON summary of `train --json`: one line, with progress lines (stderr) around it.
 nlohmann::json summary_of(const std::string& output);
 // `testbed train LAB ARGS... --json`: its summary, or null (and a test failure naming the

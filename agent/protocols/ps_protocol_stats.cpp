@@ -1,0 +1,50 @@
+// What a parameter-server node reports when asked for its statistics: its bytes, as a
+// worker what its pulls asked of which shards, and as a shard its updates, staleness,
+// store and WSP counters, and its values (for the exactness check).
+#include "ps_protocol.h"
+
+namespace testbed {
+namespace {
+
+// A shard reports its values with its statistics (for the exactness check against the
+// single-process reference) only up to this many: beyond, JSON would dwarf the run.
+constexpr uint32_t kReportValuesUpTo = 200000;
+
+}  // namespace
+
+nlohmann::json PsProtocol::stats() const {
+  nlohmann::json s = link_.van().byte_counters();
+  s["event"] = "stats";
+  s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
+  if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
+  if (shard_) {
+    nlohmann::json histogram = nlohmann::json::object();
+    for (const auto& [staleness, n] : shard_->staleness_histogram())
+      histogram[std::to_string(staleness)] = n;
+    s["server"] = {{"shard", my_shard_},         {"begin", shard_->range().begin},
+                   {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
+                   {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
+    // The store's figures first: reading the values for the report reads every block.
+    if (stored_) {
+      const StoreCounters c = stored_->counters();
+      s["server"]["store"] = {{"blocks", stored_->blocks()},
+                              {"block_reads", c.block_reads - loaded_.block_reads},
+                              {"block_writes", c.block_writes - loaded_.block_writes},
+                              {"disk_reads", c.disk_reads - loaded_.disk_reads},
+                              {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
+                              {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
+    }
+    if (const WspSelector* wsp = shard_->wsp()) {
+      const WspCounters& c = wsp->counters();
+      s["server"]["wsp"] = {{"choices", c.choices},
+                            {"waited", c.waited},
+                            {"bound_forced", c.bound_forced},
+                            {"held", c.held},
+                            {"expected_wait_s", c.expected_wait_s}};
+    }
+    if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
+  }
+  return s;
+}
+
+}  // namespace testbed
