@@ -17,7 +17,7 @@
 namespace testbed {
 
 struct JobConfig {
-  std::string name;  // logreg, mf, sparse-lr, dense
+  std::string name;  // logreg, mf, lmf, sparse-lr, dense
   uint64_t seed = 1;
   int workers = 1;
   double scale = 1.0;     // of the job's data and model size; 1 is the benchmark size

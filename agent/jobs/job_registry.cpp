@@ -13,6 +13,7 @@ using Factory = std::unique_ptr<Job> (*)(const JobConfig&, int);
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> kJobs = {{"logreg", make_logreg_job},
                                                        {"mf", make_mf_job},
+                                                       {"lmf", make_lmf_job},
                                                        {"sparse-lr", make_sparse_lr_job},
                                                        {"dense", make_dense_job}};
   return kJobs;

@@ -28,16 +28,19 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "factor_rows.h"
 #include "job_factories.h"
 #include "seeded.h"
+#include "sorted_keys.h"
+#include "zipf_law.h"
 
 namespace testbed {
 namespace {
 
 constexpr int kRank = 10;
 constexpr double kTrainDensity = 0.10, kHeldOutDensity = 0.02;
-// The most-rated item's ratings over the mean item's, as in Netflix; the Zipf exponent
-// that gives it is solved for the number of items (0.69 for 1000 items).
+// The most-rated item's ratings over the mean item's, as in Netflix; ZipfLaw solves the
+// exponent that gives it for the number of items (0.69 for 1000 items).
 constexpr double kTopOverMean = 41.0;
 constexpr int kBatches = 10;    // mini-batches per pass over a worker's ratings
 constexpr double kNoise = 0.1;  // std of the ratings' noise: the RMSE no model beats
@@ -72,8 +75,8 @@ class MfJob : public Job {
       : seed_(c.seed),
         workers_(c.workers),
         users_(scaled(300, c.scale, 10)),
-        items_(scaled(1000, c.scale, 20)) {
-    build_popularity();
+        items_(scaled(1000, c.scale, 20)),
+        popularity_(items_, kTopOverMean, seed_, 0x7065726dULL) {
     generate(worker);
     if (train_.empty()) throw std::invalid_argument("mf: a worker has no ratings at this scale");
     L_.resize(static_cast<size_t>(users_) * kRank);
@@ -111,12 +114,7 @@ class MfJob : public Job {
       float* l = &L_[size_t{e.user} * kRank];
       const auto at = std::lower_bound(u.keys.begin(), u.keys.end(), e.item * kRank);
       float* r = &local[static_cast<size_t>(at - u.keys.begin())];
-      const float err = e.rating - dot(l, r);
-      for (int k = 0; k < kRank; ++k) {
-        const float lk = l[k];
-        l[k] += step_l * (err * r[k] - kLambda * lk);
-        r[k] += step_r * (err * lk - kLambda * r[k]);
-      }
+      sgd_rating(e.rating, l, r, kRank, step_l, step_r, kLambda);
     }
     u.values.resize(local.size());
     for (size_t i = 0; i < local.size(); ++i) u.values[i] = local[i] - R[u.keys[i]];
@@ -127,7 +125,8 @@ class MfJob : public Job {
     if (held_out_.empty()) return 0;
     double sq = 0;
     for (const auto& e : held_out_) {
-      const double err = e.rating - dot(&L_[size_t{e.user} * kRank], &R[size_t{e.item} * kRank]);
+      const double err =
+          e.rating - dot(&L_[size_t{e.user} * kRank], &R[size_t{e.item} * kRank], kRank);
       sq += err * err;
     }
     return std::sqrt(sq / static_cast<double>(held_out_.size()));
@@ -135,46 +134,14 @@ class MfJob : public Job {
   size_t samples_per_update() const override { return train_.size() / kBatches; }
 
  private:
-  static float dot(const float* a, const float* b) {
-    float s = 0;
-    for (int k = 0; k < kRank; ++k) s += a[k] * b[k];
-    return s;
-  }
-  static void sort_unique(std::vector<uint32_t>& v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
   static std::vector<uint32_t> keys_of(uint32_t item) {
     std::vector<uint32_t> keys(kRank);
     for (int k = 0; k < kRank; ++k) keys[k] = item * kRank + static_cast<uint32_t>(k);
     return keys;
   }
 
-  // Popularity by rank, and a seeded permutation from rank to item, so that popular items
-  // spread over every server shard's key range.
-  void build_popularity() {
-    cdf_.resize(static_cast<size_t>(items_));
-    const auto fill = [&](double exponent) {
-      double sum = 0;
-      for (int i = 0; i < items_; ++i) cdf_[i] = sum += std::pow(i + 1.0, -exponent);
-      for (auto& x : cdf_) x /= sum;
-      return cdf_[0] * items_;  // the top item over the mean
-    };
-    // top/mean grows with the exponent, from 1 at 0; bisection to 1e-6 (40 halvings).
-    double lo = 0, hi = 4;
-    for (int i = 0; i < 40; ++i) (fill((lo + hi) / 2) < kTopOverMean ? lo : hi) = (lo + hi) / 2;
-    fill(lo);
-    item_of_rank_.resize(cdf_.size());
-    for (int i = 0; i < items_; ++i) item_of_rank_[i] = static_cast<uint32_t>(i);
-    for (int i = items_ - 1; i > 0; --i) {
-      const auto j = static_cast<int>(hashed_uniform(hash3(seed_, 0x7065726dULL, i)) * (i + 1));
-      std::swap(item_of_rank_[i], item_of_rank_[j]);
-    }
-  }
   uint32_t draw_item(uint64_t user, uint64_t n) const {
-    const double u = hashed_uniform(hash3(seed_ ^ 0x6974656dULL, user, n));
-    const auto rank = std::lower_bound(cdf_.begin(), cdf_.end(), u) - cdf_.begin();
-    return item_of_rank_[std::min<size_t>(static_cast<size_t>(rank), cdf_.size() - 1)];
+    return popularity_.draw(hashed_uniform(hash3(seed_ ^ 0x6974656dULL, user, n)));
   }
 
   // Each user rates distinct items drawn by popularity; the first draws are its training
@@ -220,8 +187,7 @@ class MfJob : public Job {
 
   uint64_t seed_;
   int workers_, users_, items_;
-  std::vector<double> cdf_;
-  std::vector<uint32_t> item_of_rank_;
+  ZipfLaw popularity_;
   std::vector<Entry> train_, held_out_;  // train_ in batch order
   std::vector<size_t> batch_begin_;      // batch b is train_[batch_begin_[b], [b + 1])
   std::vector<uint32_t> batch_keys_[kBatches];

@@ -13,6 +13,7 @@
 
 #include "job_factories.h"
 #include "seeded.h"
+#include "sorted_keys.h"
 
 namespace testbed {
 namespace {
@@ -83,10 +84,6 @@ class SparseLrJob : public Job {
   size_t samples_per_update() const override { return kBatch; }
 
  private:
-  static void sort_unique(std::vector<uint32_t>& v) {
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-  }
   static float logit(const uint32_t* x, const std::vector<float>& w) {
     float z = 0;
     for (int f = 0; f < kNonZeros; ++f) z += w[x[f]];

@@ -36,7 +36,7 @@ const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
     "netstorm|bsp|ssp|async|gaia|drps|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] "
     "[--model "
-    "M|logreg|mf|sparse-lr] [--scale S] "
+    "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
@@ -110,7 +110,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   const bool named_here = args.option("model").has_value();
   if (!is_job(model) && named_here)
     throw UsageError("--model " + model + ": " + o.strategy +
-                     " trains a job (logreg, mf or sparse-lr), not a model's size");
+                     " trains a job (logreg, mf, lmf or sparse-lr), not a model's size");
   o.job = is_job(model) ? model : "mf";
   o.logreg = false;
   o.model = ModelProfile{o.job, 0};
@@ -161,7 +161,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   if (o.partition &&
       make_job({o.job, o.seed, 1, o.scale, o.job_parameters}, 0)->keys_for(0).empty())
     throw UsageError("--partition: " + o.job + " reads every key each clock (dense); " +
-                     "partitioning places the keys of sparse batches (sparse-lr, mf)");
+                     "partitioning places the keys of sparse batches (sparse-lr, lmf, mf)");
   for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");

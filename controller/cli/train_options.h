@@ -43,7 +43,7 @@ struct TrainOptions {
   std::string probe_link;
   // Parameter-server strategies (bsp, ssp, async, drps): the job they train, and how.
   bool ps = false;
-  std::string job;  // logreg, mf, sparse-lr
+  std::string job;  // logreg, mf, lmf, sparse-lr
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
   int staleness = 3;    // ssp's bound s, wsp's delta

@@ -99,7 +99,7 @@ std::string check_workload_setting(const std::string& key, const std::string& va
       find_model(value);
       return "";
     } catch (const std::invalid_argument& e) {
-      return std::string(e.what()) + ", or a job: logreg, mf, sparse-lr";
+      return std::string(e.what()) + ", or a job: logreg, mf, lmf, sparse-lr";
     }
   }
   if (key == "iterations" || key == "chunk") {

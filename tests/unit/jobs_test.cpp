@@ -1,12 +1,13 @@
 // The training jobs: seeded and repeatable, the single-process reference lowers the
-// held-out loss, sparse-lr touches few keys with power-law frequencies, and the workers'
-// additive updates really are one optimizer step (what makes BSP on shards exact).
+// held-out loss, sparse-lr and lmf touch few keys with power-law frequencies, and the
+// workers' additive updates really are one optimizer step (what makes BSP on shards exact).
 #include "job.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "loss_curve.h"
 
@@ -19,7 +20,7 @@ JobConfig config(const std::string& name, double scale) {
 
 TEST(Jobs, EveryJobIsSeededAndLearns) {
   for (const auto& [name, scale] : std::vector<std::pair<std::string, double>>{
-           {"logreg", 1}, {"mf", 0.5}, {"sparse-lr", 0.05}}) {
+           {"logreg", 1}, {"mf", 0.5}, {"sparse-lr", 0.05}, {"lmf", 0.1}}) {
     const auto a = make_job(config(name, scale), 1), b = make_job(config(name, scale), 1);
     std::vector<float> w(a->parameters());
     for (size_t k = 0; k < w.size(); ++k) w[k] = a->initial_value(static_cast<uint32_t>(k));
@@ -54,6 +55,40 @@ TEST(Jobs, SparseLrReadsFewKeysWithPowerLawFrequencies) {
   EXPECT_GT(in_one, static_cast<int>(seen.size()) / 2);
   std::vector<float> w(job->parameters(), 0.0f);
   EXPECT_EQ(job->update(3, w).keys, job->keys_for(3));
+}
+
+TEST(Jobs, LmfReadsWholeRowsUsersOnOneWorkerItemsOnAny) {
+  const JobConfig c{"lmf", 7, 5, 1};
+  const auto w0 = make_job(c, 0), w1 = make_job(c, 1);
+  EXPECT_EQ(w0->parameters(), size_t{1} << 20) << "4 MiB, as sparse-lr x1";
+  constexpr uint32_t kRank = 16, kItemKeys = 16384 * kRank;  // item rows come first
+  std::set<uint32_t> users0, users1, items0, items1;
+  std::map<uint32_t, int> batches_of_row;
+  for (uint64_t clock = 0; clock < 10; ++clock) {
+    const auto keys = w0->keys_for(clock);
+    ASSERT_TRUE(std::is_sorted(keys.begin(), keys.end()));
+    EXPECT_LT(keys.size(), w0->parameters() / 20) << "a batch reads a small part";
+    ASSERT_EQ(keys.size() % kRank, 0u);
+    for (size_t i = 0; i < keys.size(); i += kRank) {
+      EXPECT_EQ(keys[i] % kRank, 0u);
+      EXPECT_EQ(keys[i + kRank - 1], keys[i] + kRank - 1) << "a row is read whole";
+      ++batches_of_row[keys[i]];
+      (keys[i] < kItemKeys ? items0 : users0).insert(keys[i]);
+    }
+    for (uint32_t k : w1->keys_for(clock)) (k < kItemKeys ? items1 : users1).insert(k);
+  }
+  for (uint32_t u : users0) EXPECT_EQ(users1.count(u), 0u) << "user row " << u << " on both";
+  size_t shared_items = 0;
+  for (uint32_t i : items0) shared_items += items1.count(i);
+  EXPECT_GT(shared_items, items0.size() / 10);
+  // Skewed as MovieLens: the head rows are in every batch, most rows in one.
+  int in_all = 0, in_one = 0;
+  for (const auto& [row, n] : batches_of_row) {
+    in_all += n == 10;
+    in_one += n == 1;
+  }
+  EXPECT_GE(in_all, 5);
+  EXPECT_GT(in_one, static_cast<int>(batches_of_row.size()) / 3);
 }
 
 TEST(Jobs, ShardedBspIsTheReferenceStep) {
