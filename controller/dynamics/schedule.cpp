@@ -20,8 +20,25 @@ uint64_t mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+// A weighted choice: the draw's top 53 bits as a uniform fraction of the weights' sum,
+// and the first choice whose running sum exceeds it (a zero weight is never drawn).
+Rate weighted_choice(const Schedule& s, uint64_t draw) {
+  double total = 0;
+  for (double w : s.weights) total += w;
+  const double u = static_cast<double>(draw >> 11) * 0x1.0p-53 * total;
+  double sum = 0;
+  for (size_t i = 0; i < s.choices.size(); ++i) {
+    sum += s.weights[i];
+    if (s.weights[i] > 0 && u < sum) return s.choices[i];
+  }
+  for (size_t i = s.choices.size(); i-- > 0;)  // u rounded up to the sum: the last drawable
+    if (s.weights[i] > 0) return s.choices[i];
+  return s.choices.back();
+}
+
 Rate random_rate(const Schedule& s, uint64_t stream, uint64_t k) {
   const uint64_t draw = mix(mix(s.seed ^ mix(stream)) ^ k);
+  if (!s.weights.empty()) return weighted_choice(s, draw);
   if (!s.choices.empty()) return s.choices[draw % s.choices.size()];
   const uint64_t steps = (s.max_rate.bits_per_s - s.min_rate.bits_per_s) / s.step.bits_per_s;
   return Rate{s.min_rate.bits_per_s + (draw % (steps + 1)) * s.step.bits_per_s};
@@ -204,6 +221,7 @@ nlohmann::json schedule_to_json(const Schedule& s) {
     j["step_bits_per_s"] = s.step.bits_per_s;
     j["choices_bits_per_s"] = nlohmann::json::array();
     for (const Rate& r : s.choices) j["choices_bits_per_s"].push_back(r.bits_per_s);
+    if (!s.weights.empty()) j["weights"] = s.weights;
     return j;
   }
   if (s.kind == Schedule::Kind::kTrace) {
@@ -236,6 +254,7 @@ Schedule schedule_from_json(const nlohmann::json& j) {
   for (const auto& r : j.value("choices_bits_per_s", nlohmann::json::array())) {
     s.choices.push_back(Rate{r.get<uint64_t>()});
   }
+  s.weights = j.value("weights", std::vector<double>());
   s.trace_file = j.value("file", "");
   s.loop = j.value("loop", false);
   s.period_us = j.value("period_us", int64_t{0});

@@ -1,10 +1,45 @@
 // Parsing a direction's `schedule:` from a profile (see schedule.h for what it means).
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "schedule.h"
 
 namespace testbed {
+
+namespace {
+
+// `weights:` of a random schedule: one non-negative number per rate of its `bandwidth`
+// list, not all zero (MLfabric's network settings draw from five rates with weights).
+template <typename Fail>
+void parse_weights(const YAML::Node& w, const YAML::Node& bandwidth, Schedule& s, Fail& fail) {
+  if (!bandwidth.IsSequence()) {
+    fail(w, "weights: only with a list of rates in 'bandwidth', one weight per rate");
+    return;
+  }
+  if (!w.IsSequence() || w.size() != bandwidth.size()) {
+    fail(w, "weights: expected a list of " + std::to_string(bandwidth.size()) +
+                " numbers, one per rate of 'bandwidth'");
+    return;
+  }
+  double total = 0;
+  for (const YAML::Node& n : w) {
+    double v = -1;
+    try {
+      v = n.as<double>();
+    } catch (const YAML::Exception&) {
+    }
+    if (!n.IsScalar() || !(v >= 0) || !std::isfinite(v)) {
+      fail(n, "weights: expected a number, zero or more");
+      return;
+    }
+    s.weights.push_back(v);
+    total += v;
+  }
+  if (total <= 0) fail(w, "weights: at least one must be greater than zero");
+}
+
+}  // namespace
 
 std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string& profile_dir,
                                        uint64_t default_seed, const YamlErrorSink& yaml_error,
@@ -75,7 +110,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
       fail(body, "schedule random: expected {every, bandwidth, seed}");
       return std::nullopt;
     }
-    keys(body, {"every", "bandwidth", "step", "seed"}, "schedule random");
+    keys(body, {"every", "bandwidth", "step", "seed", "weights"}, "schedule random");
     if (!body["every"] || !body["bandwidth"]) {
       fail(body,
            "schedule random: needs 'every' and 'bandwidth' (a range like 20mbit..155mbit "
@@ -111,6 +146,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
     } else {
       fail(bw, "bandwidth: expected a range like 20mbit..155mbit or a list of rates");
     }
+    if (const YAML::Node w = body["weights"]) parse_weights(w, bw, s, fail);
     if (body["seed"]) {
       try {
         s.seed = body["seed"].as<uint64_t>();

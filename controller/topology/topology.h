@@ -39,10 +39,12 @@ struct Schedule {
   int64_t period_us = 0;
   std::string trace_file;
   // kRandom: every `every_us` a new rate, drawn uniformly from min..max in `step`
-  // increments, or from `choices`; the draw is a function of (seed, direction, k) only.
+  // increments, or from `choices`, uniformly or by `weights` (one per choice, relative);
+  // the draw is a function of (seed, direction, k) only.
   int64_t every_us = 0;
   Rate min_rate, max_rate, step;
   std::vector<Rate> choices;
+  std::vector<double> weights;
   uint64_t seed = 0;
   bool operator==(const Schedule&) const = default;
 };

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "diagnostics.h"
 #include "topology_parser.h"
 
@@ -78,6 +80,48 @@ TEST(Schedule, RandomFromAList) {
   for (const auto& c : schedule_changes(t.links[0].b2a.schedule, 1, 0, 50000000)) {
     EXPECT_TRUE(c.rate->bits_per_s == 20000000u || c.rate->bits_per_s == 155000000u);
   }
+}
+
+TEST(Schedule, WeightedChoicesAreDrawnInProportionAndZeroNever) {
+  // MLfabric's N1: every 5 s one of {1, 2.5, 3.3, 5, 10} (scaled to Mbit/s here) with
+  // probabilities (0, 0, 0, 0.1, 0.9).
+  const Topology t = parse(
+      "    schedule: {random: {every: 5s, bandwidth: [1mbit, 2.5mbit, 3.3mbit, 5mbit, 10mbit], "
+      "weights: [0, 0, 0, 0.1, 0.9]}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  ASSERT_EQ(s.weights.size(), 5u);
+  EXPECT_EQ(schedule_from_json(schedule_to_json(s)), s);
+  std::map<uint64_t, int> drawn;
+  constexpr int kDraws = 20000;
+  for (uint64_t stream : {0, 1})
+    for (const auto& c : schedule_changes(s, stream, 0, int64_t{kDraws / 2} * 5000000))
+      ++drawn[c.rate->bits_per_s];
+  ASSERT_EQ(drawn.size(), 2u) << "zero weights are never drawn";
+  // Binomial: 20,000 draws at 0.1 have a standard deviation of 0.0021; 0.01 is 4.7 of them.
+  EXPECT_NEAR(drawn[5000000] / double{kDraws}, 0.1, 0.01);
+  EXPECT_NEAR(drawn[10000000] / double{kDraws}, 0.9, 0.01);
+  // Without weights a list draws as it did: uniformly, by the same sequence.
+  const Topology u = parse("    schedule: {random: {every: 5s, bandwidth: [1mbit, 10mbit]}}\n");
+  EXPECT_TRUE(u.links[0].a2b.schedule.weights.empty());
+}
+
+TEST(Schedule, BadWeightsAreRejectedWithPositions) {
+  const std::string f = kData + "/inline.yaml";
+  EXPECT_EQ(errors_of("    schedule: {random: {every: 1s, bandwidth: [1mbit, 2mbit], "
+                      "weights: [1]}}\n"),
+            std::vector<std::string>{
+                f + ":6:72: weights: expected a list of 2 numbers, one per rate of 'bandwidth'"});
+  EXPECT_EQ(errors_of("    schedule: {random: {every: 1s, bandwidth: [1mbit, 2mbit], "
+                      "weights: [1, -2]}}\n"),
+            std::vector<std::string>{f + ":6:76: weights: expected a number, zero or more"});
+  EXPECT_EQ(errors_of("    schedule: {random: {every: 1s, bandwidth: [1mbit, 2mbit], "
+                      "weights: [0, 0]}}\n"),
+            std::vector<std::string>{f + ":6:72: weights: at least one must be greater than zero"});
+  EXPECT_EQ(errors_of("    schedule: {random: {every: 1s, bandwidth: 1mbit..2mbit, "
+                      "weights: [1, 1]}}\n"),
+            std::vector<std::string>{
+                f + ":6:70: weights: only with a list of rates in 'bandwidth', one weight per "
+                    "rate"});
 }
 
 TEST(Schedule, CsvTraceLoopsWithItsPeriod) {
