@@ -30,6 +30,36 @@ ComputeRange parse_compute_range(const std::string& text) {
   return {static_cast<int>(lo), static_cast<int>(hi)};
 }
 
+Stragglers parse_stragglers(const std::string& text) {
+  const auto colon = text.find(':');
+  const std::string bad = "stragglers: expected SHARE:FACTOR, e.g. 10%:2, got '" + text + "'";
+  if (colon == std::string::npos) throw std::invalid_argument(bad);
+  std::string share = text.substr(0, colon);
+  const bool percent = !share.empty() && share.back() == '%';
+  if (percent) share.pop_back();
+  Stragglers s;
+  size_t used_share = 0, used_factor = 0;
+  try {
+    s.share = std::stod(share, &used_share) / (percent ? 100 : 1);
+    s.factor = std::stod(text.substr(colon + 1), &used_factor);
+  } catch (const std::exception&) {
+    throw std::invalid_argument(bad);
+  }
+  if (used_share != share.size() || used_factor != text.size() - colon - 1)
+    throw std::invalid_argument(bad);
+  // A factor past 1000 is a typo, as a compute time past a day is.
+  if (!(s.share >= 0 && s.share <= 1) || !(s.factor >= 1 && s.factor <= 1000))
+    throw std::invalid_argument(
+        "stragglers: the share must be 0-100% and the factor 1-1000, got '" + text + "'");
+  return s;
+}
+
+bool draw_straggler(const Stragglers& s, uint64_t seed, int node, uint64_t iteration) {
+  if (s.share <= 0) return false;
+  return hashed_uniform(hash3(seed ^ 0x737472616767ULL, static_cast<uint64_t>(node), iteration)) <
+         s.share;
+}
+
 int draw_compute_ms(const ComputeRange& range, uint64_t seed, int node, uint64_t iteration) {
   if (range.max_ms == range.min_ms) return range.min_ms;
   // The same hash as before the draw moved here, so runs of a seed keep their timings.

@@ -18,9 +18,10 @@ namespace testbed {
 std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node);
 
 // The emulated compute time of a node's `per_node` workers in `clock` when they wait for
-// one another (BSP inside the node): the slowest draw, times the node's slow-down factor.
-// One worker draws as draw_compute_ms(range, seed, node, clock) always did.
+// one another (BSP inside the node): the slowest draw, each times `stragglers.factor` when
+// that worker straggles this clock, times the node's slow-down factor. One worker without
+// stragglers draws as draw_compute_ms(range, seed, node, clock) always did.
 int local_compute_ms(const ComputeRange& range, uint64_t seed, int node, int per_node,
-                     uint64_t clock, double slowdown = 1.0);
+                     uint64_t clock, double slowdown = 1.0, const Stragglers& stragglers = {});
 
 }  // namespace testbed

@@ -27,6 +27,8 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   seed_ = cmd.at("seed");
   iterations_ = cmd.at("iterations");
   compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
+  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
+                 cmd.at("compute").value("straggler_factor", 1.0)};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
@@ -231,8 +233,8 @@ void PsProtocol::params_complete() {
   phase_ = Phase::kComputing;
   update_ = job_->update(clock_, w_);
   log_.add_samples(job_->samples_per_update());
-  compute_end_ = now + std::chrono::milliseconds(
-                           local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
+  compute_end_ = now + std::chrono::milliseconds(local_compute_ms(compute_, seed_, self_, per_node_,
+                                                                  clock_, slowdown_, stragglers_));
 }
 
 void PsProtocol::push_update() {

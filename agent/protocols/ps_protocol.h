@@ -77,6 +77,7 @@ class PsProtocol : public Protocol {
   ComputeRange compute_;
   int per_node_ = 1;       // workers this node's worker stands for
   double slowdown_ = 1.0;  // this node's compute time factor (a slow data center)
+  Stragglers stragglers_;  // MLfabric's compute settings: a worker slowed now and then
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 

@@ -135,25 +135,28 @@ void PsSession::setup() {
     if (it == names_.end()) throw UsageError("--slow-dc: no node named '" + name + "'");
     slow[std::to_string(it - names_.begin())] = factor;
   }
-  nlohmann::json setup = {
-      {"cmd", "setup"},
-      {"protocol", gaia() ? "gaia" : "ps"},
-      {"endpoints", endpoints_},
-      {"job",
-       {{"name", o_.job},
-        {"seed", o_.seed},
-        {"scale", o_.scale},
-        {"parameters", o_.job_parameters},
-        {"workers_per_node", o_.workers_per_dc}}},
-      {"slow", slow},
-      {"workers", workers},
-      {"servers", servers_},
-      {"consistency", bsp ? "bsp" : o_.consistency},
-      {"staleness", o_.staleness},
-      {"iterations", o_.iterations},
-      {"compute", {{"min_ms", o_.compute_min_ms}, {"max_ms", o_.compute_max_ms}}},
-      {"seed", o_.seed},
-      {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}};
+  nlohmann::json setup = {{"cmd", "setup"},
+                          {"protocol", gaia() ? "gaia" : "ps"},
+                          {"endpoints", endpoints_},
+                          {"job",
+                           {{"name", o_.job},
+                            {"seed", o_.seed},
+                            {"scale", o_.scale},
+                            {"parameters", o_.job_parameters},
+                            {"workers_per_node", o_.workers_per_dc}}},
+                          {"slow", slow},
+                          {"workers", workers},
+                          {"servers", servers_},
+                          {"consistency", bsp ? "bsp" : o_.consistency},
+                          {"staleness", o_.staleness},
+                          {"iterations", o_.iterations},
+                          {"compute",
+                           {{"min_ms", o_.compute_min_ms},
+                            {"max_ms", o_.compute_max_ms},
+                            {"straggler_share", o_.stragglers.share},
+                            {"straggler_factor", o_.stragglers.factor}}},
+                          {"seed", o_.seed},
+                          {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}};
   if (o_.placement) {
     setup["routes"] = routes_;
     setup["transfer"] = o_.apsp_mode;

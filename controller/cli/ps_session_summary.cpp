@@ -28,6 +28,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"consistency", consistency_label()},
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
+      {"stragglers", {{"share", o_.stragglers.share}, {"factor", o_.stragglers.factor}}},
       {"staleness_bound", bounded() ? nlohmann::json(o_.staleness) : nlohmann::json(nullptr)},
       {"model", o_.job},
       {"job", {{"name", o_.job}, {"scale", o_.scale}}},

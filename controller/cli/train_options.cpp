@@ -40,7 +40,8 @@ const char* const kTrainUsage =
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
-    "share|converged] [--slow-dc NODE:FACTOR,...] [--gaia-threshold P%] [--gaia-ds N|off] "
+    "share|converged] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] [--gaia-threshold "
+    "P%] [--gaia-ds N|off] "
     "[--gaia-soft on|off] [--parallel bsp|ssp|async|wsp] [--store memory|disk] "
     "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
     "[--index-k K] [--index-prune SHARE] "
@@ -132,6 +133,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.workers_per_dc = std::stoi(get("workers-per-dc", "1"));
   o.target_rule = get("target-rule", "share");
   if (const std::string slow = get("slow-dc", ""); !slow.empty()) o.slow = parse_slowdowns(slow);
+  if (const std::string s = get("stragglers", ""); !s.empty()) o.stragglers = parse_stragglers(s);
   if (o.strategy == "gaia") {
     std::string why;
     o.gaia_threshold = parse_percent(get("gaia-threshold", "1%"), why)->value;
@@ -210,7 +212,7 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = strategy_is_ps(o.strategy);
   for (const char* ps_only :
-       {"store", "memory-budget-mb", "index", "index-k", "index-prune", "partition"})
+       {"store", "memory-budget-mb", "index", "index-k", "index-prune", "partition", "stragglers"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
                        " is for the parameter-server strategies (bsp, ssp, async, drps), not " +

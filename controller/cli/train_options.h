@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "compute_time.h"
 #include "sync_policy.h"
 #include "workload.h"
 
@@ -54,6 +55,7 @@ struct TrainOptions {
   int workers_per_dc = 1;              // workers each node stands for (its data center's)
   std::string target_rule = "share";   // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia
   std::map<std::string, double> slow;  // node -> compute time factor
+  Stragglers stragglers;               // each worker's clock slowed now and then (MLfabric)
   // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and
   // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (README).
   double gaia_threshold = 0.01;

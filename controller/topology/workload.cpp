@@ -61,6 +61,7 @@ const std::vector<std::string>& workload_keys() {
                                                  "workers-per-dc",
                                                  "target-rule",
                                                  "slow-dc",
+                                                 "stragglers",
                                                  "gaia-threshold",
                                                  "gaia-ds",
                                                  "gaia-soft",
@@ -180,6 +181,14 @@ std::string check_workload_setting(const std::string& key, const std::string& va
       return used == value.size() && (x > 0 || (zero_ok && x == 0)) ? "" : expected;
     } catch (const std::exception&) {
       return expected;
+    }
+  }
+  if (key == "stragglers") {
+    try {
+      parse_stragglers(value);
+      return "";
+    } catch (const std::invalid_argument& e) {
+      return e.what();
     }
   }
   if (key == "compute-ms") {

@@ -1,11 +1,12 @@
 // The workload settings a profile and `testbed train` share: their checks, and the
-// compute time drawn per node and iteration from the seed.
+// compute time drawn per node and iteration from the seed, stragglers included.
 #include "workload.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "local_workers.h"
 #include "topology_parser.h"
 
 namespace testbed {
@@ -37,6 +38,38 @@ TEST(ComputeRange, DrawsRepeatWithinBoundsAndDifferPerNodeAndIteration) {
   EXPECT_NE(draw_compute_ms(r, 7, 0, 0) * 1000 + draw_compute_ms(r, 7, 0, 1),
             draw_compute_ms(r, 8, 0, 0) * 1000 + draw_compute_ms(r, 8, 0, 1));
   EXPECT_EQ(draw_compute_ms({40, 40}, 1, 3, 5), 40);
+}
+
+TEST(Stragglers, ParseAndRefuseNonsense) {
+  const Stragglers c2 = parse_stragglers("10%:4");
+  EXPECT_DOUBLE_EQ(c2.share, 0.1);
+  EXPECT_DOUBLE_EQ(c2.factor, 4);
+  EXPECT_DOUBLE_EQ(parse_stragglers("0.04:2").share, 0.04);
+  for (const char* bad : {"", "10%", "10%:", ":2", "10%:0.5", "150%:2", "-1%:2", "10%:2x", "x:2"})
+    EXPECT_THROW(parse_stragglers(bad), std::invalid_argument) << bad;
+  EXPECT_EQ(check_workload_setting("stragglers", "4%:2"), "");
+  EXPECT_NE(check_workload_setting("stragglers", "4%"), "");
+}
+
+TEST(Stragglers, SlowTheirShareOfClocksByTheFactorAndNothingElse) {
+  // MLfabric's C2: 10% of a worker's iterations 4x slower.
+  const Stragglers c2{0.1, 4};
+  const ComputeRange r{100, 100};
+  int slowed = 0;
+  constexpr int kClocks = 4000;
+  for (int node = 0; node < 4; ++node) {
+    for (uint64_t clock = 0; clock < kClocks / 4; ++clock) {
+      const int ms = local_compute_ms(r, 7, node, 1, clock, 1.0, c2);
+      EXPECT_TRUE(ms == 100 || ms == 400) << ms;
+      slowed += ms == 400;
+      EXPECT_EQ(ms == 400, draw_straggler(c2, 7, node, clock));
+    }
+  }
+  // Binomial: 4,000 clocks at 0.1 have a standard deviation of 0.0047; 0.02 is 4.2 of them.
+  EXPECT_NEAR(slowed / double{kClocks}, 0.1, 0.02);
+  // Without stragglers the draws are the ones a run had before.
+  EXPECT_EQ(local_compute_ms({100, 200}, 7, 2, 1, 9), draw_compute_ms({100, 200}, 7, 2, 9));
+  EXPECT_FALSE(draw_straggler({}, 7, 2, 9));
 }
 
 TEST(WorkloadSettings, CheckEachKey) {

@@ -13,6 +13,8 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   iterations_ = cmd.at("iterations");
   seed_ = cmd.at("seed");
   compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
+  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
+                 cmd.at("compute").value("straggler_factor", 1.0)};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   const auto slow = cmd.value("slow", nlohmann::json::object());
   slowdown_ = slow.value(std::to_string(self_), 1.0);
@@ -134,8 +136,8 @@ void GaiaProtocol::try_read() {
   phase_ = Phase::kComputing;
   update_ = job_->update(clock_, values_);
   log_.add_samples(job_->samples_per_update());
-  compute_end_ = now + std::chrono::milliseconds(
-                           local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_));
+  compute_end_ = now + std::chrono::milliseconds(local_compute_ms(compute_, seed_, self_, per_node_,
+                                                                  clock_, slowdown_, stragglers_));
 }
 
 // The local server's end of a clock: the workers' summed update is applied, the filter

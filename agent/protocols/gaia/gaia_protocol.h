@@ -58,6 +58,7 @@ class GaiaProtocol : public Protocol {
   int iterations_ = 0;
   ComputeRange compute_;
   double slowdown_ = 1.0;
+  Stragglers stragglers_;
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 
