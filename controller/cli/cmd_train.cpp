@@ -135,6 +135,7 @@ int run_train(const Argv& argv) {
   // Bad server names are refused before any agent starts.
   if (o.ps && !o.placement)
     resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+  if (o.ps) resolve_workers(o.worker_nodes, names);
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
     throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");
 

@@ -51,6 +51,27 @@ PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
       finished_(names_.size()),
       clocks_(names_.size(), 0) {}
 
+namespace {
+
+// Node indexes of a comma-separated list of names, each once.
+std::vector<int> named_nodes(const std::string& spec, const std::vector<std::string>& names,
+                             const std::string& option, const std::string& expected) {
+  std::vector<int> out;
+  std::istringstream list(spec);
+  for (std::string name; std::getline(list, name, ',');) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) throw UsageError(option + ": no node named '" + name + "'");
+    const int n = static_cast<int>(it - names.begin());
+    if (std::find(out.begin(), out.end(), n) != out.end())
+      throw UsageError(option + " names " + name + " twice");
+    out.push_back(n);
+  }
+  if (out.empty()) throw UsageError(option + ": expected " + expected);
+  return out;
+}
+
+}  // namespace
+
 std::vector<int> resolve_servers(const std::string& spec, const std::vector<std::string>& names,
                                  const std::vector<LiveDirection>& directions) {
   std::vector<int> out;
@@ -68,22 +89,18 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
     for (const auto& d : directions) g.mbit[at(d.from)][at(d.to)] = d.params.rate.bits_per_s / 1e6;
     return {best_connected(g)};
   }
-  std::istringstream list(spec);
-  for (std::string name; std::getline(list, name, ',');) {
-    const auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end()) throw UsageError("--servers: no node named '" + name + "'");
-    const int n = static_cast<int>(it - names.begin());
-    if (std::find(out.begin(), out.end(), n) != out.end())
-      throw UsageError("--servers names " + name + " twice");
-    out.push_back(n);
-  }
-  if (out.empty()) throw UsageError("--servers: expected all, best, or node names");
+  return named_nodes(spec, names, "--servers", "all, best, or node names");
+}
+
+std::vector<int> resolve_workers(const std::string& spec, const std::vector<std::string>& names) {
+  if (spec != "all") return named_nodes(spec, names, "--workers", "all, or node names");
+  std::vector<int> out;
+  for (size_t n = 0; n < names.size(); ++n) out.push_back(static_cast<int>(n));
   return out;
 }
 
 void PsSession::setup() {
-  std::vector<int> workers;
-  for (size_t n = 0; n < names_.size(); ++n) workers.push_back(static_cast<int>(n));
+  std::vector<int> workers = resolve_workers(o_.worker_nodes, names_);
   if (gaia()) {
     servers_ = workers;  // every data center holds a full replica: its own server
   } else if (o_.placement) {

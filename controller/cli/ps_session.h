@@ -30,6 +30,9 @@ namespace testbed::cli {
 // configured rates), or node names. Throws UsageError naming a node that is not there.
 std::vector<int> resolve_servers(const std::string& spec, const std::vector<std::string>& names,
                                  const std::vector<LiveDirection>& directions);
+// The workers' nodes from --workers: all, or node names (a cluster's switch or a server of
+// its own is no worker). Throws UsageError naming a node that is not there.
+std::vector<int> resolve_workers(const std::string& spec, const std::vector<std::string>& names);
 
 class PsSession {
  public:

@@ -40,7 +40,8 @@ const char* const kTrainUsage =
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
-    "share|converged] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] [--gaia-threshold "
+    "share|converged] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] "
+    "[--gaia-threshold "
     "P%] [--gaia-ds N|off] "
     "[--gaia-soft on|off] [--parallel bsp|ssp|async|wsp] [--store memory|disk] "
     "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
@@ -70,6 +71,8 @@ namespace {
 template <typename Get>
 TrainOptions resolve_placement_options(const Args& args, Get& get, TrainOptions o) {
   o.placement = true;
+  // APSP's workers are every node but the server.
+  if (args.option("workers")) throw UsageError("--workers is not for " + o.strategy);
   const std::string model = get("model", "resnet50");
   // 1/100 of the paper's models: ResNet-50 is 0.92 MB, as the APSP scenarios run it.
   o.scale = std::stod(get("scale", "0.01"));
@@ -124,6 +127,10 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   o.seed = std::stoull(get("seed", "1"));
   o.staleness = std::stoi(get("staleness", "3"));
   o.servers = get("servers", "all");
+  o.worker_nodes = get("workers", "all");
+  // Gaia's data centers each run workers beside their full replica.
+  if (o.worker_nodes != "all" && o.strategy == "gaia")
+    throw UsageError("--workers is not for gaia: every data center runs workers");
   const std::string target = get("target-loss", "");
   if (!target.empty()) o.target_loss = std::stod(target);
   const std::string budget = get("max-seconds", "");
@@ -211,8 +218,8 @@ TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workl
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = strategy_is_ps(o.strategy);
-  for (const char* ps_only :
-       {"store", "memory-budget-mb", "index", "index-k", "index-prune", "partition", "stragglers"})
+  for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune",
+                              "partition", "stragglers", "workers"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
                        " is for the parameter-server strategies (bsp, ssp, async, drps), not " +

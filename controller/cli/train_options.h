@@ -47,8 +47,9 @@ struct TrainOptions {
   std::string job;  // logreg, mf, lmf, sparse-lr
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
-  int staleness = 3;    // ssp's bound s, wsp's delta
-  std::string servers;  // all, best, or node names separated by commas
+  int staleness = 3;                 // ssp's bound s, wsp's delta
+  std::string servers;               // all, best, or node names separated by commas
+  std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
   double eval_every_s = 0.5;

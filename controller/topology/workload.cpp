@@ -49,6 +49,7 @@ const std::vector<std::string>& workload_keys() {
                                                  "update-time",
                                                  "staleness",
                                                  "servers",
+                                                 "workers",
                                                  "target-loss",
                                                  "max-seconds",
                                                  "eval-every",
@@ -111,6 +112,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "servers") {
     return value.empty() ? "expected all, best, or node names separated by commas" : "";
   }
+  if (key == "workers")
+    return value.empty() ? "expected all, or node names separated by commas" : "";
   if (key == "server") return value.empty() ? "expected a node's name" : "";
   if (key == "apsp-mode")
     return value == "model" || value == "native" ? "" : "expected model or native";

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -56,9 +57,32 @@ TEST_F(ParameterServer, SparseKeysTravelAsKeysAndBspStaysExact) {
   EXPECT_LT(s["wan_bytes"].get<double>(), dense_bytes);
 }
 
+TEST_F(ParameterServer, WorkersOnChosenNodesAndStragglersByTheSeed) {
+  // MLfabric's cluster: a server of its own and nodes that only relay (its core switch).
+  // C2-like stragglers: half the clocks of each worker 3x slower than 100 ms.
+  const auto s =
+      train({"--strategy", "bsp", "--model", "logreg", "--iterations", "8", "--servers", "n1",
+             "--workers", "n3,n4", "--compute-ms", "100", "--stragglers", "50%:3"});
+  ASSERT_FALSE(s.is_null());
+  EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4) << "BSP exact over two workers";
+  EXPECT_EQ(s["workers"].size(), 2u);
+  EXPECT_TRUE(s["workers"].contains("n3") && s["workers"].contains("n4")) << s["workers"];
+  EXPECT_EQ(s["roles"]["n1"], nlohmann::json::array({"server-shard-0"}));
+  EXPECT_TRUE(s["roles"]["n2"].empty()) << s["roles"];
+  EXPECT_DOUBLE_EQ(s["stragglers"]["share"].get<double>(), 0.5);
+  // A straggling clock lasts at least its 300 ms (load only lengthens it); with 16 draws
+  // at 50% some clock of the seed straggles.
+  const auto times = s["iteration_s"].get<std::vector<double>>();
+  EXPECT_GE(*std::max_element(times.begin(), times.end()), 0.3);
+}
+
 TEST_F(ParameterServer, BadOptionsAreRefusedBeforeAnyAgentStarts) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--strategy", "bsp", "--servers", "n1,nowhere"}, "no node named 'nowhere'"},
+           {{"--strategy", "bsp", "--workers", "n2,nowhere"}, "--workers: no node named"},
+           {{"--strategy", "gaia", "--workers", "n2"}, "--workers is not for gaia"},
+           {{"--strategy", "mst", "--stragglers", "10%:2"}, "parameter-server strategies"},
+           {{"--strategy", "async", "--stragglers", "10%"}, "SHARE:FACTOR"},
            {{"--strategy", "ssp", "--model", "resnet50"}, "trains a job"},
            {{"--strategy", "async", "--staleness", "-1"}, "staleness"},
            {{"--strategy", "bsp", "--chunk", "1024"}, "for the tree strategies"},
