@@ -8,7 +8,6 @@
 #include "units.h"
 
 namespace testbed {
-
 const std::vector<ModelProfile>& model_profiles() {
   static const std::vector<ModelProfile> kModels = {
       {"resnet50", 23000000},   // 92 MB
@@ -34,6 +33,17 @@ namespace {
 bool whole(const std::string& text, long long& out) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
   return ec == std::errc() && end == text.data() + text.size();
+}
+
+// "" when `parse` takes `value`, else what its std::invalid_argument says.
+template <typename Parse>
+std::string refusal_of(Parse parse, const std::string& value) {
+  try {
+    parse(value);
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
 }
 
 }  // namespace
@@ -166,14 +176,6 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     if (!f) return why;
     return f->value > 0 && f->value < 1 ? "" : "expected a percentage above 0 and below 100%";
   }
-  if (key == "slow-dc") {
-    try {
-      parse_slowdowns(value);
-      return "";
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-  }
   if (key == "scale" || key == "update-time") {
     // update-time 0 rebuilds the policy after every iteration; a scale of 0 is no model.
     const bool zero_ok = key == "update-time";
@@ -186,22 +188,10 @@ std::string check_workload_setting(const std::string& key, const std::string& va
       return expected;
     }
   }
-  if (key == "stragglers") {
-    try {
-      parse_stragglers(value);
-      return "";
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-  }
-  if (key == "compute-ms") {
-    try {
-      parse_compute_range(value);
-      return "";
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-  }
+  // Settings whose parser says what is wrong by throwing.
+  if (key == "slow-dc") return refusal_of(parse_slowdowns, value);
+  if (key == "stragglers") return refusal_of(parse_stragglers, value);
+  if (key == "compute-ms") return refusal_of(parse_compute_range, value);
   return "unknown workload setting";
 }
 
