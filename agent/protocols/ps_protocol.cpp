@@ -30,6 +30,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
                  cmd.at("compute").value("straggler_factor", 1.0)};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
+  scheduled_ = cmd.value("scheduled", false);
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
   if (cmd.contains("routes")) {
@@ -105,20 +106,31 @@ int PsProtocol::worker_index(int node) const {
   return it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
 }
 
-void PsProtocol::command(const std::string& verb, const nlohmann::json&) {
+void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
   if (verb == "start") {
     if (!job_ || phase_ != Phase::kIdle) return;  // servers only serve
     next_eval_ = Clock::now();
     request(0, false);
   } else if (verb == "stop") {
     stop_requested_ = true;
-    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing) finish();
+    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing || phase_ == Phase::kAnnounced)
+      finish();
   } else if (verb == "evaluate") {
     if (!job_) return link_.reply({{"event", "evaluated"}});
     phase_ = Phase::kEvaluating;
     request(clock_, true);
   } else if (verb == "stats") {
     link_.reply(stats());
+  } else if (verb == "send" || verb == "drop") {
+    // A word for an update that is no longer waiting (after a stop) still sends it: the
+    // server applies in order and would wait for it for ever.
+    if (phase_ != Phase::kAnnounced && !(phase_ == Phase::kFinished && !update_.values.empty()))
+      return;
+    if (verb == "send") return push_update(cmd.at("seq").get<uint64_t>());
+    ++dropped_;
+    update_ = {};
+    ++clock_;
+    if (phase_ == Phase::kAnnounced) request(clock_, false);
   } else {
     throw std::runtime_error("ps protocol: unknown command " + verb);
   }
@@ -178,12 +190,24 @@ void PsProtocol::message(Received received) {
   const int worker = worker_index(h.origin);
   if (worker < 0) throw std::runtime_error("a message from a node that is no worker");
   const bool dense = h.flags & kDense;
-  if (h.kind == WireKind::kPush) {
-    send_replies(shard_->push(worker, h.iteration, h.tag, dense, r.keys, r.values, r.received_ns));
+  if (h.kind == WireKind::kPush && (h.flags & kOrdered)) {
+    ordered_.add(h.tag, std::move(r));
+    while (auto next = ordered_.next()) apply_push(*next);
+  } else if (h.kind == WireKind::kPush) {
+    apply_push(r);
   } else {
     send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), r.received_ns,
                               h.flags & kLatest));
   }
+}
+
+void PsProtocol::apply_push(Received& r) {
+  const WireHeader& h = r.header;
+  // A scheduled update carries its place where the read clock would be; staleness is
+  // then the scheduler's figure (versions between read and apply), not the shard's.
+  const uint64_t read = h.flags & kOrdered ? h.iteration : h.tag;
+  send_replies(shard_->push(worker_index(h.origin), h.iteration, read, h.flags & kDense, r.keys,
+                            r.values, r.received_ns));
 }
 
 void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
@@ -195,7 +219,9 @@ void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
     h.dest = workers_[static_cast<size_t>(p.worker)];
     h.chunk = static_cast<uint32_t>(my_shard_);
     h.iteration = p.clock;
-    h.tag = p.min_clock;
+    // Scheduled: the model's version (updates applied), which the scheduler's deadlines
+    // count in; else what the values reflect of the workers' clocks.
+    h.tag = scheduled_ ? shard_->updates_applied() : p.min_clock;
     transfer_->send(h.dest, h, p.keys, p.values);
   }
 }
@@ -237,31 +263,47 @@ void PsProtocol::params_complete() {
                                                                   clock_, slowdown_, stragglers_));
 }
 
-void PsProtocol::push_update() {
+void PsProtocol::push_update(std::optional<uint64_t> seq) {
   const bool dense = update_.keys.empty();
   const auto parts =
       dense ? std::vector<KeyMap::Part>() : keys_.split(update_.keys, update_.values);
   for (size_t s = 0; s < servers_.size(); ++s) {
     WireHeader h;
     h.kind = WireKind::kPush;
-    h.flags = dense ? kDense : 0;
+    h.flags = static_cast<uint8_t>((dense ? kDense : 0) | (seq ? kOrdered : 0));
     h.origin = self_;
     h.dest = servers_[s];
     h.chunk = static_cast<uint32_t>(s);
-    h.iteration = clock_;
-    h.tag = read_min_clock_[s];
+    // The shard counts a worker's pushes; a dropped update is no push.
+    h.iteration = seq ? pushes_sent_ : clock_;
+    h.tag = seq ? *seq : read_min_clock_[s];
     if (dense)
       transfer_->send(servers_[s], h, {}, keys_.gather(static_cast<int>(s), update_.values));
     else
       transfer_->send(servers_[s], h, parts[s].keys, parts[s].values);
   }
+  ++pushes_sent_;
+  update_ = {};
+  if (phase_ == Phase::kFinished) return;  // sent after a stop: nothing follows
   ++clock_;
   request(clock_, false);
 }
 
+// Scheduled: the controller's scheduler decides when the update goes, or that it does not.
+void PsProtocol::announce_update() {
+  phase_ = Phase::kAnnounced;
+  const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
+  const size_t per_value = update_.keys.empty() ? sizeof(float) : sizeof(float) + sizeof(uint32_t);
+  link_.reply({{"event", "update"},
+               {"clock", clock_},
+               {"version", version},
+               {"bytes", update_.values.size() * per_value}});
+}
+
 void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
-  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) push_update();
+  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_)
+    scheduled_ ? announce_update() : push_update();
 }
 
 std::chrono::milliseconds PsProtocol::timeout() const {

@@ -19,6 +19,14 @@
 //   stop       workers stop after what they are doing              -> finished
 //   evaluate   pull the latest parameters and evaluate             -> evaluated {loss}
 //   stats      what this node counted, as worker and as shard      -> stats {...}
+// With `scheduled: true` in setup (MLfabric-A, controller/training/mlfabric/), a worker
+// does not push when its computation ends: it announces the update
+//   -> update {clock, version, bytes}     (version: the model version it was computed from)
+// and waits to be told
+//   send {seq}   push it now, as the server's update number seq   (then pull, as before)
+//   drop         discard it (the delay bound), and pull the next model
+// Servers apply scheduled updates in seq order (ordered_pushes.h) and answer pulls with
+// their version (updates applied) where the clock would be.
 #pragma once
 
 #include <chrono>
@@ -29,6 +37,7 @@
 #include "consistency.h"
 #include "job.h"
 #include "key_map.h"
+#include "ordered_pushes.h"
 #include "protocol.h"
 #include "routed_transfer.h"
 #include "server_shard.h"
@@ -52,7 +61,9 @@ class PsProtocol : public Protocol {
   void request(uint64_t clock, bool latest);
   void on_params(const Received& r);
   void params_complete();
-  void push_update();
+  void push_update(std::optional<uint64_t> seq = std::nullopt);
+  void apply_push(Received& r);
+  void announce_update();
   void finish();
   void count_pulled(const std::vector<uint32_t>& keys);
   // Server side.
@@ -81,7 +92,14 @@ class PsProtocol : public Protocol {
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 
-  enum class Phase { kIdle, kWaiting, kComputing, kFinished, kEvaluating } phase_ = Phase::kIdle;
+  enum class Phase {
+    kIdle,
+    kWaiting,
+    kComputing,
+    kAnnounced,  // scheduled: the update waits for the scheduler's word
+    kFinished,
+    kEvaluating
+  } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
   std::vector<float> w_;                  // this worker's view of the parameters
   int replies_left_ = 0;                  // shards yet to answer the pull under way
@@ -92,6 +110,10 @@ class PsProtocol : public Protocol {
   SparseUpdate update_;  // computed, sent when the emulated compute time is over
   uint64_t pulled_local_ = 0, pulled_remote_ = 0;  // training pulls' parameters, by shard
   WorkerClockLog log_;
+  // MLfabric's scheduled updates.
+  bool scheduled_ = false;
+  uint64_t pushes_sent_ = 0, dropped_ = 0;  // as a worker
+  OrderedPushes<Received> ordered_;         // as a server
 };
 
 }  // namespace testbed

@@ -17,6 +17,7 @@ nlohmann::json PsProtocol::stats() const {
   s["event"] = "stats";
   s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
+  if (scheduled_ && job_) s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}};
   if (shard_) {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())
@@ -42,6 +43,10 @@ nlohmann::json PsProtocol::stats() const {
                             {"held", c.held},
                             {"expected_wait_s", c.expected_wait_s}};
     }
+    if (scheduled_)
+      s["server"]["ordered"] = {{"applied", ordered_.applied()},
+                                {"arrived_early", ordered_.early()},
+                                {"waiting", ordered_.waiting()}};
     if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
   }
   return s;

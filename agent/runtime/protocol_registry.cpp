@@ -5,6 +5,7 @@
 #include "gaia_protocol.h"
 #include "protocol.h"
 #include "ps_protocol.h"
+#include "ring_protocol.h"
 #include "tree_protocol.h"
 
 namespace testbed {
@@ -20,6 +21,8 @@ const std::map<std::string, Factory>& factories() {
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<PsProtocol>(l); }},
       {"gaia",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<GaiaProtocol>(l); }},
+      {"ring",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<RingProtocol>(l); }},
   };
   return kProtocols;
 }

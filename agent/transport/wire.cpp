@@ -105,9 +105,9 @@ Received decode(std::vector<zmq::message_t>& frames) {
     r.chunk.to = r.header.dest;
     r.chunk.data.resize(frames[2].size() / sizeof(float));
     std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
-  } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kMirrorAck) {
+  } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kRing) {
     // A pull or a barrier carries keys only; a push, params or a mirror update keys and
-    // values, one of each per key; a mirror clock or ack nothing.
+    // values, one of each per key; a mirror clock or ack nothing; a ring segment values.
     const bool dense = r.header.flags & kDense;
     const bool pull = r.header.kind == WireKind::kPull || r.header.kind == WireKind::kMirrorBarrier;
     const size_t per_key = pull ? sizeof(uint32_t) : sizeof(uint32_t) + sizeof(float);

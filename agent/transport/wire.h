@@ -31,15 +31,17 @@ enum class WireKind : uint8_t {
   kMirrorUpdate = 7,
   kMirrorBarrier = 8,
   kMirrorClock = 9,
-  kMirrorAck = 10
+  kMirrorAck = 10,
+  kRing = 11  // a ring all-reduce's segment (protocols/ring_protocol.h): values only (kDense)
 };
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this
 // are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
 constexpr size_t kMaxRouteNodes = 16;
 constexpr uint8_t kWantsAck = 1;
-constexpr uint8_t kDense = 2;   // key-value messages: values of a whole shard, no keys
-constexpr uint8_t kLatest = 4;  // a pull to answer at once, whatever the consistency model
+constexpr uint8_t kDense = 2;    // key-value messages: values of a whole shard, no keys
+constexpr uint8_t kLatest = 4;   // a pull to answer at once, whatever the consistency model
+constexpr uint8_t kOrdered = 8;  // a push with the scheduler's place in `tag` (MLfabric)
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;

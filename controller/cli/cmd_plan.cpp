@@ -8,6 +8,7 @@
 #include "placement_report.h"
 #include "plan_table.h"
 #include "topology_parser.h"
+#include "update_scheduler.h"
 
 namespace testbed::cli {
 
@@ -24,10 +25,12 @@ int run_plan(const Argv& argv) {
   const nlohmann::json placement = workload_placement(topology);
   const auto strategy = topology.workload.find("strategy");
   const bool gaia = strategy != topology.workload.end() && strategy->second == "gaia";
+  const bool mlfabric = strategy != topology.workload.end() && strategy->second == "mlfabric-a";
   if (args.flag("json")) {
     nlohmann::json j = plan_to_json(*plan);
     if (!placement.is_null()) j["placement"] = placement;
     if (gaia) j["gaia"] = {{"choices", gaia_choices()}};
+    if (mlfabric) j["mlfabric"] = {{"choices", mlfabric_choices()}};
     std::cout << j.dump(2) << "\n";
   } else {
     print_plan_table(*plan, std::cout, args.flag("steps"));
@@ -38,6 +41,12 @@ int run_plan(const Argv& argv) {
     if (gaia) {
       std::cout << "\nworkload gaia: choices where the paper is silent:\n";
       for (const auto& c : gaia_choices()) std::cout << "  - " << c.get<std::string>() << "\n";
+    }
+    if (mlfabric) {
+      std::cout << "\nworkload mlfabric-a: choices where the paper is silent:\n";
+      const nlohmann::json choices = mlfabric_choices();  // items() only views it
+      for (const auto& [key, c] : choices.items())
+        std::cout << "  - " << key << ": " << c.get<std::string>() << "\n";
     }
   }
   return kExitOk;

@@ -103,6 +103,8 @@ void PsSession::setup() {
   std::vector<int> workers = resolve_workers(o_.worker_nodes, names_);
   if (gaia()) {
     servers_ = workers;  // every data center holds a full replica: its own server
+  } else if (ring()) {
+    servers_.clear();  // the workers' ring holds the model: no server
   } else if (o_.placement) {
     choose_placement();
     // A server only: the placement's node serves, every other node is a worker (the paper).
@@ -114,12 +116,13 @@ void PsSession::setup() {
   for (size_t w = 0; w < workers.size(); ++w)
     worker_of_node_[static_cast<size_t>(workers[w])] = static_cast<int>(w);
   workers_ = workers.size();
+  worker_nodes_ = workers;
   curve_ = LossCurve(static_cast<int>(workers_));
   const JobConfig job{o_.job, o_.seed, static_cast<int>(workers_) * o_.workers_per_dc, o_.scale,
                       o_.job_parameters};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
-  const bool bsp = o_.consistency == "bsp" || o_.placement;
+  const bool bsp = o_.consistency == "bsp" || o_.placement;  // rr-sync's too
   const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
   const bool converged = o_.target_rule == "converged" && !o_.target_loss;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
@@ -153,7 +156,9 @@ void PsSession::setup() {
     slow[std::to_string(it - names_.begin())] = factor;
   }
   nlohmann::json setup = {{"cmd", "setup"},
-                          {"protocol", gaia() ? "gaia" : "ps"},
+                          {"protocol", gaia()   ? "gaia"
+                                       : ring() ? "ring"
+                                                : "ps"},
                           {"endpoints", endpoints_},
                           {"job",
                            {{"name", o_.job},
@@ -180,6 +185,10 @@ void PsSession::setup() {
   }
   if (gaia()) setup["gaia"] = gaia_setup(workers);
   if (o_.store == "disk") setup["store"] = store_setup(job, workers);
+  if (o_.strategy == "mlfabric-a") {
+    setup_scheduler(workers);
+    setup["scheduled"] = true;
+  }
   agents_.broadcast(setup);
   agents_.gather("ready");
 }
@@ -238,6 +247,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     }
   } else if (kind == "finished") {
     finished_[node] = e;
+  } else if (kind == "update" && scheduler_) {
+    on_update(node, e, t);
   }
 }
 
@@ -251,11 +262,18 @@ void PsSession::train() {
       agents_.broadcast({{"cmd", "stop"}});
       stopped_early_ = true;
     }
-    const auto e = agents_.next_event(std::chrono::milliseconds(100));
+    // The scheduler's next batch, start or report may be due before the next event.
+    auto wait = std::chrono::milliseconds(100);
+    if (scheduler_) {
+      const double due = drive_scheduler(seconds_since(start)) - seconds_since(start);
+      wait = std::chrono::milliseconds(static_cast<int>(1000 * std::clamp(due, 0.0, 0.1)));
+    }
+    const auto e = agents_.next_event(wait);
     if (!e) continue;
     on_event(e->first, e->second, seconds_since(start));
     if (e->second["event"] == "finished") ++done;
   }
+  if (scheduler_) settle_scheduled([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
   const auto after = wan_counters();
   for (const auto& [key, bytes] : after) {

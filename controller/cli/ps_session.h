@@ -7,8 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,7 @@
 #include "metrics_sink.h"
 #include "pib_index.h"
 #include "train_options.h"
+#include "update_scheduler.h"
 
 namespace testbed::cli {
 
@@ -43,12 +46,27 @@ class PsSession {
   // Resolves --servers (throws UsageError), computes the target loss, sets the agents up.
   void setup();
   void train();
+  // MLfabric's network monitor: the lab's directions as they are now (the timeline's
+  // changes included); without one, the rates at the start hold.
+  void set_rate_source(std::function<std::vector<LiveDirection>()> source) {
+    rate_source_ = std::move(source);
+  }
   nlohmann::json summary(const std::string& lab) const;
   std::string headline() const;  // one line for people
 
  private:
   std::map<std::string, uint64_t> wan_counters();
   bool gaia() const { return o_.strategy == "gaia"; }
+  bool ring() const { return o_.strategy == "rr-sync"; }
+  // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
+  std::map<size_t, double> configured_rates() const;
+  void setup_scheduler(const std::vector<int>& workers);
+  double drive_scheduler(double now_s);  // returns when it next has something to do
+  void on_update(size_t node, const nlohmann::json& e, double t);
+  // After the workers finished: the decisions still due go out, and the server applies
+  // every update ordered before the model is evaluated.
+  void settle_scheduled(const std::function<double()>& now_s);
+  nlohmann::json mlfabric_summary() const;
   GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
@@ -69,6 +87,7 @@ class PsSession {
 
   std::vector<int> servers_;
   std::vector<int> worker_of_node_;  // per node: its worker index, -1 for a server only
+  std::vector<int> worker_nodes_;    // per worker: its node
   size_t workers_ = 0;
   double target_ = 0;
   std::string target_source_;
@@ -89,6 +108,9 @@ class PsSession {
   nlohmann::json placement_;
   nlohmann::json routes_ = nlohmann::json::array();
   void choose_placement();
+  std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a
+  std::function<std::vector<LiveDirection>()> rate_source_;
+  double next_monitor_s_ = 0;
 };
 
 }  // namespace testbed::cli

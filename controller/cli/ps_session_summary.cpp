@@ -24,7 +24,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   nlohmann::json s = {
       {"lab", lab},
       {"strategy", o_.strategy},
-      {"runtime", gaia() ? "gaia" : "parameter-server"},
+      {"runtime", gaia()   ? "gaia"
+                  : ring() ? "ring-allreduce"
+                           : "parameter-server"},
       {"consistency", consistency_label()},
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
@@ -102,6 +104,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   }
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
   if (gaia()) s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
+  if (scheduler_) s["mlfabric"] = mlfabric_summary();
 
   // Convergence.
   s["loss_curve"] = curve_.to_json();
@@ -156,6 +159,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     for (uint32_t k = 0; k < values.size(); ++k)
       model.at(partition_map_ ? partition_map_->to_job(begin + k) : begin + k) = values[k];
   }
+  // RR-Sync: the ring's model (every worker holds the same), for the same check.
+  for (const auto& st : stats_)
+    if (servers_.empty() && st.contains("allreduce"))
+      model = st["allreduce"]["values"].get<std::vector<float>>();
+  if (servers_.empty() && model.empty()) have_values = false;
   // DRPS's network figure (Sec. 7.2): the parameters training pulls asked of other nodes.
   nlohmann::json pulled = {{"local", uint64_t{0}}, {"remote", uint64_t{0}}};
   for (const auto& st : stats_)
@@ -183,7 +191,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
         {"first_clock", "synchronous, to fill the ITTable"},
         {"delta", o_.staleness}};
   }
-  s["job"]["parameters"] = parameters;
+  s["job"]["parameters"] = std::max(parameters, model.size());
   s["store"] = {{"kind", o_.store}};
   if (o_.store == "disk") {
     s["store"].update(store);
@@ -206,6 +214,8 @@ std::string PsSession::consistency_label() const {
   if (gaia()) return gaia_label(gaia_knobs());
   const std::string model =
       bounded() ? o_.consistency + "(" + std::to_string(o_.staleness) + ")" : o_.consistency;
+  if (o_.strategy == "mlfabric-a") return "mlfabric-a(" + std::to_string(o_.delay_bound) + ")";
+  if (ring()) return "rr-sync";
   return o_.strategy == "drps" ? "drps " + model : model;
 }
 

@@ -34,7 +34,8 @@ uint32_t default_chunk(size_t elements) {
 
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|gaia|drps|apsp|ps-most-connected|ps-random[@NODE] [--iterations N] "
+    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|rr-sync|apsp|ps-most-connected|ps-random[@NODE] "
+    "[--iterations N] [--delay-bound VERSIONS] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
@@ -112,15 +113,29 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
                                 TrainOptions o) {
   const std::string model = get("model", "mf");
   const bool named_here = args.option("model").has_value();
-  if (!is_job(model) && named_here)
-    throw UsageError("--model " + model + ": " + o.strategy +
-                     " trains a job (logreg, mf, lmf or sparse-lr), not a model's size");
-  o.job = is_job(model) ? model : "mf";
+  // MLfabric's strategies also train a dense model of a named size (its ResNets' traffic):
+  // the dense job of the model's parameters times the scale, as APSP's runs do.
+  const auto is_mlfabric = [](const std::string& s) { return s == "mlfabric-a" || s == "rr-sync"; };
+  const bool ours = named_here || is_mlfabric(workload.value("strategy", ""));
+  if (is_mlfabric(o.strategy) && !is_job(model) && ours) {
+    o.model = find_model(model);
+    o.job = "dense";
+    o.scale = std::stod(get("scale", "0.01"));
+    o.job_parameters = static_cast<size_t>(static_cast<double>(o.model.parameters) * o.scale);
+    if (o.job_parameters == 0)
+      throw UsageError("the model scaled by " + get("scale", "") + " is empty");
+  } else {
+    if (!is_job(model) && named_here)
+      throw UsageError("--model " + model + ": " + o.strategy +
+                       " trains a job (logreg, mf, lmf or sparse-lr), not a model's size");
+    o.job = is_job(model) ? model : "mf";
+    o.model = ModelProfile{o.job, 0};
+    const bool scale_for_job =
+        args.option("scale") ||
+        (workload.contains("model") && is_job(workload["model"].get<std::string>()));
+    o.scale = scale_for_job ? std::stod(get("scale", "1")) : 1.0;
+  }
   o.logreg = false;
-  o.model = ModelProfile{o.job, 0};
-  const bool scale_for_job = args.option("scale") || (workload.contains("model") &&
-                                                      is_job(workload["model"].get<std::string>()));
-  o.scale = scale_for_job ? std::stod(get("scale", "1")) : 1.0;
   const ComputeRange compute = parse_compute_range(get("compute-ms", "0"));
   o.compute_min_ms = compute.min_ms;
   o.compute_max_ms = compute.max_ms;
@@ -153,15 +168,27 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   const bool drps = o.strategy == "drps";
   if (!drps && args.option("parallel"))
     throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
-  o.consistency = drps ? get("parallel", "bsp") : o.strategy;
+  // MLfabric-A's server is asynchronous (its scheduler bounds the delays); RR-Sync is
+  // synchronous, BSP's model without a server.
+  o.consistency = drps                         ? get("parallel", "bsp")
+                  : o.strategy == "mlfabric-a" ? "async"
+                  : o.strategy == "rr-sync"    ? "bsp"
+                                               : o.strategy;
+  if (o.strategy == "mlfabric-a") {
+    const std::string bound = get("delay-bound", "");  // none: one version per worker
+    o.delay_bound = bound.empty() ? 0 : std::stoi(bound);
+  }
+  if (o.strategy != "mlfabric-a" && args.option("delay-bound"))
+    throw UsageError("--delay-bound is for mlfabric-a, not " + o.strategy);
   o.store = get("store", drps ? "disk" : "memory");
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
   if (drps && o.store != "disk")
     throw UsageError(
         "--store memory: drps keeps its parameters on disk (for the in-memory "
         "server, --strategy bsp, ssp or async)");
-  if (o.strategy == "gaia" && o.store != "memory")
-    throw UsageError("--store disk is for bsp, ssp, async and drps, not gaia");
+  if (o.store != "memory" &&
+      (o.strategy == "gaia" || o.strategy == "mlfabric-a" || o.strategy == "rr-sync"))
+    throw UsageError("--store disk is for bsp, ssp, async and drps, not " + o.strategy);
   o.index = get("index", "off") == "on";
   o.index_k = std::stoi(get("index-k", "50"));
   o.index_prune = std::stod(get("index-prune", "0.9"));

@@ -49,40 +49,14 @@ std::string refusal_of(Parse parse, const std::string& value) {
 }  // namespace
 
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {"strategy",
-                                                 "model",
-                                                 "scale",
-                                                 "iterations",
-                                                 "compute-ms",
-                                                 "chunk",
-                                                 "seed",
-                                                 "update-time",
-                                                 "staleness",
-                                                 "servers",
-                                                 "workers",
-                                                 "target-loss",
-                                                 "max-seconds",
-                                                 "eval-every",
-                                                 "server",
-                                                 "apsp-mode",
-                                                 "capacity",
-                                                 "draws",
-                                                 "primary-busy-bound",
-                                                 "aux-queue-length",
-                                                 "workers-per-dc",
-                                                 "target-rule",
-                                                 "slow-dc",
-                                                 "stragglers",
-                                                 "gaia-threshold",
-                                                 "gaia-ds",
-                                                 "gaia-soft",
-                                                 "store",
-                                                 "memory-budget-mb",
-                                                 "index",
-                                                 "index-prune",
-                                                 "index-k",
-                                                 "partition",
-                                                 "parallel"};
+  static const std::vector<std::string> kKeys = {
+      "strategy",       "model",       "scale",       "iterations",         "compute-ms",
+      "chunk",          "seed",        "update-time", "staleness",          "servers",
+      "workers",        "target-loss", "max-seconds", "eval-every",         "server",
+      "apsp-mode",      "capacity",    "draws",       "primary-busy-bound", "aux-queue-length",
+      "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
+      "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
+      "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound"};
   return kKeys;
 }
 
@@ -131,6 +105,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return value == "undirected" || value == "directed" ? "" : "expected undirected or directed";
   if (key == "primary-busy-bound" || key == "aux-queue-length")
     return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected chunks, 1-1000";
+  if (key == "delay-bound")
+    return whole(value, n) && n >= 1 && n <= 1000000 ? "" : "expected model versions, 1-1000000";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

@@ -128,7 +128,8 @@ const std::vector<std::string>& strategy_names() {
 }
 
 const std::vector<std::string>& ps_strategy_names() {
-  static const std::vector<std::string> kNames = {"bsp", "ssp", "async", "gaia", "drps"};
+  static const std::vector<std::string> kNames = {"bsp",  "ssp",        "async",  "gaia",
+                                                  "drps", "mlfabric-a", "rr-sync"};
   return kNames;
 }
 

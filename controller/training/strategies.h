@@ -30,7 +30,10 @@ const std::vector<std::string>& strategy_names();
 // workers loop on their own against sharded servers (agent/protocols/ps_protocol.h);
 // gaia, a replica per data center kept close by Approximate Synchronous Parallel
 // (agent/protocols/gaia/); and drps, the same servers disk-resident (DRPS), under the
-// parallel model --parallel names (bsp, ssp, async, or DRPS's own wsp).
+// parallel model --parallel names (bsp, ssp, async, or DRPS's own wsp); MLfabric's
+// mlfabric-a, the asynchronous server with a scheduler ordering the updates within a delay
+// bound (controller/training/mlfabric/), and its baseline rr-sync, synchronous training by
+// ring all-reduce among the workers, no server (agent/protocols/ring_protocol.h).
 const std::vector<std::string>& ps_strategy_names();
 bool strategy_is_ps(const std::string& strategy);
 // Parameter-server placement (APSP, Li et al.): one server, BSP, every other node a worker

@@ -1,0 +1,152 @@
+#include "ring_protocol.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "local_workers.h"
+#include "wire.h"
+
+namespace testbed {
+namespace {
+
+// A ring's model is reported with the statistics (for the exactness check against the
+// single-process run) only up to this many values, as a shard's are.
+constexpr size_t kReportValuesUpTo = 200000;
+
+}  // namespace
+
+void RingProtocol::setup(const nlohmann::json& cmd) {
+  workers_ = cmd.at("workers").get<std::vector<int>>();
+  const auto it = std::find(workers_.begin(), workers_.end(), self_);
+  rank_ = it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
+  iterations_ = cmd.at("iterations");
+  seed_ = cmd.at("seed");
+  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
+  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
+                 cmd.at("compute").value("straggler_factor", 1.0)};
+  slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
+  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
+  const auto& j = cmd.at("job");
+  const JobConfig config{j.at("name"), j.at("seed"), static_cast<int>(workers_.size()),
+                         j.at("scale"), j.value("parameters", size_t{0})};
+  job_ = make_local_workers(config, std::max(rank_, 0), 1);
+  const size_t parameters = job_->parameters();
+  if (rank_ >= 0) {
+    w_.resize(parameters);
+    for (size_t k = 0; k < parameters; ++k) w_[k] = job_->initial_value(static_cast<uint32_t>(k));
+    ring_.emplace(parameters, static_cast<int>(workers_.size()), rank_);
+  } else {
+    job_.reset();
+  }
+  link_.reply({{"event", "ready"}, {"parameters", parameters}});
+}
+
+void RingProtocol::command(const std::string& verb, const nlohmann::json&) {
+  if (verb == "start") {
+    if (rank_ < 0 || phase_ != Phase::kIdle) return;
+    next_eval_ = Clock::now();
+    start_clock();
+  } else if (verb == "stop") {
+    // Every worker is told at once; one that waited for the end of its clock could wait
+    // for a neighbour that has stopped.
+    stop_requested_ = true;
+    if (phase_ == Phase::kComputing || phase_ == Phase::kReducing) finish();
+  } else if (verb == "evaluate") {
+    if (rank_ < 0) return link_.reply({{"event", "evaluated"}});
+    link_.reply({{"event", "evaluated"}, {"loss", job_->held_out_loss(w_)}});
+  } else if (verb == "stats") {
+    nlohmann::json s = link_.van().byte_counters();
+    s["event"] = "stats";
+    if (rank_ == 0 && w_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", w_}};
+    link_.reply(s);
+  } else {
+    throw std::runtime_error("ring protocol: unknown command " + verb);
+  }
+}
+
+void RingProtocol::start_clock() {
+  const auto now = Clock::now();
+  if (clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_) {
+    next_eval_ = now + eval_interval_;
+    log_.evaluated(clock_, job_->held_out_loss(w_));
+  }
+  log_.started(clock_, now);
+  if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
+  phase_ = Phase::kComputing;
+  const SparseUpdate u = job_->update(clock_, w_);
+  log_.add_samples(job_->samples_per_update());
+  update_.assign(w_.size(), 0.0f);
+  if (u.keys.empty()) {
+    update_ = u.values;
+  } else {
+    for (size_t i = 0; i < u.keys.size(); ++i) update_[u.keys[i]] += u.values[i];
+  }
+  compute_end_ = now + std::chrono::milliseconds(local_compute_ms(compute_, seed_, self_, 1, clock_,
+                                                                  slowdown_, stragglers_));
+}
+
+void RingProtocol::send_step() {
+  WireHeader h;
+  h.kind = WireKind::kRing;
+  h.flags = kDense;
+  h.origin = self_;
+  h.dest = workers_[static_cast<size_t>((rank_ + 1) % static_cast<int>(workers_.size()))];
+  h.iteration = clock_;
+  h.chunk = static_cast<uint32_t>(step_);
+  link_.van().send_kv(h.dest, h, {}, ring_->outgoing(step_));
+}
+
+void RingProtocol::take(const std::vector<float>& values) {
+  ring_->incoming(step_, values);
+  if (++step_ == ring_->steps()) return clock_done();
+  send_step();
+  take_early();
+}
+
+// The previous worker may have sent this step already.
+void RingProtocol::take_early() {
+  const auto it = early_.find({clock_, step_});
+  if (it == early_.end()) return;
+  const std::vector<float> ahead = std::move(it->second);
+  early_.erase(it);
+  take(ahead);
+}
+
+void RingProtocol::message(Received r) {
+  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished) return;
+  const uint64_t clock = r.header.iteration;
+  const int step = static_cast<int>(r.header.chunk);
+  if (phase_ == Phase::kReducing && clock == clock_ && step == step_) return take(r.values);
+  early_[{clock, step}] = std::move(r.values);
+}
+
+void RingProtocol::clock_done() {
+  const auto& sum = ring_->sum();
+  for (size_t k = 0; k < w_.size(); ++k) w_[k] += sum[k];
+  ++clock_;
+  start_clock();
+}
+
+void RingProtocol::tick() {
+  if (phase_ != Phase::kComputing || Clock::now() < compute_end_) return;
+  phase_ = Phase::kReducing;
+  ring_->begin(std::move(update_));
+  step_ = 0;
+  if (ring_->steps() == 0) return clock_done();  // one worker: its update is the sum
+  send_step();
+  take_early();
+}
+
+std::chrono::milliseconds RingProtocol::timeout() const {
+  if (phase_ != Phase::kComputing) return std::chrono::milliseconds(-1);
+  return std::max(
+      std::chrono::milliseconds(0),
+      std::chrono::duration_cast<std::chrono::milliseconds>(compute_end_ - Clock::now()));
+}
+
+void RingProtocol::finish() {
+  phase_ = Phase::kFinished;
+  log_.finished();
+}
+
+}  // namespace testbed

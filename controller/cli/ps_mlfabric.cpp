@@ -1,0 +1,121 @@
+// MLfabric-A's part of a parameter-server session: the scheduler (controller/training/
+// mlfabric/) runs here, beside the agents' control socket, so its messages never cross the
+// shaped links. Workers announce updates as events; the scheduler's words go back as
+// commands; the network monitor re-reads the lab's configured rates.
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <optional>
+#include <thread>
+
+#include "args.h"
+#include "ps_session.h"
+
+namespace testbed::cli {
+namespace {
+
+// The network monitor reads the lab's rates this often; the scheduler sees a change
+// t_lag (0.2 s) after it was read, so 0.2-0.3 s after the timeline made it.
+constexpr double kMonitorPeriodS = 0.1;
+// After the workers finish, the updates still ordered reach the server within a few of
+// their transfer times (seconds at the slowest rates of the profiles); 60 s bounds the wait
+// without letting a lost update hang the run. Its applied count is asked every 200 ms.
+constexpr double kSettleS = 60;
+constexpr int kSettlePollMs = 200;
+
+}  // namespace
+
+std::map<size_t, double> PsSession::configured_rates() const {
+  const auto directions = rate_source_ ? rate_source_() : directions_;
+  std::map<size_t, double> rates;
+  for (size_t l = 0; l < directions.size(); ++l)
+    if (directions[l].params.rate.bits_per_s > 0)  // 0: unshaped, never the bottleneck
+      rates[l] = static_cast<double>(directions[l].params.rate.bits_per_s);
+  return rates;
+}
+
+void PsSession::setup_scheduler(const std::vector<int>& workers) {
+  if (servers_.size() != 1)
+    throw UsageError(
+        "mlfabric-a schedules the updates to one server (the paper's setting): "
+        "--servers names one node");
+  std::vector<std::pair<int, int>> links;
+  const auto at = [&](const std::string& n) {
+    return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
+  };
+  for (const auto& d : directions_) links.emplace_back(at(d.from), at(d.to));
+  std::vector<LinkPath> paths;
+  for (int node : workers) paths.push_back(hop_path(links, node, servers_.front()));
+  SchedulerOptions so;
+  // The paper's tau_max is 30 with its 30 workers: by default, one per worker.
+  so.delay_bound = o_.delay_bound > 0 ? static_cast<uint64_t>(o_.delay_bound) : workers.size();
+  scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths));
+  scheduler_->observe_rates(configured_rates(), 0);
+}
+
+double PsSession::drive_scheduler(double now_s) {
+  if (now_s >= next_monitor_s_) {
+    scheduler_->observe_rates(configured_rates(), now_s);
+    next_monitor_s_ = now_s + kMonitorPeriodS;
+  }
+  for (const auto& d : scheduler_->poll(now_s)) {
+    const auto node = static_cast<size_t>(worker_nodes_[static_cast<size_t>(d.worker)]);
+    agents_.send(node, d.send ? nlohmann::json{{"cmd", "send"}, {"seq", d.seq}}
+                              : nlohmann::json{{"cmd", "drop"}});
+  }
+  return std::min(scheduler_->next_poll_s(), next_monitor_s_);
+}
+
+void PsSession::on_update(size_t node, const nlohmann::json& e, double t) {
+  scheduler_->announce(worker_of_node_[node], e.at("version").get<uint64_t>(),
+                       e.at("bytes").get<double>(), t);
+}
+
+void PsSession::settle_scheduled(const std::function<double()>& now_s) {
+  const double deadline = now_s() + kSettleS;
+  while (now_s() < deadline) {
+    drive_scheduler(now_s());
+    // The monitor always has a next reading; what matters is the scheduler's own work.
+    const double next = scheduler_->next_poll_s();
+    if (next == std::numeric_limits<double>::infinity() || next >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::duration<double>(std::max(0.0, next - now_s())));
+  }
+  while (now_s() < deadline) {
+    agents_.send(static_cast<size_t>(servers_.front()), {{"cmd", "stats"}});
+    std::optional<std::pair<size_t, nlohmann::json>> e;
+    while ((e = agents_.next_event(std::chrono::milliseconds(1000))) &&
+           e->second["event"] != "stats") {
+    }
+    if (!e) continue;
+    if (e->second["server"]["ordered"]["applied"] == scheduler_->ordered()) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePollMs));
+  }
+  progress_ << "mlfabric-a: the server had not applied every ordered update " << kSettleS
+            << " s after the workers finished\n";
+}
+
+// The scheduler's figures, and the servers' check of its order: every update ordered was
+// applied once, in order (ordered_pushes.h throws on one that arrives twice).
+nlohmann::json PsSession::mlfabric_summary() const {
+  nlohmann::json m = scheduler_->stats();
+  uint64_t applied = 0, early = 0, pushed = 0, dropped = 0;
+  for (const auto& st : stats_) {
+    if (st.contains("server") && st["server"].contains("ordered")) {
+      applied = st["server"]["ordered"]["applied"];
+      early = st["server"]["ordered"]["arrived_early"];
+    }
+    if (st.contains("scheduled")) {
+      pushed += st["scheduled"]["pushed"].get<uint64_t>();
+      dropped += st["scheduled"]["dropped"].get<uint64_t>();
+    }
+  }
+  m["server_applied_in_order"] = applied;
+  m["arrived_before_an_earlier_update"] = early;
+  m["workers_pushed"] = pushed;
+  m["workers_dropped"] = dropped;
+  m["every_ordered_update_applied"] = applied == scheduler_->ordered() && pushed == applied;
+  m["choices"] = mlfabric_choices();
+  return m;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,156 @@
+#include "update_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace testbed {
+
+UpdateScheduler::UpdateScheduler(SchedulerOptions options, std::vector<LinkPath> paths)
+    : o_(options),
+      paths_(std::move(paths)),
+      per_worker_ordered_(paths_.size(), 0),
+      per_worker_dropped_(paths_.size(), 0) {}
+
+void UpdateScheduler::observe_rates(std::map<size_t, double> bits_per_s, double now_s) {
+  if (reports_.empty() && network_.rates().empty()) {
+    network_.set_rates(std::move(bits_per_s));  // the first report is the lab as it starts
+    return;
+  }
+  // Only a change is reported: the monitor reads the same rates most of the time.
+  const auto& latest = reports_.empty() ? network_.rates() : reports_.back().second;
+  if (bits_per_s != latest) reports_.emplace_back(now_s, std::move(bits_per_s));
+}
+
+void UpdateScheduler::announce(int worker, uint64_t version, double bytes, double now_s) {
+  const auto w = static_cast<size_t>(worker);
+  if (w >= paths_.size()) throw std::invalid_argument("an update from an unknown worker");
+  waiting_.push_back({worker, version, bytes, paths_[w], announced_++});
+  if (batch_timer_) return;
+  // Batches fall every interval from the first announcement; one with nothing to order
+  // is skipped, so the timer only runs while updates wait.
+  if (!epoch_s_) epoch_s_ = now_s;
+  batch_timer_ = true;
+  next_batch_s_ =
+      *epoch_s_ + std::ceil((now_s - *epoch_s_) / o_.batch_interval_s) * o_.batch_interval_s;
+}
+
+void UpdateScheduler::run_batch(double now_s) {
+  ++batches_;
+  network_.forget_before(now_s);
+  const BatchOrder b =
+      order_updates(std::move(waiting_), next_seq_, o_.delay_bound, network_, now_s);
+  waiting_.clear();
+  for (const auto& u : b.ordered) {
+    const uint64_t seq = next_seq_++;
+    ++delays_[u.applies_to - std::min(u.applies_to, u.update.version)];
+    ++per_worker_ordered_[static_cast<size_t>(u.update.worker)];
+    starts_.emplace(u.times.start_s, SchedulerDecision{u.update.worker, true, seq});
+  }
+  for (const auto& d : b.dropped) {
+    ++dropped_[d.why];
+    ++per_worker_dropped_[static_cast<size_t>(d.update.worker)];
+    drops_.push_back({d.update.worker, false, 0});
+  }
+}
+
+std::vector<SchedulerDecision> UpdateScheduler::poll(double now_s) {
+  while (!reports_.empty() && reports_.front().first + o_.report_lag_s <= now_s) {
+    network_.set_rates(std::move(reports_.front().second));
+    reports_.pop_front();
+  }
+  if (batch_timer_ && now_s >= next_batch_s_) {
+    batch_timer_ = false;
+    run_batch(now_s);
+  }
+  std::vector<SchedulerDecision> out = std::move(drops_);
+  drops_.clear();
+  while (!starts_.empty() && starts_.begin()->first <= now_s) {
+    out.push_back(starts_.begin()->second);
+    starts_.erase(starts_.begin());
+  }
+  return out;
+}
+
+double UpdateScheduler::next_poll_s() const {
+  double t = std::numeric_limits<double>::infinity();
+  if (batch_timer_) t = next_batch_s_;
+  if (!starts_.empty()) t = std::min(t, starts_.begin()->first);
+  if (!reports_.empty()) t = std::min(t, reports_.front().first + o_.report_lag_s);
+  return t;
+}
+
+nlohmann::json UpdateScheduler::stats() const {
+  uint64_t dropped = 0, max_delay = 0;
+  for (const auto& [why, n] : dropped_) dropped += n;
+  nlohmann::json delays = nlohmann::json::object();
+  for (const auto& [d, n] : delays_) {
+    delays[std::to_string(d)] = n;
+    max_delay = std::max(max_delay, d);
+  }
+  return {{"announced", announced_},
+          {"ordered", next_seq_},
+          {"dropped", dropped},
+          {"dropped_by", dropped_},
+          {"drop_fraction", announced_ ? static_cast<double>(dropped) / announced_ : 0.0},
+          {"batches", batches_},
+          {"delay_bound", o_.delay_bound},
+          {"max_delay", max_delay},
+          {"delays", delays},
+          {"ordered_per_worker", per_worker_ordered_},
+          {"dropped_per_worker", per_worker_dropped_}};
+}
+
+LinkPath hop_path(const std::vector<std::pair<int, int>>& directions, int from, int to) {
+  // Breadth-first over nodes; each node remembers the link it was reached by.
+  std::map<int, size_t> via;
+  std::vector<int> frontier{from}, seen{from};
+  while (!frontier.empty() && std::find(seen.begin(), seen.end(), to) == seen.end()) {
+    std::vector<int> next;
+    for (int n : frontier) {
+      for (size_t l = 0; l < directions.size(); ++l) {
+        const auto [a, b] = directions[l];
+        if (a != n || std::find(seen.begin(), seen.end(), b) != seen.end()) continue;
+        seen.push_back(b);
+        via[b] = l;
+        next.push_back(b);
+      }
+    }
+    frontier = std::move(next);
+  }
+  if (from != to && !via.count(to))
+    throw std::invalid_argument("no path from node " + std::to_string(from) + " to node " +
+                                std::to_string(to));
+  LinkPath path;
+  for (int n = to; n != from; n = directions[via[n]].first) path.insert(path.begin(), via[n]);
+  return path;
+}
+
+nlohmann::json mlfabric_choices() {
+  return {{"delay_bound_default",
+           "the number of workers: the paper's tau_max of 30 with its 30 workers (Sec. 7)"},
+          {"deadline_positions",
+           "Eq. 9's deadline is compared with the update's place among the updates ordered, not "
+           "with Alg. 2's loop index: a dropped update applies no version"},
+          {"past_deadline",
+           "an update whose deadline is already past (two due at one place, or a model older "
+           "than the batch allows) is dropped at its worker"},
+          {"scheduled_transfers",
+           "only updates (worker to server) are scheduled; workers pull the model as the "
+           "asynchronous parameter server does, over the links' other direction"},
+          {"one_update_in_flight",
+           "a worker pulls the model once its update is sent or dropped, so it has one update "
+           "announced at a time"},
+          {"batch_timer",
+           "batches fall every 100 ms (the batching interval) from the first "
+           "update announced; an update announced on a batch's instant joins it"},
+          {"rates",
+           "the network monitor reads the lab's configured rates every 100 ms and they "
+           "reach the scheduler t_lag = 0.2 s after they were read"},
+          {"paths",
+           "each worker's path to the server is the fewest hops over the lab's links, as "
+           "the lab routes"}};
+}
+
+}  // namespace testbed

@@ -1,0 +1,252 @@
+// MLfabric's scheduler, pure: the network state's t_en and NetUp (Fig. 4), the ordering
+// with deadlines and look-ahead drops (Alg. 1-2, Fig. 5), and the batching scheduler.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ordered_pushes.h"
+#include "ring_allreduce.h"
+#include "update_order.h"
+#include "update_scheduler.h"
+
+namespace testbed {
+namespace {
+
+constexpr double kMbit = 1e6;
+constexpr double kMB = 1e6;
+
+// A star: worker w's uplink is link w, the server's downlink is link 100.
+constexpr size_t kServerLink = 100;
+LinkPath up(size_t worker) {
+  return {worker, kServerLink};
+}
+
+TEST(LinkReservations, TransferTakesTheBottleneckAndReservesItOnEveryLink) {
+  LinkReservations nw;
+  nw.set_rates({{0, 40 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}});
+  // 10 MB over a 40 Mbit/s bottleneck: 2 s.
+  const TransferTimes a = nw.reserve(up(0), 10 * kMB, 0);
+  EXPECT_DOUBLE_EQ(a.start_s, 0);
+  EXPECT_DOUBLE_EQ(a.end_s, 2);
+  EXPECT_DOUBLE_EQ(nw.residual(kServerLink, 1), 60 * kMbit);
+  EXPECT_DOUBLE_EQ(nw.residual(0, 1), 0);
+  EXPECT_DOUBLE_EQ(nw.residual(kServerLink, 2), 100 * kMbit);  // free again once it ends
+  // Worker 1 shares the server's link: 60 Mbit/s for 2 s (15 MB), then 100 for the rest.
+  const TransferTimes b = nw.transfer(up(1), 25 * kMB, 0);
+  EXPECT_DOUBLE_EQ(b.start_s, 0);
+  EXPECT_NEAR(b.end_s, 2 + 10 * kMB * 8 / (100 * kMbit), 1e-9);
+  // A second update behind worker 0's full uplink starts when the first ends.
+  const TransferTimes c = nw.transfer(up(0), 5 * kMB, 0.5);
+  EXPECT_DOUBLE_EQ(c.start_s, 2);
+  EXPECT_DOUBLE_EQ(c.end_s, 3);
+  nw.forget_before(2);
+  EXPECT_EQ(nw.reservations(), 0u);
+}
+
+TEST(LinkReservations, UnshapedLinksAreNoBottleneckAndDeadOnesNeverFinish) {
+  LinkReservations nw;
+  nw.set_rates({{kServerLink, 8 * kMbit}});
+  EXPECT_DOUBLE_EQ(nw.transfer(up(3), 1 * kMB, 0).end_s, 1);  // link 3 is unshaped
+  EXPECT_DOUBLE_EQ(nw.transfer({7}, 1 * kMB, 0).end_s, 0);
+  nw.set_rates({{kServerLink, 0}});
+  EXPECT_TRUE(std::isinf(nw.transfer(up(3), 1 * kMB, 0).end_s));
+}
+
+PendingUpdate update(int worker, uint64_t version, double bytes, uint64_t announced) {
+  return {worker, version, bytes, up(static_cast<size_t>(worker)), announced};
+}
+
+LinkReservations star(const std::vector<double>& uplink_mbit, double server_mbit) {
+  LinkReservations nw;
+  std::map<size_t, double> rates{{kServerLink, server_mbit * kMbit}};
+  for (size_t w = 0; w < uplink_mbit.size(); ++w) rates[w] = uplink_mbit[w] * kMbit;
+  nw.set_rates(rates);
+  return nw;
+}
+
+TEST(UpdateOrder, ShortestTransferFirstWhenNoDeadlineBinds) {
+  LinkReservations nw = star({10, 100, 50}, 100);
+  const BatchOrder b =
+      order_updates({update(0, 0, 1 * kMB, 0), update(1, 0, 1 * kMB, 1), update(2, 0, 1 * kMB, 2)},
+                    0, 100, nw, 0);
+  ASSERT_EQ(b.ordered.size(), 3u);
+  EXPECT_TRUE(b.dropped.empty());
+  EXPECT_EQ(b.ordered[0].update.worker, 1);
+  EXPECT_EQ(b.ordered[1].update.worker, 2);
+  EXPECT_EQ(b.ordered[2].update.worker, 0);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(b.ordered[i].applies_to, i);
+  // Time-sharing: worker 1 takes the whole server link first; 2 and 0 start after it.
+  EXPECT_DOUBLE_EQ(b.ordered[0].times.end_s, 0.08);
+  EXPECT_DOUBLE_EQ(b.ordered[1].times.start_s, 0.08);  // the server link is full until then
+  EXPECT_GT(b.ordered[2].times.end_s, b.ordered[1].times.end_s);
+}
+
+TEST(UpdateOrder, ADeadlineTakesItsPlaceAndTheDelayBoundHolds) {
+  // Worker 0's update is the largest and its model the oldest: dl = 5 + 3 - 6 = 2, so it
+  // goes second, not last as shortest-first alone would put it.
+  LinkReservations nw = star({100, 100, 100, 100}, 100);
+  const BatchOrder b = order_updates({update(0, 5, 2 * kMB, 0), update(1, 6, 1 * kMB, 1),
+                                      update(2, 6, 1 * kMB, 2), update(3, 6, 1 * kMB, 3)},
+                                     6, 3, nw, 0);
+  ASSERT_EQ(b.ordered.size(), 3u);  // worker 3's deadline (3) is past at place 4: dropped
+  EXPECT_EQ(b.ordered[1].update.worker, 0);
+  for (const auto& o : b.ordered) EXPECT_LT(o.applies_to - o.update.version, 3u);
+  ASSERT_EQ(b.dropped.size(), 1u);
+  EXPECT_EQ(b.dropped[0].why, "deadline");
+}
+
+TEST(UpdateOrder, LookAheadDropsTheSlowUpdateOfFigure5) {
+  // The paper's Fig. 5: g1 behind 10 Mbit/s is due first (dl 1), g2 (dl 5) behind a fast
+  // link would finish before it even with g1's share reserved: g1 is dropped at its worker.
+  LinkReservations nw = star({10, 100}, 100);
+  const double bytes = 12.5 * kMB;  // 10 s at 10 Mbit/s, as in the figure
+  const BatchOrder b = order_updates({update(0, 0, bytes, 0), update(1, 4, bytes, 1)}, 0, 1, nw, 0);
+  ASSERT_EQ(b.ordered.size(), 1u);
+  EXPECT_EQ(b.ordered[0].update.worker, 1);
+  EXPECT_DOUBLE_EQ(b.ordered[0].times.end_s, 1);  // 100 Mbit/s, the whole link
+  ASSERT_EQ(b.dropped.size(), 1u);
+  EXPECT_EQ(b.dropped[0].update.worker, 0);
+  EXPECT_EQ(b.dropped[0].why, "look-ahead");
+}
+
+TEST(UpdateOrder, AnOldModelIsDroppedBeforeOrdering) {
+  LinkReservations nw = star({100}, 100);
+  const BatchOrder b = order_updates({update(0, 2, 1 * kMB, 0)}, 40, 30, nw, 0);
+  EXPECT_TRUE(b.ordered.empty());
+  ASSERT_EQ(b.dropped.size(), 1u);
+  EXPECT_EQ(b.dropped[0].why, "deadline");
+  EXPECT_EQ(nw.reservations(), 0u);  // nothing reserved for it
+}
+
+TEST(UpdateScheduler, BatchesEveryIntervalAndTellsEachWorkerAtItsStart) {
+  SchedulerOptions o;
+  o.delay_bound = 10;
+  UpdateScheduler s(o, {up(0), up(1)});
+  s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.announce(0, 0, 1 * kMB, 0.0);  // the first batch falls on the first announcement
+  auto first = s.poll(0.0);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].worker, 0);
+  EXPECT_TRUE(first[0].send);
+  EXPECT_EQ(first[0].seq, 0u);
+  s.announce(1, 0, 1 * kMB, 0.05);  // waits for the next batch
+  EXPECT_TRUE(s.poll(0.05).empty());
+  EXPECT_DOUBLE_EQ(s.next_poll_s(), 0.1);
+  auto second = s.poll(0.1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].worker, 1);
+  EXPECT_EQ(second[0].seq, 1u);
+  // Two in one batch time-share the server's link: the second starts as the first ends.
+  s.announce(0, 1, 1 * kMB, 0.15);
+  s.announce(1, 1, 1 * kMB, 0.15);
+  EXPECT_TRUE(s.poll(0.15).empty());
+  auto third = s.poll(0.2);
+  ASSERT_EQ(third.size(), 1u);
+  EXPECT_EQ(third[0].worker, 0);
+  EXPECT_NEAR(s.next_poll_s(), 0.28, 1e-9);  // 1 MB at 100 Mbit/s later
+  auto fourth = s.poll(0.28);
+  ASSERT_EQ(fourth.size(), 1u);
+  EXPECT_EQ(fourth[0].seq, 3u);
+  EXPECT_EQ(s.stats()["ordered"], 4);
+  EXPECT_EQ(s.stats()["dropped"], 0);
+}
+
+TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
+  SchedulerOptions o;
+  UpdateScheduler s(o, {up(0), up(1)});
+  s.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
+  // At 1.0 s the change is not yet reported: worker 0 still looks fast and goes first.
+  s.announce(1, 0, 1 * kMB, 1.0);
+  s.announce(0, 0, 1 * kMB, 1.0);
+  auto early = s.poll(1.0);
+  ASSERT_FALSE(early.empty());
+  EXPECT_EQ(early[0].worker, 0);
+  // The same at 1.25 s in a fresh scheduler: the change is reported by then.
+  UpdateScheduler late(o, {up(0), up(1)});
+  late.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  late.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
+  late.announce(0, 0, 1 * kMB, 1.25);
+  late.announce(1, 0, 1 * kMB, 1.25);
+  auto go = late.poll(1.25);
+  ASSERT_FALSE(go.empty());
+  EXPECT_EQ(go[0].worker, 1);
+}
+
+TEST(UpdateScheduler, DropsAreToldAndCounted) {
+  SchedulerOptions o;
+  o.delay_bound = 1;
+  UpdateScheduler s(o, {up(0), up(1)});
+  s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.announce(0, 0, 1 * kMB, 0);
+  s.announce(1, 0, 1 * kMB, 0);
+  const auto d = s.poll(0);  // bound 1: only one update may apply to version 0
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_FALSE(d[0].send);
+  EXPECT_EQ(d[0].worker, 1);
+  EXPECT_TRUE(d[1].send);
+  const auto st = s.stats();
+  EXPECT_EQ(st["dropped"], 1);
+  EXPECT_DOUBLE_EQ(st["drop_fraction"].get<double>(), 0.5);
+  EXPECT_EQ(st["max_delay"], 0);
+}
+
+TEST(HopPath, FewestHopsThroughTheCore) {
+  // 0 = core, 1..3 hosts; links both ways.
+  const std::vector<std::pair<int, int>> d = {{1, 0}, {0, 1}, {2, 0}, {0, 2}, {3, 0}, {0, 3}};
+  EXPECT_EQ(hop_path(d, 2, 3), (LinkPath{2, 5}));
+  EXPECT_EQ(hop_path(d, 1, 0), (LinkPath{0}));
+  EXPECT_THROW(hop_path(d, 1, 9), std::invalid_argument);
+}
+
+TEST(OrderedPushes, AppliesInTheSchedulersOrderAndRefusesATwice) {
+  OrderedPushes<int> o;
+  o.add(1, 11);
+  EXPECT_FALSE(o.next());  // place 0 has not arrived
+  o.add(0, 10);
+  EXPECT_EQ(o.next(), 10);
+  EXPECT_EQ(o.next(), 11);
+  EXPECT_FALSE(o.next());
+  EXPECT_EQ(o.applied(), 2u);
+  EXPECT_EQ(o.early(), 1u);
+  EXPECT_THROW(o.add(1, 11), std::runtime_error);
+  o.add(3, 13);
+  EXPECT_THROW(o.add(3, 13), std::runtime_error);
+}
+
+// RR-Sync's ring, run in memory: every worker ends with the sum of all the updates, and
+// each sends 2(W-1) segments of about 1/W of the model.
+TEST(RingAllReduce, EveryWorkerEndsWithTheSumOfAllUpdates) {
+  for (int workers : {1, 2, 3, 8}) {
+    const size_t values = 103;  // not a multiple of the workers: the last segment is longer
+    std::vector<RingAllReduce> ring;
+    for (int r = 0; r < workers; ++r) {
+      ring.emplace_back(values, workers, r);
+      std::vector<float> update(values);
+      for (size_t k = 0; k < values; ++k) update[k] = static_cast<float>((r + 1) * 1000 + k);
+      ring.back().begin(update);
+    }
+    size_t sent = 0;
+    for (int step = 0; step < ring.front().steps(); ++step) {
+      std::vector<std::vector<float>> out;
+      for (auto& w : ring) out.push_back(w.outgoing(step));
+      for (int r = 0; r < workers; ++r) {
+        sent += out[static_cast<size_t>(r)].size();
+        ring[static_cast<size_t>((r + 1) % workers)].incoming(step, out[static_cast<size_t>(r)]);
+      }
+    }
+    // Summed over the workers: each sent 2(W-1) segments of values/W (the last a few more).
+    EXPECT_LE(sent,
+              static_cast<size_t>(2 * (workers - 1) * workers) * (values / workers + workers));
+    for (const auto& w : ring) {
+      for (size_t k = 0; k < values; ++k) {
+        double expected = 0;
+        for (int r = 0; r < workers; ++r) expected += (r + 1) * 1000 + static_cast<double>(k);
+        ASSERT_DOUBLE_EQ(w.sum()[k], expected) << workers << " workers, value " << k;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testbed
