@@ -133,13 +133,14 @@ int run_train(const Argv& argv) {
   }
   std::ostream& progress = o.json ? std::cerr : std::cout;
   // Bad server names are refused before any agent starts.
-  if (o.ps && !o.placement &&
-      resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir))).size() !=
-          1 &&
-      o.strategy == "mlfabric-a")
-    throw UsageError(
-        "mlfabric-a schedules the updates to one server (the paper's setting): "
-        "--servers names one node");
+  if (o.ps && !o.placement) {
+    const auto servers =
+        resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+    if (o.strategy == "mlfabric-a" && servers.size() != 1)
+      throw UsageError(
+          "mlfabric-a schedules the updates to one server (the paper's setting): "
+          "--servers names one node");
+  }
   if (o.ps) resolve_workers(o.worker_nodes, names);
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
     throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");

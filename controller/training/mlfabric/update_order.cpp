@@ -22,9 +22,16 @@ size_t pick(const std::vector<PendingUpdate>& candidates, int64_t position, uint
     return std::make_tuple(!due, network.transfer(g.path, g.bytes, now_s).end_s, g.announced,
                            g.worker);
   };
+  // Each candidate's transfer is walked once.
   size_t best = 0;
-  for (size_t i = 1; i < candidates.size(); ++i)
-    if (key(candidates[i]) < key(candidates[best])) best = i;
+  auto best_key = key(candidates[0]);
+  for (size_t i = 1; i < candidates.size(); ++i) {
+    auto k = key(candidates[i]);
+    if (k < best_key) {
+      best = i;
+      best_key = k;
+    }
+  }
   return best;
 }
 
