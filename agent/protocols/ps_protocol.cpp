@@ -71,6 +71,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   }
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
+  if (scheduled_) setup_scheduled();
   read_min_clock_.assign(servers_.size(), 0);
   link_.reply({{"event", "ready"}, {"parameters", keys_.keys()}});
 }
@@ -113,24 +114,15 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     request(0, false);
   } else if (verb == "stop") {
     stop_requested_ = true;
-    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing || phase_ == Phase::kAnnounced)
-      finish();
+    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing) finish();
   } else if (verb == "evaluate") {
     if (!job_) return link_.reply({{"event", "evaluated"}});
     phase_ = Phase::kEvaluating;
     request(clock_, true);
   } else if (verb == "stats") {
     link_.reply(stats());
-  } else if (verb == "send" || verb == "drop") {
-    // A word for an update that is no longer waiting (after a stop) still sends it: the
-    // server applies in order and would wait for it for ever.
-    if (phase_ != Phase::kAnnounced && !(phase_ == Phase::kFinished && !update_.values.empty()))
-      return;
-    if (verb == "send") return push_update(cmd.at("seq").get<uint64_t>());
-    ++dropped_;
-    update_ = {};
-    ++clock_;
-    if (phase_ == Phase::kAnnounced) request(clock_, false);
+  } else if (verb == "send" || verb == "drop" || verb == "aggregate") {
+    scheduled_command(verb, cmd);
   } else {
     throw std::runtime_error("ps protocol: unknown command " + verb);
   }
@@ -184,6 +176,7 @@ void PsProtocol::message(Received received) {
   Received& r = *whole;
   const WireHeader& h = r.header;
   if (h.kind == WireKind::kParams) return on_params(r);
+  if (h.kind == WireKind::kPush && (h.flags & kToAggregator)) return on_aggregator_part(r);
   if (!shard_ || static_cast<int>(h.chunk) != my_shard_)
     throw std::runtime_error("a message for shard " + std::to_string(h.chunk) + " reached node " +
                              std::to_string(self_));
@@ -191,8 +184,7 @@ void PsProtocol::message(Received received) {
   if (worker < 0) throw std::runtime_error("a message from a node that is no worker");
   const bool dense = h.flags & kDense;
   if (h.kind == WireKind::kPush && (h.flags & kOrdered)) {
-    ordered_.add(h.tag, std::move(r));
-    while (auto next = ordered_.next()) apply_push(*next);
+    on_ordered_push(std::move(r));
   } else if (h.kind == WireKind::kPush) {
     apply_push(r);
   } else {
@@ -203,10 +195,7 @@ void PsProtocol::message(Received received) {
 
 void PsProtocol::apply_push(Received& r) {
   const WireHeader& h = r.header;
-  // A scheduled update carries its place where the read clock would be; staleness is
-  // then the scheduler's figure (versions between read and apply), not the shard's.
-  const uint64_t read = h.flags & kOrdered ? h.iteration : h.tag;
-  send_replies(shard_->push(worker_index(h.origin), h.iteration, read, h.flags & kDense, r.keys,
+  send_replies(shard_->push(worker_index(h.origin), h.iteration, h.tag, h.flags & kDense, r.keys,
                             r.values, r.received_ns));
 }
 
@@ -263,41 +252,37 @@ void PsProtocol::params_complete() {
                                                                   clock_, slowdown_, stragglers_));
 }
 
-void PsProtocol::push_update(std::optional<uint64_t> seq) {
+void PsProtocol::push_update() {
   const bool dense = update_.keys.empty();
   const auto parts =
       dense ? std::vector<KeyMap::Part>() : keys_.split(update_.keys, update_.values);
   for (size_t s = 0; s < servers_.size(); ++s) {
     WireHeader h;
     h.kind = WireKind::kPush;
-    h.flags = static_cast<uint8_t>((dense ? kDense : 0) | (seq ? kOrdered : 0));
+    h.flags = static_cast<uint8_t>(dense ? kDense : 0);
     h.origin = self_;
     h.dest = servers_[s];
     h.chunk = static_cast<uint32_t>(s);
-    // The shard counts a worker's pushes; a dropped update is no push.
-    h.iteration = seq ? pushes_sent_ : clock_;
-    h.tag = seq ? *seq : read_min_clock_[s];
+    h.iteration = clock_;
+    h.tag = read_min_clock_[s];
     if (dense)
       transfer_->send(servers_[s], h, {}, keys_.gather(static_cast<int>(s), update_.values));
     else
       transfer_->send(servers_[s], h, parts[s].keys, parts[s].values);
   }
+  pushed();
+}
+
+void PsProtocol::pushed() {
   ++pushes_sent_;
   update_ = {};
+  next_clock();
+}
+
+void PsProtocol::next_clock() {
   if (phase_ == Phase::kFinished) return;  // sent after a stop: nothing follows
   ++clock_;
   request(clock_, false);
-}
-
-// Scheduled: the controller's scheduler decides when the update goes, or that it does not.
-void PsProtocol::announce_update() {
-  phase_ = Phase::kAnnounced;
-  const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
-  const size_t per_value = update_.keys.empty() ? sizeof(float) : sizeof(float) + sizeof(uint32_t);
-  link_.reply({{"event", "update"},
-               {"clock", clock_},
-               {"version", version},
-               {"bytes", update_.values.size() * per_value}});
 }
 
 void PsProtocol::tick() {

@@ -22,14 +22,21 @@
 // With `scheduled: true` in setup (MLfabric-A, controller/training/mlfabric/), a worker
 // does not push when its computation ends: it announces the update
 //   -> update {clock, version, bytes}     (version: the model version it was computed from)
-// and waits to be told
-//   send {seq}   push it now, as the server's update number seq   (then pull, as before)
-//   drop         discard it (the delay bound), and pull the next model
-// Servers apply scheduled updates in seq order (ordered_pushes.h) and answer pulls with
-// their version (updates applied) where the clock would be.
+// holds it, and goes on to pull and compute the next clock (the paper's push returns at
+// once). For each held update it is told
+//   send {clock, seq, to}  push it now to node `to` (the server, or an aggregator), as the
+//                          server's update number seq
+//   drop {clock}           discard it (the delay bound)
+// An aggregator (a worker's node) is told
+//   aggregate {seq, count}  sum places seq .. seq + count - 1 and push the sum to the
+//                           server as one update covering them (update_sums.h)
+// Servers apply scheduled updates and sums in seq order (ordered_pushes.h) and answer
+// pulls with their version (updates applied) where the clock would be.
+// The scheduled parts are in ps_scheduled.cpp.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -42,6 +49,7 @@
 #include "routed_transfer.h"
 #include "server_shard.h"
 #include "stored_shard_values.h"
+#include "update_sums.h"
 #include "worker_clock_log.h"
 
 namespace testbed {
@@ -61,9 +69,18 @@ class PsProtocol : public Protocol {
   void request(uint64_t clock, bool latest);
   void on_params(const Received& r);
   void params_complete();
-  void push_update(std::optional<uint64_t> seq = std::nullopt);
+  void push_update();
+  void pushed();      // after an update went: the next clock's pull
+  void next_clock();  // pulls for the next clock, unless stopped
   void apply_push(Received& r);
+  // Scheduled (MLfabric-A, ps_scheduled.cpp).
+  void setup_scheduled();
+  void scheduled_command(const std::string& verb, const nlohmann::json& cmd);
   void announce_update();
+  void send_scheduled(uint64_t seq, int to, SparseUpdate u);
+  void on_aggregator_part(Received& r);
+  void send_sum(UpdateSum sum);
+  void on_ordered_push(Received r);
   void finish();
   void count_pulled(const std::vector<uint32_t>& keys);
   // Server side.
@@ -92,14 +109,7 @@ class PsProtocol : public Protocol {
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 
-  enum class Phase {
-    kIdle,
-    kWaiting,
-    kComputing,
-    kAnnounced,  // scheduled: the update waits for the scheduler's word
-    kFinished,
-    kEvaluating
-  } phase_ = Phase::kIdle;
+  enum class Phase { kIdle, kWaiting, kComputing, kFinished, kEvaluating } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
   std::vector<float> w_;                  // this worker's view of the parameters
   int replies_left_ = 0;                  // shards yet to answer the pull under way
@@ -113,7 +123,10 @@ class PsProtocol : public Protocol {
   // MLfabric's scheduled updates.
   bool scheduled_ = false;
   uint64_t pushes_sent_ = 0, dropped_ = 0;  // as a worker
+  std::map<uint64_t, SparseUpdate> held_;   // announced, by clock: the scheduler's word awaited
+  std::unique_ptr<UpdateSums> sums_;        // as an aggregator (every worker's node)
   OrderedPushes<Received> ordered_;         // as a server
+  uint64_t ordered_messages_ = 0, ordered_bytes_ = 0;  // what reached the server, applied
 };
 
 }  // namespace testbed

@@ -17,7 +17,11 @@ nlohmann::json PsProtocol::stats() const {
   s["event"] = "stats";
   s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
-  if (scheduled_ && job_) s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}};
+  if (scheduled_ && job_) {
+    s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}};
+    s["aggregator"] = {
+        {"sums", sums_->sums()}, {"updates", sums_->updates()}, {"waiting", sums_->waiting()}};
+  }
   if (shard_) {
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())
@@ -46,7 +50,9 @@ nlohmann::json PsProtocol::stats() const {
     if (scheduled_)
       s["server"]["ordered"] = {{"applied", ordered_.applied()},
                                 {"arrived_early", ordered_.early()},
-                                {"waiting", ordered_.waiting()}};
+                                {"waiting", ordered_.waiting()},
+                                {"messages", ordered_messages_},
+                                {"bytes", ordered_bytes_}};
     if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
   }
   return s;

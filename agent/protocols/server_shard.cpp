@@ -84,6 +84,20 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   return release(now_ns);
 }
 
+std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
+                                                 const std::vector<uint32_t>& keys,
+                                                 const std::vector<float>& values, int64_t now_ns) {
+  if (model_.kind == Consistency::Kind::kBsp)
+    throw std::runtime_error("ordered pushes are asynchronous: BSP would hold them for ever");
+  if (dense ? values.size() != values_->size() : keys.size() != values.size())
+    throw std::runtime_error("a push of the wrong size");
+  for (uint32_t k : keys)
+    if (!range_.contains(k)) throw std::runtime_error("a push for a key outside the shard");
+  add(dense, keys, values);
+  applied_ += places;
+  return release(now_ns);
+}
+
 PullReply ServerShard::answer(const Pending& p) {
   PullReply r{p.worker, p.clock, min_clock(), p.dense, false, p.keys, {}};
   if (p.dense) {

@@ -42,6 +42,12 @@ class ServerShard {
   std::vector<PullReply> push(int worker, uint64_t clock, uint64_t read_min_clock, bool dense,
                               const std::vector<uint32_t>& keys, const std::vector<float>& values,
                               int64_t now_ns);
+  // MLfabric: an update, or an aggregator's sum of `places` updates, in the scheduler's
+  // order (ordered_pushes.h has checked it); workers' clocks are the scheduler's business
+  // there, so none is counted or checked.
+  std::vector<PullReply> push_ordered(uint64_t places, bool dense,
+                                      const std::vector<uint32_t>& keys,
+                                      const std::vector<float>& values, int64_t now_ns);
   // latest: answer now with what is applied, whatever the model (evaluation at the end).
   // `now_ns` stamps the request (WSP's ITTable).
   std::vector<PullReply> pull(int worker, uint64_t clock, bool dense, std::vector<uint32_t> keys,

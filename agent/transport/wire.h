@@ -39,9 +39,10 @@ enum class WireKind : uint8_t {
 // are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
 constexpr size_t kMaxRouteNodes = 16;
 constexpr uint8_t kWantsAck = 1;
-constexpr uint8_t kDense = 2;    // key-value messages: values of a whole shard, no keys
-constexpr uint8_t kLatest = 4;   // a pull to answer at once, whatever the consistency model
-constexpr uint8_t kOrdered = 8;  // a push with the scheduler's place in `tag` (MLfabric)
+constexpr uint8_t kDense = 2;          // key-value messages: values of a whole shard, no keys
+constexpr uint8_t kLatest = 4;         // a pull to answer at once, whatever the consistency model
+constexpr uint8_t kOrdered = 8;        // a push with the scheduler's place in `tag` (MLfabric)
+constexpr uint8_t kToAggregator = 16;  // an ordered push for an aggregator, not the server
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;

@@ -34,7 +34,7 @@ std::map<size_t, double> PsSession::configured_rates() const {
   return rates;
 }
 
-void PsSession::setup_scheduler(const std::vector<int>& workers) {
+void PsSession::setup_scheduler(const std::vector<int>& workers, size_t parameters) {
   if (servers_.size() != 1)
     throw UsageError(
         "mlfabric-a schedules the updates to one server (the paper's setting): "
@@ -44,11 +44,20 @@ void PsSession::setup_scheduler(const std::vector<int>& workers) {
     return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
   };
   for (const auto& d : directions_) links.emplace_back(at(d.from), at(d.to));
-  std::vector<LinkPath> paths;
-  for (int node : workers) paths.push_back(hop_path(links, node, servers_.front()));
+  AggregationPaths paths;
+  for (int node : workers) {
+    paths.to_server.push_back(hop_path(links, node, servers_.front()));
+    paths.between.emplace_back();
+    for (int aggregator : workers)
+      paths.between.back().push_back(hop_path(links, node, aggregator));
+  }
   SchedulerOptions so;
   // The paper's tau_max is 30 with its 30 workers: by default, one per worker.
   so.delay_bound = o_.delay_bound > 0 ? static_cast<uint64_t>(o_.delay_bound) : workers.size();
+  // Aggregators are co-hosted with the workers (Sec. 7): by default one on every worker's node.
+  so.aggregators = o_.aggregators >= 0 ? static_cast<size_t>(o_.aggregators) : workers.size();
+  so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
+  so.seed = o_.seed;
   scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths));
   scheduler_->observe_rates(configured_rates(), 0);
 }
@@ -58,17 +67,31 @@ double PsSession::drive_scheduler(double now_s) {
     scheduler_->observe_rates(configured_rates(), now_s);
     next_monitor_s_ = now_s + kMonitorPeriodS;
   }
+  const auto node_of = [&](int worker) { return worker_nodes_[static_cast<size_t>(worker)]; };
   for (const auto& d : scheduler_->poll(now_s)) {
-    const auto node = static_cast<size_t>(worker_nodes_[static_cast<size_t>(d.worker)]);
-    agents_.send(node, d.send ? nlohmann::json{{"cmd", "send"}, {"seq", d.seq}}
-                              : nlohmann::json{{"cmd", "drop"}});
+    nlohmann::json word;
+    switch (d.word) {
+      case SchedulerDecision::Word::kSend:
+        word = {{"cmd", "send"},
+                {"clock", d.clock},
+                {"seq", d.seq},
+                {"to", d.to < 0 ? servers_.front() : node_of(d.to)}};
+        break;
+      case SchedulerDecision::Word::kDrop:
+        word = {{"cmd", "drop"}, {"clock", d.clock}};
+        break;
+      case SchedulerDecision::Word::kAggregate:
+        word = {{"cmd", "aggregate"}, {"seq", d.seq}, {"count", d.count}};
+        break;
+    }
+    agents_.send(static_cast<size_t>(node_of(d.worker)), word);
   }
   return std::min(scheduler_->next_poll_s(), next_monitor_s_);
 }
 
 void PsSession::on_update(size_t node, const nlohmann::json& e, double t) {
   scheduler_->announce(worker_of_node_[node], e.at("version").get<uint64_t>(),
-                       e.at("bytes").get<double>(), t);
+                       e.at("bytes").get<double>(), t, e.at("clock").get<uint64_t>());
 }
 
 void PsSession::settle_scheduled(const std::function<double()>& now_s) {
@@ -98,11 +121,19 @@ void PsSession::settle_scheduled(const std::function<double()>& now_s) {
 // applied once, in order (ordered_pushes.h throws on one that arrives twice).
 nlohmann::json PsSession::mlfabric_summary() const {
   nlohmann::json m = scheduler_->stats();
-  uint64_t applied = 0, early = 0, pushed = 0, dropped = 0;
+  uint64_t applied = 0, early = 0, pushed = 0, dropped = 0, sums = 0, summed = 0;
   for (const auto& st : stats_) {
     if (st.contains("server") && st["server"].contains("ordered")) {
-      applied = st["server"]["ordered"]["applied"];
-      early = st["server"]["ordered"]["arrived_early"];
+      const auto& o = st["server"]["ordered"];
+      applied = o["applied"];
+      early = o["arrived_early"];
+      // What reached the server: the aggregators' sums and the updates sent directly.
+      m["aggregation"]["server_received_messages"] = o["messages"];
+      m["aggregation"]["server_received_bytes"] = o["bytes"];
+    }
+    if (st.contains("aggregator")) {
+      sums += st["aggregator"]["sums"].get<uint64_t>();
+      summed += st["aggregator"]["updates"].get<uint64_t>();
     }
     if (st.contains("scheduled")) {
       pushed += st["scheduled"]["pushed"].get<uint64_t>();
@@ -113,6 +144,8 @@ nlohmann::json PsSession::mlfabric_summary() const {
   m["arrived_before_an_earlier_update"] = early;
   m["workers_pushed"] = pushed;
   m["workers_dropped"] = dropped;
+  m["aggregation"]["sums_sent"] = sums;
+  m["aggregation"]["updates_summed"] = summed;
   m["every_ordered_update_applied"] = applied == scheduler_->ordered() && pushed == applied;
   m["choices"] = mlfabric_choices();
   return m;

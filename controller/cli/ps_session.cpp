@@ -186,7 +186,7 @@ void PsSession::setup() {
   if (gaia()) setup["gaia"] = gaia_setup(workers);
   if (o_.store == "disk") setup["store"] = store_setup(job, workers);
   if (o_.strategy == "mlfabric-a") {
-    setup_scheduler(workers);
+    setup_scheduler(workers, reference.parameters.size());
     setup["scheduled"] = true;
   }
   agents_.broadcast(setup);

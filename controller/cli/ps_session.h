@@ -60,7 +60,7 @@ class PsSession {
   bool ring() const { return o_.strategy == "rr-sync"; }
   // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
   std::map<size_t, double> configured_rates() const;
-  void setup_scheduler(const std::vector<int>& workers);
+  void setup_scheduler(const std::vector<int>& workers, size_t parameters);
   double drive_scheduler(double now_s);  // returns when it next has something to do
   void on_update(size_t node, const nlohmann::json& e, double t);
   // After the workers finished: the decisions still due go out, and the server applies

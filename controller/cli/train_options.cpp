@@ -35,7 +35,7 @@ uint32_t default_chunk(size_t elements) {
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
     "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|rr-sync|apsp|ps-most-connected|ps-random[@NODE] "
-    "[--iterations N] [--delay-bound VERSIONS] "
+    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
@@ -177,9 +177,12 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   if (o.strategy == "mlfabric-a") {
     const std::string bound = get("delay-bound", "");  // none: one version per worker
     o.delay_bound = bound.empty() ? 0 : std::stoi(bound);
+    const std::string aggregators = get("aggregators", "all");  // one on every worker's node
+    o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
   }
-  if (o.strategy != "mlfabric-a" && args.option("delay-bound"))
-    throw UsageError("--delay-bound is for mlfabric-a, not " + o.strategy);
+  for (const char* key : {"delay-bound", "aggregators"})
+    if (o.strategy != "mlfabric-a" && args.option(key))
+      throw UsageError(std::string("--") + key + " is for mlfabric-a, not " + o.strategy);
   o.store = get("store", drps ? "disk" : "memory");
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
   if (drps && o.store != "disk")

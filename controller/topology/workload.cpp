@@ -56,7 +56,8 @@ const std::vector<std::string>& workload_keys() {
       "apsp-mode",      "capacity",    "draws",       "primary-busy-bound", "aux-queue-length",
       "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
       "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
-      "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound"};
+      "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
+      "aggregators"};
   return kKeys;
 }
 
@@ -107,6 +108,10 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected chunks, 1-1000";
   if (key == "delay-bound")
     return whole(value, n) && n >= 1 && n <= 1000000 ? "" : "expected model versions, 1-1000000";
+  if (key == "aggregators")
+    return value == "all" || (whole(value, n) && n >= 0 && n <= 1000)
+               ? ""
+               : "expected all, or a number of aggregators, 0-1000";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

@@ -1,6 +1,7 @@
 // MLfabric on a real lab: MLfabric-A's scheduler orders the workers' updates over the
 // control socket and the server applies exactly those, once each, in order, within the
-// delay bound; RR-Sync's ring all-reduce is BSP, the single-process run, with no server.
+// delay bound, aggregators summing some on the way; RR-Sync's ring all-reduce is BSP, the
+// single-process run, with no server.
 #include <gtest/gtest.h>
 
 #include "testbed_cli.h"
@@ -58,10 +59,59 @@ TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "async", "--delay-bound", "4"}, "--delay-bound is for mlfabric-a"},
            {{"--strategy", "mlfabric-a", "--delay-bound", "0"}, "delay-bound"},
            {{"--strategy", "rr-sync", "--store", "disk"}, "--store disk is for"},
+           {{"--strategy", "async", "--aggregators", "2"}, "--aggregators is for mlfabric-a"},
+           {{"--strategy", "mlfabric-a", "--aggregators", "x"}, "aggregators"},
            // Refused when the session sets up, its agents already started: none is left.
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "all"}, "one server"}}) {
     expect_train_refused(kLab, args, says);
   }
+}
+
+// A server whose inbound link is five times slower than the workers': updates queue for it,
+// and aggregators on the workers' nodes sum some of them first (Alg. 3).
+class MlfabricStar : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_ROOT();
+    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/star4.yaml",
+                           "--prometheus", "off"})
+                  .status,
+              0);
+  }
+  LabGuard guard_{"tbt-star4"};
+};
+
+TEST_F(MlfabricStar, AggregatorsSumUpdatesAndTheServerReceivesFewerBytes) {
+  // A bound no update reaches, so every update is ordered and batches fill up; a dense
+  // model, so a sum is one update's size.
+  const std::vector<std::string> common = {
+      "--strategy",   "mlfabric-a", "--model",       "resnet50", "--scale",   "0.004",
+      "--iterations", "12",         "--servers",     "ps",       "--workers", "w1,w2,w3,w4",
+      "--compute-ms", "100",        "--delay-bound", "1000"};
+  auto with = common, without = common;
+  without.insert(without.end(), {"--aggregators", "0"});
+  const auto a = train_json("tbt-star4", with);
+  const auto d = train_json("tbt-star4", without);
+  ASSERT_FALSE(a.is_null());
+  ASSERT_FALSE(d.is_null());
+  for (const auto* s : {&a, &d}) {
+    const auto& m = (*s)["mlfabric"];
+    EXPECT_TRUE(m["every_ordered_update_applied"].get<bool>()) << m.dump();
+    EXPECT_EQ(m["ordered"], 48u) << "nothing reaches a bound of 1000";
+    // What the scheduler planned is what reached the server.
+    EXPECT_EQ(m["aggregation"]["server_received_bytes"].get<double>(),
+              m["aggregation"]["planned_bytes_to_server"].get<double>());
+  }
+  const auto& agg = a["mlfabric"]["aggregation"];
+  const uint64_t sums = agg["sums_sent"], summed = agg["updates_summed"];
+  EXPECT_GT(summed, sums) << "at least one sum holds two updates or more: " << agg.dump();
+  EXPECT_EQ(summed, agg["aggregated_updates"].get<uint64_t>());
+  EXPECT_EQ(agg["server_received_messages"].get<uint64_t>(), 48u - summed + sums);
+  EXPECT_LT(agg["server_received_bytes"].get<double>(), agg["ordered_bytes"].get<double>());
+  const auto& none = d["mlfabric"]["aggregation"];
+  EXPECT_EQ(none["sums_sent"], 0u);
+  EXPECT_EQ(none["server_received_bytes"].get<double>(), none["ordered_bytes"].get<double>());
+  EXPECT_LT(a["loss_curve"].back()[1].get<double>(), a["loss_curve"][0][1].get<double>());
 }
 
 }  // namespace

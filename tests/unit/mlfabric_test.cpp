@@ -20,6 +20,10 @@ constexpr size_t kServerLink = 100;
 LinkPath up(size_t worker) {
   return {worker, kServerLink};
 }
+AggregationPaths two_workers() {
+  return {{up(0), up(1)}, {}};
+}
+using Word = SchedulerDecision::Word;
 
 TEST(LinkReservations, TransferTakesTheBottleneckAndReservesItOnEveryLink) {
   LinkReservations nw;
@@ -121,13 +125,13 @@ TEST(UpdateOrder, AnOldModelIsDroppedBeforeOrdering) {
 TEST(UpdateScheduler, BatchesEveryIntervalAndTellsEachWorkerAtItsStart) {
   SchedulerOptions o;
   o.delay_bound = 10;
-  UpdateScheduler s(o, {up(0), up(1)});
+  UpdateScheduler s(o, two_workers());
   s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
   s.announce(0, 0, 1 * kMB, 0.0);  // the first batch falls on the first announcement
   auto first = s.poll(0.0);
   ASSERT_EQ(first.size(), 1u);
   EXPECT_EQ(first[0].worker, 0);
-  EXPECT_TRUE(first[0].send);
+  EXPECT_EQ(first[0].word, Word::kSend);
   EXPECT_EQ(first[0].seq, 0u);
   s.announce(1, 0, 1 * kMB, 0.05);  // waits for the next batch
   EXPECT_TRUE(s.poll(0.05).empty());
@@ -153,7 +157,7 @@ TEST(UpdateScheduler, BatchesEveryIntervalAndTellsEachWorkerAtItsStart) {
 
 TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
   SchedulerOptions o;
-  UpdateScheduler s(o, {up(0), up(1)});
+  UpdateScheduler s(o, two_workers());
   s.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
   s.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
   // At 1.0 s the change is not yet reported: worker 0 still looks fast and goes first.
@@ -163,7 +167,7 @@ TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
   ASSERT_FALSE(early.empty());
   EXPECT_EQ(early[0].worker, 0);
   // The same at 1.25 s in a fresh scheduler: the change is reported by then.
-  UpdateScheduler late(o, {up(0), up(1)});
+  UpdateScheduler late(o, two_workers());
   late.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
   late.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
   late.announce(0, 0, 1 * kMB, 1.25);
@@ -176,15 +180,15 @@ TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
 TEST(UpdateScheduler, DropsAreToldAndCounted) {
   SchedulerOptions o;
   o.delay_bound = 1;
-  UpdateScheduler s(o, {up(0), up(1)});
+  UpdateScheduler s(o, two_workers());
   s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
   s.announce(0, 0, 1 * kMB, 0);
   s.announce(1, 0, 1 * kMB, 0);
   const auto d = s.poll(0);  // bound 1: only one update may apply to version 0
   ASSERT_EQ(d.size(), 2u);
-  EXPECT_FALSE(d[0].send);
+  EXPECT_EQ(d[0].word, Word::kDrop);
   EXPECT_EQ(d[0].worker, 1);
-  EXPECT_TRUE(d[1].send);
+  EXPECT_EQ(d[1].word, Word::kSend);
   const auto st = s.stats();
   EXPECT_EQ(st["dropped"], 1);
   EXPECT_DOUBLE_EQ(st["drop_fraction"].get<double>(), 0.5);
@@ -204,14 +208,25 @@ TEST(OrderedPushes, AppliesInTheSchedulersOrderAndRefusesATwice) {
   o.add(1, 11);
   EXPECT_FALSE(o.next());  // place 0 has not arrived
   o.add(0, 10);
-  EXPECT_EQ(o.next(), 10);
-  EXPECT_EQ(o.next(), 11);
+  EXPECT_EQ(o.next()->first, 10);
+  EXPECT_EQ(o.next()->first, 11);
   EXPECT_FALSE(o.next());
   EXPECT_EQ(o.applied(), 2u);
   EXPECT_EQ(o.early(), 1u);
   EXPECT_THROW(o.add(1, 11), std::runtime_error);
   o.add(3, 13);
   EXPECT_THROW(o.add(3, 13), std::runtime_error);
+  // A sum covers consecutive places and applies as one; a place inside it cannot come again.
+  o.add(4, 14, 3);
+  EXPECT_THROW(o.add(5, 15), std::runtime_error);
+  EXPECT_THROW(o.add(2, 12, 2), std::runtime_error);  // would cover place 3 again
+  o.add(2, 12);
+  EXPECT_EQ(o.next()->first, 12);
+  EXPECT_EQ(o.next()->first, 13);
+  const auto sum = o.next();
+  EXPECT_EQ(sum->first, 14);
+  EXPECT_EQ(sum->second, 3u);
+  EXPECT_EQ(o.applied(), 7u);
 }
 
 // RR-Sync's ring, run in memory: every worker ends with the sum of all the updates, and

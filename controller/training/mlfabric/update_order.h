@@ -34,6 +34,7 @@ struct PendingUpdate {
   double bytes = 0;
   LinkPath path;           // worker to server
   uint64_t announced = 0;  // arrival order at the scheduler
+  uint64_t clock = 0;      // the worker's name for it (the clock it was computed at)
 };
 
 struct OrderedUpdate {

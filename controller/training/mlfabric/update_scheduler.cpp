@@ -7,11 +7,16 @@
 
 namespace testbed {
 
-UpdateScheduler::UpdateScheduler(SchedulerOptions options, std::vector<LinkPath> paths)
+UpdateScheduler::UpdateScheduler(SchedulerOptions options, AggregationPaths paths)
     : o_(options),
       paths_(std::move(paths)),
-      per_worker_ordered_(paths_.size(), 0),
-      per_worker_dropped_(paths_.size(), 0) {}
+      rng_(options.seed),
+      per_worker_ordered_(paths_.to_server.size(), 0),
+      per_worker_dropped_(paths_.to_server.size(), 0) {
+  o_.aggregators = std::min(o_.aggregators, paths_.to_server.size());
+  if (o_.aggregators > 0 && paths_.between.size() != paths_.to_server.size())
+    throw std::invalid_argument("aggregation needs the paths between the workers");
+}
 
 void UpdateScheduler::observe_rates(std::map<size_t, double> bits_per_s, double now_s) {
   if (reports_.empty() && network_.rates().empty()) {
@@ -23,10 +28,11 @@ void UpdateScheduler::observe_rates(std::map<size_t, double> bits_per_s, double 
   if (bits_per_s != latest) reports_.emplace_back(now_s, std::move(bits_per_s));
 }
 
-void UpdateScheduler::announce(int worker, uint64_t version, double bytes, double now_s) {
+void UpdateScheduler::announce(int worker, uint64_t version, double bytes, double now_s,
+                               uint64_t clock) {
   const auto w = static_cast<size_t>(worker);
-  if (w >= paths_.size()) throw std::invalid_argument("an update from an unknown worker");
-  waiting_.push_back({worker, version, bytes, paths_[w], announced_++});
+  if (w >= paths_.to_server.size()) throw std::invalid_argument("an update from an unknown worker");
+  waiting_.push_back({worker, version, bytes, paths_.to_server[w], announced_++, clock});
   if (batch_timer_) return;
   // Batches fall every interval from the first announcement; one with nothing to order
   // is skipped, so the timer only runs while updates wait.
@@ -36,22 +42,53 @@ void UpdateScheduler::announce(int worker, uint64_t version, double bytes, doubl
       *epoch_s_ + std::ceil((now_s - *epoch_s_) / o_.batch_interval_s) * o_.batch_interval_s;
 }
 
+// The paper pre-assigns aggregators to groups at random: k distinct workers' nodes, drawn
+// anew for every batch.
+std::vector<int> UpdateScheduler::pick_aggregators() {
+  std::vector<int> all(paths_.to_server.size());
+  for (size_t w = 0; w < all.size(); ++w) all[w] = static_cast<int>(w);
+  std::shuffle(all.begin(), all.end(), rng_);
+  all.resize(o_.aggregators);
+  return all;
+}
+
 void UpdateScheduler::run_batch(double now_s) {
   ++batches_;
   network_.forget_before(now_s);
+  // Alg. 2 orders on a tentative copy of the network; Alg. 3 then places the ordered
+  // updates from the network as it was, and its choice is what gets reserved.
+  LinkReservations tentative = network_;
   const BatchOrder b =
-      order_updates(std::move(waiting_), next_seq_, o_.delay_bound, network_, now_s);
+      order_updates(std::move(waiting_), next_seq_, o_.delay_bound, tentative, now_s);
   waiting_.clear();
-  for (const auto& u : b.ordered) {
+  std::vector<AggregationInput> inputs;
+  for (const auto& u : b.ordered) inputs.push_back({u.update.worker, u.update.bytes});
+  const AggregationPlan plan =
+      plan_aggregation(inputs, pick_aggregators(), paths_, o_.model_bytes, network_, now_s);
+  const uint64_t first_seq = next_seq_;
+  for (const auto& g : plan.groups) {
+    bytes_to_server_ += g.bytes;
+    if (g.aggregator < 0) continue;
+    ++groups_;
+    aggregated_ += g.count;
+    told_now_.push_back(
+        {g.aggregator, SchedulerDecision::Word::kAggregate, 0, first_seq + g.first, -1, g.count});
+  }
+  for (size_t i = 0; i < b.ordered.size(); ++i) {
+    const auto& u = b.ordered[i];
     const uint64_t seq = next_seq_++;
     ++delays_[u.applies_to - std::min(u.applies_to, u.update.version)];
     ++per_worker_ordered_[static_cast<size_t>(u.update.worker)];
-    starts_.emplace(u.times.start_s, SchedulerDecision{u.update.worker, true, seq});
+    bytes_ordered_ += u.update.bytes;
+    starts_.emplace(plan.transfers[i].start_s,
+                    SchedulerDecision{u.update.worker, SchedulerDecision::Word::kSend,
+                                      u.update.clock, seq, plan.to[i], 1});
   }
   for (const auto& d : b.dropped) {
     ++dropped_[d.why];
     ++per_worker_dropped_[static_cast<size_t>(d.update.worker)];
-    drops_.push_back({d.update.worker, false, 0});
+    told_now_.push_back(
+        {d.update.worker, SchedulerDecision::Word::kDrop, d.update.clock, 0, -1, 0});
   }
 }
 
@@ -64,8 +101,8 @@ std::vector<SchedulerDecision> UpdateScheduler::poll(double now_s) {
     batch_timer_ = false;
     run_batch(now_s);
   }
-  std::vector<SchedulerDecision> out = std::move(drops_);
-  drops_.clear();
+  std::vector<SchedulerDecision> out = std::move(told_now_);
+  told_now_.clear();
   while (!starts_.empty() && starts_.begin()->first <= now_s) {
     out.push_back(starts_.begin()->second);
     starts_.erase(starts_.begin());
@@ -99,6 +136,12 @@ nlohmann::json UpdateScheduler::stats() const {
           {"max_delay", max_delay},
           {"delays", delays},
           {"ordered_per_worker", per_worker_ordered_},
+          {"aggregation",
+           {{"aggregators", o_.aggregators},
+            {"groups", groups_},
+            {"aggregated_updates", aggregated_},
+            {"planned_bytes_to_server", bytes_to_server_},
+            {"ordered_bytes", bytes_ordered_}}},
           {"dropped_per_worker", per_worker_dropped_}};
 }
 
@@ -128,29 +171,44 @@ LinkPath hop_path(const std::vector<std::pair<int, int>>& directions, int from, 
 }
 
 nlohmann::json mlfabric_choices() {
-  return {{"delay_bound_default",
-           "the number of workers: the paper's tau_max of 30 with its 30 workers (Sec. 7)"},
-          {"deadline_positions",
-           "Eq. 9's deadline is compared with the update's place among the updates ordered, not "
-           "with Alg. 2's loop index: a dropped update applies no version"},
-          {"past_deadline",
-           "an update whose deadline is already past (two due at one place, or a model older "
-           "than the batch allows) is dropped at its worker"},
-          {"scheduled_transfers",
-           "only updates (worker to server) are scheduled; workers pull the model as the "
-           "asynchronous parameter server does, over the links' other direction"},
-          {"one_update_in_flight",
-           "a worker pulls the model once its update is sent or dropped, so it has one update "
-           "announced at a time"},
-          {"batch_timer",
-           "batches fall every 100 ms (the batching interval) from the first "
-           "update announced; an update announced on a batch's instant joins it"},
-          {"rates",
-           "the network monitor reads the lab's configured rates every 100 ms and they "
-           "reach the scheduler t_lag = 0.2 s after they were read"},
-          {"paths",
-           "each worker's path to the server is the fewest hops over the lab's links, as "
-           "the lab routes"}};
+  return {
+      {"delay_bound_default",
+       "the number of workers: the paper's tau_max of 30 with its 30 workers (Sec. 7)"},
+      {"deadline_positions",
+       "Eq. 9's deadline is compared with the update's place among the updates ordered, not "
+       "with Alg. 2's loop index: a dropped update applies no version"},
+      {"past_deadline",
+       "an update whose deadline is already past (two due at one place, or a model older "
+       "than the batch allows) is dropped at its worker"},
+      {"scheduled_transfers",
+       "only updates (worker to server) are scheduled; workers pull the model as the "
+       "asynchronous parameter server does, over the links' other direction"},
+      {"push_returns_at_once",
+       "a worker's push returns at once (Table 1): it pulls the model and computes its next "
+       "update while the scheduler holds the last one back, so a worker may have several "
+       "announced; the delay bound drops those that grow too old"},
+      {"batch_timer",
+       "batches fall every 100 ms (the batching interval) from the first "
+       "update announced; an update announced on a batch's instant joins it"},
+      {"rates",
+       "the network monitor reads the lab's configured rates every 100 ms and they "
+       "reach the scheduler t_lag = 0.2 s after they were read"},
+      {"aggregators_default",
+       "one aggregator on every worker's node (the paper co-hosts them with the workers "
+       "and does not say how many), drawn in a random order for each batch"},
+      {"aggregation_groups",
+       "t_max starts when the server's link is next free (not 0), a group is never empty, the "
+       "last aggregator takes what is left, the last group's sum counts in the time "
+       "compared, and a tie goes to sending more updates directly"},
+      {"aggregate_start",
+       "an aggregator sends its sum once every update of its group has arrived; the sum of "
+       "dense updates is one update's size, a sparse sum touching over half the keys goes dense"},
+      {"aggregator_cpu",
+       "aggregators share their node's CPU with its worker (the paper gives them a core of "
+       "their own)"},
+      {"paths",
+       "each worker's path to the server is the fewest hops over the lab's links, as "
+       "the lab routes"}};
 }
 
 }  // namespace testbed
