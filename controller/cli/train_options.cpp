@@ -115,7 +115,10 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   const bool named_here = args.option("model").has_value();
   // MLfabric's strategies also train a dense model of a named size (its ResNets' traffic):
   // the dense job of the model's parameters times the scale, as APSP's runs do.
-  const auto is_mlfabric = [](const std::string& s) { return s == "mlfabric-a" || s == "rr-sync"; };
+  // MLfabric's strategies and its plain asynchronous baseline train a dense model of a named size.
+  const auto is_mlfabric = [](const std::string& s) {
+    return s == "mlfabric-a" || s == "rr-sync" || s == "async";
+  };
   const bool ours = named_here || is_mlfabric(workload.value("strategy", ""));
   if (is_mlfabric(o.strategy) && !is_job(model) && ours) {
     o.model = find_model(model);
