@@ -71,10 +71,20 @@ void on_stop(int) {
   g_stop = 1;
 }
 
-int64_t now_us() {
+int64_t clock_us(clockid_t clock) {
   timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(clock, &ts);
   return ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int64_t now_us() {
+  return clock_us(CLOCK_MONOTONIC);
+}
+
+// The CPU time this thread has run: wall time beyond it, while it was not sleeping, is
+// time the host did not run it.
+int64_t ran_us() {
+  return clock_us(CLOCK_THREAD_CPUTIME_ID);
 }
 
 struct Queue {
@@ -235,6 +245,12 @@ int main(int argc, char** argv) {
     msgs[i].msg_hdr.msg_iovlen = 1;
   }
   while (!g_stop) {
+    // The host's stalls this turn: wall time that was neither this thread running nor the
+    // sleep it asked for (at SCHED_FIFO no task of this host outranks us, so that is the
+    // host not running us: a virtual machine's CPU taken by its hypervisor, an interrupt
+    // storm, a kernel section that cannot be preempted). A release's lateness beyond it is
+    // the emulator's own (see DelayQueue::release_due).
+    const int64_t top = now_us(), ran_at_top = ran_us();
     int64_t next = -1;
     for (auto& [num, q] : queues) {
       const int64_t r = q.delay.next_release();
@@ -242,19 +258,18 @@ int main(int argc, char** argv) {
     }
     timespec timeout{}, *tp = nullptr;
     if (next >= 0) {
-      const int64_t wait = std::max<int64_t>(0, next - now_us());
+      const int64_t wait = std::max<int64_t>(0, next - top);
       timeout = {static_cast<time_t>(wait / 1000000), static_cast<long>(wait % 1000000) * 1000};
       tp = &timeout;
     }
     pollfd fds[2] = {{nfd, POLLIN, 0}, {ctl, POLLIN, 0}};
     const int64_t asleep = now_us();
     if (ppoll(fds, 2, tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
-    // How much later than asked we woke: at SCHED_FIFO no task of this host outranks us,
-    // so that is the host not running us (a virtual machine's CPU taken by its
-    // hypervisor, an interrupt storm, a kernel section that cannot be preempted). A
-    // release's lateness beyond it is the emulator's own (see DelayQueue::release_due).
     const int64_t woke = now_us();
-    const int64_t stalled = next >= 0 ? std::max<int64_t>(0, woke - std::max(next, asleep)) : 0;
+    // Asked: until the next release is due (from when ppoll began, if that was later), or
+    // until a packet comes; a packet may end it sooner.
+    const int64_t asked = next >= 0 ? std::max(next, asleep) : woke;
+    const int64_t slept = std::min(woke, asked) - asleep;
     if (fds[0].revents & POLLIN) {
       for (int n = kReceiveBatch; n == kReceiveBatch;) {
         n = recvmmsg(nfd, msgs.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
@@ -265,6 +280,7 @@ int main(int argc, char** argv) {
     }
     if (fds[1].revents & POLLIN) handle_control(ctl, queues, window_cap_us);
     const int64_t now = now_us();
+    const int64_t stalled = std::max<int64_t>(0, (now - top) - (ran_us() - ran_at_top) - slept);
     for (auto& [num, q] : queues) release(q, now, stalled);
   }
   for (auto& [num, q] : queues) nfq_destroy_queue(q.handle);
