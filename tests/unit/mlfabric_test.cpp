@@ -156,25 +156,20 @@ TEST(UpdateScheduler, BatchesEveryIntervalAndTellsEachWorkerAtItsStart) {
 }
 
 TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
-  SchedulerOptions o;
-  UpdateScheduler s(o, two_workers());
-  s.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
-  s.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
+  // Worker 0's uplink falls and worker 1's rises at 1.0 s; both announce at `at`, in
+  // `order`; the worker told to send first is the one the scheduler thinks faster.
+  const auto first_to_send = [](double at, std::vector<int> order) {
+    UpdateScheduler s(SchedulerOptions{}, two_workers());
+    s.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+    s.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
+    for (int w : order) s.announce(w, 0, 1 * kMB, at);
+    const auto told = s.poll(at);
+    return told.empty() ? -1 : told[0].worker;
+  };
   // At 1.0 s the change is not yet reported: worker 0 still looks fast and goes first.
-  s.announce(1, 0, 1 * kMB, 1.0);
-  s.announce(0, 0, 1 * kMB, 1.0);
-  auto early = s.poll(1.0);
-  ASSERT_FALSE(early.empty());
-  EXPECT_EQ(early[0].worker, 0);
-  // The same at 1.25 s in a fresh scheduler: the change is reported by then.
-  UpdateScheduler late(o, two_workers());
-  late.observe_rates({{0, 100 * kMbit}, {1, 10 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
-  late.observe_rates({{0, 10 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 1.0);
-  late.announce(0, 0, 1 * kMB, 1.25);
-  late.announce(1, 0, 1 * kMB, 1.25);
-  auto go = late.poll(1.25);
-  ASSERT_FALSE(go.empty());
-  EXPECT_EQ(go[0].worker, 1);
+  EXPECT_EQ(first_to_send(1.0, {1, 0}), 0);
+  // At 1.25 s the change is reported (t_lag 0.2 s): worker 1 goes first.
+  EXPECT_EQ(first_to_send(1.25, {0, 1}), 1);
 }
 
 TEST(UpdateScheduler, DropsAreToldAndCounted) {

@@ -25,17 +25,15 @@ AggregationPlan det_agg(size_t n, const std::vector<AggregationInput>& ordered,
     const size_t into = paths.to_server[static_cast<size_t>(ordered[0].worker)].back();
     t_max = std::max(now_s, network.transfer({into}, kProbeBytes, now_s).start_s);
   }
+  double direct_bytes = 0;
   for (size_t i = 0; i < n; ++i) {
     const auto& g = ordered[i];
     plan.transfers[i] =
         network.reserve(paths.to_server[static_cast<size_t>(g.worker)], g.bytes, now_s);
     t_max = std::max(t_max, plan.transfers[i].end_s);
+    direct_bytes += g.bytes;
   }
-  if (n > 0) {
-    double direct_bytes = 0;
-    for (size_t i = 0; i < n; ++i) direct_bytes += ordered[i].bytes;
-    plan.groups.push_back({-1, 0, n, plan.transfers[n - 1], direct_bytes});
-  }
+  if (n > 0) plan.groups.push_back({-1, 0, n, plan.transfers[n - 1], direct_bytes});
 
   size_t aid = 0;
   AggregationGroup open;
