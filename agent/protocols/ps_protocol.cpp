@@ -31,6 +31,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
                  cmd.at("compute").value("straggler_factor", 1.0)};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   scheduled_ = cmd.value("scheduled", false);
+  replica_ = cmd.value("replica", -1);
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
   if (cmd.contains("routes")) {
@@ -56,8 +57,9 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
               ? read_partition(store["partition"], job_->parameters(), shards)
               : KeyMap(job_->parameters(), shards);
   const auto at = std::find(servers_.begin(), servers_.end(), self_);
-  if (at != servers_.end()) {
-    my_shard_ = static_cast<int>(at - servers_.begin());
+  // MLfabric's replica holds the one server's shard too (a hot standby: no pulls come).
+  if (at != servers_.end() || (replica_ >= 0 && self_ == replica_)) {
+    my_shard_ = at != servers_.end() ? static_cast<int>(at - servers_.begin()) : 0;
     const KeyRange r = keys_.ranges()[static_cast<size_t>(my_shard_)];
     const int workers = static_cast<int>(workers_.size());
     if (cmd.contains("store")) {
@@ -121,7 +123,7 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     request(clock_, true);
   } else if (verb == "stats") {
     link_.reply(stats());
-  } else if (verb == "send" || verb == "drop" || verb == "aggregate") {
+  } else if (verb == "send" || verb == "drop" || verb == "aggregate" || verb == "replicate") {
     scheduled_command(verb, cmd);
   } else {
     throw std::runtime_error("ps protocol: unknown command " + verb);

@@ -32,6 +32,14 @@
 //                           server as one update covering them (update_sums.h)
 // Servers apply scheduled updates and sums in seq order (ordered_pushes.h) and answer
 // pulls with their version (updates applied) where the clock would be.
+// With `replica: node` in setup (Sec. 5.3), that node holds a hot-standby copy of the
+// model: it applies the same places in the same order and reports
+//   -> replica {applied}   after each update it applied
+// A worker keeps a copy of each update it sends and is told
+//   replicate {seq, clock, to}  push place seq (its update `clock`) to node `to` (the
+//                               replica, or the replica's aggregator)
+// and an aggregator may be told aggregate {seq, count, replica: true}: the sum goes to the
+// replica.
 // The scheduled parts are in ps_scheduled.cpp.
 #pragma once
 
@@ -39,6 +47,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "compute_time.h"
 #include "consistency.h"
@@ -77,9 +86,10 @@ class PsProtocol : public Protocol {
   void setup_scheduled();
   void scheduled_command(const std::string& verb, const nlohmann::json& cmd);
   void announce_update();
-  void send_scheduled(uint64_t seq, int to, SparseUpdate u);
+  void send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica = false);
+  void replicate(const nlohmann::json& cmd);
   void on_aggregator_part(Received& r);
-  void send_sum(UpdateSum sum);
+  void send_sum(UpdateSum sum, bool replica = false);
   void on_ordered_push(Received r);
   void finish();
   void count_pulled(const std::vector<uint32_t>& keys);
@@ -127,6 +137,13 @@ class PsProtocol : public Protocol {
   std::unique_ptr<UpdateSums> sums_;        // as an aggregator (every worker's node)
   OrderedPushes<Received> ordered_;         // as a server
   uint64_t ordered_messages_ = 0, ordered_bytes_ = 0;  // what reached the server, applied
+  // MLfabric's replica (Sec. 5.3).
+  int replica_ = -1;                              // its node; -1: none
+  std::map<uint64_t, SparseUpdate> for_replica_;  // as a worker: sent to the server, by place
+  std::set<uint64_t> replicated_early_;           // replicated before the word to send came
+  std::unique_ptr<UpdateSums> replica_sums_;      // as the replica's aggregator
+  uint64_t replicated_ = 0;
+  std::vector<std::pair<uint64_t, int64_t>> apply_log_;  // as server or replica: (applied, ns)
 };
 
 }  // namespace testbed

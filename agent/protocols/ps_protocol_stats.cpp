@@ -18,42 +18,45 @@ nlohmann::json PsProtocol::stats() const {
   s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
   if (scheduled_ && job_) {
-    s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}};
+    s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}, {"replicated", replicated_}};
     s["aggregator"] = {
         {"sums", sums_->sums()}, {"updates", sums_->updates()}, {"waiting", sums_->waiting()}};
   }
   if (shard_) {
+    // MLfabric's replica reports its copy apart: the run's server figures are the server's.
+    const char* role = replica_ >= 0 && self_ == replica_ ? "replica" : "server";
     nlohmann::json histogram = nlohmann::json::object();
     for (const auto& [staleness, n] : shard_->staleness_histogram())
       histogram[std::to_string(staleness)] = n;
-    s["server"] = {{"shard", my_shard_},         {"begin", shard_->range().begin},
-                   {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
-                   {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
+    s[role] = {{"shard", my_shard_},         {"begin", shard_->range().begin},
+               {"end", shard_->range().end}, {"updates", shard_->updates_applied()},
+               {"staleness", histogram},     {"applied_ns", shard_->applied_ns()}};
     // The store's figures first: reading the values for the report reads every block.
     if (stored_) {
       const StoreCounters c = stored_->counters();
-      s["server"]["store"] = {{"blocks", stored_->blocks()},
-                              {"block_reads", c.block_reads - loaded_.block_reads},
-                              {"block_writes", c.block_writes - loaded_.block_writes},
-                              {"disk_reads", c.disk_reads - loaded_.disk_reads},
-                              {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
-                              {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
+      s[role]["store"] = {{"blocks", stored_->blocks()},
+                          {"block_reads", c.block_reads - loaded_.block_reads},
+                          {"block_writes", c.block_writes - loaded_.block_writes},
+                          {"disk_reads", c.disk_reads - loaded_.disk_reads},
+                          {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
+                          {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
     }
     if (const WspSelector* wsp = shard_->wsp()) {
       const WspCounters& c = wsp->counters();
-      s["server"]["wsp"] = {{"choices", c.choices},
-                            {"waited", c.waited},
-                            {"bound_forced", c.bound_forced},
-                            {"held", c.held},
-                            {"expected_wait_s", c.expected_wait_s}};
+      s[role]["wsp"] = {{"choices", c.choices},
+                        {"waited", c.waited},
+                        {"bound_forced", c.bound_forced},
+                        {"held", c.held},
+                        {"expected_wait_s", c.expected_wait_s}};
     }
     if (scheduled_)
-      s["server"]["ordered"] = {{"applied", ordered_.applied()},
-                                {"arrived_early", ordered_.early()},
-                                {"waiting", ordered_.waiting()},
-                                {"messages", ordered_messages_},
-                                {"bytes", ordered_bytes_}};
-    if (shard_->range().size() <= kReportValuesUpTo) s["server"]["values"] = shard_->values();
+      s[role]["ordered"] = {{"applied", ordered_.applied()},
+                            {"arrived_early", ordered_.early()},
+                            {"waiting", ordered_.waiting()},
+                            {"messages", ordered_messages_},
+                            {"bytes", ordered_bytes_}};
+    if (replica_ >= 0) s[role]["apply_log"] = apply_log_;
+    if (shard_->range().size() <= kReportValuesUpTo) s[role]["values"] = shard_->values();
   }
   return s;
 }

@@ -2,8 +2,11 @@
 // announces its update and waits for the scheduler's word; it sends the update to the
 // server or to an aggregator, as the server's update number seq. An aggregator (any
 // worker's node) sums the places it was told and sends the sum on as one update; the
-// server applies updates and sums in the scheduler's order.
+// server applies updates and sums in the scheduler's order. With a replica, workers also
+// send their copies to it (or to its aggregators) when told, and it applies the same places
+// in the same order.
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "ps_protocol.h"
@@ -16,17 +19,22 @@ void PsProtocol::setup_scheduled() {
     throw std::runtime_error("scheduled updates go to one server, not " +
                              std::to_string(servers_.size()));
   if (job_) sums_ = std::make_unique<UpdateSums>(keys_.ranges().front().size());
+  if (job_ && replica_ >= 0)
+    replica_sums_ = std::make_unique<UpdateSums>(keys_.ranges().front().size());
 }
 
 void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json& cmd) {
   if (verb == "aggregate") {
-    if (!sums_)
+    const bool replica = cmd.value("replica", false);
+    UpdateSums* sums = replica ? replica_sums_.get() : sums_.get();
+    if (!sums)
       throw std::runtime_error("an aggregation for node " + std::to_string(self_) +
                                ", which is no worker");
-    if (auto sum = sums_->expect(cmd.at("seq").get<uint64_t>(), cmd.at("count").get<uint64_t>()))
-      send_sum(std::move(*sum));
+    if (auto sum = sums->expect(cmd.at("seq").get<uint64_t>(), cmd.at("count").get<uint64_t>()))
+      send_sum(std::move(*sum), replica);
     return;
   }
+  if (verb == "replicate") return replicate(cmd);
   // The update the word is for, by the clock it was computed at. After a stop the words
   // still come: the server applies in order and would wait for a held update for ever.
   const auto held = held_.find(cmd.at("clock").get<uint64_t>());
@@ -39,7 +47,28 @@ void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json
     ++dropped_;
     return;
   }
-  send_scheduled(cmd.at("seq").get<uint64_t>(), cmd.at("to").get<int>(), std::move(u));
+  const uint64_t seq = cmd.at("seq").get<uint64_t>();
+  if (replica_ >= 0 && replicated_early_.erase(seq) == 0) for_replica_.emplace(seq, u);
+  send_scheduled(seq, cmd.at("to").get<int>(), std::move(u));
+}
+
+// The replica's transfer may start before the server's (its path may be free first): the
+// update is then still held, and a copy goes.
+void PsProtocol::replicate(const nlohmann::json& cmd) {
+  const uint64_t seq = cmd.at("seq").get<uint64_t>();
+  SparseUpdate u;
+  if (const auto copy = for_replica_.find(seq); copy != for_replica_.end()) {
+    u = std::move(copy->second);
+    for_replica_.erase(copy);
+  } else if (const auto held = held_.find(cmd.at("clock").get<uint64_t>()); held != held_.end()) {
+    u = held->second;
+    replicated_early_.insert(seq);
+  } else {
+    throw std::runtime_error("a replication of place " + std::to_string(seq) + ", which node " +
+                             std::to_string(self_) + " does not hold");
+  }
+  ++replicated_;
+  send_scheduled(seq, cmd.at("to").get<int>(), std::move(u), true);
 }
 
 // Table 1's push returns at once: the scheduler holds the update's transfer back while
@@ -48,16 +77,20 @@ void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json
 void PsProtocol::announce_update() {
   const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
   const size_t per_value = update_.keys.empty() ? sizeof(float) : sizeof(float) + sizeof(uint32_t);
+  // Its norm, for the paper's divergence estimate (Eq. 11): Table 1's push carries it.
+  double squares = 0;
+  for (float v : update_.values) squares += static_cast<double>(v) * v;
   link_.reply({{"event", "update"},
                {"clock", clock_},
                {"version", version},
-               {"bytes", update_.values.size() * per_value}});
+               {"bytes", update_.values.size() * per_value},
+               {"norm", std::sqrt(squares)}});
   held_.emplace(clock_, std::move(update_));
   update_ = {};
   next_clock();
 }
 
-void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u) {
+void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
   const bool dense = u.keys.empty();
   // One shard: its keys are the server's (a DRPS partition never comes with mlfabric-a).
   std::vector<uint32_t> keys;
@@ -69,16 +102,18 @@ void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u) {
     keys = std::move(parts.front().keys);
     values = std::move(parts.front().values);
   }
-  ++pushes_sent_;
-  const bool to_server = to == servers_.front();
-  if (!to_server && to == self_) {
+  if (!replica) ++pushes_sent_;
+  const bool direct = to == (replica ? replica_ : servers_.front());
+  if (!direct && to == self_) {
     // This node is the aggregator: the update does not leave it.
-    if (auto sum = sums_->add(seq, std::move(keys), values)) send_sum(std::move(*sum));
+    UpdateSums& sums = replica ? *replica_sums_ : *sums_;
+    if (auto sum = sums.add(seq, std::move(keys), values)) send_sum(std::move(*sum), replica);
     return;
   }
   WireHeader h;
   h.kind = WireKind::kPush;
-  h.flags = static_cast<uint8_t>((dense ? kDense : 0) | kOrdered | (to_server ? 0 : kToAggregator));
+  h.flags = static_cast<uint8_t>((dense ? kDense : 0) | kOrdered | (direct ? 0 : kToAggregator) |
+                                 (replica ? kToReplica : 0));
   h.origin = self_;
   h.dest = to;
   h.chunk = 0;
@@ -91,16 +126,20 @@ void PsProtocol::on_aggregator_part(Received& r) {
   if (!sums_)
     throw std::runtime_error("an update for an aggregator reached node " + std::to_string(self_) +
                              ", which is no worker");
-  if (auto sum = sums_->add(r.header.tag, std::move(r.keys), r.values)) send_sum(std::move(*sum));
+  const bool replica = r.header.flags & kToReplica;
+  UpdateSums* sums = replica ? replica_sums_.get() : sums_.get();
+  if (!sums) throw std::runtime_error("a replica's update reached node " + std::to_string(self_));
+  if (auto sum = sums->add(r.header.tag, std::move(r.keys), r.values))
+    send_sum(std::move(*sum), replica);
 }
 
-void PsProtocol::send_sum(UpdateSum sum) {
+void PsProtocol::send_sum(UpdateSum sum, bool replica) {
   Received r;
   WireHeader& h = r.header;
   h.kind = WireKind::kPush;
-  h.flags = static_cast<uint8_t>((sum.dense ? kDense : 0) | kOrdered);
+  h.flags = static_cast<uint8_t>((sum.dense ? kDense : 0) | kOrdered | (replica ? kToReplica : 0));
   h.origin = self_;
-  h.dest = servers_.front();
+  h.dest = replica ? replica_ : servers_.front();
   h.chunk = 0;
   h.iteration = sum.count;
   h.tag = sum.first;
@@ -114,13 +153,18 @@ void PsProtocol::send_sum(UpdateSum sum) {
 void PsProtocol::on_ordered_push(Received r) {
   const uint64_t seq = r.header.tag, places = r.header.iteration;
   ordered_.add(seq, std::move(r), places);
+  const uint64_t before = ordered_.applied();
   while (auto next = ordered_.next()) {
     const Received& u = next->first;
     ++ordered_messages_;
     ordered_bytes_ += u.keys.size() * sizeof(uint32_t) + u.values.size() * sizeof(float);
     send_replies(shard_->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values,
                                       u.received_ns));
+    if (replica_ >= 0) apply_log_.emplace_back(ordered_.applied(), monotonic_ns());
   }
+  // The scheduler lets the server's sends go as the replica reports its progress.
+  if (replica_ >= 0 && self_ == replica_ && ordered_.applied() != before)
+    link_.reply({{"event", "replica"}, {"applied", ordered_.applied()}});
 }
 
 }  // namespace testbed

@@ -43,6 +43,7 @@ constexpr uint8_t kDense = 2;          // key-value messages: values of a whole 
 constexpr uint8_t kLatest = 4;         // a pull to answer at once, whatever the consistency model
 constexpr uint8_t kOrdered = 8;        // a push with the scheduler's place in `tag` (MLfabric)
 constexpr uint8_t kToAggregator = 16;  // an ordered push for an aggregator, not the server
+constexpr uint8_t kToReplica = 32;     // an ordered push for the replica (or its aggregator)
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;

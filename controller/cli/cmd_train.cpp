@@ -140,6 +140,8 @@ int run_train(const Argv& argv) {
       throw UsageError(
           "mlfabric-a schedules the updates to one server (the paper's setting): "
           "--servers names one node");
+    if (!o.replica.empty())
+      replica_node(o.replica, names, servers.front(), resolve_workers(o.worker_nodes, names));
   }
   if (o.ps) resolve_workers(o.worker_nodes, names);
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())

@@ -188,6 +188,7 @@ void PsSession::setup() {
   if (o_.strategy == "mlfabric-a") {
     setup_scheduler(workers, reference.parameters.size());
     setup["scheduled"] = true;
+    if (replica_ >= 0) setup["replica"] = replica_;
   }
   agents_.broadcast(setup);
   agents_.gather("ready");
@@ -249,6 +250,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     finished_[node] = e;
   } else if (kind == "update" && scheduler_) {
     on_update(node, e, t);
+  } else if (kind == "replica" && scheduler_) {
+    scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
   }
 }
 

@@ -37,6 +37,10 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
 // its own is no worker). Throws UsageError naming a node that is not there.
 std::vector<int> resolve_workers(const std::string& spec, const std::vector<std::string>& names);
 
+// MLfabric's replica: the node --replica names, checked (UsageError); -1 when none.
+int replica_node(const std::string& replica, const std::vector<std::string>& names, int server,
+                 const std::vector<int>& workers);
+
 class PsSession {
  public:
   PsSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
@@ -67,6 +71,7 @@ class PsSession {
   // every update ordered before the model is evaluated.
   void settle_scheduled(const std::function<double()>& now_s);
   nlohmann::json mlfabric_summary() const;
+  nlohmann::json replication_summary() const;  // the replica's divergence, measured
   GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
@@ -109,6 +114,7 @@ class PsSession {
   nlohmann::json routes_ = nlohmann::json::array();
   void choose_placement();
   std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a
+  int replica_ = -1;                            // its replica's node, if it has one
   std::function<std::vector<LiveDirection>()> rate_source_;
   double next_monitor_s_ = 0;
 };

@@ -35,7 +35,8 @@ uint32_t default_chunk(size_t elements) {
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
     "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|rr-sync|apsp|ps-most-connected|ps-random[@NODE] "
-    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] "
+    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
+    "[--div-max UPDATES] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
@@ -182,8 +183,13 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
     o.delay_bound = bound.empty() ? 0 : std::stoi(bound);
     const std::string aggregators = get("aggregators", "all");  // one on every worker's node
     o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
+    o.replica = get("replica", "");
+    const std::string div_max = get("div-max", "");  // none: one update per worker
+    if (!div_max.empty() && o.replica.empty())
+      throw UsageError("--div-max bounds a replica's divergence: name it with --replica NODE");
+    o.div_max = div_max.empty() ? -1 : std::stoi(div_max);
   }
-  for (const char* key : {"delay-bound", "aggregators"})
+  for (const char* key : {"delay-bound", "aggregators", "replica", "div-max"})
     if (o.strategy != "mlfabric-a" && args.option(key))
       throw UsageError(std::string("--") + key + " is for mlfabric-a, not " + o.strategy);
   o.store = get("store", drps ? "disk" : "memory");

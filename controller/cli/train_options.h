@@ -50,6 +50,8 @@ struct TrainOptions {
   int staleness = 3;                 // ssp's bound s, wsp's delta
   int delay_bound = 0;               // mlfabric-a's tau_max in versions; 0: one per worker
   int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
+  std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
+  int div_max = -1;                  // its bound on the server's lead; -1: one per worker
   std::string servers;               // all, best, or node names separated by commas
   std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;

@@ -57,7 +57,7 @@ const std::vector<std::string>& workload_keys() {
       "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
       "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
       "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
-      "aggregators"};
+      "aggregators",    "replica",     "div-max"};
   return kKeys;
 }
 
@@ -112,6 +112,9 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return value == "all" || (whole(value, n) && n >= 0 && n <= 1000)
                ? ""
                : "expected all, or a number of aggregators, 0-1000";
+  if (key == "replica") return value.empty() ? "expected a node's name" : "";
+  if (key == "div-max")
+    return whole(value, n) && n >= 0 && n <= 1000000 ? "" : "expected updates, 0-1000000";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

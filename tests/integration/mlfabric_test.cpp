@@ -61,8 +61,17 @@ TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "rr-sync", "--store", "disk"}, "--store disk is for"},
            {{"--strategy", "async", "--aggregators", "2"}, "--aggregators is for mlfabric-a"},
            {{"--strategy", "mlfabric-a", "--aggregators", "x"}, "aggregators"},
+           {{"--strategy", "async", "--replica", "n2"}, "--replica is for mlfabric-a"},
+           {{"--strategy", "mlfabric-a", "--div-max", "4"}, "name it with --replica"},
+           {{"--strategy", "mlfabric-a", "--replica", "n2", "--div-max", "-1"}, "div-max"},
            // Refused when the session sets up, its agents already started: none is left.
-           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "all"}, "one server"}}) {
+           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "all"}, "one server"},
+           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n1"},
+            "is the server"},
+           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n2"},
+            "runs a worker"},
+           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n9"},
+            "no node named"}}) {
     expect_train_refused(kLab, args, says);
   }
 }
@@ -112,6 +121,45 @@ TEST_F(MlfabricStar, AggregatorsSumUpdatesAndTheServerReceivesFewerBytes) {
   EXPECT_EQ(none["sums_sent"], 0u);
   EXPECT_EQ(none["server_received_bytes"].get<double>(), none["ordered_bytes"].get<double>());
   EXPECT_LT(a["loss_curve"].back()[1].get<double>(), a["loss_curve"][0][1].get<double>());
+}
+
+// Sec. 5.3: a hot-standby replica on its own node, its inbound link as slow as the
+// server's. The bound is checked from what the server and the replica recorded as they
+// applied, at every one of the server's applies.
+TEST_F(MlfabricStar, TheReplicaAppliesTheServersOrderAndTrailsByAtMostDivMax) {
+  const std::vector<std::string> common = {
+      "--strategy",   "mlfabric-a", "--model",      "resnet50",  "--scale",
+      "0.004",        "--servers",  "ps",           "--workers", "w1,w2,w3,w4",
+      "--iterations", "12",         "--compute-ms", "100",       "--delay-bound",
+      "1000",         "--replica",  "rep",          "--div-max", "2"};
+  auto direct = common;
+  direct.insert(direct.end(), {"--aggregators", "0"});
+  const auto d = train_json("tbt-star4", direct);
+  const auto a = train_json("tbt-star4", common);
+  ASSERT_FALSE(d.is_null());
+  ASSERT_FALSE(a.is_null());
+  for (const auto* s : {&d, &a}) {
+    const auto& m = (*s)["mlfabric"];
+    const auto& r = m["replication"]["measured"];
+    EXPECT_TRUE(m["every_ordered_update_applied"].get<bool>()) << m.dump();
+    EXPECT_EQ(m["ordered"], 48u);
+    EXPECT_TRUE(r["within_bound"].get<bool>()) << r.dump();
+    EXPECT_LE(r["max_lead"].get<uint64_t>(), 2u);
+    EXPECT_GT(r["server_applies_checked"].get<uint64_t>(), 0u);
+    // Every place the server applied, the replica applied too (in seq order: a place
+    // arriving twice or out of turn stops the agent).
+    EXPECT_EQ(r["replica_applied"], 48u) << r.dump();
+    EXPECT_EQ(r["server_applied"], 48u);
+    EXPECT_EQ(r["workers_replicated"], 48u);
+    EXPECT_EQ(m["replication"]["punted_now"], 0u);
+  }
+  // Without aggregators both apply the same updates in the same order: the same model,
+  // to the bit. With them, sums differ from one update after another only in rounding.
+  const auto& rd = d["mlfabric"]["replication"]["measured"];
+  EXPECT_TRUE(rd["final_models_identical"].get<bool>()) << rd.dump();
+  EXPECT_EQ(rd["server_applies_checked"], 48u);
+  const auto& ra = a["mlfabric"]["replication"]["measured"];
+  EXPECT_LT(ra["final_difference_l2"].get<double>(), 1e-4 * ra["final_model_l2"].get<double>());
 }
 
 }  // namespace

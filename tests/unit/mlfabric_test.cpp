@@ -47,6 +47,22 @@ TEST(LinkReservations, TransferTakesTheBottleneckAndReservesItOnEveryLink) {
   EXPECT_EQ(nw.reservations(), 0u);
 }
 
+TEST(LinkReservations, AChainOfTransfersKeepingALinkFullIsOneStretch) {
+  LinkReservations nw;
+  nw.set_rates({{0, 100 * kMbit}, {kServerLink, 100 * kMbit}});
+  // 100 updates of 1 MB back to back: each takes the link from the last one's end.
+  for (int i = 0; i < 100; ++i) {
+    const TransferTimes t = nw.reserve(up(0), kMB, 0);
+    EXPECT_NEAR(t.end_s, (i + 1) * 0.08, 1e-9);
+  }
+  // Two links, one stretch each: a later transfer reads two steps, not 100 reservations.
+  EXPECT_EQ(nw.reservations(), 2u);
+  EXPECT_DOUBLE_EQ(nw.residual(kServerLink, 7.99), 0);
+  nw.forget_before(4);  // half of it is over: what is left starts at 4 s
+  EXPECT_EQ(nw.reservations(), 2u);
+  EXPECT_NEAR(nw.transfer(up(0), kMB, 4).start_s, 8, 1e-9);
+}
+
 TEST(LinkReservations, UnshapedLinksAreNoBottleneckAndDeadOnesNeverFinish) {
   LinkReservations nw;
   nw.set_rates({{kServerLink, 8 * kMbit}});

@@ -42,13 +42,16 @@ class LinkReservations {
   void forget_before(double now_s);
 
   double residual(size_t link, double at_s) const;  // never below 0
-  size_t reservations() const { return reserved_.size(); }
+  size_t reservations() const;                      // stretches of a link with some reserved
 
  private:
-  struct Reservation {
-    size_t link;
-    double from_s, to_s, bits_per_s;
-  };
+  // One link's reservations as steps: from each time, the bits/s reserved until the next;
+  // the last step is 0. Neighbours that reserve the same are merged, so a link a chain of
+  // transfers keeps full is one step however many share it (replication re-plans every
+  // punted update each batch: a list of reservations grew quadratically).
+  using Steps = std::map<double, double>;
+  static double used_at(const Steps& steps, double at_s);
+  void add(size_t link, double from_s, double to_s, double bits_per_s);
   // The path's piecewise-constant bottleneck from `from_s` until every reservation has
   // ended: (segment start, residual) pairs, the last one lasting for ever.
   std::vector<std::pair<double, double>> bottleneck(const LinkPath& path, double from_s) const;
@@ -57,7 +60,7 @@ class LinkReservations {
   TransferTimes walk(const LinkPath& path, double bytes, double from_s, Use use) const;
 
   std::map<size_t, double> rates_;
-  std::vector<Reservation> reserved_;
+  std::map<size_t, Steps> used_;
 };
 
 }  // namespace testbed

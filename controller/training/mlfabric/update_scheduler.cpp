@@ -1,21 +1,27 @@
 #include "update_scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
 namespace testbed {
 
-UpdateScheduler::UpdateScheduler(SchedulerOptions options, AggregationPaths paths)
+UpdateScheduler::UpdateScheduler(SchedulerOptions options, AggregationPaths paths,
+                                 AggregationPaths to_replica)
     : o_(options),
       paths_(std::move(paths)),
+      to_replica_(std::move(to_replica)),
       rng_(options.seed),
       per_worker_ordered_(paths_.to_server.size(), 0),
       per_worker_dropped_(paths_.to_server.size(), 0) {
   o_.aggregators = std::min(o_.aggregators, paths_.to_server.size());
   if (o_.aggregators > 0 && paths_.between.size() != paths_.to_server.size())
     throw std::invalid_argument("aggregation needs the paths between the workers");
+  if (o_.div_max && to_replica_.to_server.size() != paths_.to_server.size())
+    throw std::invalid_argument("replication needs every worker's path to the replica");
+  if (o_.div_max && o_.aggregators > 0) to_replica_.between = paths_.between;
 }
 
 void UpdateScheduler::observe_rates(std::map<size_t, double> bits_per_s, double now_s) {
@@ -29,10 +35,11 @@ void UpdateScheduler::observe_rates(std::map<size_t, double> bits_per_s, double 
 }
 
 void UpdateScheduler::announce(int worker, uint64_t version, double bytes, double now_s,
-                               uint64_t clock) {
+                               uint64_t clock, double norm) {
   const auto w = static_cast<size_t>(worker);
   if (w >= paths_.to_server.size()) throw std::invalid_argument("an update from an unknown worker");
   waiting_.push_back({worker, version, bytes, paths_.to_server[w], announced_++, clock});
+  if (o_.div_max) announced_norms_[{worker, clock}] = norm;
   if (batch_timer_) return;
   // Batches fall every interval from the first announcement; one with nothing to order
   // is skipped, so the timer only runs while updates wait.
@@ -66,7 +73,12 @@ void UpdateScheduler::run_batch(double now_s) {
   const AggregationPlan plan =
       plan_aggregation(inputs, pick_aggregators(), paths_, o_.model_bytes, network_, now_s);
   const uint64_t first_seq = next_seq_;
+  // The place at which each update reaches the server's model: its own when sent directly,
+  // its group's last when summed (the sum applies once all of it is there).
+  std::vector<uint64_t> commits_at(b.ordered.size());
   for (const auto& g : plan.groups) {
+    for (size_t i = g.first; i < g.first + g.count; ++i)
+      commits_at[i] = first_seq + (g.aggregator < 0 ? i : g.first + g.count - 1);
     bytes_to_server_ += g.bytes;
     if (g.aggregator < 0) continue;
     ++groups_;
@@ -74,18 +86,39 @@ void UpdateScheduler::run_batch(double now_s) {
     told_now_.push_back(
         {g.aggregator, SchedulerDecision::Word::kAggregate, 0, first_seq + g.first, -1, g.count});
   }
+  std::optional<double> hold;  // the batch's last server transfer waits for the replica
+  if (o_.div_max) {
+    std::vector<ReplicaCandidate> fresh;
+    for (size_t i = 0; i < b.ordered.size(); ++i)
+      fresh.push_back({b.ordered[i].update.worker, first_seq + i, b.ordered[i].update.bytes,
+                       b.ordered[i].update.clock});
+    hold =
+        replicate(std::move(fresh), first_seq + b.ordered.size(), plan.end_s, *o_.div_max, now_s);
+    if (hold && !b.ordered.empty()) ++held_last_;
+    if (flushing_) flush_replica(now_s);
+  }
   for (size_t i = 0; i < b.ordered.size(); ++i) {
     const auto& u = b.ordered[i];
     const uint64_t seq = next_seq_++;
+    double start = plan.transfers[i].start_s;
+    if (hold && i + 1 == b.ordered.size()) start = std::max(start, *hold);
+    // The server may apply place p only once the replica has p + 1 - Div_max.
+    const uint64_t gate =
+        o_.div_max && commits_at[i] + 1 > *o_.div_max ? commits_at[i] + 1 - *o_.div_max : 0;
     ++delays_[u.applies_to - std::min(u.applies_to, u.update.version)];
     ++per_worker_ordered_[static_cast<size_t>(u.update.worker)];
+    if (const auto n = announced_norms_.find({u.update.worker, u.update.clock});
+        n != announced_norms_.end()) {
+      norms_.push_back(n->second);
+      announced_norms_.erase(n);
+    }
     bytes_ordered_ += u.update.bytes;
-    starts_.emplace(plan.transfers[i].start_s,
-                    SchedulerDecision{u.update.worker, SchedulerDecision::Word::kSend,
-                                      u.update.clock, seq, plan.to[i], 1});
+    starts_.emplace(start, SchedulerDecision{u.update.worker, SchedulerDecision::Word::kSend,
+                                             u.update.clock, seq, plan.to[i], 1, false, gate});
   }
   for (const auto& d : b.dropped) {
     ++dropped_[d.why];
+    announced_norms_.erase({d.update.worker, d.update.clock});
     ++per_worker_dropped_[static_cast<size_t>(d.update.worker)];
     told_now_.push_back(
         {d.update.worker, SchedulerDecision::Word::kDrop, d.update.clock, 0, -1, 0});
@@ -99,13 +132,36 @@ std::vector<SchedulerDecision> UpdateScheduler::poll(double now_s) {
   }
   if (batch_timer_ && now_s >= next_batch_s_) {
     batch_timer_ = false;
+    // The scheduler's own time is reported, never used: a batch that takes longer than
+    // the batching interval delays every word after it.
+    const auto began = std::chrono::steady_clock::now();
     run_batch(now_s);
+    const double took =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    batch_seconds_ += took;
+    slowest_batch_s_ = std::max(slowest_batch_s_, took);
   }
   std::vector<SchedulerDecision> out = std::move(told_now_);
   told_now_.clear();
+  // Sends held for the replica go first, in the order they fell due.
+  for (auto it = gated_.begin(); it != gated_.end();) {
+    if (it->second.gate > replica_applied_) {
+      ++it;
+      continue;
+    }
+    gate_wait_s_ += now_s - it->first;
+    out.push_back(it->second);
+    it = gated_.erase(it);
+  }
   while (!starts_.empty() && starts_.begin()->first <= now_s) {
-    out.push_back(starts_.begin()->second);
+    const SchedulerDecision d = starts_.begin()->second;
     starts_.erase(starts_.begin());
+    if (d.gate > replica_applied_) {
+      ++gate_waits_;
+      gated_.emplace_back(now_s, d);
+    } else {
+      out.push_back(d);
+    }
   }
   return out;
 }
@@ -132,10 +188,13 @@ nlohmann::json UpdateScheduler::stats() const {
           {"dropped_by", dropped_},
           {"drop_fraction", announced_ ? static_cast<double>(dropped) / announced_ : 0.0},
           {"batches", batches_},
+          {"batch_compute_s", batch_seconds_},
+          {"slowest_batch_s", slowest_batch_s_},
           {"delay_bound", o_.delay_bound},
           {"max_delay", max_delay},
           {"delays", delays},
           {"ordered_per_worker", per_worker_ordered_},
+          {"replication", replication_stats()},
           {"aggregation",
            {{"aggregators", o_.aggregators},
             {"groups", groups_},
@@ -208,7 +267,22 @@ nlohmann::json mlfabric_choices() {
        "their own)"},
       {"paths",
        "each worker's path to the server is the fewest hops over the lab's links, as "
-       "the lab routes"}};
+       "the lab routes"},
+      {"div_max_unit",
+       "Div_max counts updates, the server's lead over the replica (Sec. 7.3 measures it so); "
+       "the paper's norm bound (Eq. 11) is reported beside it"},
+      {"replica_aggregators",
+       "the replica's aggregators (the paper's k') are as many as the server's, on the "
+       "workers' nodes, drawn apart from them for each batch"},
+      {"replica_hold",
+       "as Sec. 5.3, only a batch's last server transfer is held back for the replica, and "
+       "its reservation stays where Alg. 3 put it; at run time any send to the server waits "
+       "until the replica reports the places the bound needs, so the bound holds when the "
+       "planned times run late"},
+      {"replica_copies",
+       "a worker keeps its copy of each update it sent to the server until it is told to "
+       "replicate it; after the last batch every punted update is sent, so the replica ends "
+       "with the server's model"}};
 }
 
 }  // namespace testbed

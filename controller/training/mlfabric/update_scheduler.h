@@ -4,6 +4,9 @@
 // in-network aggregation (aggregation.h), and each worker is told, at its transfer's start,
 // to send (with the update's place in the server's order, to the server or to an
 // aggregator) or that its update is dropped; an aggregator is told which places it sums.
+// With a replica (replication.h), each worker is also told when to send its copy of an
+// update on to the replica, and a send to the server waits, if it must, until the replica
+// has applied enough updates that the server's lead stays within Div_max.
 // The network monitor's rates reach the scheduler t_lag after they were observed (the
 // paper's reporting lag).
 //
@@ -23,17 +26,19 @@
 
 #include "aggregation.h"
 #include "link_reservations.h"
+#include "replication.h"
 #include "update_order.h"
 
 namespace testbed {
 
 struct SchedulerOptions {
-  double batch_interval_s = 0.1;  // the paper's 100 ms batching interval (Sec. 7)
-  double report_lag_s = 0.2;      // t_lag, the paper's default (Sec. 7)
-  uint64_t delay_bound = 30;      // tau_max, in model versions
-  size_t aggregators = 0;         // k: aggregators per batch (0: every update goes direct)
-  double model_bytes = 0;         // caps an aggregate's size (a dense sum is one update's)
-  uint64_t seed = 1;              // the aggregators' random pre-assignment (Sec. 5.2)
+  double batch_interval_s = 0.1;    // the paper's 100 ms batching interval (Sec. 7)
+  double report_lag_s = 0.2;        // t_lag, the paper's default (Sec. 7)
+  uint64_t delay_bound = 30;        // tau_max, in model versions
+  size_t aggregators = 0;           // k: aggregators per batch (0: every update goes direct)
+  double model_bytes = 0;           // caps an aggregate's size (a dense sum is one update's)
+  uint64_t seed = 1;                // the aggregators' random pre-assignment (Sec. 5.2)
+  std::optional<uint64_t> div_max;  // with a replica: the server's greatest lead, in updates
 };
 
 // What a worker is told:
@@ -41,28 +46,41 @@ struct SchedulerOptions {
 //               to the aggregator on worker `to`'s node;
 //   kDrop       drop it;
 //   kAggregate  (to the aggregator's worker) sum the places seq .. seq + count - 1 and
-//               send the sum to the server as one update.
+//               send the sum to the server (or, `replica`, to the replica) as one update;
+//   kReplicate  send the copy of place `seq` (the worker's update `clock`) now to the
+//               replica (to = -1) or to the replica's aggregator on worker `to`'s node.
 struct SchedulerDecision {
-  enum class Word { kSend, kDrop, kAggregate };
+  enum class Word { kSend, kDrop, kAggregate, kReplicate };
   int worker = 0;
   Word word = Word::kDrop;
   uint64_t clock = 0;  // kSend, kDrop: which of the worker's held updates
   uint64_t seq = 0;
   int to = -1;
   size_t count = 0;
+  bool replica = false;
+  uint64_t gate = 0;  // kSend: the replica places that must be applied before it goes
 };
 
 class UpdateScheduler {
  public:
   // paths.to_server[w]: worker w's path to the server, as link indexes of the monitor's
   // rates; paths.between[w][a]: to the aggregator on worker a's node (needed with aggregators).
-  UpdateScheduler(SchedulerOptions options, AggregationPaths paths);
+  // With options.div_max, `to_replica` gives the paths to the replica the same way.
+  UpdateScheduler(SchedulerOptions options, AggregationPaths paths,
+                  AggregationPaths to_replica = {});
 
   // The monitor observed these rates (bits/s per link) at `now_s`; a change reaches the
   // ordering t_lag later.
   void observe_rates(std::map<size_t, double> bits_per_s, double now_s);
   // `clock`: the worker's name for the update, echoed in the word about it.
-  void announce(int worker, uint64_t version, double bytes, double now_s, uint64_t clock = 0);
+  // `norm`: the update's L2 norm (Table 1's push carries it for the divergence estimate).
+  void announce(int worker, uint64_t version, double bytes, double now_s, uint64_t clock = 0,
+                double norm = 0);
+  // The replica reports the places it has applied (0 .. applied - 1).
+  void replica_applied(uint64_t applied, double now_s);
+  // The workers are done: every punted update goes to the replica now, and so does what
+  // a batch still due would punt.
+  void flush_replica(double now_s);
   // Runs the batches due by `now_s` and returns the decisions due by then, in order.
   std::vector<SchedulerDecision> poll(double now_s);
   // When poll() next has something to do: a batch, a start, or a report's lag ending.
@@ -71,13 +89,20 @@ class UpdateScheduler {
   // Counts, delays and drops, for the run's results.
   nlohmann::json stats() const;
   uint64_t ordered() const { return next_seq_; }
+  bool waits_for_replica() const { return !gated_.empty(); }
+  const std::vector<double>& norms() const { return norms_; }  // per place, as announced
 
  private:
   void run_batch(double now_s);
   std::vector<int> pick_aggregators();
+  // Places the punted updates and these (seq, worker, bytes) towards the replica; returns
+  // when the server's last transfer of the batch may start.
+  std::optional<double> replicate(std::vector<ReplicaCandidate> fresh, uint64_t server_ordered,
+                                  double server_end_s, uint64_t div_max, double now_s);
+  nlohmann::json replication_stats() const;
 
   SchedulerOptions o_;
-  AggregationPaths paths_;
+  AggregationPaths paths_, to_replica_;
   LinkReservations network_;
   std::deque<std::pair<double, std::map<size_t, double>>> reports_;  // (observed at, rates)
   std::vector<PendingUpdate> waiting_;  // announced since the last batch
@@ -87,11 +112,23 @@ class UpdateScheduler {
   std::multimap<double, SchedulerDecision> starts_;  // start time -> send
   std::vector<SchedulerDecision> told_now_;          // drops and aggregations: the next poll
   uint64_t next_seq_ = 0, announced_ = 0, batches_ = 0;
+  double batch_seconds_ = 0, slowest_batch_s_ = 0;  // the scheduler's own compute time
   uint64_t groups_ = 0, aggregated_ = 0;            // sums sent, updates in them
   double bytes_to_server_ = 0, bytes_ordered_ = 0;  // as planned: with the sums, and without
   std::mt19937_64 rng_;                             // the pre-assignment's draws
   std::map<std::string, uint64_t> dropped_;         // why -> count
   std::map<uint64_t, uint64_t> delays_;             // applied version - v(g) -> count
+  // Replication: updates punted to a later batch, places frozen so far, what the replica
+  // reported, and the sends waiting for it (gate > replica_applied_), with when they fell due.
+  std::vector<ReplicaCandidate> punted_;
+  std::map<std::pair<int, uint64_t>, double> announced_norms_;  // (worker, clock) -> norm
+  std::vector<double> norms_;                                   // per place
+  uint64_t replica_planned_ = 0, replica_applied_ = 0;
+  bool flushing_ = false;  // the workers are done: nothing is punted any more
+  std::deque<std::pair<double, SchedulerDecision>> gated_;
+  uint64_t replica_groups_ = 0, replica_aggregated_ = 0, held_last_ = 0, gate_waits_ = 0;
+  uint64_t max_planned_lead_ = 0;
+  double replica_bytes_ = 0, gate_wait_s_ = 0;
   std::vector<uint64_t> per_worker_ordered_, per_worker_dropped_;
 };
 
