@@ -4,35 +4,22 @@
 #include <gtest/gtest.h>
 
 #include "aggregation.h"
+#include "mlfabric_star.h"
 #include "update_scheduler.h"
 #include "update_sums.h"
 
 namespace testbed {
 namespace {
 
-constexpr double kMbit = 1e6;
-constexpr double kMB = 1e6;
-// A star of 4 workers: worker w's uplink is link w, the core's link down to worker w is
-// link kDown + w, the server's downlink is link kServer. 1 MB takes 80 ms at 100 Mbit/s.
-constexpr size_t kWorkers = 4, kDown = 10, kServer = 100;
-constexpr double kUpdateS = 0.08;
+using namespace mlfabric_star;
 
 AggregationPaths star_paths() {
-  AggregationPaths p;
-  for (size_t w = 0; w < kWorkers; ++w) {
-    p.to_server.push_back({w, kServer});
-    p.between.emplace_back();
-    for (size_t a = 0; a < kWorkers; ++a)
-      p.between.back().push_back(a == w ? LinkPath{} : LinkPath{w, kDown + a});
-  }
-  return p;
+  return paths_to(kServer);
 }
 
 LinkReservations star(double server_mbit) {
   LinkReservations nw;
-  std::map<size_t, double> rates{{kServer, server_mbit * kMbit}};
-  for (size_t w = 0; w < kWorkers; ++w) rates[w] = rates[kDown + w] = 100 * kMbit;
-  nw.set_rates(rates);
+  nw.set_rates(star_rates(server_mbit, 100));
   return nw;
 }
 

@@ -7,54 +7,53 @@
 #include <set>
 
 #include "divergence.h"
+#include "mlfabric_star.h"
 #include "replication.h"
 #include "update_scheduler.h"
 
 namespace testbed {
 namespace {
 
-constexpr double kMbit = 1e6;
-constexpr double kMB = 1e6;
-// A star of 4 workers: worker w's uplink is link w, the core's link down to worker w is
-// link kDown + w, the server's downlink kServer, the replica's kReplica. 1 MB takes 80 ms
-// at 100 Mbit/s.
-constexpr size_t kWorkers = 4, kDown = 10, kServer = 100, kReplica = 200;
-constexpr double kUpdateS = 0.08;
-
-AggregationPaths paths_to(size_t sink) {
-  AggregationPaths p;
-  for (size_t w = 0; w < kWorkers; ++w) {
-    p.to_server.push_back({w, sink});
-    p.between.emplace_back();
-    for (size_t a = 0; a < kWorkers; ++a)
-      p.between.back().push_back(a == w ? LinkPath{} : LinkPath{w, kDown + a});
-  }
-  return p;
-}
+using namespace mlfabric_star;
 
 LinkReservations star(double replica_mbit) {
   LinkReservations nw;
-  std::map<size_t, double> rates{{kServer, 100 * kMbit}, {kReplica, replica_mbit * kMbit}};
-  for (size_t w = 0; w < kWorkers; ++w) rates[w] = rates[kDown + w] = 100 * kMbit;
-  nw.set_rates(rates);
+  nw.set_rates(star_rates(100, replica_mbit));
   return nw;
 }
 
-// The server's transfers of 4 updates, one per worker, as Alg. 2 places them: 0-320 ms.
-AggregationPlan server_batch(LinkReservations& nw) {
-  return plan_aggregation({{0, kMB}, {1, kMB}, {2, kMB}, {3, kMB}}, {}, paths_to(kServer), kMB, nw,
-                          0);
+// A scheduler with a replica whose link is a quarter of the server's (320 ms an update).
+UpdateScheduler replicating(uint64_t div_max) {
+  SchedulerOptions o;
+  o.delay_bound = 100;
+  o.div_max = div_max;
+  o.model_bytes = kMB;
+  UpdateScheduler s(o, paths_to(kServer), paths_to(kReplica));
+  s.observe_rates(star_rates(100, 25), 0);
+  return s;
 }
 
-std::vector<ReplicaCandidate> four_candidates() {
-  return {{0, 0, kMB, 0}, {1, 1, kMB, 0}, {2, 2, kMB, 0}, {3, 3, kMB, 0}};
+// A batch of 4 updates, one per worker: the server's transfers as Alg. 2 places them
+// (0-320 ms, T_last = 320 ms), then the replica's with the bound `div_max`; `network` is
+// the network after both.
+struct FourUpdates {
+  LinkReservations network;
+  ReplicationPlan replica;
+};
+
+FourUpdates replicate_four(double replica_mbit, uint64_t div_max) {
+  FourUpdates f{star(replica_mbit), {}};
+  const auto server = plan_aggregation({{0, kMB}, {1, kMB}, {2, kMB}, {3, kMB}}, {},
+                                       paths_to(kServer), kMB, f.network, 0);
+  const std::vector<ReplicaCandidate> places = {
+      {0, 0, kMB, 0}, {1, 1, kMB, 0}, {2, 2, kMB, 0}, {3, 3, kMB, 0}};
+  f.replica = plan_replication(places, {4, 0, server.end_s, div_max}, {}, paths_to(kReplica), kMB,
+                               f.network, 0);
+  return f;
 }
 
 TEST(Replication, AReplicaWithRoomTakesTheBatchAsItGoes) {
-  LinkReservations nw = star(100);
-  const auto server = server_batch(nw);
-  const auto r = plan_replication(four_candidates(), {4, 0, server.end_s, 0}, {},
-                                  paths_to(kReplica), kMB, nw, 0);
+  const auto r = replicate_four(100, 0).replica;
   // Each copy takes its worker's uplink while the server's transfer does not (workers 1
   // and 3 before theirs, 0 and 2 after): all four are in by T_last = 320 ms, so even with
   // Div_max 0 nothing is held back or punted.
@@ -64,10 +63,7 @@ TEST(Replication, AReplicaWithRoomTakesTheBatchAsItGoes) {
 }
 
 TEST(Replication, ASlowReplicaIsPuntedWhileTheLeadIsWithinTheBound) {
-  LinkReservations nw = star(25);  // 320 ms per update into the replica
-  const auto server = server_batch(nw);
-  const auto r = plan_replication(four_candidates(), {4, 0, server.end_s, 4}, {},
-                                  paths_to(kReplica), kMB, nw, 0);
+  const auto [nw, r] = replicate_four(25, 4);  // 320 ms per update into the replica
   // None would arrive by T_last = 320 ms, and a lead of 4 is allowed: all wait.
   EXPECT_EQ(r.frozen, 0u);
   EXPECT_FALSE(r.hold_last_until_s);
@@ -76,10 +72,7 @@ TEST(Replication, ASlowReplicaIsPuntedWhileTheLeadIsWithinTheBound) {
 }
 
 TEST(Replication, BeyondTheBoundTheServersLastUpdateWaitsForTheReplica) {
-  LinkReservations nw = star(25);
-  const auto server = server_batch(nw);
-  const auto r = plan_replication(four_candidates(), {4, 0, server.end_s, 2}, {},
-                                  paths_to(kReplica), kMB, nw, 0);
+  const auto [nw, r] = replicate_four(25, 2);
   // A lead of 4 at T_last is over 2: the replica must have 2 places first (Fig. 3b). Its
   // link takes 320 ms per update: place 0 runs 80-400 ms (worker 0's uplink is the server's
   // until 80); place 1 uses the first 80 ms (a quarter) and the rest from 400: 640 ms.
@@ -108,14 +101,7 @@ TEST(Replication, PuntedUpdatesAreSummedWithTheNextBatchs) {
 }
 
 TEST(Replication, TheSchedulerHoldsSendsToTheServerUntilTheReplicaReports) {
-  SchedulerOptions o;
-  o.delay_bound = 100;
-  o.div_max = 1;
-  o.model_bytes = kMB;
-  UpdateScheduler s(o, paths_to(kServer), paths_to(kReplica));
-  std::map<size_t, double> rates{{kServer, 100 * kMbit}, {kReplica, 25 * kMbit}};
-  for (size_t w = 0; w < kWorkers; ++w) rates[w] = rates[kDown + w] = 100 * kMbit;
-  s.observe_rates(rates, 0);
+  UpdateScheduler s = replicating(1);
   for (int w = 0; w < 4; ++w) s.announce(w, 0, kMB, 0, 7, 2.0);
   std::vector<SchedulerDecision> all;
   for (double t = 0; t < 5; t += 0.01)
@@ -147,13 +133,7 @@ TEST(Replication, TheSchedulerHoldsSendsToTheServerUntilTheReplicaReports) {
 }
 
 TEST(Replication, OnceTheWorkersAreDoneABatchStillDuePuntsNothing) {
-  SchedulerOptions o;
-  o.delay_bound = 100;
-  o.div_max = 100;  // a bound no batch reaches: everything slow would be punted
-  UpdateScheduler s(o, paths_to(kServer), paths_to(kReplica));
-  std::map<size_t, double> rates{{kServer, 100 * kMbit}, {kReplica, 25 * kMbit}};
-  for (size_t w = 0; w < kWorkers; ++w) rates[w] = rates[kDown + w] = 100 * kMbit;
-  s.observe_rates(rates, 0);
+  UpdateScheduler s = replicating(100);  // a bound no batch reaches: the slow would be punted
   for (int w = 0; w < 4; ++w) s.announce(w, 0, kMB, 0.05, 7);
   s.flush_replica(0.06);  // the last updates are announced, their batch falls at 0.1 s
   std::set<uint64_t> replicated;
