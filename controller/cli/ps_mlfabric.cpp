@@ -171,7 +171,8 @@ nlohmann::json PsSession::mlfabric_summary() const {
   m["aggregation"]["sums_sent"] = sums;
   m["aggregation"]["updates_summed"] = summed;
   m["every_ordered_update_applied"] = applied == scheduler_->ordered() && pushed == applied;
-  if (replica_ >= 0) m["replication"]["measured"] = replication_summary();
+  if (replica_ >= 0)
+    m["replication"]["measured"] = replication_summary(m["replication"]["div_max"]);
   m["choices"] = mlfabric_choices();
   return m;
 }

@@ -28,7 +28,7 @@ int replica_node(const std::string& replica, const std::vector<std::string>& nam
   return node;
 }
 
-nlohmann::json PsSession::replication_summary() const {
+nlohmann::json PsSession::replication_summary(uint64_t div_max) const {
   const nlohmann::json *server = nullptr, *replica = nullptr;
   uint64_t replicated = 0;
   for (const auto& st : stats_) {
@@ -43,7 +43,6 @@ nlohmann::json PsSession::replication_summary() const {
     for (const auto& r : j.at("apply_log")) out.push_back({r[0], r[1]});
     return out;
   };
-  const uint64_t div_max = scheduler_->stats()["replication"]["div_max"];
   const DivergenceReport d =
       measure_divergence(log(*server), log(*replica), scheduler_->norms(), div_max);
   nlohmann::json out = {{"div_max", div_max},

@@ -71,7 +71,8 @@ class PsSession {
   // every update ordered before the model is evaluated.
   void settle_scheduled(const std::function<double()>& now_s);
   nlohmann::json mlfabric_summary() const;
-  nlohmann::json replication_summary() const;  // the replica's divergence, measured
+  // The replica's divergence, measured against the bound the scheduler kept.
+  nlohmann::json replication_summary(uint64_t div_max) const;
   GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
