@@ -289,8 +289,10 @@ void PsProtocol::next_clock() {
 
 void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
-  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_)
+  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) {
+    log_.computed(clock_);
     scheduled_ ? announce_update() : push_update();
+  }
 }
 
 std::chrono::milliseconds PsProtocol::timeout() const {

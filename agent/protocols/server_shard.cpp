@@ -66,8 +66,16 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   }
   bsp_waiting_.emplace_back(worker, clock);
   if (static_cast<int>(bsp_waiting_.size()) < workers_) return {};
-  // The clock's last update: all of them take effect now, as one sum (a key no update
-  // touched would only have 0 added).
+  apply_clock_sum();
+  for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
+  applied_ += bsp_waiting_.size();
+  bsp_waiting_.clear();
+  return release(now_ns);
+}
+
+// The clock's last update is in: all of them take effect now, as one sum (a key no update
+// touched would only have 0 added).
+void ServerShard::apply_clock_sum() {
   std::sort(bsp_touched_list_.begin(), bsp_touched_list_.end());
   std::vector<float> sums;
   sums.reserve(bsp_touched_list_.size());
@@ -78,23 +86,32 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   }
   values_->add(bsp_touched_list_, sums);
   bsp_touched_list_.clear();
-  for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
-  applied_ += bsp_waiting_.size();
-  bsp_waiting_.clear();
-  return release(now_ns);
 }
 
 std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
                                                  const std::vector<uint32_t>& keys,
                                                  const std::vector<float>& values, int64_t now_ns) {
-  if (model_.kind == Consistency::Kind::kBsp)
-    throw std::runtime_error("ordered pushes are asynchronous: BSP would hold them for ever");
+  if (model_.kind != Consistency::Kind::kBsp && model_.kind != Consistency::Kind::kAsync)
+    throw std::runtime_error("ordered pushes are asynchronous (MLfabric-A) or BSP (MLfabric-S)");
   if (dense ? values.size() != values_->size() : keys.size() != values.size())
     throw std::runtime_error("a push of the wrong size");
   for (uint32_t k : keys)
     if (!range_.contains(k)) throw std::runtime_error("a push for a key outside the shard");
   add(dense, keys, values);
-  applied_ += places;
+  if (model_.kind != Consistency::Kind::kBsp) {
+    applied_ += places;
+    return release(now_ns);
+  }
+  // MLfabric-S: nothing is dropped and no worker computes clock c+1 before clock c is
+  // applied, so places W*c .. W*c+W-1 are clock c's updates, one by one or summed.
+  bsp_places_ += places;
+  if (bsp_places_ < static_cast<uint64_t>(workers_)) return {};
+  if (bsp_places_ > static_cast<uint64_t>(workers_))
+    throw std::runtime_error("an ordered sum spans two clocks of a synchronous server");
+  apply_clock_sum();
+  applied_ += bsp_places_;
+  bsp_places_ = 0;
+  for (auto& c : clock_) ++c;  // every worker's update of the clock is in
   return release(now_ns);
 }
 

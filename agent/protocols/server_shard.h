@@ -44,7 +44,8 @@ class ServerShard {
                               int64_t now_ns);
   // MLfabric: an update, or an aggregator's sum of `places` updates, in the scheduler's
   // order (ordered_pushes.h has checked it); workers' clocks are the scheduler's business
-  // there, so none is counted or checked.
+  // there, so none is checked. Async (MLfabric-A) applies each at once; BSP (MLfabric-S)
+  // sums a clock's W places and applies them together, advancing every worker's clock.
   std::vector<PullReply> push_ordered(uint64_t places, bool dense,
                                       const std::vector<uint32_t>& keys,
                                       const std::vector<float>& values, int64_t now_ns);
@@ -72,6 +73,7 @@ class ServerShard {
     std::vector<uint32_t> keys;
   };
   void add(bool dense, const std::vector<uint32_t>& keys, const std::vector<float>& values);
+  void apply_clock_sum();  // bsp: the clock's summed updates take effect
   PullReply answer(const Pending& p);
   bool may_answer(const Pending& p) const;
   std::vector<PullReply> release(int64_t now_ns);
@@ -91,6 +93,7 @@ class ServerShard {
   std::vector<char> bsp_touched_;
   std::vector<uint32_t> bsp_touched_list_;
   std::vector<std::pair<int, uint64_t>> bsp_waiting_;  // (worker, clock) summed, not applied
+  uint64_t bsp_places_ = 0;  // ordered places of the clock summed so far (MLfabric-S)
   std::vector<Pending> pending_;
   std::optional<WspSelector> wsp_;
 };

@@ -14,6 +14,10 @@ void WorkerClockLog::started(uint64_t clock, Clock::time_point now) {
   started_ns_.push_back(monotonic_ns());
 }
 
+void WorkerClockLog::computed(uint64_t clock) {
+  if (clock == computed_ns_.size()) computed_ns_.push_back(monotonic_ns());
+}
+
 void WorkerClockLog::evaluated(uint64_t clock, double loss) {
   link_.reply({{"event", "eval"}, {"clock", clock}, {"loss", loss}});
 }
@@ -23,6 +27,7 @@ void WorkerClockLog::finished() {
                {"clocks", iteration_s_.size()},
                {"iteration_s", iteration_s_},
                {"started_ns", started_ns_},
+               {"computed_ns", computed_ns_},
                {"samples", samples_}});
 }
 

@@ -22,17 +22,21 @@ class WorkerClockLog {
   // The parameters of `clock` are complete at `now`: the clock starts. Reports how long
   // the previous clock took (from its start to this one's).
   void started(uint64_t clock, Clock::time_point now);
+  // The update of `clock` is computed now (its emulated compute time is over): from here
+  // the clock waits on communication alone.
+  void computed(uint64_t clock);
   // The held-out loss on the values clock `clock` reads.
   void evaluated(uint64_t clock, double loss);
   void add_samples(size_t samples) { samples_ += samples; }
-  // The `finished` event: clocks run, their durations and start times, samples.
+  // The `finished` event: clocks run, their durations, start and computed times, samples.
   void finished();
 
  private:
   AgentLink& link_;
   Clock::time_point clock_started_;
   std::vector<double> iteration_s_;
-  std::vector<int64_t> started_ns_;  // per clock: when its parameters were complete
+  std::vector<int64_t> started_ns_;   // per clock: when its parameters were complete
+  std::vector<int64_t> computed_ns_;  // per clock: when its update was computed
   uint64_t samples_ = 0;
 };
 

@@ -2,10 +2,10 @@
 #include <map>
 #include <stdexcept>
 
+#include "allreduce_protocol.h"
 #include "gaia_protocol.h"
 #include "protocol.h"
 #include "ps_protocol.h"
-#include "ring_protocol.h"
 #include "tree_protocol.h"
 
 namespace testbed {
@@ -21,8 +21,10 @@ const std::map<std::string, Factory>& factories() {
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<PsProtocol>(l); }},
       {"gaia",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<GaiaProtocol>(l); }},
-      {"ring",
-       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<RingProtocol>(l); }},
+      {"allreduce",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> {
+         return std::make_unique<AllReduceProtocol>(l);
+       }},
   };
   return kProtocols;
 }

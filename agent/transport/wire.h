@@ -32,7 +32,7 @@ enum class WireKind : uint8_t {
   kMirrorBarrier = 8,
   kMirrorClock = 9,
   kMirrorAck = 10,
-  kRing = 11  // a ring all-reduce's segment (protocols/ring_protocol.h): values only (kDense)
+  kRing = 11  // an all-reduce's message (protocols/allreduce/): values only (kDense)
 };
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this

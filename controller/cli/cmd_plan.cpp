@@ -7,6 +7,7 @@
 #include "gaia_plan.h"
 #include "placement_report.h"
 #include "plan_table.h"
+#include "strategies.h"
 #include "topology_parser.h"
 #include "update_scheduler.h"
 
@@ -25,7 +26,8 @@ int run_plan(const Argv& argv) {
   const nlohmann::json placement = workload_placement(topology);
   const auto strategy = topology.workload.find("strategy");
   const bool gaia = strategy != topology.workload.end() && strategy->second == "gaia";
-  const bool mlfabric = strategy != topology.workload.end() && strategy->second == "mlfabric-a";
+  const bool mlfabric =
+      strategy != topology.workload.end() && strategy_is_scheduled(strategy->second);
   if (args.flag("json")) {
     nlohmann::json j = plan_to_json(*plan);
     if (!placement.is_null()) j["placement"] = placement;
@@ -43,7 +45,7 @@ int run_plan(const Argv& argv) {
       for (const auto& c : gaia_choices()) std::cout << "  - " << c.get<std::string>() << "\n";
     }
     if (mlfabric) {
-      std::cout << "\nworkload mlfabric-a: choices where the paper is silent:\n";
+      std::cout << "\nworkload " << strategy->second << ": choices where the paper is silent:\n";
       const nlohmann::json choices = mlfabric_choices();  // items() only views it
       for (const auto& [key, c] : choices.items())
         std::cout << "  - " << key << ": " << c.get<std::string>() << "\n";

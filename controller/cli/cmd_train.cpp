@@ -136,10 +136,10 @@ int run_train(const Argv& argv) {
   if (o.ps && !o.placement) {
     const auto servers =
         resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
-    if (o.strategy == "mlfabric-a" && servers.size() != 1)
-      throw UsageError(
-          "mlfabric-a schedules the updates to one server (the paper's setting): "
-          "--servers names one node");
+    if (strategy_is_scheduled(o.strategy) && servers.size() != 1)
+      throw UsageError(o.strategy +
+                       " schedules the updates to one server (the paper's setting): "
+                       "--servers names one node");
     if (!o.replica.empty())
       replica_node(o.replica, names, servers.front(), resolve_workers(o.worker_nodes, names));
   }

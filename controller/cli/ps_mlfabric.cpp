@@ -1,7 +1,7 @@
-// MLfabric-A's part of a parameter-server session: the scheduler (controller/training/
-// mlfabric/) runs here, beside the agents' control socket, so its messages never cross the
-// shaped links. Workers announce updates as events; the scheduler's words go back as
-// commands; the network monitor re-reads the lab's configured rates.
+// MLfabric-A's and MLfabric-S's part of a parameter-server session: the scheduler
+// (controller/training/ mlfabric/) runs here, beside the agents' control socket, so its messages
+// never cross the shaped links. Workers announce updates as events; the scheduler's words go back
+// as commands; the network monitor re-reads the lab's configured rates.
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -36,9 +36,9 @@ std::map<size_t, double> PsSession::configured_rates() const {
 
 void PsSession::setup_scheduler(const std::vector<int>& workers, size_t parameters) {
   if (servers_.size() != 1)
-    throw UsageError(
-        "mlfabric-a schedules the updates to one server (the paper's setting): "
-        "--servers names one node");
+    throw UsageError(o_.strategy +
+                     " schedules the updates to one server (the paper's setting): "
+                     "--servers names one node");
   std::vector<std::pair<int, int>> links;
   const auto at = [&](const std::string& n) {
     return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
@@ -60,6 +60,7 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   so.aggregators = o_.aggregators >= 0 ? static_cast<size_t>(o_.aggregators) : workers.size();
   so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
   so.seed = o_.seed;
+  so.synchronous = o_.strategy == "mlfabric-s";
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
   if (replica_ >= 0)
     so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
@@ -136,7 +137,7 @@ void PsSession::settle_scheduled(const std::function<double()>& now_s) {
       if (!settled) std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePollMs));
     }
     if (!settled)
-      progress_ << "mlfabric-a: the " << role << " had not applied every ordered update "
+      progress_ << o_.strategy << ": the " << role << " had not applied every ordered update "
                 << kSettleS << " s after the workers finished\n";
   }
 }

@@ -103,7 +103,7 @@ void PsSession::setup() {
   std::vector<int> workers = resolve_workers(o_.worker_nodes, names_);
   if (gaia()) {
     servers_ = workers;  // every data center holds a full replica: its own server
-  } else if (ring()) {
+  } else if (all_reduce()) {
     servers_.clear();  // the workers' ring holds the model: no server
   } else if (o_.placement) {
     choose_placement();
@@ -122,7 +122,7 @@ void PsSession::setup() {
                       o_.job_parameters};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
-  const bool bsp = o_.consistency == "bsp" || o_.placement;  // rr-sync's too
+  const bool bsp = o_.consistency == "bsp" || o_.placement;  // the all-reduces' too
   const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
   const bool converged = o_.target_rule == "converged" && !o_.target_loss;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
@@ -156,9 +156,10 @@ void PsSession::setup() {
     slow[std::to_string(it - names_.begin())] = factor;
   }
   nlohmann::json setup = {{"cmd", "setup"},
-                          {"protocol", gaia()   ? "gaia"
-                                       : ring() ? "ring"
-                                                : "ps"},
+                          {"protocol", gaia()         ? "gaia"
+                                       : all_reduce() ? "allreduce"
+                                                      : "ps"},
+                          {"algorithm", strategy_all_reduce(o_.strategy)},
                           {"endpoints", endpoints_},
                           {"job",
                            {{"name", o_.job},
@@ -185,7 +186,7 @@ void PsSession::setup() {
   }
   if (gaia()) setup["gaia"] = gaia_setup(workers);
   if (o_.store == "disk") setup["store"] = store_setup(job, workers);
-  if (o_.strategy == "mlfabric-a") {
+  if (scheduled()) {
     setup_scheduler(workers, reference.parameters.size());
     setup["scheduled"] = true;
     if (replica_ >= 0) setup["replica"] = replica_;

@@ -24,6 +24,7 @@
 #include "loss_curve.h"
 #include "metrics_sink.h"
 #include "pib_index.h"
+#include "strategies.h"
 #include "train_options.h"
 #include "update_scheduler.h"
 
@@ -61,7 +62,10 @@ class PsSession {
  private:
   std::map<std::string, uint64_t> wan_counters();
   bool gaia() const { return o_.strategy == "gaia"; }
-  bool ring() const { return o_.strategy == "rr-sync"; }
+  // RR-Sync and Tr-Sync: the workers' all-reduce holds the model, no server.
+  bool all_reduce() const { return !strategy_all_reduce(o_.strategy).empty(); }
+  // MLfabric-A and MLfabric-S: the scheduler places the updates.
+  bool scheduled() const { return strategy_is_scheduled(o_.strategy); }
   // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
   std::map<size_t, double> configured_rates() const;
   void setup_scheduler(const std::vector<int>& workers, size_t parameters);
@@ -114,7 +118,7 @@ class PsSession {
   nlohmann::json placement_;
   nlohmann::json routes_ = nlohmann::json::array();
   void choose_placement();
-  std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a
+  std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a, mlfabric-s
   int replica_ = -1;                            // its replica's node, if it has one
   std::function<std::vector<LiveDirection>()> rate_source_;
   double next_monitor_s_ = 0;

@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "clock_communication.h"
 #include "gaia_plan.h"
 #include "ps_session.h"
 #include "units.h"
@@ -24,9 +25,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   nlohmann::json s = {
       {"lab", lab},
       {"strategy", o_.strategy},
-      {"runtime", gaia()   ? "gaia"
-                  : ring() ? "ring-allreduce"
-                           : "parameter-server"},
+      {"runtime", gaia()         ? "gaia"
+                  : all_reduce() ? strategy_all_reduce(o_.strategy) + "-allreduce"
+                                 : "parameter-server"},
       {"consistency", consistency_label()},
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
@@ -59,6 +60,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   double all = 0, count = 0;
   uint64_t samples = 0;
   nlohmann::json workers = nlohmann::json::object();
+  std::vector<WorkerClockStamps> stamps;
   for (size_t n = 0; n < names_.size(); ++n) {
     if (worker_of_node_[n] < 0) continue;
     const auto& f = finished_[n];
@@ -73,7 +75,13 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
         {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
         {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
         {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
+    stamps.push_back({f.value("started_ns", std::vector<int64_t>{}),
+                      f.value("computed_ns", std::vector<int64_t>{})});
   }
+  // Synchronous runs: what each iteration waited on communication once every update was
+  // ready (an asynchronous run's workers end their clocks apart: no such moment exists).
+  if (o_.consistency == "bsp")
+    s["communication"] = communication_summary(clock_communication_s(stamps));
   for (const auto& [clock, times] : per_clock_s_) {
     double mean = 0;
     for (double x : times) mean += x / static_cast<double>(times.size());
@@ -215,7 +223,7 @@ std::string PsSession::consistency_label() const {
   const std::string model =
       bounded() ? o_.consistency + "(" + std::to_string(o_.staleness) + ")" : o_.consistency;
   if (o_.strategy == "mlfabric-a") return "mlfabric-a(" + std::to_string(o_.delay_bound) + ")";
-  if (ring()) return "rr-sync";
+  if (o_.strategy == "mlfabric-s" || all_reduce()) return o_.strategy;
   return o_.strategy == "drps" ? "drps " + model : model;
 }
 

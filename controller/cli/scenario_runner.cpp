@@ -257,6 +257,14 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       o.figures["max_staleness"] = stale;
       if (reached) o.figures["time_to_loss"] = to_target;
     }
+    // Synchronous runs: communication per iteration once every update was ready
+    // (clock_communication.h), the mean over repetitions of each run's mean.
+    if (list.front().contains("communication") &&
+        list.front()["communication"].contains("mean_s")) {
+      double comm = 0;
+      for (const auto& j : list) comm += j["communication"].value("mean_s", 0.0) / n;
+      o.figures["comm_per_iteration_s"] = comm;
+    }
     if (list.front().contains("comm_time_s")) {
       double comm = 0, ratio = 0;
       for (const auto& j : list) {

@@ -34,7 +34,8 @@ uint32_t default_chunk(size_t elements) {
 
 const char* const kTrainUsage =
     "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|rr-sync|apsp|ps-most-connected|ps-random[@NODE] "
+    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
+    "ps-random[@NODE] "
     "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
     "[--div-max UPDATES] "
     "[--model "
@@ -118,7 +119,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   // the dense job of the model's parameters times the scale, as APSP's runs do.
   // MLfabric's strategies and its plain asynchronous baseline train a dense model of a named size.
   const auto is_mlfabric = [](const std::string& s) {
-    return s == "mlfabric-a" || s == "rr-sync" || s == "async";
+    return strategy_is_scheduled(s) || !strategy_all_reduce(s).empty() || s == "async";
   };
   const bool ours = named_here || is_mlfabric(workload.value("strategy", ""));
   if (is_mlfabric(o.strategy) && !is_job(model) && ours) {
@@ -172,34 +173,40 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   const bool drps = o.strategy == "drps";
   if (!drps && args.option("parallel"))
     throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
-  // MLfabric-A's server is asynchronous (its scheduler bounds the delays); RR-Sync is
-  // synchronous, BSP's model without a server.
+  // MLfabric-A's server is asynchronous (its scheduler bounds the delays); MLfabric-S's is
+  // synchronous, and so are RR-Sync and Tr-Sync, BSP's model without a server.
+  const bool synchronous = o.strategy == "mlfabric-s" || !strategy_all_reduce(o.strategy).empty();
   o.consistency = drps                         ? get("parallel", "bsp")
                   : o.strategy == "mlfabric-a" ? "async"
-                  : o.strategy == "rr-sync"    ? "bsp"
+                  : synchronous                ? "bsp"
                                                : o.strategy;
+  if (strategy_is_scheduled(o.strategy)) {
+    const std::string aggregators = get("aggregators", "all");  // one on every worker's node
+    o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
+  }
   if (o.strategy == "mlfabric-a") {
     const std::string bound = get("delay-bound", "");  // none: one version per worker
     o.delay_bound = bound.empty() ? 0 : std::stoi(bound);
-    const std::string aggregators = get("aggregators", "all");  // one on every worker's node
-    o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
     o.replica = get("replica", "");
     const std::string div_max = get("div-max", "");  // none: one update per worker
     if (!div_max.empty() && o.replica.empty())
       throw UsageError("--div-max bounds a replica's divergence: name it with --replica NODE");
     o.div_max = div_max.empty() ? -1 : std::stoi(div_max);
   }
-  for (const char* key : {"delay-bound", "aggregators", "replica", "div-max"})
+  // MLfabric-S drops nothing and replicates nothing: the paper evaluates neither for it.
+  for (const char* key : {"delay-bound", "replica", "div-max"})
     if (o.strategy != "mlfabric-a" && args.option(key))
       throw UsageError(std::string("--") + key + " is for mlfabric-a, not " + o.strategy);
+  if (!strategy_is_scheduled(o.strategy) && args.option("aggregators"))
+    throw UsageError("--aggregators is for mlfabric-a and mlfabric-s, not " + o.strategy);
   o.store = get("store", drps ? "disk" : "memory");
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
   if (drps && o.store != "disk")
     throw UsageError(
         "--store memory: drps keeps its parameters on disk (for the in-memory "
         "server, --strategy bsp, ssp or async)");
-  if (o.store != "memory" &&
-      (o.strategy == "gaia" || o.strategy == "mlfabric-a" || o.strategy == "rr-sync"))
+  if (o.store != "memory" && (o.strategy == "gaia" || strategy_is_scheduled(o.strategy) ||
+                              !strategy_all_reduce(o.strategy).empty()))
     throw UsageError("--store disk is for bsp, ssp, async and drps, not " + o.strategy);
   o.index = get("index", "off") == "on";
   o.index_k = std::stoi(get("index-k", "50"));

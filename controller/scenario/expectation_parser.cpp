@@ -18,6 +18,7 @@ const std::vector<std::string>& expectation_figures() {
                                                     "wan_bytes",
                                                     "max_staleness",
                                                     "comm_time_s",
+                                                    "comm_per_iteration_s",
                                                     "model_ratio",
                                                     "release_lateness_p99_ms",
                                                     "emulator_lateness_p99_ms",

@@ -128,9 +128,17 @@ const std::vector<std::string>& strategy_names() {
 }
 
 const std::vector<std::string>& ps_strategy_names() {
-  static const std::vector<std::string> kNames = {"bsp",  "ssp",        "async",  "gaia",
-                                                  "drps", "mlfabric-a", "rr-sync"};
+  static const std::vector<std::string> kNames = {
+      "bsp", "ssp", "async", "gaia", "drps", "mlfabric-a", "mlfabric-s", "rr-sync", "tr-sync"};
   return kNames;
+}
+
+bool strategy_is_scheduled(const std::string& strategy) {
+  return strategy == "mlfabric-a" || strategy == "mlfabric-s";
+}
+
+std::string strategy_all_reduce(const std::string& strategy) {
+  return strategy == "rr-sync" ? "ring" : strategy == "tr-sync" ? "tree" : "";
 }
 
 const std::vector<std::string>& placement_strategy_names() {

@@ -32,9 +32,15 @@ const std::vector<std::string>& strategy_names();
 // (agent/protocols/gaia/); and drps, the same servers disk-resident (DRPS), under the
 // parallel model --parallel names (bsp, ssp, async, or DRPS's own wsp); MLfabric's
 // mlfabric-a, the asynchronous server with a scheduler ordering the updates within a delay
-// bound (controller/training/mlfabric/), and its baseline rr-sync, synchronous training by
-// ring all-reduce among the workers, no server (agent/protocols/ring_protocol.h).
+// bound (controller/training/mlfabric/), and mlfabric-s, the synchronous server whose
+// scheduler places each clock's updates with in-network aggregation; their baselines
+// rr-sync and tr-sync, synchronous training by ring or binary-tree all-reduce among the
+// workers, no server (agent/protocols/allreduce/).
 const std::vector<std::string>& ps_strategy_names();
+// MLfabric's strategies, whose updates its scheduler places (mlfabric-a, mlfabric-s).
+bool strategy_is_scheduled(const std::string& strategy);
+// The all-reduce a strategy trains by: "ring" (rr-sync), "tree" (tr-sync), else "".
+std::string strategy_all_reduce(const std::string& strategy);
 bool strategy_is_ps(const std::string& strategy);
 // Parameter-server placement (APSP, Li et al.): one server, BSP, every other node a worker
 // whose pushes and pulls follow the source route the placement's LP and rounding chose.

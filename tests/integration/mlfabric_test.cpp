@@ -1,6 +1,7 @@
 // MLfabric on a real lab: MLfabric-A's scheduler orders the workers' updates over the
 // control socket and the server applies exactly those, once each, in order, within the
-// delay bound, aggregators summing some on the way; RR-Sync's ring all-reduce is BSP, the
+// delay bound, aggregators summing some on the way; MLfabric-S's server is BSP over the
+// places the scheduler sends; RR-Sync's ring and Tr-Sync's tree all-reduce are BSP, the
 // single-process run, with no server.
 #include <gtest/gtest.h>
 
@@ -56,6 +57,23 @@ TEST_F(Mlfabric, RingAllReduceIsTheSingleProcessRunWithoutAServer) {
   EXPECT_TRUE(agents_of(kLab).empty());
 }
 
+TEST_F(Mlfabric, TreeAllReduceIsTheSingleProcessRunAndReportsItsCommunication) {
+  const auto s = train(
+      {"--strategy", "tr-sync", "--model", "logreg", "--iterations", "8", "--compute-ms", "20"});
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["runtime"], "tree-allreduce");
+  EXPECT_TRUE(s["servers"].empty());
+  ASSERT_TRUE(s.contains("reference_max_abs_diff")) << "the tree's model is checked";
+  EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4);
+  EXPECT_GT(s["wan_bytes"].get<double>(), 0) << "the tree talks across the links";
+  // Every clock's communication, once every update was ready, is measured.
+  const auto& c = s["communication"];
+  EXPECT_EQ(c["clocks"], 8) << c.dump();
+  EXPECT_GT(c["mean_s"].get<double>(), 0);
+  EXPECT_LT(c["mean_s"].get<double>(), s["mean_iteration_s"].get<double>());
+  EXPECT_TRUE(agents_of(kLab).empty());
+}
+
 TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--strategy", "async", "--delay-bound", "4"}, "--delay-bound is for mlfabric-a"},
@@ -65,6 +83,11 @@ TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "mlfabric-a", "--aggregators", "x"}, "aggregators"},
            {{"--strategy", "async", "--replica", "n2"}, "--replica is for mlfabric-a"},
            {{"--strategy", "mlfabric-a", "--div-max", "4"}, "name it with --replica"},
+           {{"--strategy", "mlfabric-s", "--delay-bound", "4"}, "--delay-bound is for mlfabric-a"},
+           {{"--strategy", "mlfabric-s", "--replica", "n2"}, "--replica is for mlfabric-a"},
+           {{"--strategy", "tr-sync", "--aggregators", "2"}, "--aggregators is for mlfabric-a"},
+           {{"--strategy", "tr-sync", "--store", "disk"}, "--store disk is for"},
+           {{"--strategy", "mlfabric-s", "--model", "logreg", "--servers", "all"}, "one server"},
            {{"--strategy", "mlfabric-a", "--replica", "n2", "--div-max", "-1"}, "div-max"},
            // Refused when the session sets up, its agents already started: none is left.
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "all"}, "one server"},
@@ -134,6 +157,29 @@ TEST_F(MlfabricStar, AggregatorsSumUpdatesAndTheServerReceivesFewerBytes) {
 // Sec. 5.3: a hot-standby replica on its own node, its inbound link as slow as the
 // server's. The bound is checked from what the server and the replica recorded as they
 // applied, at every one of the server's applies.
+TEST_F(MlfabricStar, MlfabricSIsBspOverTheScheduledPlacesNoneDropped) {
+  // Stragglers keep some workers computing while others' updates wait for the server's
+  // slow link: the scheduler sends each clock's four updates, some summed on the way, and
+  // the server applies them as one clock, so the model is the single-process run's.
+  const auto s =
+      train_json("tbt-star4", {"--strategy", "mlfabric-s", "--model", "resnet50", "--scale",
+                               "0.004", "--iterations", "8", "--servers", "ps", "--workers",
+                               "w1,w2,w3,w4", "--compute-ms", "100", "--stragglers", "25%:4"});
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["consistency"], "mlfabric-s");
+  ASSERT_TRUE(s.contains("reference_max_abs_diff")) << "MLfabric-S's model is checked";
+  EXPECT_LE(s["reference_max_abs_diff"].get<double>(), 1e-4);
+  const auto& m = s["mlfabric"];
+  EXPECT_EQ(m["ordered"], 32u) << "four workers, eight clocks, none dropped: " << m.dump();
+  EXPECT_EQ(m["dropped"], 0u);
+  EXPECT_TRUE(m["every_ordered_update_applied"].get<bool>()) << m.dump();
+  const auto& agg = m["aggregation"];
+  EXPECT_EQ(agg["server_received_messages"].get<uint64_t>(),
+            32u - agg["updates_summed"].get<uint64_t>() + agg["sums_sent"].get<uint64_t>());
+  EXPECT_EQ(s["communication"]["clocks"], 8);
+  EXPECT_TRUE(m["choices"].contains("synchronous_list"));
+}
+
 TEST_F(MlfabricStar, TheReplicaAppliesTheServersOrderAndTrailsByAtMostDivMax) {
   const std::vector<std::string> common = {
       "--strategy",   "mlfabric-a", "--model",      "resnet50",  "--scale",

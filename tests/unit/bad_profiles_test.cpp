@@ -57,7 +57,7 @@ const std::vector<BadCase> kCases = {
     {"bad_workload.yaml",
      {"3:13: workload.strategy: unknown strategy 'netstrom' (known: ps, bkt, mst, fapt, "
       "netstorm-lite, netstorm-std, netstorm-pro, netstorm, bsp, ssp, async, gaia, drps, "
-      "mlfabric-a, rr-sync, apsp, ps-most-connected, ps-random)",
+      "mlfabric-a, mlfabric-s, rr-sync, tr-sync, apsp, ps-most-connected, ps-random)",
       "4:10: workload.scale: expected a positive number",
       "5:15: workload.compute-ms: compute-ms: expected milliseconds, MS or MIN-MAX, got "
       "'300-100'",

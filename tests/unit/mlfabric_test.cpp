@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "ordered_pushes.h"
-#include "ring_allreduce.h"
 #include "update_order.h"
 #include "update_scheduler.h"
 
@@ -242,36 +242,45 @@ TEST(OrderedPushes, AppliesInTheSchedulersOrderAndRefusesATwice) {
 
 // RR-Sync's ring, run in memory: every worker ends with the sum of all the updates, and
 // each sends 2(W-1) segments of about 1/W of the model.
-TEST(RingAllReduce, EveryWorkerEndsWithTheSumOfAllUpdates) {
-  for (int workers : {1, 2, 3, 8}) {
-    const size_t values = 103;  // not a multiple of the workers: the last segment is longer
-    std::vector<RingAllReduce> ring;
-    for (int r = 0; r < workers; ++r) {
-      ring.emplace_back(values, workers, r);
-      std::vector<float> update(values);
-      for (size_t k = 0; k < values; ++k) update[k] = static_cast<float>((r + 1) * 1000 + k);
-      ring.back().begin(update);
-    }
-    size_t sent = 0;
-    for (int step = 0; step < ring.front().steps(); ++step) {
-      std::vector<std::vector<float>> out;
-      for (auto& w : ring) out.push_back(w.outgoing(step));
-      for (int r = 0; r < workers; ++r) {
-        sent += out[static_cast<size_t>(r)].size();
-        ring[static_cast<size_t>((r + 1) % workers)].incoming(step, out[static_cast<size_t>(r)]);
-      }
-    }
-    // Summed over the workers: each sent 2(W-1) segments of values/W (the last a few more).
-    EXPECT_LE(sent,
-              static_cast<size_t>(2 * (workers - 1) * workers) * (values / workers + workers));
-    for (const auto& w : ring) {
-      for (size_t k = 0; k < values; ++k) {
-        double expected = 0;
-        for (int r = 0; r < workers; ++r) expected += (r + 1) * 1000 + static_cast<double>(k);
-        ASSERT_DOUBLE_EQ(w.sum()[k], expected) << workers << " workers, value " << k;
-      }
-    }
-  }
+TEST(UpdateScheduler, SynchronousBatchesOrderEveryUpdateAndDropNone) {
+  // MLfabric-S: the same batch that drops at bound 1 (above) orders both, shortest first,
+  // and a stale version does not matter: the clock cannot end without the update.
+  SchedulerOptions o;
+  o.delay_bound = 1;
+  o.synchronous = true;
+  UpdateScheduler s(o, two_workers());
+  s.observe_rates({{0, 20 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.announce(0, 0, 1 * kMB, 0);
+  s.announce(1, 0, 1 * kMB, 0);
+  const auto first = s.poll(0);
+  ASSERT_EQ(first.size(), 1u) << "one goes now, none is dropped";
+  EXPECT_EQ(first[0].word, Word::kSend);
+  EXPECT_EQ(first[0].worker, 1) << "worker 1's transfer ends first";
+  // Worker 1's 1 MB fills the server's link for 80 ms; then worker 0's goes.
+  EXPECT_NEAR(s.next_poll_s(), 0.08, 1e-9);
+  const auto second = s.poll(0.08);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].word, Word::kSend);
+  EXPECT_EQ(second[0].worker, 0);
+  EXPECT_EQ(second[0].seq, 1u);
+  EXPECT_EQ(s.stats()["dropped"], 0);
+  EXPECT_EQ(s.stats()["ordered"], 2);
+}
+
+TEST(UpdateOrder, TheSynchronousListKeepsAnUpdateBehindADeadLink) {
+  LinkReservations nw;
+  nw.set_rates({{0, 0}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}});
+  const BatchOrder b =
+      list_updates({{0, 0, 1 * kMB, up(0), 0, 0}, {1, 0, 1 * kMB, up(1), 1, 0}}, 4, nw, 2.0);
+  ASSERT_EQ(b.ordered.size(), 2u);
+  EXPECT_TRUE(b.dropped.empty());
+  EXPECT_EQ(b.ordered[0].update.worker, 1);
+  EXPECT_EQ(b.ordered[0].applies_to, 4u);
+  EXPECT_EQ(b.ordered[1].update.worker, 0) << "a link at rate 0 goes last, not dropped";
+  EXPECT_DOUBLE_EQ(b.ordered[1].times.start_s, 2.0) << "it goes now and waits for the link";
+  EXPECT_EQ(b.ordered[1].times.end_s, std::numeric_limits<double>::infinity());
+  EXPECT_DOUBLE_EQ(nw.residual(kServerLink, 2.05), 0) << "the live one fills the link";
+  EXPECT_DOUBLE_EQ(nw.residual(kServerLink, 2.1), 100 * kMbit) << "the dead one reserves nothing";
 }
 
 }  // namespace

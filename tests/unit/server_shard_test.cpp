@@ -73,6 +73,22 @@ TEST(ServerShard, LatestPullsAnswerAtOnceAndBadMessagesAreRefused) {
   EXPECT_THROW(s.pull(0, 0, false, {14}, 0), std::runtime_error);
 }
 
+TEST(ServerShard, MlfabricSAppliesAClocksPlacesTogetherDirectOrSummed) {
+  // Three workers: place 0 comes alone, places 1-2 as an aggregator's sum.
+  auto s = shard({Consistency::Kind::kBsp, 0});
+  EXPECT_TRUE(s.pull(0, 1, true, {}, 0).empty()) << "clock 1 waits for clock 0's updates";
+  EXPECT_TRUE(s.push_ordered(1, true, {}, ones(), 1).empty());
+  EXPECT_EQ(s.values()[0], 0.0f) << "nothing applied before the clock's last place";
+  const auto replies = s.push_ordered(2, false, {11}, {6}, 2);
+  ASSERT_EQ(replies.size(), 1u);
+  EXPECT_EQ(replies[0].min_clock, 1u);
+  EXPECT_EQ(s.values(), (std::vector<float>{1, 7, 1, 1}));
+  EXPECT_EQ(s.updates_applied(), 3u);
+  // A sum reaching past the clock's W places would mix two clocks.
+  EXPECT_TRUE(s.push_ordered(2, true, {}, ones(), 3).empty());
+  EXPECT_THROW(s.push_ordered(2, true, {}, ones(), 4), std::runtime_error);
+}
+
 TEST(KeyRanges, CoverTheKeysInNearEqualParts) {
   const auto r = split_keys(10, 4);
   ASSERT_EQ(r.size(), 4u);

@@ -14,11 +14,12 @@ int64_t deadline(const PendingUpdate& g, uint64_t v_init, uint64_t tau_max) {
 }
 
 // ShrtDline: among `candidates`, one whose deadline is `position` (the shortest of them),
-// else the one that completes first. Returns its index.
-size_t pick(const std::vector<PendingUpdate>& candidates, int64_t position, uint64_t v_init,
-            uint64_t tau_max, const LinkReservations& network, double now_s) {
+// else the one that completes first. Returns its index. Without a position (MLfabric-S's
+// list) no update is due: the one that completes first.
+size_t pick(const std::vector<PendingUpdate>& candidates, std::optional<int64_t> position,
+            uint64_t v_init, uint64_t tau_max, const LinkReservations& network, double now_s) {
   const auto key = [&](const PendingUpdate& g) {
-    const bool due = deadline(g, v_init, tau_max) == position;
+    const bool due = position && deadline(g, v_init, tau_max) == *position;
     return std::make_tuple(!due, network.transfer(g.path, g.bytes, now_s).end_s, g.announced,
                            g.worker);
   };
@@ -69,6 +70,24 @@ BatchOrder order_updates(std::vector<PendingUpdate> batch, uint64_t v_init, uint
     const TransferTimes t = network.reserve(g.path, g.bytes, now_s);
     out.ordered.push_back({g, v_init + static_cast<uint64_t>(position) - 1, t});
     ++position;
+  }
+  return out;
+}
+
+BatchOrder list_updates(std::vector<PendingUpdate> batch, uint64_t v_init,
+                        LinkReservations& network, double now_s) {
+  BatchOrder out;
+  while (!batch.empty()) {
+    const size_t chosen = pick(batch, std::nullopt, v_init, 0, network, now_s);
+    const PendingUpdate g = batch[chosen];
+    batch.erase(batch.begin() + static_cast<std::ptrdiff_t>(chosen));
+    TransferTimes t = network.transfer(g.path, g.bytes, now_s);
+    // A link at rate 0 reserves nothing: the update goes now and arrives when the link
+    // returns, since the clock cannot end without it.
+    t = t.end_s == std::numeric_limits<double>::infinity()
+            ? TransferTimes{now_s, t.end_s}
+            : network.reserve(g.path, g.bytes, now_s);
+    out.ordered.push_back({g, v_init + out.ordered.size(), t});
   }
   return out;
 }

@@ -58,4 +58,12 @@ struct BatchOrder {
 BatchOrder order_updates(std::vector<PendingUpdate> batch, uint64_t v_init, uint64_t tau_max,
                          LinkReservations& network, double now_s);
 
+// MLfabric-S (Sec. 6): "update ordering does not apply to synchronous SGD", so the batch is
+// a list for Alg. 3 with every update in it and none dropped: the server waits for every
+// worker's update of the clock whatever its delay. The list is shortest transfer first
+// (Alg. 1 without deadlines): the paper gives no order, and this one starts the updates
+// that can arrive soonest first.
+BatchOrder list_updates(std::vector<PendingUpdate> batch, uint64_t v_init,
+                        LinkReservations& network, double now_s);
+
 }  // namespace testbed

@@ -66,7 +66,9 @@ void UpdateScheduler::run_batch(double now_s) {
   // updates from the network as it was, and its choice is what gets reserved.
   LinkReservations tentative = network_;
   const BatchOrder b =
-      order_updates(std::move(waiting_), next_seq_, o_.delay_bound, tentative, now_s);
+      o_.synchronous
+          ? list_updates(std::move(waiting_), next_seq_, tentative, now_s)
+          : order_updates(std::move(waiting_), next_seq_, o_.delay_bound, tentative, now_s);
   waiting_.clear();
   std::vector<AggregationInput> inputs;
   for (const auto& u : b.ordered) inputs.push_back({u.update.worker, u.update.bytes});
@@ -231,6 +233,11 @@ LinkPath hop_path(const std::vector<std::pair<int, int>>& directions, int from, 
 
 nlohmann::json mlfabric_choices() {
   return {
+      {"synchronous_list",
+       "mlfabric-s: each batch's updates reach Alg. 3 as a list in shortest-transfer-first "
+       "order (the paper gives no order for synchronous SGD), none dropped; the server sums "
+       "a clock's W places, direct or aggregated, and applies them together"},
+      {"synchronous_replica", "mlfabric-s runs without a replica: Sec. 7.2 evaluates none for it"},
       {"delay_bound_default",
        "the number of workers: the paper's tau_max of 30 with its 30 workers (Sec. 7)"},
       {"deadline_positions",

@@ -39,6 +39,8 @@ struct SchedulerOptions {
   double model_bytes = 0;           // caps an aggregate's size (a dense sum is one update's)
   uint64_t seed = 1;                // the aggregators' random pre-assignment (Sec. 5.2)
   std::optional<uint64_t> div_max;  // with a replica: the server's greatest lead, in updates
+  // MLfabric-S: each batch is a list (list_updates), nothing dropped; the delay bound is unused.
+  bool synchronous = false;
 };
 
 // What a worker is told:

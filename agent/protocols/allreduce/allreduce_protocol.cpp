@@ -1,4 +1,4 @@
-#include "ring_protocol.h"
+#include "allreduce_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -9,13 +9,14 @@
 namespace testbed {
 namespace {
 
-// A ring's model is reported with the statistics (for the exactness check against the
+// The model is reported with the statistics (for the exactness check against the
 // single-process run) only up to this many values, as a shard's are.
 constexpr size_t kReportValuesUpTo = 200000;
 
 }  // namespace
 
-void RingProtocol::setup(const nlohmann::json& cmd) {
+void AllReduceProtocol::setup(const nlohmann::json& cmd) {
+  algorithm_ = cmd.value("algorithm", "ring");
   workers_ = cmd.at("workers").get<std::vector<int>>();
   const auto it = std::find(workers_.begin(), workers_.end(), self_);
   rank_ = it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
@@ -31,17 +32,20 @@ void RingProtocol::setup(const nlohmann::json& cmd) {
                          j.at("scale"), j.value("parameters", size_t{0})};
   job_ = make_local_workers(config, std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
+  // Every node checks the name, so a wrong one fails the setup, not the first clock.
+  reduce_ = make_all_reduce(algorithm_, parameters, static_cast<int>(workers_.size()),
+                            std::max(rank_, 0));
   if (rank_ >= 0) {
     w_.resize(parameters);
     for (size_t k = 0; k < parameters; ++k) w_[k] = job_->initial_value(static_cast<uint32_t>(k));
-    ring_.emplace(parameters, static_cast<int>(workers_.size()), rank_);
   } else {
     job_.reset();
+    reduce_.reset();
   }
   link_.reply({{"event", "ready"}, {"parameters", parameters}});
 }
 
-void RingProtocol::command(const std::string& verb, const nlohmann::json&) {
+void AllReduceProtocol::command(const std::string& verb, const nlohmann::json&) {
   if (verb == "start") {
     if (rank_ < 0 || phase_ != Phase::kIdle) return;
     next_eval_ = Clock::now();
@@ -60,11 +64,11 @@ void RingProtocol::command(const std::string& verb, const nlohmann::json&) {
     if (rank_ == 0 && w_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", w_}};
     link_.reply(s);
   } else {
-    throw std::runtime_error("ring protocol: unknown command " + verb);
+    throw std::runtime_error("all-reduce protocol: unknown command " + verb);
   }
 }
 
-void RingProtocol::start_clock() {
+void AllReduceProtocol::start_clock() {
   const auto now = Clock::now();
   if (clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_) {
     next_eval_ = now + eval_interval_;
@@ -85,66 +89,65 @@ void RingProtocol::start_clock() {
                                                                   slowdown_, stragglers_));
 }
 
-void RingProtocol::send_step() {
-  WireHeader h;
-  h.kind = WireKind::kRing;
-  h.flags = kDense;
-  h.origin = self_;
-  h.dest = workers_[static_cast<size_t>((rank_ + 1) % static_cast<int>(workers_.size()))];
-  h.iteration = clock_;
-  h.chunk = static_cast<uint32_t>(step_);
-  link_.van().send_kv(h.dest, h, {}, ring_->outgoing(step_));
+void AllReduceProtocol::send(std::vector<AllReduceMessage> messages) {
+  for (auto& m : messages) {
+    WireHeader h;
+    h.kind = WireKind::kRing;
+    h.flags = kDense;
+    h.origin = self_;
+    h.dest = workers_.at(static_cast<size_t>(m.to));
+    h.iteration = clock_;
+    h.chunk = m.tag;
+    link_.van().send_kv(h.dest, h, {}, m.values);
+  }
 }
 
-void RingProtocol::take(const std::vector<float>& values) {
-  ring_->incoming(step_, values);
-  if (++step_ == ring_->steps()) return clock_done();
-  send_step();
-  take_early();
+void AllReduceProtocol::take(int from, uint32_t tag, std::vector<float> values) {
+  send(reduce_->incoming(from, tag, std::move(values)));
+  if (reduce_->done()) clock_done();
 }
 
-// The previous worker may have sent this step already.
-void RingProtocol::take_early() {
-  const auto it = early_.find({clock_, step_});
-  if (it == early_.end()) return;
-  const std::vector<float> ahead = std::move(it->second);
-  early_.erase(it);
-  take(ahead);
-}
-
-void RingProtocol::message(Received r) {
+void AllReduceProtocol::message(Received r) {
   if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished) return;
-  const uint64_t clock = r.header.iteration;
-  const int step = static_cast<int>(r.header.chunk);
-  if (phase_ == Phase::kReducing && clock == clock_ && step == step_) return take(r.values);
-  early_[{clock, step}] = std::move(r.values);
+  const auto origin = std::find(workers_.begin(), workers_.end(), r.header.origin);
+  if (origin == workers_.end()) throw std::runtime_error("an all-reduce message from no worker");
+  const int from = static_cast<int>(origin - workers_.begin());
+  if (phase_ == Phase::kReducing && r.header.iteration == clock_)
+    return take(from, r.header.chunk, std::move(r.values));
+  early_[r.header.iteration].push_back({from, r.header.chunk, std::move(r.values)});
 }
 
-void RingProtocol::clock_done() {
-  const auto& sum = ring_->sum();
+void AllReduceProtocol::clock_done() {
+  const auto& sum = reduce_->sum();
   for (size_t k = 0; k < w_.size(); ++k) w_[k] += sum[k];
   ++clock_;
   start_clock();
 }
 
-void RingProtocol::tick() {
+void AllReduceProtocol::tick() {
   if (phase_ != Phase::kComputing || Clock::now() < compute_end_) return;
+  log_.computed(clock_);
   phase_ = Phase::kReducing;
-  ring_->begin(std::move(update_));
-  step_ = 0;
-  if (ring_->steps() == 0) return clock_done();  // one worker: its update is the sum
-  send_step();
-  take_early();
+  const uint64_t clock = clock_;
+  send(reduce_->begin(std::move(update_)));
+  if (reduce_->done()) return clock_done();  // one worker: its update is the sum
+  // What the others sent while this worker computed.
+  const auto it = early_.find(clock);
+  if (it == early_.end()) return;
+  std::vector<Early> early = std::move(it->second);
+  early_.erase(it);
+  for (auto& e : early)
+    if (phase_ == Phase::kReducing && clock_ == clock) take(e.from, e.tag, std::move(e.values));
 }
 
-std::chrono::milliseconds RingProtocol::timeout() const {
+std::chrono::milliseconds AllReduceProtocol::timeout() const {
   if (phase_ != Phase::kComputing) return std::chrono::milliseconds(-1);
   return std::max(
       std::chrono::milliseconds(0),
       std::chrono::duration_cast<std::chrono::milliseconds>(compute_end_ - Clock::now()));
 }
 
-void RingProtocol::finish() {
+void AllReduceProtocol::finish() {
   phase_ = Phase::kFinished;
   log_.finished();
 }

@@ -37,23 +37,47 @@ int RingAllReduce::received_at(int step) const {
                              : wrap(rank_ - (step - (workers_ - 1)), workers_);
 }
 
-void RingAllReduce::begin(std::vector<float> update) {
+std::vector<AllReduceMessage> RingAllReduce::begin(std::vector<float> update) {
   if (update.size() != values_) throw std::invalid_argument("ring all-reduce: wrong update size");
   buffer_ = std::move(update);
+  step_ = 0;
+  ahead_.clear();
+  if (done()) return {};  // one worker: its update is the sum
+  return {outgoing(0)};
 }
 
-std::vector<float> RingAllReduce::outgoing(int step) const {
+AllReduceMessage RingAllReduce::outgoing(int step) const {
   const auto [b, e] = segment(sent_at(step));
-  return {buffer_.begin() + static_cast<std::ptrdiff_t>(b),
-          buffer_.begin() + static_cast<std::ptrdiff_t>(e)};
+  return {wrap(rank_ + 1, workers_),
+          static_cast<uint32_t>(step),
+          {buffer_.begin() + static_cast<std::ptrdiff_t>(b),
+           buffer_.begin() + static_cast<std::ptrdiff_t>(e)}};
 }
 
-void RingAllReduce::incoming(int step, const std::vector<float>& values) {
+void RingAllReduce::take(int step, const std::vector<float>& values) {
   const auto [b, e] = segment(received_at(step));
   if (values.size() != e - b) throw std::runtime_error("ring all-reduce: a segment of wrong size");
   const bool reduce = step < workers_ - 1;
   for (size_t i = 0; i < values.size(); ++i)
     buffer_[b + i] = reduce ? buffer_[b + i] + values[i] : values[i];
+}
+
+std::vector<AllReduceMessage> RingAllReduce::incoming(int from, uint32_t tag,
+                                                      std::vector<float> values) {
+  const auto step = static_cast<int>(tag);
+  if (from != wrap(rank_ - 1, workers_) || step < step_ || step >= steps())
+    throw std::runtime_error("ring all-reduce: worker " + std::to_string(rank_) + " got step " +
+                             std::to_string(step) + " from worker " + std::to_string(from) +
+                             " at step " + std::to_string(step_));
+  ahead_[step] = std::move(values);
+  // Each step's segment goes on only once the steps before it have been taken.
+  std::vector<AllReduceMessage> out;
+  for (auto it = ahead_.find(step_); it != ahead_.end(); it = ahead_.find(step_)) {
+    take(step_, it->second);
+    ahead_.erase(it);
+    if (++step_ < steps()) out.push_back(outgoing(step_));
+  }
+  return out;
 }
 
 }  // namespace testbed

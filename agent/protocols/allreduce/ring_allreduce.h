@@ -6,18 +6,28 @@
 // 2(W-1)/W of the model per clock and every link of the ring carries the same, so the
 // ring runs at its slowest link and its slowest worker, every clock.
 //
-// Pure: which segment goes and comes at each step, and the sums; the protocol moves them.
+// Pure: which segment goes and comes at each step, and the sums; a message's tag is its
+// step, and one that comes ahead of its step waits here until the steps before it are done.
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <utility>
 #include <vector>
 
+#include "all_reduce.h"
+
 namespace testbed {
 
-class RingAllReduce {
+class RingAllReduce : public AllReduce {
  public:
   RingAllReduce(size_t values, int workers, int rank);
+
+  std::vector<AllReduceMessage> begin(std::vector<float> update) override;
+  std::vector<AllReduceMessage> incoming(int from, uint32_t tag,
+                                         std::vector<float> values) override;
+  bool done() const override { return step_ == steps(); }
+  const std::vector<float>& sum() const override { return buffer_; }
 
   int steps() const { return 2 * (workers_ - 1); }
   // [begin, end) of segment `s` (the last takes the remainder).
@@ -25,19 +35,16 @@ class RingAllReduce {
   int sent_at(int step) const;      // the segment this worker sends at `step`
   int received_at(int step) const;  // the segment it receives at `step`
 
-  // Starts a clock with this worker's update (values() long).
-  void begin(std::vector<float> update);
-  // What to send at `step`.
-  std::vector<float> outgoing(int step) const;
-  // What the previous worker sent at `step`: added (reduce-scatter) or kept (all-gather).
-  void incoming(int step, const std::vector<float>& values);
-  // After the last step: the sum of every worker's update, the same on every worker.
-  const std::vector<float>& sum() const { return buffer_; }
-
  private:
+  AllReduceMessage outgoing(int step) const;  // to the next worker
+  // What the previous worker sent at `step`: added (reduce-scatter) or kept (all-gather).
+  void take(int step, const std::vector<float>& values);
+
   size_t values_;
   int workers_, rank_;
+  int step_ = 0;
   std::vector<float> buffer_;
+  std::map<int, std::vector<float>> ahead_;  // step -> a segment that came before its step
 };
 
 }  // namespace testbed

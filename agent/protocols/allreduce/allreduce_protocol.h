@@ -1,12 +1,12 @@
-// RR-Sync (MLfabric's baseline): synchronous data-parallel training by ring all-reduce
-// (ring_allreduce.h). Every worker holds the whole model; each clock it computes its
-// update, the ring sums the workers' updates, and every worker applies the sum, so the
-// model is BSP's, on every worker, with no server. A node that is no worker only relays.
+// Synchronous training by all-reduce (MLfabric's baselines RR-Sync and Tr-Sync): every
+// worker holds the whole model; each clock it computes its update, the workers' all-reduce
+// (all_reduce.h: ring or tree) sums their updates, and every worker applies the sum, so
+// the model is BSP's, on every worker, with no server. A node that is no worker only relays.
 //
 // Commands and events are the parameter server's (ps_protocol.h), so the controller runs
 // it as one of its strategies:
-//   setup {protocol: ring, endpoints, job, workers: [nodes], iterations, compute, seed,
-//          eval_interval_ms, [slow]}                                   -> ready
+//   setup {protocol: allreduce, algorithm: ring|tree, endpoints, job, workers: [nodes],
+//          iterations, compute, seed, eval_interval_ms, [slow]}        -> ready
 //   start / stop / evaluate / stats, with clock, eval and finished events as the workers go.
 #pragma once
 
@@ -14,18 +14,19 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
+#include "all_reduce.h"
 #include "compute_time.h"
 #include "job.h"
 #include "protocol.h"
-#include "ring_allreduce.h"
 #include "worker_clock_log.h"
 
 namespace testbed {
 
-class RingProtocol : public Protocol {
+class AllReduceProtocol : public Protocol {
  public:
-  explicit RingProtocol(AgentLink& link) : link_(link), self_(link.self()), log_(link) {}
+  explicit AllReduceProtocol(AgentLink& link) : link_(link), self_(link.self()), log_(link) {}
   void setup(const nlohmann::json& cmd) override;
   void command(const std::string& verb, const nlohmann::json& cmd) override;
   void message(Received r) override;
@@ -34,19 +35,25 @@ class RingProtocol : public Protocol {
 
  private:
   using Clock = std::chrono::steady_clock;
-  void start_clock();                           // evaluate when due, then compute
-  void send_step();                             // this step's segment to the next worker
-  void take(const std::vector<float>& values);  // the previous worker's segment of this step
-  void take_early();
+  struct Early {
+    int from;
+    uint32_t tag;
+    std::vector<float> values;
+  };
+  void start_clock();  // evaluate when due, then compute
+  void send(std::vector<AllReduceMessage> messages);
+  // A message of the clock under way, from worker `from`.
+  void take(int from, uint32_t tag, std::vector<float> values);
   void clock_done();
   void finish();
 
   AgentLink& link_;
   int self_;
+  std::string algorithm_;
   std::vector<int> workers_;
   int rank_ = -1;  // -1: no worker
   std::unique_ptr<Job> job_;
-  std::optional<RingAllReduce> ring_;
+  std::unique_ptr<AllReduce> reduce_;
   int iterations_ = 0;
   ComputeRange compute_;
   Stragglers stragglers_;
@@ -56,10 +63,10 @@ class RingProtocol : public Protocol {
 
   enum class Phase { kIdle, kComputing, kReducing, kFinished } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
-  int step_ = 0;
   std::vector<float> w_;  // this worker's copy of the model
   std::vector<float> update_;
-  std::map<std::pair<uint64_t, int>, std::vector<float>> early_;  // (clock, step) received ahead
+  // Messages of a clock this worker has not begun reducing yet (it still computes).
+  std::map<uint64_t, std::vector<Early>> early_;
   Clock::time_point compute_end_, next_eval_;
   bool stop_requested_ = false;
   WorkerClockLog log_;

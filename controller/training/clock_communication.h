@@ -1,0 +1,28 @@
+// A synchronous run's per-iteration communication time (MLfabric Sec. 7.2 compares MLfabric-S
+// and Tr-Sync by it), from the clocks the workers recorded: for clock c, from the moment
+// the last worker's update of c was computed to the moment the last worker held the model
+// of c+1. It is the part of an iteration that no computation explains: what the all-reduce
+// or the server's pushes and pulls still took once every update was ready. Work done while
+// a straggler still computed (a subtree summed, an early update aggregated) shortens it.
+// All stamps are CLOCK_MONOTONIC of one host, so the workers' stamps compare. Pure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace testbed {
+
+struct WorkerClockStamps {
+  std::vector<int64_t> started_ns;   // per clock: when its parameters were complete
+  std::vector<int64_t> computed_ns;  // per clock: when its update was computed
+};
+
+// Per clock that every worker both computed and finished, its communication time (s).
+std::vector<double> clock_communication_s(const std::vector<WorkerClockStamps>& workers);
+
+// {per_clock_s, mean_s, median_s, p90_s, clocks} of those times; clocks 0 when none.
+nlohmann::json communication_summary(const std::vector<double>& per_clock_s);
+
+}  // namespace testbed
