@@ -31,6 +31,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
                  cmd.at("compute").value("straggler_factor", 1.0)};
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   scheduled_ = cmd.value("scheduled", false);
+  distribution_ = cmd.value("distribution", false);
   replica_ = cmd.value("replica", -1);
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
@@ -125,6 +126,8 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     link_.reply(stats());
   } else if (verb == "send" || verb == "drop" || verb == "aggregate" || verb == "replicate") {
     scheduled_command(verb, cmd);
+  } else if (verb == "distribute" || verb == "forward") {
+    distribution_command(verb, cmd);
   } else {
     throw std::runtime_error("ps protocol: unknown command " + verb);
   }
@@ -177,6 +180,8 @@ void PsProtocol::message(Received received) {
   if (!whole) return;
   Received& r = *whole;
   const WireHeader& h = r.header;
+  if (h.kind == WireKind::kParams && (h.flags & kToDistributor))
+    return on_distributed(std::move(r));
   if (h.kind == WireKind::kParams) return on_params(r);
   if (h.kind == WireKind::kPush && (h.flags & kToAggregator)) return on_aggregator_part(r);
   if (!shard_ || static_cast<int>(h.chunk) != my_shard_)
@@ -203,6 +208,10 @@ void PsProtocol::apply_push(Received& r) {
 
 void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
   for (const auto& p : replies) {
+    if (awaits_plan(p)) {
+      awaiting_plan_[p.clock].push_back(p);
+      continue;
+    }
     WireHeader h;
     h.kind = WireKind::kParams;
     h.flags = static_cast<uint8_t>((p.dense ? kDense : 0) | (p.latest ? kLatest : 0));
@@ -213,6 +222,8 @@ void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
     // Scheduled: the model's version (updates applied), which the scheduler's deadlines
     // count in; else what the values reflect of the workers' clocks.
     h.tag = scheduled_ ? shard_->updates_applied() : p.min_clock;
+    if (send_planned(p, h)) continue;  // at the plan's time, or by a distributor
+    if (!p.latest) ++answered_directly_;
     transfer_->send(h.dest, h, p.keys, p.values);
   }
 }
@@ -289,6 +300,7 @@ void PsProtocol::next_clock() {
 
 void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
+  send_due();
   if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) {
     log_.computed(clock_);
     scheduled_ ? announce_update() : push_update();
@@ -297,7 +309,9 @@ void PsProtocol::tick() {
 
 std::chrono::milliseconds PsProtocol::timeout() const {
   using std::chrono::milliseconds;
-  const milliseconds paced = transfer_ ? transfer_->timeout() : milliseconds(-1);
+  milliseconds paced = transfer_ ? transfer_->timeout() : milliseconds(-1);
+  if (const milliseconds planned = paced_timeout(); planned.count() >= 0)
+    paced = paced.count() < 0 ? planned : std::min(paced, planned);
   if (phase_ != Phase::kComputing) return paced;
   const auto left = std::max(milliseconds(0),
                              std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));

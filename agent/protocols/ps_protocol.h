@@ -40,7 +40,14 @@
 //                               replica, or the replica's aggregator)
 // and an aggregator may be told aggregate {seq, count, replica: true}: the sum goes to the
 // replica.
-// The scheduled parts are in ps_scheduled.cpp.
+// With MLfabric-S's distribution (Sec. 10.3), the server is told
+//   distribute {clock, groups: [{via, to: [nodes]}]}  answer clock's pulls of the workers in
+//                          `to` through node `via` (a distributor), or itself (via -1);
+//                          with `distribution: true` in setup, every clock after the
+//                          first has a plan, and its answers wait for it
+// and each distributor
+//   forward {clock, to: [nodes]}  pass the model of `clock` the server sends on to them
+// The scheduled parts are in ps_scheduled.cpp, the distribution in ps_distribution.cpp.
 #pragma once
 
 #include <chrono>
@@ -91,6 +98,32 @@ class PsProtocol : public Protocol {
   void on_aggregator_part(Received& r);
   void send_sum(UpdateSum sum, bool replica = false);
   void on_ordered_push(Received r);
+  // MLfabric-S's distribution (ps_distribution.cpp).
+  struct DistributionGroupOrder {
+    int via = -1;  // the distributor's node; -1: the server answers itself
+    std::vector<int> to;
+    std::vector<double> at;  // when the server sends, s after the first answer: the
+                             // distributor's copy, or each direct answer
+  };
+  struct DistributionOrder {
+    std::vector<DistributionGroupOrder> groups;
+    std::optional<Clock::time_point> base;  // the first answer was ready: the sends' zero
+    size_t answered = 0;                    // workers' answers handled
+  };
+  struct PacedSend {
+    WireHeader header;
+    std::vector<float> values;
+  };
+  void distribution_command(const std::string& verb, const nlohmann::json& cmd);
+  const DistributionGroupOrder* group_of(uint64_t clock, int node) const;
+  bool awaits_plan(const PullReply& p) const;  // a planned clock's answer, its plan not yet here
+  bool send_planned(const PullReply& p, const WireHeader& reply);
+  void pace(Clock::time_point base, double at_s, const WireHeader& h,
+            const std::vector<float>& values);
+  void send_due();
+  std::chrono::milliseconds paced_timeout() const;
+  void on_distributed(Received r);
+  void forward(uint64_t clock);
   void finish();
   void count_pulled(const std::vector<uint32_t>& keys);
   // Server side.
@@ -144,6 +177,17 @@ class PsProtocol : public Protocol {
   std::unique_ptr<UpdateSums> replica_sums_;      // as the replica's aggregator
   uint64_t replicated_ = 0;
   std::vector<std::pair<uint64_t, int64_t>> apply_log_;  // as server or replica: (applied, ns)
+  std::vector<int64_t> clock_applied_ns_;                // as a synchronous server: per clock
+  // MLfabric-S's distribution. The server holds a planned clock's answers until its plan
+  // has come: the controller sends it before the clock's last update, but the agent may
+  // read that update first.
+  bool distribution_ = false;
+  std::map<uint64_t, DistributionOrder> distribute_;  // as the server: by clock
+  std::map<uint64_t, std::vector<PullReply>> awaiting_plan_;
+  std::multimap<Clock::time_point, PacedSend> paced_;  // the server's planned sends
+  std::map<uint64_t, std::vector<int>> forward_to_;    // as a distributor: by clock
+  std::map<uint64_t, Received> held_models_;           // as a distributor: came before the word
+  uint64_t to_distributors_ = 0, answered_directly_ = 0, forwarded_ = 0, kept_ = 0;
 };
 
 }  // namespace testbed

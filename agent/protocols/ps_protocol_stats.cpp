@@ -21,6 +21,7 @@ nlohmann::json PsProtocol::stats() const {
     s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}, {"replicated", replicated_}};
     s["aggregator"] = {
         {"sums", sums_->sums()}, {"updates", sums_->updates()}, {"waiting", sums_->waiting()}};
+    s["distributor"] = {{"forwarded", forwarded_}, {"kept", kept_}};
   }
   if (shard_) {
     // MLfabric's replica reports its copy apart: the run's server figures are the server's.
@@ -55,7 +56,11 @@ nlohmann::json PsProtocol::stats() const {
                             {"waiting", ordered_.waiting()},
                             {"messages", ordered_messages_},
                             {"bytes", ordered_bytes_}};
+    if (scheduled_)
+      s[role]["models_sent"] = {{"to_workers", answered_directly_},
+                                {"to_distributors", to_distributors_}};
     if (replica_ >= 0) s[role]["apply_log"] = apply_log_;
+    if (scheduled_ && !clock_applied_ns_.empty()) s[role]["clock_applied_ns"] = clock_applied_ns_;
     if (shard_->range().size() <= kReportValuesUpTo) s[role]["values"] = shard_->values();
   }
   return s;

@@ -161,6 +161,8 @@ void PsProtocol::on_ordered_push(Received r) {
     send_replies(shard_->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values,
                                       u.received_ns));
     if (replica_ >= 0) apply_log_.emplace_back(ordered_.applied(), monotonic_ns());
+    // MLfabric-S: when each clock took effect (its last place applied).
+    if (shard_->min_clock() > clock_applied_ns_.size()) clock_applied_ns_.push_back(monotonic_ns());
   }
   // The scheduler lets the server's sends go as the replica reports its progress.
   if (replica_ >= 0 && self_ == replica_ && ordered_.applied() != before)

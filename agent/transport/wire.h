@@ -44,6 +44,7 @@ constexpr uint8_t kLatest = 4;         // a pull to answer at once, whatever the
 constexpr uint8_t kOrdered = 8;        // a push with the scheduler's place in `tag` (MLfabric)
 constexpr uint8_t kToAggregator = 16;  // an ordered push for an aggregator, not the server
 constexpr uint8_t kToReplica = 32;     // an ordered push for the replica (or its aggregator)
+constexpr uint8_t kToDistributor = 64;  // parameters for a distributor to pass on (MLfabric-S)
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;

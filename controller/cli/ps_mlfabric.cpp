@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "args.h"
+#include "job.h"
 #include "ps_session.h"
 
 namespace testbed::cli {
@@ -65,6 +66,12 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   if (replica_ >= 0)
     so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
   scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths), std::move(to_replica));
+  // MLfabric-S's distributors are as many as its aggregators (co-hosted the same way);
+  // a sparse job's pulls differ per worker, so only a dense model is distributed.
+  const bool dense =
+      make_job({o_.job, o_.seed, 1, o_.scale, o_.job_parameters}, 0)->keys_for(0).empty();
+  if (so.synchronous && o_.distribution && dense)
+    setup_distribution(links, workers, parameters, so.aggregators);
   scheduler_->observe_rates(configured_rates(), 0);
 }
 
@@ -78,6 +85,7 @@ double PsSession::drive_scheduler(double now_s) {
     nlohmann::json word;
     switch (d.word) {
       case SchedulerDecision::Word::kSend:
+        on_sent(d.clock);
         word = {{"cmd", "send"},
                 {"clock", d.clock},
                 {"seq", d.seq},
@@ -174,6 +182,7 @@ nlohmann::json PsSession::mlfabric_summary() const {
   m["every_ordered_update_applied"] = applied == scheduler_->ordered() && pushed == applied;
   if (replica_ >= 0)
     m["replication"]["measured"] = replication_summary(m["replication"]["div_max"]);
+  if (o_.strategy == "mlfabric-s") m["distribution"] = distribution_summary();
   m["choices"] = mlfabric_choices();
   return m;
 }

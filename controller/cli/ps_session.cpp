@@ -189,6 +189,7 @@ void PsSession::setup() {
   if (scheduled()) {
     setup_scheduler(workers, reference.parameters.size());
     setup["scheduled"] = true;
+    setup["distribution"] = distributors_ > 0;
     if (replica_ >= 0) setup["replica"] = replica_;
   }
   agents_.broadcast(setup);

@@ -12,10 +12,12 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "agent_group.h"
+#include "distribution.h"
 #include "gaia_plan.h"
 #include "job.h"
 #include "kernel.h"
@@ -75,6 +77,13 @@ class PsSession {
   // every update ordered before the model is evaluated.
   void settle_scheduled(const std::function<double()>& now_s);
   nlohmann::json mlfabric_summary() const;
+  // MLfabric-S's model distribution (ps_mlfabric_distribution.cpp): planned for clock c+1
+  // once every worker was told to send its update of clock c.
+  void setup_distribution(const std::vector<std::pair<int, int>>& links,
+                          const std::vector<int>& workers, size_t parameters, size_t distributors);
+  void on_sent(uint64_t clock);
+  void plan_distribution_of(uint64_t clock);
+  nlohmann::json distribution_summary() const;
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;
   GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
@@ -121,6 +130,14 @@ class PsSession {
   std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a, mlfabric-s
   int replica_ = -1;                            // its replica's node, if it has one
   std::function<std::vector<LiveDirection>()> rate_source_;
+  DistributionPaths distribution_paths_;  // mlfabric-s: server to workers, workers to workers
+  double distribution_bytes_ = 0;
+  size_t distributors_ = 0;  // k per clock; 0: the server answers every pull itself
+  std::mt19937_64 distributor_rng_;
+  std::map<uint64_t, size_t> sent_of_clock_;  // clock -> workers told to send its update
+  struct {
+    uint64_t plans = 0, distributors = 0, planned_server_sends = 0;
+  } distribution_;
   double next_monitor_s_ = 0;
 };
 

@@ -37,7 +37,7 @@ const char* const kTrainUsage =
     "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
     "ps-random[@NODE] "
     "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
-    "[--div-max UPDATES] "
+    "[--div-max UPDATES] [--distribution on|off] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
@@ -183,6 +183,14 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   if (strategy_is_scheduled(o.strategy)) {
     const std::string aggregators = get("aggregators", "all");  // one on every worker's node
     o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
+  }
+  if (o.strategy == "mlfabric-s") {
+    const std::string distribution = get("distribution", "on");
+    if (distribution != "on" && distribution != "off")
+      throw UsageError("--distribution: expected on or off, got '" + distribution + "'");
+    o.distribution = distribution == "on";
+  } else if (args.option("distribution")) {
+    throw UsageError("--distribution is for mlfabric-s, not " + o.strategy);
   }
   if (o.strategy == "mlfabric-a") {
     const std::string bound = get("delay-bound", "");  // none: one version per worker

@@ -52,6 +52,7 @@ struct TrainOptions {
   int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
   std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
   int div_max = -1;                  // its bound on the server's lead; -1: one per worker
+  bool distribution = true;          // mlfabric-s: model distribution through distributors
   std::string servers;               // all, best, or node names separated by commas
   std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;

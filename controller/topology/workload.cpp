@@ -57,7 +57,7 @@ const std::vector<std::string>& workload_keys() {
       "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
       "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
       "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
-      "aggregators",    "replica",     "div-max"};
+      "aggregators",    "replica",     "div-max",     "distribution"};
   return kKeys;
 }
 
@@ -115,6 +115,7 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "replica") return value.empty() ? "expected a node's name" : "";
   if (key == "div-max")
     return whole(value, n) && n >= 0 && n <= 1000000 ? "" : "expected updates, 0-1000000";
+  if (key == "distribution") return value == "on" || value == "off" ? "" : "expected on or off";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

@@ -20,6 +20,25 @@ std::vector<double> clock_communication_s(const std::vector<WorkerClockStamps>& 
   }
 }
 
+ServerLegs server_legs(const std::vector<WorkerClockStamps>& workers,
+                       const std::vector<int64_t>& applied_ns) {
+  ServerLegs legs;
+  if (workers.empty()) return legs;
+  for (size_t c = 0; c < applied_ns.size(); ++c) {
+    int64_t ready = INT64_MIN, done = INT64_MIN;
+    for (const auto& w : workers) {
+      if (c >= w.computed_ns.size() || c + 1 >= w.started_ns.size()) return legs;
+      ready = std::max(ready, w.computed_ns[c]);
+      done = std::max(done, w.started_ns[c + 1]);
+    }
+    legs.to_server_s.push_back(static_cast<double>(std::max<int64_t>(0, applied_ns[c] - ready)) /
+                               1e9);
+    legs.from_server_s.push_back(static_cast<double>(std::max<int64_t>(0, done - applied_ns[c])) /
+                                 1e9);
+  }
+  return legs;
+}
+
 nlohmann::json communication_summary(const std::vector<double>& per_clock_s) {
   nlohmann::json j = {{"per_clock_s", per_clock_s}, {"clocks", per_clock_s.size()}};
   if (per_clock_s.empty()) return j;

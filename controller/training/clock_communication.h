@@ -25,4 +25,13 @@ std::vector<double> clock_communication_s(const std::vector<WorkerClockStamps>& 
 // {per_clock_s, mean_s, median_s, p90_s, clocks} of those times; clocks 0 when none.
 nlohmann::json communication_summary(const std::vector<double>& per_clock_s);
 
+// A synchronous server's run split at the moment each clock took effect there
+// (`applied_ns`, per clock): the updates' way in (last update computed to applied) and the
+// model's way out (applied to the last worker holding it), per clock both had.
+struct ServerLegs {
+  std::vector<double> to_server_s, from_server_s;
+};
+ServerLegs server_legs(const std::vector<WorkerClockStamps>& workers,
+                       const std::vector<int64_t>& applied_ns);
+
 }  // namespace testbed

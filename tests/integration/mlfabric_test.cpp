@@ -178,6 +178,16 @@ TEST_F(MlfabricStar, MlfabricSIsBspOverTheScheduledPlacesNoneDropped) {
             32u - agg["updates_summed"].get<uint64_t>() + agg["sums_sent"].get<uint64_t>());
   EXPECT_EQ(s["communication"]["clocks"], 8);
   EXPECT_TRUE(m["choices"].contains("synchronous_list"));
+  // Every answer to a training pull (clocks 0-8) reached its worker once: from the server,
+  // or through a distributor (clocks 1-8 are planned), whose own worker keeps its copy.
+  const auto& d = m["distribution"];
+  ASSERT_TRUE(d["on"].get<bool>()) << d.dump();
+  EXPECT_EQ(d["clocks_planned"], 8u);
+  EXPECT_EQ(d["server_models_to_workers"].get<uint64_t>() + d["models_forwarded"].get<uint64_t>() +
+                d["models_kept_by_distributors"].get<uint64_t>(),
+            4u * 9u)
+      << d.dump();
+  EXPECT_EQ(d["server_models_to_distributors"], d["models_kept_by_distributors"]);
 }
 
 TEST_F(MlfabricStar, TheReplicaAppliesTheServersOrderAndTrailsByAtMostDivMax) {

@@ -27,6 +27,19 @@ TEST(ClockCommunication, FromTheLastUpdateComputedToTheLastWorkerHoldingTheModel
   EXPECT_NEAR(j["p90_s"].get<double>(), 0.150, 1e-12);
 }
 
+TEST(ClockCommunication, AServersClockSplitsItIntoTheWayInAndTheWayOut) {
+  const std::vector<WorkerClockStamps> w = {
+      {{0, 440 * kMs, 720 * kMs}, {100 * kMs, 600 * kMs, 900 * kMs}},
+      {{0, 450 * kMs, 710 * kMs, 1000 * kMs}, {300 * kMs, 700 * kMs, 950 * kMs}},
+  };
+  // Clock 0 took effect at the server at 380 ms, clock 1 at 705 ms.
+  const ServerLegs legs = server_legs(w, {380 * kMs, 705 * kMs});
+  ASSERT_EQ(legs.to_server_s.size(), 2u);
+  EXPECT_NEAR(legs.to_server_s[0], 0.080, 1e-12);
+  EXPECT_NEAR(legs.from_server_s[0], 0.070, 1e-12);
+  EXPECT_NEAR(legs.to_server_s[1] + legs.from_server_s[1], clock_communication_s(w)[1], 1e-12);
+}
+
 TEST(ClockCommunication, NoClockWithoutEveryWorkersStamps) {
   EXPECT_TRUE(clock_communication_s({}).empty());
   EXPECT_TRUE(clock_communication_s({{{0}, {}}}).empty()) << "computed nothing";

@@ -237,6 +237,12 @@ nlohmann::json mlfabric_choices() {
        "mlfabric-s: each batch's updates reach Alg. 3 as a list in shortest-transfer-first "
        "order (the paper gives no order for synchronous SGD), none dropped; the server sums "
        "a clock's W places, direct or aggregated, and applies them together"},
+      {"distribution",
+       "mlfabric-s distributes the model of each clock through distributors (Sec. 10.3): as "
+       "many as the aggregators, on workers' nodes, drawn anew each clock; planned once every "
+       "worker was told to send its update, on the rates alone (no update transfer is under "
+       "way when the model goes out); direct workers are those the server reaches soonest; "
+       "only a dense model (a sparse pull asks keys of its own)"},
       {"synchronous_replica", "mlfabric-s runs without a replica: Sec. 7.2 evaluates none for it"},
       {"delay_bound_default",
        "the number of workers: the paper's tau_max of 30 with its 30 workers (Sec. 7)"},

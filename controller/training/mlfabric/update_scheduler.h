@@ -91,6 +91,8 @@ class UpdateScheduler {
   // Counts, delays and drops, for the run's results.
   nlohmann::json stats() const;
   uint64_t ordered() const { return next_seq_; }
+  // The link rates the scheduler works with now (the monitor's, t_lag late).
+  const std::map<size_t, double>& rates() const { return network_.rates(); }
   bool waits_for_replica() const { return !gated_.empty(); }
   const std::vector<double>& norms() const { return norms_; }  // per place, as announced
 
