@@ -85,7 +85,7 @@ double PsSession::drive_scheduler(double now_s) {
     nlohmann::json word;
     switch (d.word) {
       case SchedulerDecision::Word::kSend:
-        on_sent(d.clock);
+        on_sent(d.clock, now_s);
         word = {{"cmd", "send"},
                 {"clock", d.clock},
                 {"seq", d.seq},

@@ -1,8 +1,9 @@
 // MLfabric-S's model distribution (Sec. 10.3) in a parameter-server session: once the
 // scheduler has told every worker to send its update of clock c, the answers to the pulls
-// of clock c+1 are planned (distribution.h) on the rates the scheduler sees, and the server
-// and the distributors are told over the control socket, long before the clock's last
-// update crosses a shaped link to the server.
+// of clock c+1 are planned (distribution.h) by the scheduler, from when the server is planned
+// to have the clock's updates and around the transfers it reserved; the server and the
+// distributors are told over the control socket, long before the clock's last update
+// crosses a shaped link to the server. The server's send times count from its first answer.
 #include <algorithm>
 #include <numeric>
 
@@ -33,23 +34,21 @@ void PsSession::setup_distribution(const std::vector<std::pair<int, int>>& links
   distributor_rng_.seed(o_.seed ^ kDistributorSeedSalt);
 }
 
-void PsSession::on_sent(uint64_t clock) {
+void PsSession::on_sent(uint64_t clock, double now_s) {
   if (distributors_ == 0) return;
   if (++sent_of_clock_[clock] < workers_) return;
   sent_of_clock_.erase(clock);
-  plan_distribution_of(clock + 1);
+  plan_distribution_of(clock + 1, now_s);
 }
 
-void PsSession::plan_distribution_of(uint64_t clock) {
+void PsSession::plan_distribution_of(uint64_t clock, double now_s) {
   // The paper earmarks k distributors for each batch of requests; drawn anew each clock.
   std::vector<int> drawn(workers_);
   std::iota(drawn.begin(), drawn.end(), 0);
   std::shuffle(drawn.begin(), drawn.end(), distributor_rng_);
   drawn.resize(std::min(distributors_, drawn.size()));
-  LinkReservations network;
-  network.set_rates(scheduler_->rates());
-  const DistributionPlan plan =
-      plan_distribution(drawn, distribution_paths_, distribution_bytes_, network, 0);
+  const DistributionPlan plan = scheduler_->plan_distribution_after_updates(
+      drawn, distribution_paths_, distribution_bytes_, now_s);
   const auto node_of = [&](int worker) { return worker_nodes_[static_cast<size_t>(worker)]; };
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : plan.groups) {
@@ -57,9 +56,11 @@ void PsSession::plan_distribution_of(uint64_t clock) {
     std::vector<double> at;  // the server's sends: the distributor's copy, or each answer
     for (int w : g.workers) {
       to.push_back(node_of(w));
-      if (g.distributor < 0) at.push_back(plan.server_start_s[static_cast<size_t>(w)]);
+      if (g.distributor < 0)
+        at.push_back(plan.server_start_s[static_cast<size_t>(w)] - plan.start_s);
     }
-    if (g.distributor >= 0) at.push_back(plan.server_start_s[static_cast<size_t>(g.distributor)]);
+    if (g.distributor >= 0)
+      at.push_back(plan.server_start_s[static_cast<size_t>(g.distributor)] - plan.start_s);
     const int via = g.distributor < 0 ? -1 : node_of(g.distributor);
     groups.push_back({{"via", via}, {"to", to}, {"at", at}});
     if (via >= 0) {

@@ -81,8 +81,8 @@ class PsSession {
   // once every worker was told to send its update of clock c.
   void setup_distribution(const std::vector<std::pair<int, int>>& links,
                           const std::vector<int>& workers, size_t parameters, size_t distributors);
-  void on_sent(uint64_t clock);
-  void plan_distribution_of(uint64_t clock);
+  void on_sent(uint64_t clock, double now_s);
+  void plan_distribution_of(uint64_t clock, double now_s);
   nlohmann::json distribution_summary() const;
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;

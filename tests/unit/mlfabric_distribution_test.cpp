@@ -50,9 +50,8 @@ TEST(Distribution, ADistributorTakesLoadOffTheServersDownlink) {
   // it sends three (the distributor's first, 80 ms), and the distributor passes one on over
   // its own uplink meanwhile: everyone has the model at 240 ms. Two or three distributors
   // do no better; the tie goes to fewer, then to more workers served directly.
-  const DistributionPaths paths = star(4);
-  const DistributionPlan p =
-      plan_distribution({2, 0, 1, 3}, paths, 1 * kMB, rates(4, 100 * kMbit), 0);
+  LinkReservations network = rates(4, 100 * kMbit);
+  const DistributionPlan p = plan_distribution({2, 0, 1, 3}, star(4), 1 * kMB, network, 0);
   EXPECT_NEAR(p.end_s, 0.24, 1e-9);
   EXPECT_EQ(p.server_sends, 3);
   ASSERT_EQ(p.groups.size(), 2u);
@@ -70,12 +69,27 @@ TEST(Distribution, ADistributorTakesLoadOffTheServersDownlink) {
   EXPECT_NEAR(direct[0], 0.08, 1e-9);
   EXPECT_NEAR(direct[1], 0.16, 1e-9);
   EXPECT_EQ(p.server_start_s[static_cast<size_t>(p.groups[0].workers[1])], -1);
+  // The plan's transfers are reserved: the server's downlink is busy until 240 ms.
+  EXPECT_DOUBLE_EQ(network.residual(kServerDown, 0.2), 0);
+  EXPECT_DOUBLE_EQ(network.residual(kServerDown, 0.25), 100 * kMbit);
   expect_everyone_once(p, 4);
+}
+
+TEST(Distribution, ItStartsWhenTheServerHasTheModelAroundEarlierReservations) {
+  // The server's downlink is taken until 1 s by an earlier transfer: nothing can leave
+  // before, and the send times count from the plan's start.
+  LinkReservations network = rates(2, 100 * kMbit);
+  network.reserve({kServerDown}, 12.5 * kMB, 0);  // 1 s at 100 Mbit/s
+  const DistributionPlan p = plan_distribution({}, star(2), 1 * kMB, network, 0.5);
+  EXPECT_DOUBLE_EQ(p.start_s, 0.5);
+  EXPECT_NEAR(p.end_s, 1.16, 1e-9);
+  EXPECT_NEAR(std::min(p.server_start_s[0], p.server_start_s[1]), 1.0, 1e-9);
 }
 
 TEST(Distribution, SlowUplinksKeepEveryAnswerAtTheServer) {
   // Passing 1 MB on over a 10 Mbit/s uplink takes 800 ms: no detour pays.
-  const DistributionPlan p = plan_distribution({0, 1}, star(4), 1 * kMB, rates(4, 10 * kMbit), 0);
+  LinkReservations network = rates(4, 10 * kMbit);
+  const DistributionPlan p = plan_distribution({0, 1}, star(4), 1 * kMB, network, 0);
   EXPECT_NEAR(p.end_s, 0.32, 1e-9);
   EXPECT_EQ(p.server_sends, 4);
   ASSERT_EQ(p.groups.size(), 1u);
@@ -86,14 +100,16 @@ TEST(Distribution, SlowUplinksKeepEveryAnswerAtTheServer) {
 TEST(Distribution, ManyWorkersUseSeveralDistributorsAndBeatTheServerAlone) {
   // Eight workers: the server alone needs 640 ms; distributors in parallel far less, and
   // the last group takes whatever is left.
+  LinkReservations network = rates(8, 100 * kMbit);
   const DistributionPlan p =
-      plan_distribution({5, 1, 6, 2, 0, 7, 3, 4}, star(8), 1 * kMB, rates(8, 100 * kMbit), 0);
+      plan_distribution({5, 1, 6, 2, 0, 7, 3, 4}, star(8), 1 * kMB, network, 0);
   EXPECT_LT(p.end_s, 0.64 * 0.6);
   EXPECT_LT(p.server_sends, 8);
   EXPECT_GE(p.groups.size(), 2u);
   expect_everyone_once(p, 8);
   // Without distributors: the server's downlink carries every copy.
-  const DistributionPlan alone = plan_distribution({}, star(8), 1 * kMB, rates(8, 100 * kMbit), 0);
+  LinkReservations fresh = rates(8, 100 * kMbit);
+  const DistributionPlan alone = plan_distribution({}, star(8), 1 * kMB, fresh, 0);
   EXPECT_NEAR(alone.end_s, 0.64, 1e-9);
   EXPECT_EQ(alone.server_sends, 8);
 }

@@ -12,8 +12,9 @@ namespace {
 // are no distributor used, soonest from the server first) served directly.
 DistributionPlan try_split(size_t m, size_t n, const std::vector<int>& distributors,
                            const std::vector<int>& order, const DistributionPaths& paths,
-                           double bytes, LinkReservations network, double now_s) {
+                           double bytes, LinkReservations& network, double now_s) {
   DistributionPlan plan;
+  plan.start_s = now_s;
   plan.arrives_s.assign(paths.from_server.size(), now_s);
   plan.server_start_s.assign(paths.from_server.size(), -1);
   const auto from_server = [&](int w) {
@@ -69,9 +70,10 @@ DistributionPlan try_split(size_t m, size_t n, const std::vector<int>& distribut
 
 DistributionPlan plan_distribution(const std::vector<int>& distributors,
                                    const DistributionPaths& paths, double model_bytes,
-                                   const LinkReservations& network, double now_s) {
+                                   LinkReservations& network, double now_s) {
   const size_t workers = paths.from_server.size();
   DistributionPlan best;
+  LinkReservations best_network = network;
   auto best_key = std::make_tuple(std::numeric_limits<double>::infinity(), size_t{0}, size_t{0});
   for (size_t m = 0; m <= std::min(distributors.size(), workers); ++m) {
     // The workers that are no distributor, soonest from the server first (ties: lower index).
@@ -89,15 +91,18 @@ DistributionPlan plan_distribution(const std::vector<int>& distributors,
     });
     // With distributors, every split point; without, all go directly.
     for (size_t n = m == 0 ? order.size() : 0; n <= order.size(); ++n) {
-      DistributionPlan p = try_split(m, n, distributors, order, paths, model_bytes, network, now_s);
+      LinkReservations trial = network;
+      DistributionPlan p = try_split(m, n, distributors, order, paths, model_bytes, trial, now_s);
       // Fewer distributors, then more direct workers, win a tie.
       const auto key = std::make_tuple(p.end_s, m, order.size() - n);
       if (key < best_key) {
         best = std::move(p);
         best_key = key;
+        best_network = std::move(trial);
       }
     }
   }
+  network = std::move(best_network);
   return best;
 }
 

@@ -15,8 +15,9 @@
 //     that order too (shortest transfer first, as Alg. 1 orders updates);
 //   - a distributor's own worker is in its group and gets the model as it arrives;
 //   - a tie goes to fewer distributors, then to more workers served directly;
-//   - the plan reserves on a network of its own: in MLfabric-S the model goes out once
-//     the clock's updates have all arrived, when no update transfer is under way.
+//   - the plan starts when the server is planned to have the clock's last update, on the
+//     network the updates' transfers left, and its transfers are reserved there too, so
+//     the next updates' transfers are placed around them (one scheduler, one network).
 #pragma once
 
 #include <vector>
@@ -46,14 +47,16 @@ struct DistributionPlan {
   // copy); -1 for one a distributor serves. The server keeps to these times, so its sends
   // do not overlap (MLfabric's time-sharing) and a distributor's copy is not slowed.
   std::vector<double> server_start_s;
+  double start_s = 0;    // when the server has the model to send
   double end_s = 0;      // when the last worker has it
   int server_sends = 0;  // models the server's downlink carries
 };
 
 // Plans the distribution of `model_bytes` to every worker from `now_s`, with `distributors`
-// (worker indexes, pre-assigned to groups 1..k in this order).
+// (worker indexes, pre-assigned to groups 1..k in this order), and reserves the chosen
+// plan's transfers in `network`.
 DistributionPlan plan_distribution(const std::vector<int>& distributors,
                                    const DistributionPaths& paths, double model_bytes,
-                                   const LinkReservations& network, double now_s);
+                                   LinkReservations& network, double now_s);
 
 }  // namespace testbed

@@ -74,6 +74,7 @@ void UpdateScheduler::run_batch(double now_s) {
   for (const auto& u : b.ordered) inputs.push_back({u.update.worker, u.update.bytes});
   const AggregationPlan plan =
       plan_aggregation(inputs, pick_aggregators(), paths_, o_.model_bytes, network_, now_s);
+  if (!b.ordered.empty()) server_has_all_s_ = std::max(server_has_all_s_, plan.end_s);
   const uint64_t first_seq = next_seq_;
   // The place at which each update reaches the server's model: its own when sent directly,
   // its group's last when summed (the sum applies once all of it is there).
@@ -125,6 +126,13 @@ void UpdateScheduler::run_batch(double now_s) {
     told_now_.push_back(
         {d.update.worker, SchedulerDecision::Word::kDrop, d.update.clock, 0, -1, 0});
   }
+}
+
+DistributionPlan UpdateScheduler::plan_distribution_after_updates(
+    const std::vector<int>& distributors, const DistributionPaths& paths, double model_bytes,
+    double now_s) {
+  return plan_distribution(distributors, paths, model_bytes, network_,
+                           std::max(now_s, server_has_all_s_));
 }
 
 std::vector<SchedulerDecision> UpdateScheduler::poll(double now_s) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "aggregation.h"
+#include "distribution.h"
 #include "link_reservations.h"
 #include "replication.h"
 #include "update_order.h"
@@ -91,8 +92,12 @@ class UpdateScheduler {
   // Counts, delays and drops, for the run's results.
   nlohmann::json stats() const;
   uint64_t ordered() const { return next_seq_; }
-  // The link rates the scheduler works with now (the monitor's, t_lag late).
-  const std::map<size_t, double>& rates() const { return network_.rates(); }
+  // MLfabric-S: the model's distribution (distribution.h), from when the server is planned
+  // to have every update ordered so far (or now, if later), on the network the updates'
+  // transfers left; its transfers are reserved, so later batches are placed around them.
+  DistributionPlan plan_distribution_after_updates(const std::vector<int>& distributors,
+                                                   const DistributionPaths& paths,
+                                                   double model_bytes, double now_s);
   bool waits_for_replica() const { return !gated_.empty(); }
   const std::vector<double>& norms() const { return norms_; }  // per place, as announced
 
@@ -116,6 +121,7 @@ class UpdateScheduler {
   std::multimap<double, SchedulerDecision> starts_;  // start time -> send
   std::vector<SchedulerDecision> told_now_;          // drops and aggregations: the next poll
   uint64_t next_seq_ = 0, announced_ = 0, batches_ = 0;
+  double server_has_all_s_ = 0;  // when the server is planned to have every ordered update
   double batch_seconds_ = 0, slowest_batch_s_ = 0;  // the scheduler's own compute time
   uint64_t groups_ = 0, aggregated_ = 0;            // sums sent, updates in them
   double bytes_to_server_ = 0, bytes_ordered_ = 0;  // as planned: with the sums, and without
