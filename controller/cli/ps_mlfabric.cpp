@@ -1,7 +1,7 @@
 // MLfabric-A's and MLfabric-S's part of a parameter-server session: the scheduler
-// (controller/training/ mlfabric/) runs here, beside the agents' control socket, so its messages
-// never cross the shaped links. Workers announce updates as events; the scheduler's words go back
-// as commands; the network monitor re-reads the lab's configured rates.
+// (controller/training/mlfabric/) runs here, beside the agents' control socket, so its
+// messages never cross the shaped links. Workers announce updates as events; the
+// scheduler's words go back as commands; the network monitor re-reads the lab's rates.
 #include <algorithm>
 #include <chrono>
 #include <limits>
@@ -65,13 +65,13 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
   if (replica_ >= 0)
     so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
-  scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths), std::move(to_replica));
   // MLfabric-S's distributors are as many as its aggregators (co-hosted the same way);
   // a sparse job's pulls differ per worker, so only a dense model is distributed.
   const bool dense =
       make_job({o_.job, o_.seed, 1, o_.scale, o_.job_parameters}, 0)->keys_for(0).empty();
   if (so.synchronous && o_.distribution && dense)
-    setup_distribution(links, workers, parameters, so.aggregators);
+    setup_distribution(links, workers, paths.between, parameters, so.aggregators);
+  scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths), std::move(to_replica));
   scheduler_->observe_rates(configured_rates(), 0);
 }
 

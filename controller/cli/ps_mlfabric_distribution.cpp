@@ -19,16 +19,13 @@ constexpr uint64_t kDistributorSeedSalt = 0x5eed0d15;
 }  // namespace
 
 void PsSession::setup_distribution(const std::vector<std::pair<int, int>>& links,
-                                   const std::vector<int>& workers, size_t parameters,
+                                   const std::vector<int>& workers,
+                                   std::vector<std::vector<LinkPath>> between, size_t parameters,
                                    size_t distributors) {
-  distribution_paths_ = {};
-  for (int to : workers) {
+  // Worker a's node to worker w's: the aggregation's paths already run so (between[a][w]).
+  distribution_paths_ = {{}, std::move(between)};
+  for (int to : workers)
     distribution_paths_.from_server.push_back(hop_path(links, servers_.front(), to));
-    distribution_paths_.between.emplace_back();
-  }
-  for (size_t a = 0; a < workers.size(); ++a)
-    for (int to : workers)
-      distribution_paths_.between[a].push_back(hop_path(links, workers[a], to));
   distribution_bytes_ = static_cast<double>(parameters * sizeof(float));
   distributors_ = distributors;
   distributor_rng_.seed(o_.seed ^ kDistributorSeedSalt);

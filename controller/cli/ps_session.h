@@ -80,7 +80,9 @@ class PsSession {
   // MLfabric-S's model distribution (ps_mlfabric_distribution.cpp): planned for clock c+1
   // once every worker was told to send its update of clock c.
   void setup_distribution(const std::vector<std::pair<int, int>>& links,
-                          const std::vector<int>& workers, size_t parameters, size_t distributors);
+                          const std::vector<int>& workers,
+                          std::vector<std::vector<LinkPath>> between, size_t parameters,
+                          size_t distributors);
   void on_sent(uint64_t clock, double now_s);
   void plan_distribution_of(uint64_t clock, double now_s);
   nlohmann::json distribution_summary() const;

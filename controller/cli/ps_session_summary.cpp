@@ -85,14 +85,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   // MLfabric-S: the updates' way to the server, and the model's way back, apart.
   for (const auto& st : stats_) {
     if (!st.contains("server") || !st["server"].contains("clock_applied_ns")) continue;
-    const ServerLegs legs = server_legs(stamps, st["server"]["clock_applied_ns"]);
-    const auto mean = [](const std::vector<double>& v) {
-      double sum = 0;
-      for (double x : v) sum += x;
-      return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
-    };
-    s["communication"]["to_server_mean_s"] = mean(legs.to_server_s);
-    s["communication"]["from_server_mean_s"] = mean(legs.from_server_s);
+    add_server_legs(server_legs(stamps, st["server"]["clock_applied_ns"]), s["communication"]);
   }
   for (const auto& [clock, times] : per_clock_s_) {
     double mean = 0;

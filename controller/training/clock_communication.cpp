@@ -2,41 +2,65 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace testbed {
 
+namespace {
+
+struct ClockBounds {
+  int64_t ready, done;  // the last worker's update computed; the last worker's next clock
+};
+
+// Clock c's bounds, once every worker has computed it and started the next.
+std::optional<ClockBounds> bounds_of(const std::vector<WorkerClockStamps>& workers, size_t c) {
+  if (workers.empty()) return std::nullopt;
+  ClockBounds b{INT64_MIN, INT64_MIN};
+  for (const auto& w : workers) {
+    // Clock c ended at this worker when clock c+1 started there.
+    if (c >= w.computed_ns.size() || c + 1 >= w.started_ns.size()) return std::nullopt;
+    b.ready = std::max(b.ready, w.computed_ns[c]);
+    b.done = std::max(b.done, w.started_ns[c + 1]);
+  }
+  return b;
+}
+
+double seconds_between(int64_t from_ns, int64_t to_ns) {
+  return static_cast<double>(std::max<int64_t>(0, to_ns - from_ns)) / 1e9;
+}
+
+double mean(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x;
+  return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+}
+
+}  // namespace
+
 std::vector<double> clock_communication_s(const std::vector<WorkerClockStamps>& workers) {
   std::vector<double> out;
-  if (workers.empty()) return out;
   for (size_t c = 0;; ++c) {
-    int64_t ready = INT64_MIN, done = INT64_MIN;
-    for (const auto& w : workers) {
-      // Clock c ended at this worker when clock c+1 started there.
-      if (c >= w.computed_ns.size() || c + 1 >= w.started_ns.size()) return out;
-      ready = std::max(ready, w.computed_ns[c]);
-      done = std::max(done, w.started_ns[c + 1]);
-    }
-    out.push_back(static_cast<double>(std::max<int64_t>(0, done - ready)) / 1e9);
+    const auto b = bounds_of(workers, c);
+    if (!b) return out;
+    out.push_back(seconds_between(b->ready, b->done));
   }
 }
 
 ServerLegs server_legs(const std::vector<WorkerClockStamps>& workers,
                        const std::vector<int64_t>& applied_ns) {
   ServerLegs legs;
-  if (workers.empty()) return legs;
   for (size_t c = 0; c < applied_ns.size(); ++c) {
-    int64_t ready = INT64_MIN, done = INT64_MIN;
-    for (const auto& w : workers) {
-      if (c >= w.computed_ns.size() || c + 1 >= w.started_ns.size()) return legs;
-      ready = std::max(ready, w.computed_ns[c]);
-      done = std::max(done, w.started_ns[c + 1]);
-    }
-    legs.to_server_s.push_back(static_cast<double>(std::max<int64_t>(0, applied_ns[c] - ready)) /
-                               1e9);
-    legs.from_server_s.push_back(static_cast<double>(std::max<int64_t>(0, done - applied_ns[c])) /
-                                 1e9);
+    const auto b = bounds_of(workers, c);
+    if (!b) break;
+    legs.to_server_s.push_back(seconds_between(b->ready, applied_ns[c]));
+    legs.from_server_s.push_back(seconds_between(applied_ns[c], b->done));
   }
   return legs;
+}
+
+void add_server_legs(const ServerLegs& legs, nlohmann::json& communication) {
+  communication["to_server_mean_s"] = mean(legs.to_server_s);
+  communication["from_server_mean_s"] = mean(legs.from_server_s);
 }
 
 nlohmann::json communication_summary(const std::vector<double>& per_clock_s) {
@@ -44,14 +68,12 @@ nlohmann::json communication_summary(const std::vector<double>& per_clock_s) {
   if (per_clock_s.empty()) return j;
   std::vector<double> sorted = per_clock_s;
   std::sort(sorted.begin(), sorted.end());
-  double sum = 0;
-  for (double x : sorted) sum += x;
   // Nearest rank: the smallest value at or above the share of the clocks.
   const auto at = [&](double share) {
     const auto rank = static_cast<size_t>(std::ceil(share * static_cast<double>(sorted.size())));
     return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
   };
-  j["mean_s"] = sum / static_cast<double>(sorted.size());
+  j["mean_s"] = mean(sorted);
   j["median_s"] = at(0.5);
   j["p90_s"] = at(0.9);
   return j;

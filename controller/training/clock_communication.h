@@ -33,5 +33,7 @@ struct ServerLegs {
 };
 ServerLegs server_legs(const std::vector<WorkerClockStamps>& workers,
                        const std::vector<int64_t>& applied_ns);
+// Adds the legs' means to a communication_summary(): to_server_mean_s, from_server_mean_s.
+void add_server_legs(const ServerLegs& legs, nlohmann::json& communication);
 
 }  // namespace testbed
