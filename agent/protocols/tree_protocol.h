@@ -56,6 +56,15 @@ class TreeProtocol : public Protocol {
   // Counters over the node's life, reported with every iteration.
   uint64_t chunks_sent_ = 0, aux_chunks_sent_ = 0, chunks_forwarded_ = 0;
 
+  // Chunks this node was the destination of in the iteration under way, by route: from
+  // their origin's send to their arrival (index 0 direct, 1 auxiliary), so a report can
+  // say what an auxiliary route cost against the primary ones.
+  struct Delivered {
+    double seconds = 0;
+    uint64_t count = 0;
+  };
+  Delivered delivered_[2];
+
   // Passive awareness (NetStorm Sec. V).
   struct Samples {
     double bytes = 0, seconds = 0;
@@ -71,6 +80,7 @@ class TreeProtocol : public Protocol {
   std::optional<LogRegConfig> logreg_;
   std::unique_ptr<LogRegShard> shard_;
   std::vector<float> weights_;
+  std::vector<float> gradient_;  // a synthetic model's, made when its iteration begins
 };
 
 }  // namespace testbed

@@ -10,6 +10,7 @@ namespace {
 
 void send_frames(zmq::socket_t& socket, WireHeader& h, const void* payload, size_t bytes) {
   h.sent_ns = monotonic_ns();
+  if (h.origin_sent_ns == 0) h.origin_sent_ns = h.sent_ns;
   socket.send(zmq::buffer(&h, sizeof h), zmq::send_flags::sndmore);
   socket.send(zmq::buffer(payload, bytes), zmq::send_flags::none);
 }

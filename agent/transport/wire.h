@@ -39,11 +39,11 @@ enum class WireKind : uint8_t {
 // are dropped by the policy builder: at 15 hops of WAN delay they would be of no help.
 constexpr size_t kMaxRouteNodes = 16;
 constexpr uint8_t kWantsAck = 1;
-constexpr uint8_t kDense = 2;          // key-value messages: values of a whole shard, no keys
-constexpr uint8_t kLatest = 4;         // a pull to answer at once, whatever the consistency model
-constexpr uint8_t kOrdered = 8;        // a push with the scheduler's place in `tag` (MLfabric)
-constexpr uint8_t kToAggregator = 16;  // an ordered push for an aggregator, not the server
-constexpr uint8_t kToReplica = 32;     // an ordered push for the replica (or its aggregator)
+constexpr uint8_t kDense = 2;           // key-value messages: values of a whole shard, no keys
+constexpr uint8_t kLatest = 4;          // a pull to answer at once, whatever the consistency model
+constexpr uint8_t kOrdered = 8;         // a push with the scheduler's place in `tag` (MLfabric)
+constexpr uint8_t kToAggregator = 16;   // an ordered push for an aggregator, not the server
+constexpr uint8_t kToReplica = 32;      // an ordered push for the replica (or its aggregator)
 constexpr uint8_t kToDistributor = 64;  // parameters for a distributor to pass on (MLfabric-S)
 
 struct WireHeader {
@@ -56,7 +56,10 @@ struct WireHeader {
   uint32_t chunk = 0;
   uint64_t iteration = 0;
   int64_t sent_ns = 0;  // CLOCK_MONOTONIC when this hop was sent
-  uint64_t tag = 0;     // key-value messages: the min clock read (push) or reflected (params)
+  // CLOCK_MONOTONIC when the origin handed it to its socket; relays keep it, so the
+  // destination times the whole way, queues included (primary against auxiliary routes).
+  int64_t origin_sent_ns = 0;
+  uint64_t tag = 0;  // key-value messages: the min clock read (push) or reflected (params)
   uint32_t part = 0, parts = 1;  // key-value messages cut in segments (routed_transfer.h)
   int16_t route[kMaxRouteNodes] = {};
 

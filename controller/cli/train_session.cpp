@@ -257,7 +257,21 @@ void TrainSession::record_edges(int iteration, const std::vector<nlohmann::json>
                        {"mbit", seconds > 0 ? s["bytes"].get<double>() * 8 / seconds / 1e6 : 0.0}});
     }
   }
-  edge_history_.push_back({{"iteration", iteration}, {"aux_share", aux_share}, {"edges", edges}});
+  // Chunks from their origin's send to their destination, by route, over all nodes.
+  nlohmann::json delivered = nlohmann::json::object();
+  for (const char* route : {"primary", "aux"}) {
+    double count = 0, seconds = 0;
+    for (const auto& d : done) {
+      if (!d.contains("delivered")) continue;
+      count += d["delivered"][route]["count"].get<double>();
+      seconds += d["delivered"][route]["seconds"].get<double>();
+    }
+    delivered[route] = {{"chunks", count}, {"mean_s", count > 0 ? seconds / count : 0.0}};
+  }
+  edge_history_.push_back({{"iteration", iteration},
+                           {"aux_share", aux_share},
+                           {"edges", edges},
+                           {"delivered", delivered}});
 }
 
 double TrainSession::mean_iteration_s() const {

@@ -68,6 +68,18 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
       run_testbed({"train", "tbt-triangle", "--strategy", "netstorm-pro", "--iterations", "6",
                    "--scale", "0.002", "--chunk", "2048", "--update-time", "0", "--json"});
   ASSERT_EQ(r.status, 0) << r.output;
+  // Every chunk sent reaches its destination within its iteration, on a primary or an
+  // auxiliary route, and is timed there from its origin's send.
+  const auto summary = summary_of(r.output);
+  double primary = 0, aux = 0;
+  for (const auto& h : summary["edge_history"]) {
+    primary += h["delivered"]["primary"]["chunks"].get<double>();
+    aux += h["delivered"]["aux"]["chunks"].get<double>();
+    if (h["delivered"]["primary"]["chunks"].get<double>() > 0)
+      EXPECT_GT(h["delivered"]["primary"]["mean_s"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(primary + aux, summary["chunks_sent"].get<double>());
+  EXPECT_EQ(aux, summary["aux_chunks_sent"].get<double>());
 
   // The exposition passes promtool's lint (names, units, _total on counters, help).
   const auto text = http_get(exporter, "/metrics");
