@@ -15,6 +15,8 @@ import statistics
 import subprocess
 import sys
 
+from paper_netstorm_causes import causes, direction_loads, iteration_starts, per_state, summaries
+
 # The paper's figures as its text states them (Sec. IX-B/C; bar heights are not given).
 PAPER = {
     "fig13_static": 9.2, "fig13_dynamic": 6.5,      # NetStorm over MXNET
@@ -48,10 +50,6 @@ def ratio(res, a, b):
     return x / y if x and y else None
 
 
-def summaries(res):
-    return {r["strategy"]: r["summary"] for r in (res or {}).get("runs", []) if "summary" in r}
-
-
 def fmt(x, spec="%.2f"):
     return "n/a" if x is None else spec % x
 
@@ -80,29 +78,16 @@ def timeline(out, name, strategy):
     return changes
 
 
-def iteration_starts(summary):
-    starts, t = [], 0.0
-    for s in summary["iteration_s"]:
-        starts.append(t)
-        t += s
-    return starts
-
-
 def dynamic_diagnostics(out, name, res):
     """Per strategy: mean iteration time in each network state, staleness after each
     redraw, auxiliary share, and edge chunk throughput over the configured rate."""
-    rows = []
+    rows, diag = [], {}
     for strategy, s in summaries(res).items():
         offset = s.get("train_started_unix_s", 0) - s.get("timeline_started_unix_s", 0)
         starts = iteration_starts(s)
         times = s["iteration_s"]
-        # Network state of an iteration: how many redraws happened before it started.
-        state = [int((offset + t) // REDRAW_S) for t in starts]
-        per_state = {}
-        for st, x in zip(state, times):
-            per_state.setdefault(st, []).append(x)
         state_text = ", ".join("%d: %.1f s (%d)" % (k, statistics.mean(v), len(v))
-                               for k, v in sorted(per_state.items()))
+                               for k, v in sorted(per_state(s).items()))
         # Staleness: from a redraw to the first iteration running a policy rebuilt from
         # measurements taken wholly after it (a version newer than the one in force at the
         # end of the first iteration that started after the redraw).
@@ -133,43 +118,28 @@ def dynamic_diagnostics(out, name, res):
                 if conf and e["mbit"] > 0 and e["chunks"] >= 2:
                     ratios.append(e["mbit"] / conf)
         aux = [h["aux_share"] for h in s.get("edge_history", [])]
+        if strategy == "netstorm-std":
+            diag = {"staleness": ", ".join("%.0f s" % x for x in stale) or "n/a",
+                    "edge_ratio": fmt(statistics.median(ratios) if ratios else None)}
         rows.append("| %s | %d | %s | %s | %s | %s | %s |" % (
             strategy, len(times), state_text,
             ", ".join("%.0f s" % x for x in stale) or "-",
             fmt(statistics.mean(aux) * 100 if aux else None, "%.0f%%"),
             fmt(statistics.median(ratios) if ratios else None),
             fmt(sorted(ratios)[len(ratios) // 10] if ratios else None)))
-    return rows
+    return rows, diag
 
 
 def busiest(out, name, res, top=2):
-    """Per run, the link directions that were busiest: bytes the sender's shaper passed
-    during training over what its configured rate allowed (links.csv, sampled each second).
-    With chunks pipelined, a tree's iteration is bounded by its slowest edge: this shows
-    which edge that was and how close to its rate it ran."""
-    path = os.path.join(out, name, "links.csv")
-    if not res or not os.path.exists(path):
-        return []
-    series = {}
-    for x in csv.DictReader(open(path)):
-        series.setdefault((x["strategy"], x["node"], x["peer"]), []).append(
-            (float(x["unix_s"]), int(x["transmit_bytes"]), float(x["configured_bits_per_s"])))
+    """Per run, the link directions that were busiest: link time their bytes needed at the
+    configured rate over the run's time."""
     rows = []
+    loads = direction_loads(out, name, res)
     for strategy, s in summaries(res).items():
-        t0 = s["train_started_unix_s"]
-        t1 = t0 + sum(s["iteration_s"])
-        found = []
-        for (st, a, b), v in series.items():
-            v = [p for p in v if st == strategy and t0 - 1 <= p[0] <= t1 + 1]
-            if len(v) < 2:
-                continue
-            # link time the bytes needed at the configured rate(s), over the run's time
-            need = sum((v[i + 1][1] - v[i][1]) * 8 / v[i][2] for i in range(len(v) - 1))
-            found.append((need / (t1 - t0), "%s>%s" % (a, b), (v[-1][1] - v[0][1]) / 1e6,
-                          v[0][2] / 1e6))
-        found.sort(reverse=True)
+        per_iteration = len(s["iteration_s"]) / sum(s["iteration_s"])
         rows.append("| %s | %.1f s | %s |" % (strategy, s["mean_iteration_s"], "; ".join(
-            "%s %.0f%% (%.0f MB, %.0f Mbit/s)" % (d, u * 100, mb, r) for u, d, mb, r in found[:top])))
+            "%s %.0f%% (%.0f MB, %.0f Mbit/s)" % (d, need * per_iteration * 100, mb, r)
+            for need, d, mb, r in loads.get(strategy, [])[:top])))
     return rows
 
 
@@ -279,7 +249,8 @@ def main():
               "after the first redraw).", "",
               "| strategy | iterations | per state | staleness | aux | edge/configured | p10 |",
               "|---|---|---|---|---|---|---|"]
-    lines += dynamic_diagnostics(out, "dynamic", dynamic) if dynamic else []
+    rows, diag = dynamic_diagnostics(out, "dynamic", dynamic) if dynamic else ([], {})
+    lines += rows
     lines += ["", "## Busiest link directions (utilization of the run at the configured rate)",
               "", "| run | mean iteration | busiest directions |", "|---|---|---|"]
     for name, res in [("static", static), ("dynamic", dynamic)]:
@@ -290,6 +261,7 @@ def main():
     for name, res in [("static", static), ("dynamic", dynamic), ("aux 2/5", aux)]:
         lines += health_rows(name, res)
     lines.append("")
+    lines += causes(out, static, dynamic, aux, diag)
     plot(out, static, dynamic)
     lines += ["![normalized](normalized.png)", "", "![iterations](iterations.png)", ""]
     text = "\n".join(lines)
