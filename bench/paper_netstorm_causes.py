@@ -6,6 +6,7 @@ Every statement is a number from the runs; the sentences that read them are cond
 those numbers, so a run that behaves differently reads differently.
 """
 import csv
+import functools
 import os
 import statistics
 
@@ -35,6 +36,17 @@ def per_state(summary):
     return groups
 
 
+@functools.lru_cache(maxsize=None)
+def link_series(path):
+    """links.csv by (strategy, node, peer): (unix s, bytes sent, configured bit/s). Read
+    once: the busiest-directions table and every cause use it."""
+    series = {}
+    for x in csv.DictReader(open(path)):
+        series.setdefault((x["strategy"], x["node"], x["peer"]), []).append(
+            (float(x["unix_s"]), int(x["transmit_bytes"]), float(x["configured_bits_per_s"])))
+    return series
+
+
 def direction_loads(out, name, res):
     """Per strategy, each link direction's load over the run, busiest first: (link seconds
     per iteration at the configured rate(s) in force, 'a>b', MB, Mbit/s at the start).
@@ -43,10 +55,7 @@ def direction_loads(out, name, res):
     path = os.path.join(out, name, "links.csv")
     if not res or not os.path.exists(path):
         return {}
-    series = {}
-    for x in csv.DictReader(open(path)):
-        series.setdefault((x["strategy"], x["node"], x["peer"]), []).append(
-            (float(x["unix_s"]), int(x["transmit_bytes"]), float(x["configured_bits_per_s"])))
+    series = link_series(path)
     loads = {}
     for strategy, s in summaries(res).items():
         t0 = s["train_started_unix_s"]
@@ -94,15 +103,21 @@ def bound_line(label, loads, res, strategy):
             label, direction, rate, need, 100 * need / measured, measured)
 
 
-def tree_causes(out, static, dynamic):
-    lines = []
+def bounds_side_by_side(out, static, dynamic, a, b):
+    """Per scenario where both ran: for strategies a and b, each given as (label, name), the
+    slowest-edge bound, its sentence and the measured mean iteration."""
     for name, res in (("static", static), ("dynamic", dynamic)):
         loads = direction_loads(out, name, res)
-        fb, ftext = bound_line("FAPT", loads, res, "fapt")
-        mb, mtext = bound_line("MST", loads, res, "mst")
-        if not (fb and mb):
-            continue
-        fm, mm = mean_iteration(res, "fapt"), mean_iteration(res, "mst")
+        sides = [bound_line(label, loads, res, strategy) + (mean_iteration(res, strategy),)
+                 for label, strategy in (a, b)]
+        if all(bound for bound, _, _ in sides):
+            yield name, sides[0], sides[1]
+
+
+def tree_causes(out, static, dynamic):
+    lines = []
+    for name, (fb, ftext, fm), (mb, mtext, mm) in bounds_side_by_side(
+            out, static, dynamic, ("FAPT", "fapt"), ("MST", "mst")):
         verdict = ("FAPT is behind MST, as the slowest edges say: with chunks pipelined the "
                    "slowest edge bounds a tree, which MST maximizes, while FAPT minimizes the "
                    "sum of per-hop times (Theorem 1), what counts when every hop waits for "
@@ -175,13 +190,8 @@ def aux_causes(out, dynamic, aux):
 
 def mxnet_causes(out, static, dynamic):
     lines = []
-    for name, res in (("static", static), ("dynamic", dynamic)):
-        loads = direction_loads(out, name, res)
-        pb, ptext = bound_line("PS", loads, res, "ps")
-        nb, ntext = bound_line("NetStorm-pro", loads, res, "netstorm-pro")
-        if not (pb and nb):
-            continue
-        pm, nm = mean_iteration(res, "ps"), mean_iteration(res, "netstorm-pro")
+    for name, (pb, ptext, pm), (nb, ntext, nm) in bounds_side_by_side(
+            out, static, dynamic, ("PS", "ps"), ("NetStorm-pro", "netstorm-pro")):
         measured, bounds = pm / nm, pb / nb
         if abs(measured / bounds - 1) <= 0.2:
             verdict = "the measured ratio is within a fifth of what this network's rates allow."
