@@ -126,9 +126,12 @@ void PsSession::setup() {
   const bool check = bsp && o_.iterations <= kMaxReferenceIterations;
   const bool converged = o_.target_rule == "converged" && !o_.target_loss;
   const auto n = static_cast<int>(std::ceil(kTargetShare * bounded));
-  const int clocks = check || converged ? bounded : (o_.target_loss ? 0 : n);
+  // The whole bounded run, not only the target's n clocks: its curve goes into the result,
+  // so that rows can be timed afterwards to the loss of any clock (a few seconds at most).
+  const int clocks = o_.target_loss && !check ? 0 : bounded;
   const ReferenceRun reference = reference_run(job, clocks);
   if (check) reference_ = reference.parameters;
+  reference_curve_ = reference.held_out;
   if (o_.target_loss) {
     target_ = *o_.target_loss;
     target_source_ = "--target-loss";

@@ -113,6 +113,7 @@ class PsSession {
   double target_ = 0;
   std::string target_source_;
   std::vector<float> reference_;         // the single-process model after `iterations` clocks
+  std::vector<double> reference_curve_;  // its held-out loss before each clock (0..clocks)
   nlohmann::json index_;                 // DRPS's parameter index, when --index on: its figures
   nlohmann::json partition_;             // DRPS's partition, when --partition on: its figures
   std::optional<KeyMap> partition_map_;  // and the shards' keys it gives

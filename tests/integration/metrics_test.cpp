@@ -75,8 +75,9 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   for (const auto& h : summary["edge_history"]) {
     primary += h["delivered"]["primary"]["chunks"].get<double>();
     aux += h["delivered"]["aux"]["chunks"].get<double>();
-    if (h["delivered"]["primary"]["chunks"].get<double>() > 0)
+    if (h["delivered"]["primary"]["chunks"].get<double>() > 0) {
       EXPECT_GT(h["delivered"]["primary"]["mean_s"].get<double>(), 0.0);
+    }
   }
   EXPECT_EQ(primary + aux, summary["chunks_sent"].get<double>());
   EXPECT_EQ(aux, summary["aux_chunks_sent"].get<double>());

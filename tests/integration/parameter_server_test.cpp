@@ -40,6 +40,10 @@ TEST_F(ParameterServer, BspOnShardsIsTheSingleProcessRun) {
       EXPECT_EQ(s["max_staleness"], 0);
       EXPECT_GT(s["wan_bytes"].get<double>(), 0) << "the shards talk across the links";
       EXPECT_LT(s["loss_curve"].back()[1].get<double>(), s["loss_curve"][0][1].get<double>());
+      // The single-process curve the run was aimed by, before clocks 0..8: the default
+      // target is its loss after 6 (three quarters of the clocks).
+      ASSERT_EQ(s["reference_loss_curve"].size(), 9u) << job;
+      EXPECT_EQ(s["reference_loss_curve"][6].get<double>(), s["target_loss"].get<double>());
     }
   }
   EXPECT_TRUE(agents_of(kLab).empty());
