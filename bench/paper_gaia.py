@@ -39,6 +39,49 @@ def health_cell(g, b, unhealthy):
     return "flagged: " + ", ".join(unhealthy) + (f" ({problems[0]})" if problems else "")
 
 
+def at_threshold(shares, thresholds, threshold):
+    return next(s for s, t in zip(shares, thresholds) if abs(t - threshold) < 1e-12)
+
+
+def last_quarter(f):
+    share = f.get("held_back_share_last_quarter")
+    return "-" if share is None else f"{share:.1%}"
+
+
+def fig5(f):
+    """The paper's Fig. 5 figure at 1%: the share of single workers' updates below it."""
+    w = f.get("worker_updates")
+    if not w:
+        return "not recorded"
+    run = at_threshold(w["insignificant_share"], w["thresholds"], 0.01)
+    last = at_threshold(w["insignificant_share_last_quarter"], w["thresholds"], 0.01)
+    return f"{run:.1%} / {last:.1%}"
+
+
+FIG5_PAPER = {0.01: "95.2%", 0.05: "98.8%"}  # MF, Sec. 3.3
+
+
+def fig5_table(runs):
+    """Fig. 5 of the paper beside ours: workers' updates below each threshold, per run."""
+    runs = [r for r in runs if r and r.get("gaia", {}).get("worker_updates")]
+    if not runs:
+        return
+    thresholds = runs[0]["gaia"]["worker_updates"]["thresholds"]
+    print("Fig. 5: the share of single workers' updates that change their parameter by less "
+          "than the threshold, over the run / its last quarter of clocks")
+    print()
+    names = [r["profile"] + ("" if r["label"] == "gaia" else " " + r["label"]) for r in runs]
+    print("| threshold | paper (MF) | " + " | ".join(names) + " |")
+    print("|---|---|" + "---|" * len(runs))
+    for i, t in enumerate(thresholds):
+        cells = []
+        for r in runs:
+            w = r["gaia"]["worker_updates"]
+            cells.append(f"{w['insignificant_share'][i]:.1%} / "
+                         f"{w['insignificant_share_last_quarter'][i]:.1%}")
+        print(f"| {t:.2%} | {FIG5_PAPER.get(t, '-')} | " + " | ".join(cells) + " |")
+
+
 def table(runs, job):
     by = {(r["profile"], r["label"]): r for r in runs}
 
@@ -47,14 +90,16 @@ def table(runs, job):
         return r and r["time_to_target_s"]
 
     print("| WAN | Gaia s | Baseline s | LAN s | Baseline/Gaia | paper | Gaia/LAN (paper 0.94-1.40) "
-          "| WAN MB Gaia / Baseline | held back at 1% (paper >95%) | reads held: barrier / clock | health |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "| WAN MB Gaia / Baseline | held back at 1%: run / last quarter "
+          "| workers' updates under 1%: run / last quarter (paper >95%) "
+          "| reads held: barrier / clock | health |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
         g, b = by.get((profile, "gaia")), by.get((profile, "baseline"))
         if not g or not b:
             if g or b:
                 print(f"| {profile} | {'missing' if not g else ''} | {'missing' if not b else ''} "
-                      "| | | | | | | | a run failed: see the bench's output |")
+                      "| | | | | | | | | a run failed: see the bench's output |")
             continue
         lan = ttt(LAN_OF[profile], "lan")
         lan_cell = fmt_s(lan) if (LAN_OF[profile], "lan") in by else "not run"
@@ -65,9 +110,21 @@ def table(runs, job):
         paper = PAPER[profile] if job == "mf" else "-"
         print(f"| {profile} | {fmt_s(gt)} | {fmt_s(bt)} | {lan_cell} | {ratio(bt, gt)} | {paper} "
               f"| {ratio(gt, lan)} | {g['wan_bytes'] / 1e6:.1f} / {b['wan_bytes'] / 1e6:.1f} "
-              f"| {f['held_back_share']:.1%} | {f['reads_blocked_by_barrier']:.0f} "
+              f"| {f['held_back_share']:.1%} / {last_quarter(f)} | {fig5(f)} "
+              f"| {f['reads_blocked_by_barrier']:.0f} "
               f"({f['blocked_s_barrier']:.0f} s) / {f['reads_blocked_by_mirror_clock']:.0f} "
               f"({f['blocked_s_mirror_clock']:.0f} s) | {health_cell(g, b, unhealthy)} |")
+    print()
+    fig5_table([by.get((p, "gaia")) for p in ("gaia-vc", "gaia-ss", "gaia-11")] +
+               [by.get(("gaia-vc", "long"))])
+    long = by.get(("gaia-vc", "long"))
+    if long and long.get("gaia", {}).get("held_back_share_last_quarter") is not None:
+        g = long["gaia"]
+        print()
+        print(f"Gaia on V/C run on to {long.get('iterations', 300)} clocks: the filter held back "
+              f"{g['held_back_share']:.1%} of the updates over the run and "
+              f"{g['held_back_share_last_quarter']:.1%} over its last quarter; final loss "
+              f"{long['final_loss']:.4f}, {long['wan_bytes'] / 1e6:.1f} WAN MB.")
     print()
     print(f"Final loss of {job}, Gaia against BSP (Baseline) after the same clocks:")
     for profile in ("gaia-vc", "gaia-ss", "gaia-11"):

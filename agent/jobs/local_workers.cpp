@@ -22,7 +22,8 @@ std::vector<uint32_t> united(const std::vector<std::vector<uint32_t>>& lists) {
 
 class LocalWorkers : public Job {
  public:
-  explicit LocalWorkers(std::vector<std::unique_ptr<Job>> jobs) : jobs_(std::move(jobs)) {}
+  LocalWorkers(std::vector<std::unique_ptr<Job>> jobs, WorkerUpdateObserver observe)
+      : jobs_(std::move(jobs)), observe_(std::move(observe)) {}
 
   size_t parameters() const override { return jobs_.front()->parameters(); }
   float initial_value(uint32_t key) const override { return jobs_.front()->initial_value(key); }
@@ -44,8 +45,10 @@ class LocalWorkers : public Job {
     bool dense = false;
     for (const auto& j : jobs_) {
       parts.push_back(j->update(clock, w));
+      if (observe_) observe_(parts.back());
       dense = dense || parts.back().keys.empty();
     }
+    if (parts.size() == 1) return std::move(parts.front());  // nothing to sum
     SparseUpdate out;
     if (dense) {
       std::vector<double> sum(parameters(), 0.0);
@@ -76,15 +79,18 @@ class LocalWorkers : public Job {
 
  private:
   std::vector<std::unique_ptr<Job>> jobs_;
+  WorkerUpdateObserver observe_;
 };
 
 }  // namespace
 
-std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node) {
-  if (per_node <= 1) return make_job(config, node);
+std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node,
+                                        WorkerUpdateObserver observe) {
+  if (per_node <= 1 && !observe) return make_job(config, node);
   std::vector<std::unique_ptr<Job>> jobs;
-  for (int k = 0; k < per_node; ++k) jobs.push_back(make_job(config, node * per_node + k));
-  return std::make_unique<LocalWorkers>(std::move(jobs));
+  const int n = std::max(1, per_node);
+  for (int k = 0; k < n; ++k) jobs.push_back(make_job(config, node * n + k));
+  return std::make_unique<LocalWorkers>(std::move(jobs), std::move(observe));
 }
 
 int local_compute_ms(const ComputeRange& range, uint64_t seed, int node, int per_node,

@@ -5,6 +5,7 @@
 // N*K workers checks it).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,9 +14,15 @@
 
 namespace testbed {
 
+// Sees each worker's own update before the node sums them: Gaia's Fig. 5 counts updates
+// as the worker machines send them (protocols/gaia/update_census.h).
+using WorkerUpdateObserver = std::function<void(const SparseUpdate&)>;
+
 // Node `node`'s workers are the job's workers node*per_node .. node*per_node+per_node-1;
-// `config.workers` counts the workers of all nodes. One worker per node is the job itself.
-std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node);
+// `config.workers` counts the workers of all nodes. One worker per node without an
+// observer is the job itself.
+std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int per_node,
+                                        WorkerUpdateObserver observe = {});
 
 // The emulated compute time of a node's `per_node` workers in `clock` when they wait for
 // one another (BSP inside the node): the slowest draw, each times `stragglers.factor` when

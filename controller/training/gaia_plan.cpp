@@ -68,18 +68,94 @@ nlohmann::json gaia_choices() {
       "the selective barrier fires when a mirror link has twice its configured bandwidth-delay "
       "product of data in flight; waiting updates are merged into one message",
       "a message naming at least half the parameters goes dense (values only)",
+      "Fig. 5's share of insignificant updates counts each worker's own update of a clock "
+      "against the value in its data center's replica when it was read (worker_updates); the "
+      "filter's held-back share counts the data center's summed updates against v/sqrt(t)",
       "data-center groups and hubs (Sec. 4.3) are not built: every data center sends to every "
       "other"};
 }
 
+namespace {
+
+// Adds a per-clock series to `sum` element by element (data centers may end different
+// numbers of clocks).
+void add_series(std::vector<double>& sum, const nlohmann::json& series) {
+  if (sum.size() < series.size()) sum.resize(series.size(), 0.0);
+  for (size_t c = 0; c < series.size(); ++c) sum[c] += series[c].get<double>();
+}
+
+// The per-clock counts of one data center or of all: the filter's (updates accumulated,
+// sent) and the worker-update census's (updates, and those below each threshold).
+struct PerClockCounts {
+  std::vector<double> filtered, sent, updates;
+  std::vector<double> thresholds;
+  std::vector<std::vector<double>> below;
+
+  void add(const nlohmann::json& g) {
+    if (g.contains("per_clock")) {
+      add_series(filtered, g["per_clock"].at("filtered"));
+      add_series(sent, g["per_clock"].at("sent"));
+    }
+    if (!g.contains("worker_updates")) return;
+    const auto& w = g["worker_updates"];
+    thresholds = w.at("thresholds").get<std::vector<double>>();
+    add_series(updates, w.at("updates"));
+    below.resize(thresholds.size());
+    for (size_t t = 0; t < thresholds.size(); ++t) add_series(below[t], w.at("below")[t]);
+  }
+
+  // The run's last quarter of clocks (at least one), where its updates are smallest.
+  static size_t last_quarter_from(size_t clocks) {
+    return clocks - std::max<size_t>(1, clocks / 4);
+  }
+
+  static double share(const std::vector<double>& part, const std::vector<double>& whole,
+                      size_t from) {
+    double p = 0, w = 0;
+    for (size_t c = from; c < whole.size(); ++c) {
+      w += whole[c];
+      p += c < part.size() ? part[c] : 0;
+    }
+    return w > 0 ? p / w : 0;
+  }
+
+  void write(nlohmann::json& f) const {
+    if (!filtered.empty())
+      f["held_back_share_last_quarter"] =
+          1 - share(sent, filtered, last_quarter_from(filtered.size()));
+    if (updates.empty()) return;
+    nlohmann::json whole = nlohmann::json::array(), last = nlohmann::json::array();
+    for (const auto& b : below) {
+      whole.push_back(share(b, updates, 0));
+      last.push_back(share(b, updates, last_quarter_from(updates.size())));
+    }
+    double total = 0;
+    for (double u : updates) total += u;
+    f["worker_updates"] = {{"thresholds", thresholds},
+                           {"updates", total},
+                           {"insignificant_share", whole},
+                           {"insignificant_share_last_quarter", last}};
+  }
+};
+
+}  // namespace
+
 nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
                             const std::vector<std::string>& names) {
   std::map<std::string, double> sum;
+  PerClockCounts all;
   nlohmann::json per_dc = nlohmann::json::object();
   for (size_t n = 0; n < stats.size() && n < names.size(); ++n) {
     if (!stats[n].contains("gaia")) continue;
     const auto& g = stats[n]["gaia"];
-    per_dc[names[n]] = g;
+    // A data center's own figures, its per-clock series summarized as the run's are.
+    nlohmann::json mine = g;
+    mine.erase("per_clock");
+    PerClockCounts own;
+    own.add(g);
+    own.write(mine);
+    per_dc[names[n]] = mine;
+    all.add(g);
     for (const auto& [key, v] : g.items())
       if (v.is_number() && key != "slowest_mirror_clock" && key != "clocks")
         sum[key] += v.get<double>();
@@ -88,9 +164,11 @@ nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
   for (const auto& [key, v] : sum) f[key] = v;
   const double updates = sum["updates"];
   const double sent = sum["significant"] + sum["soft_significant"];
-  // The paper's figure (Sec. 2.3): the share of updates that are insignificant, here the
-  // share of (parameter, clock) local updates that the filter held back.
+  // The filter's figure: the share of (parameter, clock) local updates, summed over a data
+  // center's workers, that it held back. Beside it (worker_updates) the paper's Fig. 5
+  // figure: the share of single workers' updates below each threshold.
   f["held_back_share"] = updates > 0 ? 1 - sent / updates : 0;
+  all.write(f);
   f["per_data_center"] = per_dc;
   return f;
 }

@@ -63,8 +63,10 @@ nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& 
 std::string gaia_label(const GaiaKnobs& knobs);
 
 // Sums the `gaia` statistics of every data center (the agents' stats replies) into the
-// run's figures: the filter's counts and the share of updates it held back, what crossed
-// to the mirrors, and how often and how long reads were held back, by rule.
+// run's figures: the filter's counts and the share of updates it held back (over the run
+// and its last quarter of clocks), the paper's Fig. 5 shares of the workers' own updates
+// below each threshold (worker_updates), what crossed to the mirrors, and how often and
+// how long reads were held back, by rule.
 nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
                             const std::vector<std::string>& names);
 // A run's `gaia` object: its figures, the knobs and the choices made.

@@ -82,6 +82,17 @@ TEST_F(Gaia, EndsWithinTwoPercentOfBspAndSendsLessThanEveryUpdate) {
   const auto& f = gaia["gaia"];
   EXPECT_GT(f["held_back_share"].get<double>(), 0);  // the filter held some updates back
   EXPECT_LT(f["significant"].get<double>(), f["updates"].get<double>());
+  // Fig. 5's census of the workers' own updates: every update counted, and a larger
+  // threshold finds at least as many insignificant.
+  const auto& w = f["worker_updates"];
+  EXPECT_GT(w["updates"].get<double>(), 0);
+  const auto& share = w["insignificant_share"];
+  ASSERT_EQ(share.size(), w["thresholds"].size());
+  for (size_t t = 1; t < share.size(); ++t)
+    EXPECT_LE(share[t - 1].get<double>(), share[t].get<double>()) << t;
+  EXPECT_GT(share.back().get<double>(), 0);
+  EXPECT_LE(share.back().get<double>(), 1);
+  EXPECT_TRUE(f.contains("held_back_share_last_quarter"));
 }
 
 }  // namespace

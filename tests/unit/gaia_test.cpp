@@ -9,6 +9,7 @@
 #include "local_workers.h"
 #include "mirror_state.h"
 #include "significance_filter.h"
+#include "update_census.h"
 
 namespace testbed {
 namespace {
@@ -117,6 +118,59 @@ TEST(GaiaPlan, FiguresSumTheDataCentersAndGiveTheHeldBackShare) {
   EXPECT_TRUE(f["per_data_center"].contains("b"));
 }
 
+TEST(UpdateCensus, CountsEachUpdateAgainstTheValueAtEveryThreshold) {
+  UpdateCensus c;
+  const std::vector<float> values{1.0f, -2.0f, 0.0f, 4.0f};
+  // 0.3% of 1, 3% of 2 (the sign does not matter), any change of zero, and no update.
+  c.count({{0, 1, 2, 3}, {0.003f, 0.06f, 1e-9f, 0.0f}}, values, 0);
+  c.count({{}, {0.00002f, 0.0f, 0.0f, 0.0f}}, values, 2);  // dense: 0.002% of key 0
+  const auto j = c.to_json();
+  ASSERT_EQ(j["thresholds"].size(), UpdateCensus::kThresholds.size());
+  EXPECT_EQ(j["updates"], nlohmann::json({3, 0, 1}));  // clock 1 saw no update
+  const auto below = [&](double threshold) {
+    for (size_t t = 0; t < UpdateCensus::kThresholds.size(); ++t)
+      if (UpdateCensus::kThresholds[t] == threshold) return j["below"][t];
+    return nlohmann::json();
+  };
+  EXPECT_EQ(below(1e-4), nlohmann::json({0, 0, 1}));
+  EXPECT_EQ(below(5e-3), nlohmann::json({1, 0, 1}));  // 0.3% < 0.5%
+  EXPECT_EQ(below(5e-2), nlohmann::json({2, 0, 1}));  // and 3% < 5%; zero's never
+}
+
+TEST(GaiaPlan, FiguresGiveFigureFivesSharesAndTheFiltersOverTheLastQuarter) {
+  // Two data centers, eight clocks: the last quarter is clocks 6 and 7.
+  const auto dc = [](std::vector<int> sent, std::vector<int> below_1pct) {
+    nlohmann::json below = nlohmann::json::array();
+    for (size_t t = 0; t < UpdateCensus::kThresholds.size(); ++t)
+      below.push_back(UpdateCensus::kThresholds[t] == 0.01 ? below_1pct : std::vector<int>(8, 0));
+    return nlohmann::json{{"gaia",
+                           {{"updates", 80},
+                            {"significant", 0},
+                            {"per_clock", {{"filtered", std::vector<int>(8, 10)}, {"sent", sent}}},
+                            {"worker_updates",
+                             {{"thresholds", UpdateCensus::kThresholds},
+                              {"updates", std::vector<int>(8, 20)},
+                              {"below", below}}}}}};
+  };
+  const auto f = gaia_figures({dc({10, 10, 10, 10, 10, 10, 5, 0}, {0, 0, 0, 0, 0, 0, 10, 20}),
+                               dc({10, 10, 10, 10, 10, 10, 1, 2}, {0, 0, 0, 0, 0, 0, 20, 20})},
+                              {"a", "b"});
+  // The filter held back (5 + 10 + 9 + 8) of the last quarter's 40 updates.
+  EXPECT_DOUBLE_EQ(f["held_back_share_last_quarter"].get<double>(), 32.0 / 40);
+  const auto& w = f["worker_updates"];
+  EXPECT_DOUBLE_EQ(w["updates"].get<double>(), 320);
+  size_t one = 0;
+  while (UpdateCensus::kThresholds[one] != 0.01) ++one;
+  EXPECT_DOUBLE_EQ(w["insignificant_share"][one].get<double>(), 70.0 / 320);
+  EXPECT_DOUBLE_EQ(w["insignificant_share_last_quarter"][one].get<double>(), 70.0 / 80);
+  // Each data center's own, its series summarized and left out.
+  const auto& a = f["per_data_center"]["a"];
+  EXPECT_FALSE(a.contains("per_clock"));
+  EXPECT_DOUBLE_EQ(a["held_back_share_last_quarter"].get<double>(), 15.0 / 20);
+  EXPECT_DOUBLE_EQ(a["worker_updates"]["insignificant_share_last_quarter"][one].get<double>(),
+                   30.0 / 40);
+}
+
 TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
   const GaiaKnobs knobs{0.005, -1, true};
   EXPECT_EQ(gaia_label(knobs), "gaia(v=0.5%, DS=off, soft)");
@@ -153,6 +207,13 @@ TEST(LocalWorkers, KWorkersOnEachNodeTrainAsTheirSumUnderBsp) {
   std::vector<double> single(w.size(), 0.0);
   for (int worker = 0; worker < 4; ++worker) add_update(make_job(c, worker)->update(0, w), single);
   for (size_t k = 0; k < w.size(); ++k) EXPECT_NEAR(sum[k], single[k], 1e-5) << k;
+  // An observer sees every worker's own update, one worker per node included.
+  int seen = 0;
+  const auto observed = make_local_workers(c, 1, 2, [&](const SparseUpdate&) { ++seen; });
+  const auto single_observed = make_local_workers(c, 3, 1, [&](const SparseUpdate&) { ++seen; });
+  EXPECT_EQ(observed->update(0, w).keys, node1->update(0, w).keys);
+  EXPECT_EQ(single_observed->update(0, w).values, make_job(c, 3)->update(0, w).values);
+  EXPECT_EQ(seen, 3);
   EXPECT_EQ(node0->samples_per_update(),
             make_job(c, 0)->samples_per_update() + make_job(c, 1)->samples_per_update());
   // The slowest local worker sets the node's compute time; one worker draws as before.

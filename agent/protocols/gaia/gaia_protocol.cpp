@@ -26,7 +26,10 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   const JobConfig config{j.at("name"), j.at("seed"),
                          static_cast<int>(data_centers_.size()) * per_node_, j.at("scale"),
                          j.value("parameters", size_t{0})};
-  job_ = make_local_workers(config, me, per_node_);
+  // A worker's update is measured against the replica it read, the value the data
+  // center's server holds when the update reaches it (BSP inside: applied at clock's end).
+  job_ = make_local_workers(config, me, per_node_,
+                            [this](const SparseUpdate& u) { census_.count(u, values_, clock_); });
   values_.resize(job_->parameters());
   for (size_t k = 0; k < values_.size(); ++k)
     values_[k] = job_->initial_value(static_cast<uint32_t>(k));
@@ -145,9 +148,13 @@ void GaiaProtocol::try_read() {
 void GaiaProtocol::end_clock() {
   for (size_t i = 0; i < update_.values.size(); ++i)
     values_[update_.keys.empty() ? i : update_.keys[i]] += update_.values[i];
+  const FilterCounts before = filter_->counts();
   filter_->accumulate(update_);
   ++clock_;
   client_->update(filter_->take(values_, clock_), clock_);
+  const FilterCounts& after = filter_->counts();
+  filtered_by_clock_.push_back(after.updates - before.updates);
+  sent_by_clock_.push_back(after.significant + after.soft - before.significant - before.soft);
   filter_->wan_idle(client_->idle());
   client_->clock(clock_);
   phase_ = Phase::kReading;
@@ -193,7 +200,9 @@ nlohmann::json GaiaProtocol::stats() const {
                {"reads_blocked_by_mirror_clock", blocked_reads_clock_},
                {"blocked_s_mirror_clock", blocked_s_clock_},
                {"slowest_mirror_clock", mirrors_->slowest_mirror()},
-               {"clocks", clock_}};
+               {"clocks", clock_},
+               {"per_clock", {{"filtered", filtered_by_clock_}, {"sent", sent_by_clock_}}},
+               {"worker_updates", census_.to_json()}};
   return s;
 }
 

@@ -25,6 +25,7 @@
 #include "mirror_state.h"
 #include "protocol.h"
 #include "significance_filter.h"
+#include "update_census.h"
 #include "worker_clock_log.h"
 
 namespace testbed {
@@ -52,6 +53,9 @@ class GaiaProtocol : public Protocol {
   std::unique_ptr<Job> job_;   // this data center's workers
   std::vector<float> values_;  // the data center's replica
   std::unique_ptr<SignificanceFilter> filter_;
+  UpdateCensus census_;  // every local worker's update, as Fig. 5 counts them
+  // The filter's counts per clock ended: updates accumulated, and those sent (hard or soft).
+  std::vector<uint64_t> filtered_by_clock_, sent_by_clock_;
   std::unique_ptr<MirrorState> mirrors_;
   std::unique_ptr<MirrorClient> client_;
 
