@@ -61,7 +61,7 @@ def fig5(f):
 FIG5_PAPER = {0.01: "95.2%", 0.05: "98.8%"}  # MF, Sec. 3.3
 
 
-def fig5_table(runs):
+def fig5_table(runs, paper):
     """Fig. 5 of the paper beside ours: workers' updates below each threshold, per run."""
     runs = [r for r in runs if r and r.get("gaia", {}).get("worker_updates")]
     if not runs:
@@ -71,7 +71,7 @@ def fig5_table(runs):
           "than the threshold, over the run / its last quarter of clocks")
     print()
     names = [r["profile"] + ("" if r["label"] == "gaia" else " " + r["label"]) for r in runs]
-    print("| threshold | paper (MF) | " + " | ".join(names) + " |")
+    print(f"| threshold | paper{' (MF)' if paper else ''} | " + " | ".join(names) + " |")
     print("|---|---|" + "---|" * len(runs))
     for i, t in enumerate(thresholds):
         cells = []
@@ -79,7 +79,7 @@ def fig5_table(runs):
             w = r["gaia"]["worker_updates"]
             cells.append(f"{w['insignificant_share'][i]:.1%} / "
                          f"{w['insignificant_share_last_quarter'][i]:.1%}")
-        print(f"| {t:.2%} | {FIG5_PAPER.get(t, '-')} | " + " | ".join(cells) + " |")
+        print(f"| {t:.2%} | {paper.get(t, '-')} | " + " | ".join(cells) + " |")
 
 
 def table(runs, job):
@@ -116,7 +116,7 @@ def table(runs, job):
               f"({f['blocked_s_mirror_clock']:.0f} s) | {health_cell(g, b, unhealthy)} |")
     print()
     fig5_table([by.get((p, "gaia")) for p in ("gaia-vc", "gaia-ss", "gaia-11")] +
-               [by.get(("gaia-vc", "long"))])
+               [by.get(("gaia-vc", "long"))], FIG5_PAPER if job == "mf" else {})
     long = by.get(("gaia-vc", "long"))
     if long and long.get("gaia", {}).get("held_back_share_last_quarter") is not None:
         g = long["gaia"]
