@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "junit.h"
 #include "topology_parser.h"
 
@@ -260,6 +262,24 @@ TEST(Junit, CountsFailuresAndEscapes) {
   EXPECT_NE(x.find("<failure message=\"measured &quot;1&quot; &amp; less\"/>"), std::string::npos);
   EXPECT_NE(x.find("<testcase classname=\"s\" name=\"a / b &gt;= 2\" time=\"1.5\"/>"),
             std::string::npos);
+}
+
+// A scenario is parsed only when it runs, and some take an hour: a broken bundled file
+// would otherwise be found by whoever runs it next.
+TEST(Scenario, EveryBundledScenarioAndItsTopologyParse) {
+  namespace fs = std::filesystem;
+  size_t scenarios = 0;
+  for (const auto& e : fs::recursive_directory_iterator(TESTBED_PROFILES_DIR "/scenarios")) {
+    if (e.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(e.path().string());
+    Scenario s;
+    ASSERT_NO_THROW(s = parse_scenario_file(e.path().string()));
+    if (!s.topology_path.empty()) {
+      EXPECT_NO_THROW(parse_topology_file(s.topology_path));
+    }
+    ++scenarios;
+  }
+  EXPECT_GE(scenarios, 40u);  // 53 today: the walk found the bundled files
 }
 
 }  // namespace
