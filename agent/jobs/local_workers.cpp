@@ -93,16 +93,30 @@ std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int p
   return std::make_unique<LocalWorkers>(std::move(jobs), std::move(observe));
 }
 
+namespace {
+
+// Worker k of the node draws from the seed offset by k: worker 0 draws as one worker did.
+double worker_draw_ms(const ComputeRange& range, uint64_t seed, int node, int k, uint64_t clock,
+                      const Stragglers& stragglers) {
+  const uint64_t s = seed + static_cast<uint64_t>(k);
+  const double factor = draw_straggler(stragglers, s, node, clock) ? stragglers.factor : 1.0;
+  return draw_compute_ms(range, s, node, clock) * factor;
+}
+
+}  // namespace
+
 int local_compute_ms(const ComputeRange& range, uint64_t seed, int node, int per_node,
                      uint64_t clock, double slowdown, const Stragglers& stragglers) {
   double slowest = 0;
-  // Worker k of the node draws from the seed offset by k: worker 0 draws as one worker did.
-  for (int k = 0; k < std::max(1, per_node); ++k) {
-    const uint64_t s = seed + static_cast<uint64_t>(k);
-    const double factor = draw_straggler(stragglers, s, node, clock) ? stragglers.factor : 1.0;
-    slowest = std::max(slowest, draw_compute_ms(range, s, node, clock) * factor);
-  }
+  for (int k = 0; k < std::max(1, per_node); ++k)
+    slowest = std::max(slowest, worker_draw_ms(range, seed, node, k, clock, stragglers));
   return static_cast<int>(std::lround(slowest * slowdown));
+}
+
+int worker_compute_ms(const ComputeRange& range, uint64_t seed, int node, int k, uint64_t clock,
+                      double slowdown, const Stragglers& stragglers) {
+  return static_cast<int>(
+      std::lround(worker_draw_ms(range, seed, node, k, clock, stragglers) * slowdown));
 }
 
 }  // namespace testbed

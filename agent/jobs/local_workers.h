@@ -30,5 +30,9 @@ std::unique_ptr<Job> make_local_workers(const JobConfig& config, int node, int p
 // stragglers draws as draw_compute_ms(range, seed, node, clock) always did.
 int local_compute_ms(const ComputeRange& range, uint64_t seed, int node, int per_node,
                      uint64_t clock, double slowdown = 1.0, const Stragglers& stragglers = {});
+// Local worker k's own compute time in `clock` (SSP inside the node: each goes at its own
+// pace); local_compute_ms is the slowest of these.
+int worker_compute_ms(const ComputeRange& range, uint64_t seed, int node, int k, uint64_t clock,
+                      double slowdown = 1.0, const Stragglers& stragglers = {});
 
 }  // namespace testbed

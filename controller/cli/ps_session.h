@@ -88,7 +88,9 @@ class PsSession {
   nlohmann::json distribution_summary() const;
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;
-  GaiaKnobs gaia_knobs() const { return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft}; }
+  GaiaKnobs gaia_knobs() const {
+    return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft, o_.gaia_local_staleness};
+  }
   nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
   std::string partition(const JobConfig& job, const std::vector<int>& workers,

@@ -46,7 +46,8 @@ const char* const kTrainUsage =
     "share|converged] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] "
     "[--gaia-threshold "
     "P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] [--parallel bsp|ssp|async|wsp] [--store memory|disk] "
+    "[--gaia-soft on|off] [--gaia-local bsp|ssp:S] [--parallel bsp|ssp|async|wsp] [--store "
+    "memory|disk] "
     "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
     "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
@@ -167,6 +168,8 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
     const std::string ds = get("gaia-ds", "2");
     o.gaia_ds = ds == "off" ? -1 : std::stoi(ds);
     o.gaia_soft = get("gaia-soft", "off") == "on";
+    const std::string local = get("gaia-local", "bsp");
+    o.gaia_local_staleness = local == "bsp" ? -1 : std::stoi(local.substr(4));  // ssp:S
   }
   // drps: the disk-resident servers under the parallel model --parallel names; the other
   // strategies are their own model.
@@ -228,7 +231,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
   for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");
-  for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft"})
+  for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local"})
     if (o.strategy != "gaia" && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
   for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",

@@ -67,6 +67,7 @@ struct TrainOptions {
   double gaia_threshold = 0.01;
   int gaia_ds = 2;
   bool gaia_soft = false;
+  int gaia_local_staleness = -1;  // --gaia-local ssp:S; -1: bsp
   // DRPS: where the servers keep their parameters (memory, or disk: a RocksDB store per
   // shard in the lab's directory) and the store's memory budget.
   std::string store = "memory";

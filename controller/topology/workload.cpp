@@ -49,15 +49,46 @@ std::string refusal_of(Parse parse, const std::string& value) {
 }  // namespace
 
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {
-      "strategy",       "model",       "scale",       "iterations",         "compute-ms",
-      "chunk",          "seed",        "update-time", "staleness",          "servers",
-      "workers",        "target-loss", "max-seconds", "eval-every",         "server",
-      "apsp-mode",      "capacity",    "draws",       "primary-busy-bound", "aux-queue-length",
-      "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
-      "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
-      "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
-      "aggregators",    "replica",     "div-max",     "distribution"};
+  static const std::vector<std::string> kKeys = {"strategy",
+                                                 "model",
+                                                 "scale",
+                                                 "iterations",
+                                                 "compute-ms",
+                                                 "chunk",
+                                                 "seed",
+                                                 "update-time",
+                                                 "staleness",
+                                                 "servers",
+                                                 "workers",
+                                                 "target-loss",
+                                                 "max-seconds",
+                                                 "eval-every",
+                                                 "server",
+                                                 "apsp-mode",
+                                                 "capacity",
+                                                 "draws",
+                                                 "primary-busy-bound",
+                                                 "aux-queue-length",
+                                                 "workers-per-dc",
+                                                 "target-rule",
+                                                 "slow-dc",
+                                                 "stragglers",
+                                                 "gaia-threshold",
+                                                 "gaia-ds",
+                                                 "gaia-soft",
+                                                 "gaia-local",
+                                                 "store",
+                                                 "memory-budget-mb",
+                                                 "index",
+                                                 "index-prune",
+                                                 "index-k",
+                                                 "partition",
+                                                 "parallel",
+                                                 "delay-bound",
+                                                 "aggregators",
+                                                 "replica",
+                                                 "div-max",
+                                                 "distribution"};
   return kKeys;
 }
 
@@ -136,6 +167,11 @@ std::string check_workload_setting(const std::string& key, const std::string& va
                ? ""
                : "expected clocks 0-1000, or off";
   if (key == "gaia-soft") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "gaia-local")  // inside a data center: BSP, or SSP with a bound of 1-100 clocks
+    return value == "bsp" ||
+                   (value.rfind("ssp:", 0) == 0 && whole(value.substr(4), n) && n >= 1 && n <= 100)
+               ? ""
+               : "expected bsp or ssp:S (S clocks, 1-100)";
   if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
   if (key == "memory-budget-mb")
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";

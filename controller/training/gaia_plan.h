@@ -53,6 +53,9 @@ struct GaiaKnobs {
   double threshold = 0.01;  // v, as a fraction
   int ds = 2;               // mirror clock's data-center staleness; negative: off
   bool soft = false;        // the soft threshold (Sec. 4.3)
+  // Inside a data center: -1 for BSP (the paper's main results), else SSP's bound in
+  // clocks (Appendix B).
+  int local_staleness = -1;
 };
 
 // The `gaia` part of the agents' setup: the knobs, and each data center's mirrors with

@@ -67,6 +67,31 @@ TEST_F(Gaia, SelectiveBarrierHoldsReadersWhenTheLinkIsATrickle) {
   EXPECT_GT(g["merged_updates"].get<int>(), 0) << "updates waiting for the link were merged";
 }
 
+TEST_F(Gaia, SspInsideADataCenterLetsAWorkerAheadWithinItsBound) {
+  // Each clock each local worker straggles 10x with probability 30% (a seeded draw): under
+  // SSP inside, the one not straggling reads ahead of its data center's slowest worker.
+  const std::vector<std::string> common = {"--iterations", "40",     "--compute-ms", "20",
+                                           "--stragglers", "30%:10", "--gaia-ds",    "off"};
+  auto args = common;
+  args.insert(args.begin(), {"--strategy", "gaia", "--gaia-local", "ssp:2"});
+  const auto ssp = train(args);
+  args = common;
+  args.insert(args.begin(), {"--strategy", "gaia"});
+  const auto bsp = train(args);
+  ASSERT_FALSE(ssp.is_null());
+  ASSERT_FALSE(bsp.is_null());
+  EXPECT_EQ(ssp["gaia"]["inside_data_centers"], "ssp:2");
+  for (const char* dc : {"left", "right"}) {
+    const auto& g = ssp["gaia"]["per_data_center"][dc];
+    EXPECT_EQ(g["clocks"].get<int>(), 40) << dc;
+    EXPECT_GE(g["local_max_ahead"].get<int>(), 1) << dc << ": no worker ever read ahead";
+    EXPECT_LE(g["local_max_ahead"].get<int>(), 2) << dc << ": beyond SSP's bound";
+    EXPECT_EQ(bsp["gaia"]["per_data_center"][dc]["local_max_ahead"].get<int>(), 0) << dc;
+  }
+  const double b = bsp["final_loss"], s = ssp["final_loss"];
+  EXPECT_NEAR(s, b, 0.02 * b) << "SSP inside " << s << ", BSP inside " << b;
+}
+
 TEST_F(Gaia, EndsWithinTwoPercentOfBspAndSendsLessThanEveryUpdate) {
   const std::vector<std::string> common = {"--iterations", "60", "--compute-ms", "10"};
   auto args = common;

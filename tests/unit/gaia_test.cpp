@@ -32,6 +32,12 @@ TEST(SignificanceFilter, SendsWhatPassesTheDecayingThresholdAndKeepsTheRest) {
   EXPECT_EQ(f.counts().significant, 3u);
   // Sent accumulators were reset: nothing is left to send.
   EXPECT_TRUE(f.take(values, 5).keys.empty());
+  // Two local workers' updates of one parameter in one clock (SSP inside the data center)
+  // are one (parameter, clock) update, as their sum is under BSP.
+  f.accumulate({{0}, {0.001f}});
+  f.accumulate({{0}, {0.001f}});
+  f.take(values, 6);
+  EXPECT_EQ(f.counts().updates, 4u);
 }
 
 TEST(SignificanceFilter, SoftThresholdFallsWhileTheWanIsIdleAndComesBackAtOnce) {

@@ -49,6 +49,11 @@ TEST(Stragglers, ParseAndRefuseNonsense) {
     EXPECT_THROW(parse_stragglers(bad), std::invalid_argument) << bad;
   EXPECT_EQ(check_workload_setting("stragglers", "4%:2"), "");
   EXPECT_NE(check_workload_setting("stragglers", "4%"), "");
+  // Inside Gaia's data centers: BSP, or SSP with a bound of 1-100 clocks.
+  EXPECT_EQ(check_workload_setting("gaia-local", "bsp"), "");
+  EXPECT_EQ(check_workload_setting("gaia-local", "ssp:3"), "");
+  for (const char* bad : {"ssp", "ssp:0", "ssp:101", "ssp:x", "asp"})
+    EXPECT_NE(check_workload_setting("gaia-local", bad), "") << bad;
 }
 
 TEST(Stragglers, SlowTheirShareOfClocksByTheFactorAndNothingElse) {

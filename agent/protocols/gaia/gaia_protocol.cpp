@@ -33,6 +33,10 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   values_.resize(job_->parameters());
   for (size_t k = 0; k < values_.size(); ++k)
     values_[k] = job_->initial_value(static_cast<uint32_t>(k));
+  local_staleness_ = cmd.at("gaia").value("local_staleness", -1);
+  if (local_staleness_ >= 0)  // each local worker steps alone; job_ still evaluates
+    for (int k = 0; k < per_node_; ++k)
+      local_.push_back({make_job(config, me * per_node_ + k), 0, false, {}, {}});
 
   const auto& g = cmd.at("gaia");
   filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.at("threshold").get<double>(),
@@ -56,12 +60,13 @@ void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
     if (phase_ != Phase::kIdle) return;
     next_eval_ = Clock::now();
     phase_ = Phase::kReading;
+    if (local_staleness_ >= 0) ssp_clock_started();
     try_read();
   } else if (verb == "stop") {
     stop_requested_ = true;
     if (phase_ == Phase::kReading || phase_ == Phase::kComputing) finish();
   } else if (verb == "evaluate") {
-    link_.reply({{"event", "evaluated"}, {"loss", job_->held_out_loss(values_)}});
+    link_.reply({{"event", "evaluated"}, {"loss", held_out_loss()}});
   } else if (verb == "stats") {
     link_.reply(stats());
   } else {
@@ -116,23 +121,16 @@ void GaiaProtocol::message(Received r) {
 
 // Reads the replica for clock_ if the mirror clock and the barriers allow, then computes.
 void GaiaProtocol::try_read() {
+  if (local_staleness_ >= 0) return ssp_try_read();
   const auto now = Clock::now();
   const ReadBlock block = mirrors_->can_read(clock_, job_->keys_for(clock_));
-  if (block != blocked_) {
-    const double held = std::chrono::duration<double>(now - blocked_since_).count();
-    if (blocked_ == ReadBlock::kMirrorClock) blocked_s_clock_ += held;
-    if (blocked_ == ReadBlock::kBarrier) blocked_s_barrier_ += held;
-    if (block == ReadBlock::kMirrorClock) ++blocked_reads_clock_;
-    if (block == ReadBlock::kBarrier) ++blocked_reads_barrier_;
-    blocked_ = block;
-    blocked_since_ = now;
-  }
+  note_block(block, now);
   if (block != ReadBlock::kNone) return;
   const bool evaluate =
       clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_;
   if (evaluate) {
     next_eval_ = now + eval_interval_;
-    log_.evaluated(clock_, job_->held_out_loss(values_));
+    log_.evaluated(clock_, held_out_loss());
   }
   log_.started(clock_, now);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
@@ -143,30 +141,59 @@ void GaiaProtocol::try_read() {
                                                                   clock_, slowdown_, stragglers_));
 }
 
-// The local server's end of a clock: the workers' summed update is applied, the filter
-// decides what the mirrors must see, and the clock is reported to them.
+// Counts a read held back, and for how long, by the rule that holds it.
+void GaiaProtocol::note_block(ReadBlock block, Clock::time_point now) {
+  if (block == blocked_) return;
+  const double held = std::chrono::duration<double>(now - blocked_since_).count();
+  if (blocked_ == ReadBlock::kMirrorClock) blocked_s_clock_ += held;
+  if (blocked_ == ReadBlock::kBarrier) blocked_s_barrier_ += held;
+  if (block == ReadBlock::kMirrorClock) ++blocked_reads_clock_;
+  if (block == ReadBlock::kBarrier) ++blocked_reads_barrier_;
+  blocked_ = block;
+  blocked_since_ = now;
+}
+
+// BSP inside: the workers' summed update is applied and the server's clock ends.
 void GaiaProtocol::end_clock() {
   for (size_t i = 0; i < update_.values.size(); ++i)
     values_[update_.keys.empty() ? i : update_.keys[i]] += update_.values[i];
-  const FilterCounts before = filter_->counts();
   filter_->accumulate(update_);
-  ++clock_;
-  client_->update(filter_->take(values_, clock_), clock_);
-  const FilterCounts& after = filter_->counts();
-  filtered_by_clock_.push_back(after.updates - before.updates);
-  sent_by_clock_.push_back(after.significant + after.soft - before.significant - before.soft);
-  filter_->wan_idle(client_->idle());
-  client_->clock(clock_);
+  server_clock_ended();
   phase_ = Phase::kReading;
   try_read();
 }
 
+// The local server's end of a clock (every local worker's update of it applied and
+// accumulated): the filter decides what the mirrors must see, and the clock is reported.
+void GaiaProtocol::server_clock_ended() {
+  ++clock_;
+  client_->update(filter_->take(values_, clock_), clock_);
+  const FilterCounts& now = filter_->counts();
+  filtered_by_clock_.push_back(now.updates - counted_.updates);
+  sent_by_clock_.push_back(now.significant + now.soft - counted_.significant - counted_.soft);
+  counted_ = now;
+  filter_->wan_idle(client_->idle());
+  client_->clock(clock_);
+}
+
 void GaiaProtocol::tick() {
+  if (local_staleness_ >= 0) return ssp_tick();
   if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) end_clock();
 }
 
 std::chrono::milliseconds GaiaProtocol::timeout() const {
   using std::chrono::milliseconds;
+  if (local_staleness_ >= 0 && phase_ == Phase::kReading) {
+    // The next local worker to end its compute; none computing: a message unblocks a read.
+    auto next = milliseconds(-1);
+    for (const auto& w : local_) {
+      if (!w.computing) continue;
+      const auto left = std::max(
+          milliseconds(0), std::chrono::duration_cast<milliseconds>(w.compute_end - Clock::now()));
+      if (next < milliseconds(0) || left < next) next = left;
+    }
+    return next;
+  }
   if (phase_ != Phase::kComputing) return milliseconds(-1);  // a message unblocks a read
   return std::max(milliseconds(0),
                   std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
@@ -201,6 +228,7 @@ nlohmann::json GaiaProtocol::stats() const {
                {"blocked_s_mirror_clock", blocked_s_clock_},
                {"slowest_mirror_clock", mirrors_->slowest_mirror()},
                {"clocks", clock_},
+               {"local_max_ahead", local_max_ahead_},
                {"per_clock", {{"filtered", filtered_by_clock_}, {"sent", sent_by_clock_}}},
                {"worker_updates", census_.to_json()}};
   return s;

@@ -43,7 +43,15 @@ class GaiaProtocol : public Protocol {
   using Clock = std::chrono::steady_clock;
   void try_read();
   void end_clock();
+  void server_clock_ended();  // the filter's pass, the mirrors' update and clock report
+  void note_block(ReadBlock block, Clock::time_point now);
   void finish();
+  // The data center's workers' mean held-out loss on the replica (mf's L is the workers').
+  double held_out_loss() const;
+  // SSP inside the data center (gaia_local_ssp.cpp).
+  void ssp_try_read();
+  void ssp_tick();
+  void ssp_clock_started();
   nlohmann::json stats() const;
 
   AgentLink& link_;
@@ -56,6 +64,7 @@ class GaiaProtocol : public Protocol {
   UpdateCensus census_;  // every local worker's update, as Fig. 5 counts them
   // The filter's counts per clock ended: updates accumulated, and those sent (hard or soft).
   std::vector<uint64_t> filtered_by_clock_, sent_by_clock_;
+  FilterCounts counted_;  // the filter's counts at the last clock's end
   std::unique_ptr<MirrorState> mirrors_;
   std::unique_ptr<MirrorClient> client_;
 
@@ -65,6 +74,21 @@ class GaiaProtocol : public Protocol {
   Stragglers stragglers_;
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
+
+  // SSP inside the data center (`local_staleness`, Appendix B's setting): each local worker
+  // at its own clock, reading the replica while at most that many clocks ahead of the data
+  // center's slowest; the server's clock (clock_) is the slowest worker's. -1: BSP, every
+  // local worker in the same clock, their updates summed (the paper's main results).
+  int local_staleness_ = -1;
+  struct LocalWorker {
+    std::unique_ptr<Job> job;
+    uint64_t clock = 0;
+    bool computing = false;
+    std::chrono::steady_clock::time_point compute_end;
+    SparseUpdate update;
+  };
+  std::vector<LocalWorker> local_;
+  uint64_t local_max_ahead_ = 0;  // most clocks a local worker read ahead of the server's
 
   enum class Phase { kIdle, kReading, kComputing, kFinished } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;

@@ -16,6 +16,7 @@ constexpr double kSoftStep = 0.5, kSoftFloor = 1.0 / 16;
 SignificanceFilter::SignificanceFilter(size_t parameters, double threshold, bool soft)
     : accumulated_(parameters, 0.0f),
       is_touched_(parameters, false),
+      updated_this_clock_(parameters, false),
       threshold_(threshold),
       soft_(soft) {}
 
@@ -24,7 +25,11 @@ void SignificanceFilter::accumulate(const SparseUpdate& u) {
     if (u.values[i] == 0.0f) continue;
     const uint32_t key = u.keys.empty() ? static_cast<uint32_t>(i) : u.keys[i];
     accumulated_.at(key) += u.values[i];
-    ++counts_.updates;
+    if (!updated_this_clock_[key]) {
+      updated_this_clock_[key] = true;
+      updated_list_.push_back(key);
+      ++counts_.updates;
+    }
     if (!is_touched_[key]) {
       is_touched_[key] = true;
       touched_.push_back(key);
@@ -37,6 +42,8 @@ double SignificanceFilter::hard_threshold(uint64_t clock) const {
 }
 
 Significant SignificanceFilter::take(const std::vector<float>& values, uint64_t clock) {
+  for (uint32_t key : updated_list_) updated_this_clock_[key] = false;
+  updated_list_.clear();
   const double hard = hard_threshold(clock), soft = soft_ ? soft_threshold(clock) : hard;
   std::sort(touched_.begin(), touched_.end());
   Significant out;

@@ -17,7 +17,10 @@
 namespace testbed {
 
 struct FilterCounts {
-  uint64_t updates = 0;      // (parameter, clock) pairs with a nonzero local update
+  // (parameter, clock) pairs with a nonzero local update: a parameter that several local
+  // workers update in one clock (SSP inside a data center) counts once, as under BSP, where
+  // their updates arrive summed.
+  uint64_t updates = 0;
   uint64_t significant = 0;  // accumulated updates sent because they passed the hard threshold
   uint64_t soft = 0;         // sent because they passed the soft one only
 };
@@ -51,6 +54,8 @@ class SignificanceFilter {
   std::vector<float> accumulated_;
   std::vector<uint32_t> touched_;  // keys with a nonzero accumulator, unsorted
   std::vector<bool> is_touched_;
+  std::vector<bool> updated_this_clock_;
+  std::vector<uint32_t> updated_list_;  // keys updated since the last take
   double threshold_;
   bool soft_;
   double soft_factor_ = 1.0;  // soft = hard * factor
