@@ -2,14 +2,15 @@
 # Gaia's comparisons (NSDI'17 Sec. 6) on this machine, every figure from a run here: for
 # each WAN (gaia-vc, gaia-ss, gaia-11) Gaia and Baseline (BSP across the WAN, servers in
 # every data center), and the LAN run of the same workers (gaia-lan-2, gaia-lan-11); then
-# the significance threshold's sensitivity on V/C, and Gaia on V/C run on to 300 clocks. Every
+# the significance threshold's sensitivity on V/C, Gaia on V/C run on to 300 clocks, and SSP
+# inside the data centers against BSP with stragglers (Appendix B). Every
 # Gaia run also counts the paper's Fig. 5: its workers' own updates against their
 # parameters' values, at thresholds from 0.01% to 10%. The workload is the scenarios' in
 # profiles/scenarios/gaia/: mf x2, two workers per data center, 400 ms compute per clock,
 # time to the loss where the LAN (BSP) run converges. The second job is logreg (dense,
 # convex, 65 parameters: a model whose clocks are bound by WAN latency, not bandwidth) on
 # V/C, S/S, the 11 regions and their LANs. Prints the table with the paper's figures beside ours and writes
-# bench/out/paper-gaia.jsonl. About 50 minutes.
+# bench/out/paper-gaia.jsonl. About 57 minutes.
 #
 # usage: sudo bench/paper-gaia.sh [--quick]   (--quick: V/C and S/S only, no sensitivity)
 set -euo pipefail
@@ -83,6 +84,17 @@ if [ "$quick" != --quick ]; then
     job=(--model mf --scale 2 --iterations 80)
   }
   with_lab gaia-vc long_run
+  # Appendix B: SSP inside the data centers against BSP, for Gaia and for Baseline, with
+  # stragglers inside them (each clock each worker 4x slower with probability 10%).
+  ssp_inside() {
+    job=(--model mf --scale 2 --iterations 80 --stragglers 10%:4)
+    run gaia-vc "stragglers: Gaia, BSP inside" gaia
+    run gaia-vc "stragglers: Gaia, SSP 3 inside" gaia --gaia-local ssp:3
+    run gaia-vc "stragglers: Baseline, BSP" bsp
+    run gaia-vc "stragglers: Baseline, SSP 3" ssp --staleness 3
+    job=(--model mf --scale 2 --iterations 80)
+  }
+  with_lab gaia-vc ssp_inside
   job=(--model logreg --scale 1 --iterations 160)
   with_lab gaia-vc wan_pair gaia-vc
   with_lab gaia-ss wan_pair gaia-ss

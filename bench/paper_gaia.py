@@ -82,6 +82,29 @@ def fig5_table(runs, paper):
         print(f"| {t:.2%} | {paper.get(t, '-')} | " + " | ".join(cells) + " |")
 
 
+def ssp_table(rows):
+    """Appendix B: SSP inside the data centers against BSP, with stragglers inside them."""
+    by = {r["label"][len("stragglers: "):]: r for r in rows}
+    if not by:
+        return
+    print()
+    print("SSP inside the data centers (V/C, stragglers 10%:4), Appendix B:")
+    print()
+    print("| run | time to target s | final loss | mean clock s | health |")
+    print("|---|---|---|---|---|")
+    for label, r in by.items():
+        health = "healthy" if r["health"].get("healthy") else "flagged"
+        print(f"| {label} | {fmt_s(r['time_to_target_s'])} | {r['final_loss']:.4f} "
+              f"| {r['mean_iteration_s']:.3f} | {health} |")
+    t = {k: r["time_to_target_s"] for k, r in by.items()}
+    if t.get("Gaia, SSP 3 inside") and t.get("Baseline, SSP 3"):
+        print()
+        print(f"Baseline / Gaia with SSP: {t['Baseline, SSP 3'] / t['Gaia, SSP 3 inside']:.2f}x "
+              "(paper, MF on V/C: 2.6x)" +
+              (f"; with BSP: {t['Baseline, BSP'] / t['Gaia, BSP inside']:.2f}x"
+               if t.get("Baseline, BSP") and t.get("Gaia, BSP inside") else ""))
+
+
 def table(runs, job):
     by = {(r["profile"], r["label"]): r for r in runs}
 
@@ -125,6 +148,7 @@ def table(runs, job):
               f"{g['held_back_share']:.1%} of the updates over the run and "
               f"{g['held_back_share_last_quarter']:.1%} over its last quarter; final loss "
               f"{long['final_loss']:.4f}, {long['wan_bytes'] / 1e6:.1f} WAN MB.")
+    ssp_table([r for r in runs if r["label"].startswith("stragglers: ")])
     print()
     print(f"Final loss of {job}, Gaia against BSP (Baseline) after the same clocks:")
     for profile in ("gaia-vc", "gaia-ss", "gaia-11"):
