@@ -61,8 +61,9 @@ nlohmann::json gaia_choices() {
   return {
       "a data center's workers run in its node's process: the LAN inside it costs nothing; they "
       "synchronize by BSP (the main results) or, with --gaia-local ssp:S, by SSP (Appendix B), "
-      "where the data center's clock, the one the filter and the mirror clock use, is its "
-      "slowest worker's",
+      "where a worker's update takes effect when it ends its clock, the data center's clock (the "
+      "one the filter and the mirror clock use) is its slowest worker's, and reads count as held "
+      "back by a rule only while none of its workers computes",
       "the objective is the held-out loss the runtime measures (RMSE for mf)",
       "DS (data-center staleness) defaults to 2; the paper gives no default",
       "the soft threshold is off by default (Sec. 4.3's WAN-cost goal); when on, it halves per "
