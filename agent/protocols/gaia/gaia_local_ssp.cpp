@@ -14,7 +14,8 @@ namespace testbed {
 
 double GaiaProtocol::held_out_loss() const {
   if (local_.empty()) return job_->held_out_loss(values_);
-  // Each worker's own job holds its local state (mf's L), which job_ never trained.
+  // Each worker's own job holds its local state (mf's L): the mean over them, as the BSP
+  // path's LocalWorkers gives it.
   double sum = 0;
   for (const auto& w : local_) sum += w.job->held_out_loss(values_);
   return sum / static_cast<double>(local_.size());

@@ -26,17 +26,20 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   const JobConfig config{j.at("name"), j.at("seed"),
                          static_cast<int>(data_centers_.size()) * per_node_, j.at("scale"),
                          j.value("parameters", size_t{0})};
-  // A worker's update is measured against the replica it read, the value the data
-  // center's server holds when the update reaches it (BSP inside: applied at clock's end).
-  job_ = make_local_workers(config, me, per_node_,
-                            [this](const SparseUpdate& u) { census_.count(u, values_, clock_); });
-  values_.resize(job_->parameters());
-  for (size_t k = 0; k < values_.size(); ++k)
-    values_[k] = job_->initial_value(static_cast<uint32_t>(k));
   local_staleness_ = cmd.at("gaia").value("local_staleness", -1);
-  if (local_staleness_ >= 0)  // each local worker steps alone; job_ still evaluates
+  if (local_staleness_ >= 0) {  // SSP inside: each local worker steps alone, with its own job
     for (int k = 0; k < per_node_; ++k)
       local_.push_back({make_job(config, me * per_node_ + k), 0, false, {}, {}});
+  } else {
+    // BSP inside: the workers' updates summed. Each is measured against the replica it
+    // read, the value the server holds when the update reaches it (applied at clock's end).
+    job_ = make_local_workers(config, me, per_node_,
+                              [this](const SparseUpdate& u) { census_.count(u, values_, clock_); });
+  }
+  const Job& model = job_ ? *job_ : *local_.front().job;
+  values_.resize(model.parameters());
+  for (size_t k = 0; k < values_.size(); ++k)
+    values_[k] = model.initial_value(static_cast<uint32_t>(k));
 
   const auto& g = cmd.at("gaia");
   filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.at("threshold").get<double>(),

@@ -58,7 +58,7 @@ class GaiaProtocol : public Protocol {
   int self_;
   std::vector<int> data_centers_;  // node of each data center
   int per_node_ = 1;
-  std::unique_ptr<Job> job_;   // this data center's workers
+  std::unique_ptr<Job> job_;   // this data center's workers, summed (BSP inside; else null)
   std::vector<float> values_;  // the data center's replica
   std::unique_ptr<SignificanceFilter> filter_;
   UpdateCensus census_;  // every local worker's update, as Fig. 5 counts them
