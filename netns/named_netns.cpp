@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "node_identity.h"
+
 namespace testbed {
 namespace {
 
@@ -119,14 +121,20 @@ void delete_netns(const std::string& name) {
 
 void enter_netns_for_exec(const std::string& name) {
   FileDescriptor fd = open_netns(name);
+  const NodeIdentity identity = open_node_identity(name);
   if (setns(fd.get(), CLONE_NEWNET) != 0) throw_errno("setns(" + name + ")");
+  if (identity.uts.get() >= 0 && setns(identity.uts.get(), CLONE_NEWUTS) != 0)
+    throw_errno("setns(" + uts_namespace_path(name) + ")");
   // A private mount namespace with a fresh sysfs, so /sys/class/net lists the node's own
-  // interfaces; the same thing `ip netns exec` does.
+  // interfaces, and the node's hosts file over /etc/hosts: what `ip netns exec` does.
   if (unshare(CLONE_NEWNS) != 0) throw_errno("unshare(CLONE_NEWNS)");
   if (mount("", "/", "none", MS_SLAVE | MS_REC, nullptr) != 0) throw_errno("mount(/, MS_SLAVE)");
   if (umount2("/sys", MNT_DETACH) == 0) {
     if (mount(name.c_str(), "/sys", "sysfs", 0, nullptr) != 0) throw_errno("mount(sysfs)");
   }
+  if (!identity.hosts_file.empty() &&
+      mount(identity.hosts_file.c_str(), "/etc/hosts", "none", MS_BIND, nullptr) != 0)
+    throw_errno("mount(bind " + identity.hosts_file + " over /etc/hosts)");
 }
 
 }  // namespace testbed

@@ -7,6 +7,7 @@
 #include <array>
 
 #include "named_netns.h"
+#include "node_identity.h"
 #include "process_launcher.h"
 
 namespace testbed {
@@ -28,7 +29,12 @@ CommandResult run_in_netns(const std::string& ns, const std::vector<std::string>
   FileDescriptor in_read(in_pipe[0]), in_write(in_pipe[1]);
   if (pipe2(out_pipe, O_CLOEXEC) != 0) throw_errno("pipe2");
   FileDescriptor out_read(out_pipe[0]), out_write(out_pipe[1]);
-  const pid_t pid = launch({argv, ns_fd.get(), in_read.get(), out_write.get(), out_write.get()});
+  LaunchSpec spec;
+  spec.argv = argv;
+  spec.ns_fd = ns_fd.get();
+  spec.stdin_fd = in_read.get();
+  spec.stdout_fd = spec.stderr_fd = out_write.get();
+  const pid_t pid = launch(spec);
   in_read = FileDescriptor();
   out_write = FileDescriptor();
   // Inputs here are a few kilobytes of iptables rules: below the pipe buffer, so writing
@@ -53,8 +59,16 @@ pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv
   FileDescriptor log(open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
   if (log.get() < 0) throw_errno("open(" + log_path + ")");
   FileDescriptor null(open("/dev/null", O_RDONLY | O_CLOEXEC));
-  // A session of its own: Ctrl-C in the controller's terminal must not reach it.
-  return launch({argv, ns_fd.get(), null.get(), log.get(), log.get(), /*new_session=*/true});
+  const NodeIdentity identity = open_node_identity(ns);
+  LaunchSpec spec;
+  spec.argv = argv;
+  spec.ns_fd = ns_fd.get();
+  spec.stdin_fd = null.get();
+  spec.stdout_fd = spec.stderr_fd = log.get();
+  spec.new_session = true;  // Ctrl-C in the controller's terminal must not reach it
+  spec.uts_fd = identity.uts.get();
+  spec.hosts_file = identity.hosts_file;
+  return launch(spec);
 }
 
 }  // namespace testbed

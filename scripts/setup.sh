@@ -29,6 +29,7 @@ packages=(
   prometheus                      # the lab's own Prometheus server (and promtool, for tests)
   gnuplot-nox                     # testbed report: PNG plots without Grafana
   python3 bc                      # benchmark helpers
+  python3-torch                   # examples/: users' own PyTorch jobs under `testbed launch`
 )
 
 missing=()

@@ -21,7 +21,11 @@ ChildResult run_child(const std::vector<std::string>& argv,
     throw std::runtime_error("pipe2 failed");
   pid_t pid = -1;
   try {
-    pid = launch({argv, -1, -1, out[1], err[1]});
+    LaunchSpec spec;
+    spec.argv = argv;
+    spec.stdout_fd = out[1];
+    spec.stderr_fd = err[1];
+    pid = launch(spec);
   } catch (...) {
     for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
     throw;

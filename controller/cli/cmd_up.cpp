@@ -20,6 +20,8 @@
 #include "lab_state.h"
 #include "libnl_kernel.h"
 #include "link_control.h"
+#include "node_hosts.h"
+#include "node_identity.h"
 #include "observability.h"
 #include "plan_table.h"
 #include "teardown.h"
@@ -89,6 +91,19 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
     const std::vector<std::string> argv = {program_path("testbed"), "_timeline", plan.lab};
     spawn_recorded(store, state, "", argv, dir + "/timeline.log");
   }
+}
+
+// Gives every node a hostname and the lab's hosts file (node_identity.h), recording them
+// all before creating any, so a controller killed mid-way leaves them to `clean`.
+void create_identities(const Plan& plan, const LabStore& store, LabState& state) {
+  for (const auto& n : plan.nodes) state.identities.push_back({n.name, n.ns, 0});
+  store.save(state);
+  const std::string hosts = node_hosts_text(plan);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    state.identities[i].uts_inode = create_uts_namespace(plan.nodes[i].ns, plan.nodes[i].name);
+    write_hosts_file(plan.nodes[i].ns, hosts);
+  }
+  store.save(state);
 }
 
 }  // namespace
@@ -206,6 +221,7 @@ int run_up(const Argv& argv) {
   try {
     const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
     try {
+      create_identities(*plan, store, state);
       start_processes(*plan, store, state);
       watch = start_observability(store, state, observability);
       if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);

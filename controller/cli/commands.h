@@ -25,6 +25,7 @@ int run_up(const Argv& args);
 int run_down(const Argv& args);
 int run_status(const Argv& args);
 int run_exec(const Argv& args);
+int run_launch(const Argv& args);
 int run_clean(const Argv& args);
 int run_doctor(const Argv& args);
 int run_link(const Argv& args);

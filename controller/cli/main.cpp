@@ -34,6 +34,12 @@ const std::map<std::string, Verb>& verbs() {
        {run_status, "status [LAB] [--json]", "list labs, or one lab's nodes, links and routes"}},
       {"exec",
        {run_exec, "exec [--lab LAB] NODE -- CMD...", "run a command inside a node's namespace"}},
+      {"launch",
+       {run_launch,
+        "launch [LAB] [--nodes all|N1,N2,...] [--max-seconds T] [--target-loss L] [--name "
+        "NAME] [--master-port P] [--json] -- CMD [ARGS...]",
+        "run your own program (a PyTorch job, any command) once in each node with torchrun's "
+        "environment; its metric lines, WAN bytes and the emulation's health are recorded"}},
       {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
       {"link",
        {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",

@@ -59,6 +59,25 @@ nlohmann::json last_json_line(const std::string& text) {
   return found;
 }
 
+// `testbed launch` for a scenario's launched job: its summary is the run's, as train's is.
+std::vector<std::string> launch_argv(const std::string& testbed, const std::string& lab,
+                                     const std::string& name, const LaunchedJob& job,
+                                     const std::string& scenario_dir) {
+  std::vector<std::string> argv = {testbed,  "launch", lab,       "--json",
+                                   "--name", name,     "--nodes", job.nodes};
+  for (const auto& [k, v] : job.options) {
+    argv.push_back("--" + k);
+    argv.push_back(v);
+  }
+  argv.push_back("--");
+  for (std::string arg : job.command) {
+    for (size_t at; (at = arg.find("{scenario_dir}")) != std::string::npos;)
+      arg.replace(at, std::string("{scenario_dir}").size(), scenario_dir);
+    argv.push_back(arg);
+  }
+  return argv;
+}
+
 std::string last_line(const std::string& text) {
   std::string t = text;
   while (!t.empty() && t.back() == '\n') t.pop_back();
@@ -157,15 +176,21 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         if (stop) result.interrupted = true;
         break;
       }
-      // A variant's own settings over the scenario's workload.
-      std::map<std::string, std::string> settings = s.workload;
-      settings["strategy"] = strategy;
-      if (const auto v = s.variants.find(strategy); v != s.variants.end())
-        for (const auto& [k, value] : v->second) settings[k] = value;
-      std::vector<std::string> train = {testbed, "train", lab, "--json"};
-      for (const auto& [k, v] : settings) {
-        train.push_back("--" + k);
-        train.push_back(v);
+      std::vector<std::string> train;
+      if (const auto job = s.jobs.find(strategy); job != s.jobs.end()) {
+        train = launch_argv(testbed, lab, strategy, job->second,
+                            fs::absolute(s.file).parent_path().string());
+      } else {
+        // A variant's own settings over the scenario's workload.
+        std::map<std::string, std::string> settings = s.workload;
+        settings["strategy"] = strategy;
+        if (const auto v = s.variants.find(strategy); v != s.variants.end())
+          for (const auto& [k, value] : v->second) settings[k] = value;
+        train = {testbed, "train", lab, "--json"};
+        for (const auto& [k, v] : settings) {
+          train.push_back("--" + k);
+          train.push_back(v);
+        }
       }
       static const std::regex kProgress(R"(iteration (\d+)/(\d+) .* ([0-9.]+) s )");
       const auto t = run_child(
@@ -242,14 +267,15 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
                  {"runs", n}};
     // The parameter-server strategies' convergence figures, as means over repetitions; a
     // time to the target loss only when every repetition reached it.
-    if (list.front().contains("final_loss")) {
+    // A launched job has them when it reported a loss (it has no staleness of ours).
+    if (list.front().contains("final_loss") && !list.front()["final_loss"].is_null()) {
       double loss = 0, wan = 0, to_target = 0, stale = 0;
       bool reached = true;
       for (const auto& j : list) {
-        loss += j["final_loss"].get<double>() / n;
+        loss += j["final_loss"].is_number() ? j["final_loss"].get<double>() / n : 0.0;
         wan += j["wan_bytes"].get<double>() / n;
-        stale = std::max(stale, j["max_staleness"].get<double>());
-        reached &= !j["time_to_target_s"].is_null();
+        stale = std::max(stale, j.value("max_staleness", 0.0));
+        reached &= j.contains("time_to_target_s") && !j["time_to_target_s"].is_null();
         if (reached) to_target += j["time_to_target_s"].get<double>() / n;
       }
       o.figures["final_loss"] = loss;

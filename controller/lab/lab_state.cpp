@@ -26,13 +26,19 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"urls", s.urls},
                       {"created_at", s.created_at},
                       {"namespaces", nlohmann::json::array()},
-                      {"processes", nlohmann::json::array()}};
+                      {"processes", nlohmann::json::array()},
+                      {"identities", nlohmann::json::array()}};
   for (const auto& n : s.namespaces)
     j["namespaces"].push_back({{"name", n.name}, {"inode", n.inode}});
   for (const auto& p : s.processes) {
-    j["processes"].push_back(
-        {{"pid", p.pid}, {"start_time", p.start_time}, {"node", p.node}, {"argv", p.argv}});
+    j["processes"].push_back({{"pid", p.pid},
+                              {"start_time", p.start_time},
+                              {"node", p.node},
+                              {"argv", p.argv},
+                              {"group", p.group}});
   }
+  for (const auto& i : s.identities)
+    j["identities"].push_back({{"node", i.node}, {"namespace", i.ns}, {"uts_inode", i.uts_inode}});
   return j;
 }
 
@@ -50,7 +56,12 @@ LabState state_from_json(const nlohmann::json& j) {
   }
   for (const auto& p : j.value("processes", nlohmann::json::array())) {
     s.processes.push_back({p.at("pid").get<int>(), p.value("start_time", uint64_t{0}),
-                           p.value("node", ""), p.value("argv", std::vector<std::string>{})});
+                           p.value("node", ""), p.value("argv", std::vector<std::string>{}),
+                           p.value("group", false)});
+  }
+  for (const auto& i : j.value("identities", nlohmann::json::array())) {
+    s.identities.push_back({i.at("node").get<std::string>(), i.at("namespace").get<std::string>(),
+                            i.value("uts_inode", uint64_t{0})});
   }
   return s;
 }

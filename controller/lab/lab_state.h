@@ -23,6 +23,16 @@ struct ProcessRecord {
   uint64_t start_time = 0;  // /proc/PID/stat field 22: tells a reused pid from ours
   std::string node;
   std::vector<std::string> argv;
+  // It leads a process group of its own (a launched job): ending it ends the group, so a
+  // job's own children (a shell's, a framework's workers) go with it.
+  bool group = false;
+};
+
+// A node's identity (netns/node_identity.h): its UTS namespace and hosts file, both keyed
+// by the network namespace's name.
+struct IdentityRecord {
+  std::string node, ns;
+  uint64_t uts_inode = 0;  // 0: creation was about to happen when the record was written
 };
 
 struct LabState {
@@ -36,6 +46,7 @@ struct LabState {
   std::map<std::string, std::string> urls;
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;
+  std::vector<IdentityRecord> identities;
   // The plan, from plan.json: written once by `up`, as it is large (every route and step)
   // while state.json is rewritten at every namespace.
   nlohmann::json plan;

@@ -4,12 +4,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include "netns_exec.h"
+#include "node_identity.h"
 
 namespace testbed {
 namespace {
@@ -21,6 +27,34 @@ constexpr auto kPollInterval = std::chrono::milliseconds(2);  // processes exit 
 
 bool is_ours(const ProcessRecord& p) {
   return p.pid > 0 && p.start_time != 0 && process_start_time(p.pid) == p.start_time;
+}
+
+// The processes of group `pgid` that live in one of `namespaces` (network namespace
+// inodes): what a launched job's rank left when its leader died without us (a controller
+// killed outright takes the leaders with it, by PR_SET_PDEATHSIG, not their children).
+// The group id is the recorded leader's pid, and a group cannot outlive its id's reuse;
+// the namespace, one this lab made, proves the process is the lab's.
+std::vector<int> group_members_in(int pgid, const std::set<uint64_t>& namespaces) {
+  std::vector<int> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    std::ifstream in(e.path() / "stat");
+    std::string stat;
+    if (!std::getline(in, stat)) continue;
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 2));
+    std::string state;
+    int ppid = 0, pgrp = 0;
+    if (!(rest >> state >> ppid >> pgrp) || pgrp != pgid) continue;
+    struct stat ns {};
+    if (::stat((e.path() / "ns/net").c_str(), &ns) != 0 || namespaces.count(ns.st_ino) == 0)
+      continue;
+    out.push_back(std::stoi(name));
+  }
+  return out;
 }
 
 }  // namespace
@@ -45,11 +79,22 @@ uint64_t process_start_time(int pid) {
 
 TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
   TeardownReport report;
+  std::set<uint64_t> lab_namespaces;
+  for (const auto& ns : state.namespaces)
+    if (ns.inode != 0) lab_namespaces.insert(ns.inode);
+  for (const auto& p : state.processes) {
+    if (!p.group || p.pid <= 0 || is_ours(p)) continue;
+    for (int member : group_members_in(p.pid, lab_namespaces)) {
+      kill(member, SIGKILL);
+      ++report.processes_ended;
+    }
+  }
   std::vector<const ProcessRecord*> signalled;
   for (const auto& p : state.processes) {
     if (p.pid == getpid()) continue;
     if (!is_ours(p)) continue;  // exited, or the pid now belongs to someone else
-    if (kill(p.pid, SIGTERM) == 0) signalled.push_back(&p);
+    // A group leader's group is ours too: it was made for this process alone (setsid).
+    if (kill(p.group ? -p.pid : p.pid, SIGTERM) == 0) signalled.push_back(&p);
   }
   const auto deadline = std::chrono::steady_clock::now() + kTermGrace;
   for (const auto* p : signalled) {
@@ -58,7 +103,23 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
       std::this_thread::sleep_for(kPollInterval);
     }
     if (is_ours(*p)) kill(p->pid, SIGKILL);
+    // What is left of its group (children that ignored SIGTERM) goes too; the group
+    // keeps the leader's id while any member lives, and no other process can take it.
+    if (p->group) kill(-p->pid, SIGKILL);
     ++report.processes_ended;
+  }
+  for (const auto& id : state.identities) {
+    try {
+      const uint64_t inode = uts_namespace_inode(id.ns);
+      if (id.uts_inode != 0 && inode != 0 && inode != id.uts_inode) {
+        report.skipped.push_back("UTS namespace " + id.ns + ": replaced since this lab made it");
+      } else {
+        delete_uts_namespace(id.ns);
+      }
+      remove_hosts_file(id.ns);
+    } catch (const std::exception& e) {
+      report.errors.push_back(e.what());
+    }
   }
   for (const auto& ns : state.namespaces) {
     const uint64_t inode = kernel.namespace_inode(ns.name);

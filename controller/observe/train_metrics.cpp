@@ -81,7 +81,12 @@ TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
                           .Name("testbed_time_to_target_seconds")
                           .Help("Time the last run took to reach its target loss (-1: not "
                                 "reached).")
-                          .Register(registry)) {}
+                          .Register(registry)),
+      job_value_(BuildGauge()
+                     .Name("testbed_job_value")
+                     .Help("A numeric field a launched job reported, by its name (the label "
+                           "'name'), as last reported by the node.")
+                     .Register(registry)) {}
 
 void TrainMetrics::apply(const nlohmann::json& event) {
   const std::string kind = event.at("event");
@@ -112,6 +117,24 @@ void TrainMetrics::apply(const nlohmann::json& event) {
         {"lab", lab_}, {"node", event.at("node").get<std::string>()}, {"strategy", strategy}};
     worker_clock_.Add(labels).Set(event.at("clock").get<double>());
     iteration_seconds_.Add(labels, iteration_buckets()).Observe(event.at("seconds").get<double>());
+    return;
+  }
+  if (kind == "job_iteration" || kind == "job_loss" || kind == "job_value") {
+    // Per node, as the parameter-server strategies' workers are: a launched job's nodes
+    // iterate at their own pace.
+    const prometheus::Labels labels = {
+        {"lab", lab_}, {"node", event.at("node").get<std::string>()}, {"strategy", strategy}};
+    if (kind == "job_loss") return held_out_loss_.Add(labels).Set(event.at("loss").get<double>());
+    if (kind == "job_value") {
+      prometheus::Labels named = labels;
+      named["name"] = event.at("name").get<std::string>();
+      return job_value_.Add(named).Set(event.at("value").get<double>());
+    }
+    const double seconds = event.at("seconds").get<double>();
+    iterations_.Add(labels).Increment();
+    iteration_seconds_.Add(labels, iteration_buckets()).Observe(seconds);
+    if (event.contains("samples") && seconds > 0)
+      samples_per_second_.Add(labels).Set(event.at("samples").get<double>() / seconds);
     return;
   }
   if (kind != "iteration") return;

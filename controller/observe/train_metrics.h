@@ -13,6 +13,10 @@
 //   {"event": "loss", "strategy", "loss"}
 //   {"event": "worker_clock", "strategy", "node", "clock", "seconds"}
 //   {"event": "run_end", "strategy", "final_loss", "time_to_target_s"}
+//   launched jobs (`testbed launch`, job_metrics.h), "strategy" being the job's name:
+//   {"event": "job_iteration", "strategy", "node", "seconds", ["samples"]}
+//   {"event": "job_loss", "strategy", "node", "loss"}
+//   {"event": "job_value", "strategy", "node", "name", "value"}
 #pragma once
 
 #include <prometheus/counter.h>
@@ -49,6 +53,8 @@ class TrainMetrics {
   prometheus::Family<prometheus::Gauge>& held_out_loss_;
   prometheus::Family<prometheus::Gauge>& worker_clock_;
   prometheus::Family<prometheus::Gauge>& time_to_target_;
+  // Launched jobs' own numeric fields, under their names.
+  prometheus::Family<prometheus::Gauge>& job_value_;
 };
 
 }  // namespace testbed

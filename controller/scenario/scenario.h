@@ -14,6 +14,9 @@
 //   rate_scale: 1                    # optional: every link rate times this
 //   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
 //   #  or a variant with settings of its own:  - {name: drps-wsp, strategy: drps, parallel: wsp}
+//   #  or a user's own job, run by `testbed launch` beside the built-in strategies:
+//   #     - {name: ddp, command: [python3, "{scenario_dir}/train.py"], nodes: all,
+//   #        target-loss: 0.5, max-seconds: 600}
 //   repetitions: 1
 //   expect:
 //     - netstorm-std / netstorm-lite >= 1.2      # ratio of samples/s
@@ -74,6 +77,14 @@ const std::vector<std::string>& expectation_figures();
 // is none of the forms or names an unknown figure.
 std::optional<Expectation> parse_expectation(const std::string& text, std::string& why);
 
+// A user's program run by `testbed launch` in each chosen node ("command" in a strategy
+// entry), judged by the same expectations as the built-in strategies.
+struct LaunchedJob {
+  std::vector<std::string> command;  // {scenario_dir} is replaced by the scenario's folder
+  std::string nodes = "all";
+  std::map<std::string, std::string> options;  // target-loss, max-seconds, master-port
+};
+
 struct Scenario {
   std::string file;
   std::string name;
@@ -88,6 +99,7 @@ struct Scenario {
   std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
   // A variant's train settings over `workload`, its strategy among them, by its name.
   std::map<std::string, std::map<std::string, std::string>> variants;
+  std::map<std::string, LaunchedJob> jobs;  // by name: the strategies that are launched jobs
   int repetitions = 1;
   std::vector<Expectation> expectations;
 };

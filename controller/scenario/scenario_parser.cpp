@@ -188,7 +188,49 @@ class Parser {
 
   // {name: LABEL, strategy: S, KEY: VALUE...}: strategy S with train settings of its own
   // over the scenario's workload, reported as LABEL (a row of a paper's table).
+  // {name: LABEL, command: [PROGRAM, ARGS...], nodes: N1,N2, target-loss: L, ...}: the
+  // user's own program, run by `testbed launch`.
+  void launched_job(const YAML::Node& x, const std::string& name, Scenario& s) {
+    keys(x, {"name", "command", "nodes", "target-loss", "max-seconds", "master-port"},
+         "in a launched job (a strategy entry with a command)");
+    const YAML::Node& c = x["command"];
+    LaunchedJob job;
+    if (!c.IsSequence() || c.size() == 0) {
+      error(c, "command: expected a non-empty list, the program and its arguments");
+      return;
+    }
+    for (const auto& arg : c) job.command.push_back(text(arg, "command"));
+    if (job.command.front().empty()) error(c, "command: the program's name is empty");
+    if (x["nodes"]) job.nodes = text(x["nodes"], "nodes");
+    for (const std::string k : {"target-loss", "max-seconds", "master-port"}) {
+      if (!x[k]) continue;
+      const std::string v = text(x[k], k);
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(d >= 0))
+        error(x[k], k + ": expected a number >= 0, not '" + v + "'");
+      job.options[k] = v;
+    }
+    s.strategies.push_back(name);
+    s.jobs[name] = job;
+  }
+
   void variant(const YAML::Node& x, Scenario& s) {
+    if (x["command"]) {
+      const std::string name = x["name"] ? text(x["name"], "name") : "";
+      if (!std::regex_match(name, std::regex("[a-z0-9][a-z0-9+-]{0,47}"))) {
+        error(x["name"] ? x["name"] : x,
+              "a launched job needs a name of 1-48 characters of a-z, 0-9, '+', '-', e.g. "
+              "{name: ddp, command: [python3, train.py]}");
+        return;
+      }
+      if (std::find(s.strategies.begin(), s.strategies.end(), name) != s.strategies.end()) {
+        error(x["name"], "strategy '" + name + "' is listed twice");
+        return;
+      }
+      launched_job(x, name, s);
+      return;
+    }
     std::vector<std::string> allowed = workload_keys();
     allowed.push_back("name");
     keys(x, allowed, "in a strategy variant");

@@ -19,7 +19,9 @@ HostSnapshot take_host_snapshot() {
   return {shell_output("ip netns list | awk '{print $1}' | sort"),
           shell_output("ip -o link show | awk -F': ' '{print $2}' | sort"),
           shell_output("ip -4 route show table all | sort"),
-          shell_output("iptables-save 2>/dev/null | grep -v '^#' | sed 's/\\[[0-9:]*\\]//'")};
+          shell_output("iptables-save 2>/dev/null | grep -v '^#' | sed 's/\\[[0-9:]*\\]//'"),
+          shell_output("find /run/testbed-uts /etc/netns -mindepth 1 2>/dev/null; "
+                       "grep -c ' /run/testbed-uts/' /proc/self/mountinfo")};
 }
 
 }  // namespace testbed::it

@@ -11,6 +11,7 @@ struct HostSnapshot {
   std::string links;       // host interface names
   std::string routes;      // host IPv4 routes
   std::string rules;       // iptables rules
+  std::string identities;  // nodes' UTS namespaces and hosts files (node_identity.h)
   bool operator==(const HostSnapshot&) const = default;
 };
 

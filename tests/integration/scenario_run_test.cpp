@@ -116,5 +116,32 @@ TEST(ScenarioRun, RegressTabulatesWritesJunitAndFlagsRegressions) {
   EXPECT_FALSE(lab_state_exists("sc-tbt-regress"));
 }
 
+TEST(ScenarioRun, ALaunchedJobIsJudgedBesideABuiltInStrategy) {
+  REQUIRE_ROOT();
+  TempDir tmp;
+  LabGuard guard("sc-tbt-launched");
+  // The job writes a falling loss; {scenario_dir} is where the scenario file lies.
+  std::ofstream(tmp.path + "/job.sh")
+      << "for i in 0 1 2; do\n"
+         "  echo \"{\\\"iteration\\\": $i, \\\"loss\\\": $((3 - i))}\" >> \"$TESTBED_METRICS\"\n"
+         "done\n";
+  std::ofstream(tmp.path + "/s.yaml")
+      << "name: tbt-launched\ntopology: " << TESTBED_PROFILES_DIR
+      << "/tiny/pair.yaml\nworkload: {model: resnet50, scale: 0.002, iterations: 2}\n"
+         "strategies:\n  - ps\n"
+         "  - {name: shjob, command: [sh, \"{scenario_dir}/job.sh\"], target-loss: 1.5}\n"
+         "expect:\n  - no node failed\n  - final_loss(shjob) <= 1\n"
+         "  - time_to_loss(shjob) <= 30\n";
+  const Result r = run_testbed({"run", tmp.path + "/s.yaml", "--out", tmp.path + "/out"});
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("PASS final_loss(shjob) <= 1"), std::string::npos) << r.output;
+  std::ifstream in(tmp.path + "/out/results.json");
+  const auto results = nlohmann::json::parse(in);
+  EXPECT_TRUE(results["passed"].get<bool>());
+  const auto& figures = results["strategies"]["shjob"]["figures"];
+  EXPECT_DOUBLE_EQ(figures["final_loss"].get<double>(), 1.0) << figures.dump();
+  EXPECT_TRUE(fs::exists(tmp.path + "/out/runs/shjob-rep1.json"));
+}
+
 }  // namespace
 }  // namespace testbed::it

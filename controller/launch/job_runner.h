@@ -1,0 +1,75 @@
+// Runs a launched job: one process per rank in its node (network and UTS namespaces, the
+// node's hosts file), each the leader of a process group of its own, and watches them
+// until all have ended. Their output goes to the run directory and, prefixed by node, to
+// the terminal; metric lines (from $TESTBED_METRICS, which is followed as it grows, and
+// from stdout behind kMetricsPrefix) go to a callback.
+//
+// Ending: the first rank that exits non-zero (or dies of a signal) fails the job, and
+// the others are stopped: SIGTERM to their groups, SIGKILL after a grace period. So do
+// --max-seconds and an interrupt. A rank that ends is followed by SIGKILL to what is left
+// of its group, so no job leaves a process behind; and every rank gets SIGKILL should the
+// controller itself die (PR_SET_PDEATHSIG).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "launch_plan.h"
+
+namespace testbed {
+
+struct JobRunOptions {
+  double max_seconds = 0;  // 0: no limit
+  // How long a stopped rank gets between SIGTERM and SIGKILL. One second lets a framework
+  // flush and close its sockets; the acceptance asks others stopped within two.
+  double stop_grace_s = 1.0;
+  std::ostream* echo = nullptr;  // prefixed output lines; null: none
+};
+
+struct RankOutcome {
+  pid_t pid = -1;
+  int status = -1;       // exit status, or 128 + signal; -1 not started
+  bool stopped = false;  // ended by the testbed (another rank failed, a limit, Ctrl-C)
+  double ended_s = 0;    // since the launch
+  std::vector<std::string> stderr_tail;  // its last lines, to name a failure by
+};
+
+struct JobOutcome {
+  std::string status;    // "completed", "failed", "timed_out" or "interrupted"
+  int failed_rank = -1;  // the first rank that failed, when status is "failed"
+  double wall_s = 0;     // from the first start to the last end
+  std::vector<RankOutcome> ranks;
+};
+
+class JobRunner {
+ public:
+  // Called right after each rank starts, before anything can fail: records it.
+  using OnStart = std::function<void(const RankPlan&, pid_t)>;
+  // A metric line from rank `rank`, at `t_s` seconds since the launch.
+  using OnMetricLine = std::function<void(size_t rank, std::string_view line, double t_s)>;
+
+  JobRunner(std::vector<RankPlan> ranks, JobRunOptions options, OnStart on_start,
+            OnMetricLine on_metric_line);
+
+  // Starts every rank and returns when all have ended. `interrupt` non-zero (a signal
+  // number) stops the job. Throws std::system_error when a rank cannot be started, after
+  // stopping those already started.
+  JobOutcome run(const std::atomic<int>& interrupt);
+
+ private:
+  std::vector<RankPlan> ranks_;
+  JobRunOptions options_;
+  OnStart on_start_;
+  OnMetricLine on_metric_line_;
+};
+
+// Sends `sig` to a rank's process group (its leader's pid is the group's id).
+void signal_job_group(pid_t leader, int sig);
+
+}  // namespace testbed

@@ -1,0 +1,136 @@
+#include "node_identity.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <fstream>
+
+namespace testbed {
+namespace {
+
+constexpr const char* kUtsDir = "/run/testbed-uts";
+constexpr const char* kEtcNetns = "/etc/netns";
+
+// As for /run/netns (named_netns.cpp): a shared mount point, so that an unmount here also
+// reaches the copies held by processes in private mount namespaces (which are slaves of
+// it), and `down` can then unlink the file.
+void prepare_uts_dir() {
+  if (mkdir(kUtsDir, 0755) != 0 && errno != EEXIST)
+    throw_errno(std::string("mkdir(") + kUtsDir + ")");
+  if (mount("", kUtsDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return;
+  if (errno != EINVAL) throw_errno(std::string("mount(") + kUtsDir + ", MS_SHARED)");
+  if (mount(kUtsDir, kUtsDir, "none", MS_BIND | MS_REC, nullptr) != 0)
+    throw_errno(std::string("mount(") + kUtsDir + ", MS_BIND)");
+  if (mount("", kUtsDir, "none", MS_SHARED | MS_REC, nullptr) != 0)
+    throw_errno(std::string("mount(") + kUtsDir + ", MS_SHARED)");
+}
+
+// Restores the calling thread's UTS namespace when the scope ends (UTS namespaces, like
+// network namespaces, belong to a thread).
+class UtsScope {
+ public:
+  UtsScope() : original_(open("/proc/thread-self/ns/uts", O_RDONLY | O_CLOEXEC)) {
+    if (original_.get() < 0) throw_errno("open(/proc/thread-self/ns/uts)");
+  }
+  ~UtsScope() {
+    if (setns(original_.get(), CLONE_NEWUTS) != 0) {
+      // Going on would name the host after a node: stop here, as NetnsScope does.
+      std::perror("testbed: setns back to the original UTS namespace");
+      std::abort();
+    }
+  }
+  UtsScope(const UtsScope&) = delete;
+  UtsScope& operator=(const UtsScope&) = delete;
+
+ private:
+  FileDescriptor original_;
+};
+
+}  // namespace
+
+std::string uts_namespace_path(const std::string& ns) {
+  return std::string(kUtsDir) + "/" + ns;
+}
+
+std::string hosts_file_path(const std::string& ns) {
+  return std::string(kEtcNetns) + "/" + ns + "/hosts";
+}
+
+uint64_t create_uts_namespace(const std::string& ns, const std::string& hostname) {
+  prepare_uts_dir();
+  const std::string path = uts_namespace_path(ns);
+  const int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
+  if (fd < 0) throw_errno("open(" + path + ", O_CREAT|O_EXCL)");
+  close(fd);
+  try {
+    UtsScope back;
+    if (unshare(CLONE_NEWUTS) != 0) throw_errno("unshare(CLONE_NEWUTS) for " + ns);
+    if (sethostname(hostname.data(), hostname.size()) != 0)
+      throw_errno("sethostname(" + hostname + ")");
+    if (mount("/proc/thread-self/ns/uts", path.c_str(), "none", MS_BIND, nullptr) != 0)
+      throw_errno("mount(bind UTS namespace onto " + path + ")");
+  } catch (...) {
+    unlink(path.c_str());
+    throw;
+  }
+  return uts_namespace_inode(ns);
+}
+
+uint64_t uts_namespace_inode(const std::string& ns) {
+  struct stat file {
+  }, dir{};
+  if (stat(uts_namespace_path(ns).c_str(), &file) != 0 || stat(kUtsDir, &dir) != 0) return 0;
+  // An unbound placeholder (creation cut short) lives on the directory's own file system;
+  // a bound namespace is on nsfs. Only the latter has an identity.
+  return file.st_dev == dir.st_dev ? 0 : file.st_ino;
+}
+
+void delete_uts_namespace(const std::string& ns) {
+  const std::string path = uts_namespace_path(ns);
+  if (umount2(path.c_str(), MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT)
+    throw_errno("umount2(" + path + ")");
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + path + ")");
+}
+
+void write_hosts_file(const std::string& ns, const std::string& text) {
+  const std::string dir = std::string(kEtcNetns) + "/" + ns;
+  for (const std::string& d : {std::string(kEtcNetns), dir}) {
+    if (mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) throw_errno("mkdir(" + d + ")");
+  }
+  const std::string path = hosts_file_path(ns), tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out.flush()) throw_errno("write(" + tmp + ")");
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) throw_errno("rename(" + tmp + ")");
+}
+
+void remove_hosts_file(const std::string& ns) {
+  const std::string path = hosts_file_path(ns);
+  if (unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + path + ")");
+  const std::string dir = std::string(kEtcNetns) + "/" + ns;
+  if (rmdir(dir.c_str()) != 0 && errno != ENOENT) throw_errno("rmdir(" + dir + ")");
+  // Left empty, /etc/netns says nothing; anything another tool keeps there stays
+  // (rmdir fails on a directory that is not empty).
+  rmdir(kEtcNetns);
+}
+
+NodeIdentity open_node_identity(const std::string& ns) {
+  NodeIdentity id;
+  if (ns.empty()) return id;
+  const std::string uts = uts_namespace_path(ns);
+  if (access(uts.c_str(), F_OK) == 0) {
+    id.uts = FileDescriptor(open(uts.c_str(), O_RDONLY | O_CLOEXEC));
+    if (id.uts.get() < 0) throw_errno("open(" + uts + ")");
+  }
+  const std::string hosts = hosts_file_path(ns);
+  if (access(hosts.c_str(), R_OK) == 0) id.hosts_file = hosts;
+  return id;
+}
+
+}  // namespace testbed
