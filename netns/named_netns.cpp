@@ -23,17 +23,7 @@ constexpr const char* kNetnsDir = "/run/netns";
 void prepare_netns_dir() {
   static bool prepared = false;
   if (prepared) return;
-  if (mkdir(kNetnsDir, 0755) != 0 && errno != EEXIST) throw_errno("mkdir(/run/netns)");
-  if (mount("", kNetnsDir, "none", MS_SHARED | MS_REC, nullptr) != 0) {
-    if (errno != EINVAL) throw_errno("mount(/run/netns, MS_SHARED)");
-    // EINVAL: not yet a mount point. Bind it onto itself, then share it.
-    if (mount(kNetnsDir, kNetnsDir, "none", MS_BIND | MS_REC, nullptr) != 0) {
-      throw_errno("mount(/run/netns, MS_BIND)");
-    }
-    if (mount("", kNetnsDir, "none", MS_SHARED | MS_REC, nullptr) != 0) {
-      throw_errno("mount(/run/netns, MS_SHARED)");
-    }
-  }
+  make_shared_mount_point(kNetnsDir);
   prepared = true;
 }
 
@@ -49,6 +39,17 @@ FileDescriptor& FileDescriptor::operator=(FileDescriptor&& o) noexcept {
 
 FileDescriptor::~FileDescriptor() {
   if (fd_ >= 0) close(fd_);
+}
+
+void make_shared_mount_point(const std::string& dir) {
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw_errno("mkdir(" + dir + ")");
+  if (mount("", dir.c_str(), "none", MS_SHARED | MS_REC, nullptr) == 0) return;
+  if (errno != EINVAL) throw_errno("mount(" + dir + ", MS_SHARED)");
+  // EINVAL: not yet a mount point. Bind it onto itself, then share it.
+  if (mount(dir.c_str(), dir.c_str(), "none", MS_BIND | MS_REC, nullptr) != 0)
+    throw_errno("mount(" + dir + ", MS_BIND)");
+  if (mount("", dir.c_str(), "none", MS_SHARED | MS_REC, nullptr) != 0)
+    throw_errno("mount(" + dir + ", MS_SHARED)");
 }
 
 void throw_errno(const std::string& call) {

@@ -31,6 +31,11 @@ class FileDescriptor {
 // Throws std::system_error naming the call, e.g. "setns(tb-lab-a): Operation not permitted".
 [[noreturn]] void throw_errno(const std::string& call);
 
+// Makes `dir` (created when missing) a shared mount point: namespaces bound in it then
+// show in every mount namespace, and their unmounts reach the private ones that are its
+// slaves. As iproute2 does for /run/netns.
+void make_shared_mount_point(const std::string& dir);
+
 std::string netns_path(const std::string& name);
 bool netns_exists(const std::string& name);
 // Inode of the namespace bound at /run/netns/NAME (0 when absent): its identity, so that

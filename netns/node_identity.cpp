@@ -15,20 +15,6 @@ namespace {
 constexpr const char* kUtsDir = "/run/testbed-uts";
 constexpr const char* kEtcNetns = "/etc/netns";
 
-// As for /run/netns (named_netns.cpp): a shared mount point, so that an unmount here also
-// reaches the copies held by processes in private mount namespaces (which are slaves of
-// it), and `down` can then unlink the file.
-void prepare_uts_dir() {
-  if (mkdir(kUtsDir, 0755) != 0 && errno != EEXIST)
-    throw_errno(std::string("mkdir(") + kUtsDir + ")");
-  if (mount("", kUtsDir, "none", MS_SHARED | MS_REC, nullptr) == 0) return;
-  if (errno != EINVAL) throw_errno(std::string("mount(") + kUtsDir + ", MS_SHARED)");
-  if (mount(kUtsDir, kUtsDir, "none", MS_BIND | MS_REC, nullptr) != 0)
-    throw_errno(std::string("mount(") + kUtsDir + ", MS_BIND)");
-  if (mount("", kUtsDir, "none", MS_SHARED | MS_REC, nullptr) != 0)
-    throw_errno(std::string("mount(") + kUtsDir + ", MS_SHARED)");
-}
-
 // Restores the calling thread's UTS namespace when the scope ends (UTS namespaces, like
 // network namespaces, belong to a thread).
 class UtsScope {
@@ -61,7 +47,9 @@ std::string hosts_file_path(const std::string& ns) {
 }
 
 uint64_t create_uts_namespace(const std::string& ns, const std::string& hostname) {
-  prepare_uts_dir();
+  // Shared, as /run/netns is: an unmount here also reaches the copies that processes in
+  // private mount namespaces hold, so `down` can then unlink the file.
+  make_shared_mount_point(kUtsDir);
   const std::string path = uts_namespace_path(ns);
   const int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
   if (fd < 0) throw_errno("open(" + path + ", O_CREAT|O_EXCL)");

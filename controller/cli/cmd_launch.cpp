@@ -25,6 +25,7 @@
 #include "link_metrics.h"
 #include "metrics_sink.h"
 #include "process_launcher.h"
+#include "rank_supervisor.h"
 #include "run_health.h"
 #include "teardown.h"
 
@@ -76,6 +77,12 @@ void forget_ranks(const LabStore& store, const std::string& lab, const JobOutcom
 }
 
 }  // namespace
+
+int run_rank(const Argv& argv) {
+  Argv command = argv;
+  if (!command.empty() && command.front() == "--") command.erase(command.begin());
+  return supervise_rank(command);
+}
 
 int run_launch(const Argv& argv) {
   const std::string usage =
@@ -139,6 +146,7 @@ int run_launch(const Argv& argv) {
   JobRunOptions options;
   options.max_seconds = max_seconds;
   options.echo = &progress;
+  options.supervisor = {program_path("testbed"), "_rank", "--"};
   JobRunner runner(
       ranks, options,
       [&](const RankPlan& rank, pid_t pid) { record_rank(store, request.lab, rank, pid); },

@@ -100,9 +100,12 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? testbed::cli::kExitInvalid : testbed::cli::kExitOk;
   }
-  // The schedule runner and the exporter that `up` starts; hidden from the usage text.
+  // The schedule runner and the exporter that `up` starts, and the supervisor of each
+  // launched rank; hidden from the usage text.
   const std::map<std::string, int (*)(const testbed::cli::Argv&)> hidden = {
-      {"_timeline", testbed::cli::run_timeline}, {"_exporter", testbed::cli::run_exporter}};
+      {"_timeline", testbed::cli::run_timeline},
+      {"_exporter", testbed::cli::run_exporter},
+      {"_rank", testbed::cli::run_rank}};
   if (const auto h = hidden.find(argv[1]); h != hidden.end()) {
     try {
       return h->second(testbed::cli::Argv(argv + 2, argv + argc));

@@ -205,7 +205,8 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
         {"first_clock", "synchronous, to fill the ITTable"},
         {"delta", o_.staleness}};
   }
-  s["job"]["parameters"] = std::max(parameters, model.size());
+  // All-reduce runs have no server to read the model's end from: the job's own size.
+  s["job"]["parameters"] = std::max({parameters, model.size(), o_.job_parameters});
   s["store"] = {{"kind", o_.store}};
   if (o_.store == "disk") {
     s["store"].update(store);

@@ -180,6 +180,10 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       if (const auto job = s.jobs.find(strategy); job != s.jobs.end()) {
         train = launch_argv(testbed, lab, strategy, job->second,
                             fs::absolute(s.file).parent_path().string());
+        // A user's job prints no progress of ours: say at least what runs.
+        std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
+                  << "): launched job on " << job->second.nodes << " node(s)\n"
+                  << std::flush;
       } else {
         // A variant's own settings over the scenario's workload.
         std::map<std::string, std::string> settings = s.workload;

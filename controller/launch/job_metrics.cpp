@@ -190,8 +190,9 @@ nlohmann::json JobMetrics::summary(std::optional<double> target_loss) const {
                       {"metric_lines", {{"accepted", accepted_}, {"malformed", malformed()}}}};
   s["final_loss"] =
       curve.points().empty() ? nlohmann::json(nullptr) : nlohmann::json(curve.points().back().loss);
-  // Always present, null when not asked for or not reached, as the built-in runs have it.
-  s["target_loss"] = target_loss ? nlohmann::json(*target_loss) : nlohmann::json(nullptr);
+  // The time always present, null when not asked for or not reached, as the built-in runs
+  // have it; the target only when there is one (readers take it as a number).
+  if (target_loss) s["target_loss"] = *target_loss;
   const auto t = target_loss ? curve.time_to(*target_loss) : std::nullopt;
   s["time_to_target_s"] = t ? nlohmann::json(*t) : nlohmann::json(nullptr);
   // The run's figures as a built-in run gives them, so scenarios and reports read both

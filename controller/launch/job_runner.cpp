@@ -149,7 +149,8 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       const NodeIdentity identity = open_node_identity(r.plan->ns);
       FileDescriptor null(open("/dev/null", O_RDONLY | O_CLOEXEC));
       LaunchSpec spec;
-      spec.argv = r.plan->argv;
+      spec.argv = options_.supervisor;
+      spec.argv.insert(spec.argv.end(), r.plan->argv.begin(), r.plan->argv.end());
       spec.ns_fd = ns.get();
       spec.stdin_fd = null.get();
       spec.stdout_fd = out_w.get();

@@ -30,6 +30,9 @@ struct JobRunOptions {
   // flush and close its sockets; the acceptance asks others stopped within two.
   double stop_grace_s = 1.0;
   std::ostream* echo = nullptr;  // prefixed output lines; null: none
+  // Put before each rank's command: the rank supervisor (rank_supervisor.h), so that a
+  // controller's death also ends what the rank started. Empty: the command runs itself.
+  std::vector<std::string> supervisor;
 };
 
 struct RankOutcome {

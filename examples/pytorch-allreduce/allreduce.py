@@ -3,8 +3,10 @@ with the testbed's own ring (bench/launch-crosscheck.sh). Every rank checks the 
 
     testbed launch internet2 -- python3 examples/pytorch-allreduce/allreduce.py --floats 2560000
 
-Each all-reduce is one iteration: its seconds (from a barrier-aligned start on this rank)
-go to $TESTBED_METRICS, so `launch --json` reports their distribution per node.
+Each all-reduce is one iteration: its seconds on this rank go to $TESTBED_METRICS, with its
+start and end on the host's monotonic clock (every node of a lab shares the host's), so
+the collective can also be timed as the testbed times its own: from the moment the last
+rank started to the moment the last rank ended.
 """
 import argparse
 import os
@@ -30,10 +32,11 @@ tensor = torch.ones(args.floats)
 for i in range(args.repeat):
     tensor.fill_(1.0)
     dist.barrier()  # every rank starts the collective together, as a training step would
-    start = time.perf_counter()
+    start = time.monotonic()
     dist.all_reduce(tensor)
-    seconds = time.perf_counter() - start
-    report(iteration=i, seconds=seconds, floats=args.floats)
+    end = time.monotonic()
+    report(iteration=i, seconds=end - start, floats=args.floats, start_monotonic=start,
+           end_monotonic=end)
     if not torch.all(tensor == world):
         sys.exit(f"rank {rank}: all-reduce gave {tensor[0].item()}, not {world}")
 print(f"rank {rank} on {socket.gethostname()}: every element is {tensor[0].item():.0f}",

@@ -136,7 +136,7 @@ TEST_F(LaunchTest, AFailingNodeIsNamedAndTheOthersAreStopped) {
     EXPECT_LT(n["ended_s"].get<double>() - s["nodes"][2]["ended_s"].get<double>(), 2.0) << n.dump();
   }
   expect_all_gone(s);
-  EXPECT_EQ(shell_output("pgrep -f 'slee[p] 60' | wc -l"), "0\n");
+  EXPECT_EQ(shell_output("pgrep -xf 'sleep 60' | wc -l"), "0\n");
   EXPECT_EQ(group_records("tbt-line4"), 0);
   EXPECT_EQ(take_host_snapshot(), before);
 }
@@ -162,32 +162,41 @@ TEST_F(LaunchTest, MaxSecondsAndCtrlCStopEveryProcess) {
   waitpid(launch, &status, 0);
   EXPECT_LT(seconds_since(start), 10.0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGINT) << status;
-  EXPECT_EQ(shell_output("pgrep -f 'slee[p] 61' | wc -l"), "0\n");
+  EXPECT_EQ(shell_output("pgrep -xf 'sleep 61' | wc -l"), "0\n");
   EXPECT_EQ(group_records("tbt-line4"), 0);
 }
 
-TEST_F(LaunchTest, AControllerKilledOutrightLeavesNothingAfterDown) {
+TEST_F(LaunchTest, AControllerKilledOutrightTakesTheWholeJobWithIt) {
   const pid_t launch = spawn_testbed({"launch", "tbt-line4", "--", "sh", "-c", "sleep 62 & wait"});
   guard_.own(launch);
   for (int i = 0; i < 500 && group_records("tbt-line4") < 4; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   ASSERT_EQ(group_records("tbt-line4"), 4);
+  // Until each rank's command and its child run.
+  for (int i = 0; i < 500 && shell_output("pgrep -xf 'sleep 62' | wc -l") != "4\n"; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  kill(launch, SIGKILL);
+  waitpid(launch, nullptr, 0);
+  // Each rank's supervisor hears of it from the kernel and stops its group, the shell's
+  // child included: SIGTERM, SIGKILL after a second. Five seconds is far beyond that.
   std::vector<int> leaders;
   for (const auto& p : LabStore().load("tbt-line4").processes)
     if (p.group) leaders.push_back(p.pid);
-  kill(launch, SIGKILL);
-  waitpid(launch, nullptr, 0);
-  // The ranks' leaders die with it (PR_SET_PDEATHSIG); their children are left to down.
-  for (int i = 0; i < 200; ++i) {
-    bool any = false;
-    for (int pid : leaders) any |= process_start_time(pid) != 0;
-    if (!any) break;
+  const auto leaders_left = [&] {
+    int n = 0;
+    for (int pid : leaders) n += process_start_time(pid) != 0 ? 1 : 0;
+    return n;
+  };
+  std::string left;
+  for (int i = 0; i < 500; ++i) {
+    left = shell_output("pgrep -xf 'sleep 62' | wc -l");
+    if (left == "0\n" && leaders_left() == 0) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  for (int pid : leaders) EXPECT_EQ(process_start_time(pid), 0u) << pid;
+  EXPECT_EQ(left, "0\n");
+  EXPECT_EQ(leaders_left(), 0);
   const Result down = run_testbed({"down", "tbt-line4"});
   EXPECT_EQ(down.status, 0) << down.output;
-  EXPECT_EQ(shell_output("pgrep -f 'slee[p] 62' | wc -l"), "0\n");
 }
 
 TEST_F(LaunchTest, BadInputStartsNothing) {
