@@ -193,7 +193,12 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
   };
   const auto read_streams = [&](size_t i) {
     Rank& r = ranks[i];
-    // The file first: a job that writes a metric line and then prints keeps its order.
+    // What stdout has now is read before the file and handled after it: whatever a job
+    // printed, it had finished writing to the file before, so a job that writes a metric
+    // line and then prints one keeps its order, however the reads fall.
+    std::string out_data;
+    const bool out_open =
+        r.out.fd >= 0 && drain(r.out.fd, [&](std::string_view data) { out_data.append(data); });
     if (r.metrics_fd >= 0) {
       drain(r.metrics_fd, [&](std::string_view data) {
         r.metrics.feed(data, [&](std::string_view line) {
@@ -202,17 +207,15 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       });
     }
     if (r.out.fd >= 0) {
-      const bool open = drain(r.out.fd, [&](std::string_view data) {
-        r.out.log.write(data.data(), static_cast<std::streamsize>(data.size()));
-        r.out.lines.feed(data, [&](std::string_view line) {
-          if (line.substr(0, kMetricsPrefix.size()) == kMetricsPrefix) {
-            on_metric_line_(i, line.substr(kMetricsPrefix.size()), since(start));
-          } else {
-            echo(r, line);
-          }
-        });
+      r.out.log.write(out_data.data(), static_cast<std::streamsize>(out_data.size()));
+      r.out.lines.feed(out_data, [&](std::string_view line) {
+        if (line.substr(0, kMetricsPrefix.size()) == kMetricsPrefix) {
+          on_metric_line_(i, line.substr(kMetricsPrefix.size()), since(start));
+        } else {
+          echo(r, line);
+        }
       });
-      if (!open) {
+      if (!out_open) {
         r.out.lines.flush([&](std::string_view line) { echo(r, line); });
         r.out.log.flush();
         close(r.out.fd);
