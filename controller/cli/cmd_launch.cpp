@@ -49,14 +49,6 @@ double number_option(const Args& args, const std::string& name, double fallback)
   throw UsageError("--" + name + " must be a number >= 0, not '" + *v + "'");
 }
 
-std::map<std::string, uint64_t> wan_counters(const std::vector<LiveDirection>& directions) {
-  LibnlKernel kernel;
-  std::map<std::string, uint64_t> out;
-  for (const auto& s : sample_links(directions, kernel, TimelineTail("")))
-    out[s.node + ">" + s.peer] = s.transmit_bytes;
-  return out;
-}
-
 // Records the job's processes in the lab's state (so `down` and `clean` can end them
 // whatever happens to this controller), and forgets them when they are done.
 void record_rank(const LabStore& store, const std::string& lab, const RankPlan& rank, pid_t pid) {
@@ -137,7 +129,8 @@ int run_launch(const Argv& argv) {
   ZmqMetricsSink metrics(ctx, metrics_socket(dir));
   const auto directions = live_directions(state.plan, read_current(dir));
   const auto health = start_run_health(ctx, dir, state.plan, request.job);
-  const auto before = wan_counters(directions);
+  LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
+  const auto before = transmitted_bytes(directions, kernel);
 
   std::vector<std::string> names;
   for (const auto& r : ranks) names.push_back(r.node);
@@ -172,11 +165,7 @@ int run_launch(const Argv& argv) {
   }
   forget_ranks(store, request.lab, outcome);
 
-  std::map<std::string, uint64_t> wan;
-  for (const auto& [key, bytes] : wan_counters(directions)) {
-    const auto b = before.find(key);
-    wan[key] = bytes - (b == before.end() || b->second > bytes ? 0 : b->second);
-  }
+  const auto wan = bytes_sent_between(before, transmitted_bytes(directions, kernel));
   nlohmann::json summary =
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   finish_run_health(*health, summary, request.job, metrics);

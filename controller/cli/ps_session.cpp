@@ -213,10 +213,7 @@ nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) const
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
-  std::map<std::string, uint64_t> out;
-  for (const auto& s : sample_links(directions_, kernel_, TimelineTail("")))
-    out[s.node + ">" + s.peer] = s.transmit_bytes;
-  return out;
+  return transmitted_bytes(directions_, kernel_);
 }
 
 void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
@@ -283,11 +280,7 @@ void PsSession::train() {
   }
   if (scheduler_) settle_scheduled([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
-  const auto after = wan_counters();
-  for (const auto& [key, bytes] : after) {
-    const auto b = before.find(key);
-    wan_bytes_[key] = bytes - (b == before.end() || b->second > bytes ? 0 : b->second);
-  }
+  wan_bytes_ = bytes_sent_between(before, wan_counters());
   // Every worker's last push was applied before its last pull was answered, so the
   // servers hold the final model: evaluate it as it is.
   agents_.broadcast({{"cmd", "evaluate"}});

@@ -223,21 +223,18 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       }
     }
     if (r.err.fd >= 0) {
+      // Shown, and its last lines kept to name a failure by (a line's head names the error).
+      const auto keep = [&](std::string_view line) {
+        echo(r, line);
+        r.tail.emplace_back(line.substr(0, 500));
+        if (r.tail.size() > kTailLines) r.tail.pop_front();
+      };
       const bool open = drain(r.err.fd, [&](std::string_view data) {
         r.err.log.write(data.data(), static_cast<std::streamsize>(data.size()));
-        const auto keep = [&](std::string_view line) {
-          echo(r, line);
-          r.tail.emplace_back(line.substr(0, 500));  // a line's head names the error
-          if (r.tail.size() > kTailLines) r.tail.pop_front();
-        };
         r.err.lines.feed(data, keep);
       });
       if (!open) {
-        r.err.lines.flush([&](std::string_view line) {
-          echo(r, line);
-          r.tail.emplace_back(line.substr(0, 500));
-          if (r.tail.size() > kTailLines) r.tail.pop_front();
-        });
+        r.err.lines.flush(keep);
         r.err.log.flush();
         close(r.err.fd);
         r.err.fd = -1;

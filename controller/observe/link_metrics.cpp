@@ -145,4 +145,22 @@ std::vector<MetricFamily> LinkCollectable::Collect() const {
   return link_families(lab_, samples_);
 }
 
+std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirection>& directions,
+                                                  Kernel& kernel) {
+  std::map<std::string, uint64_t> out;
+  for (const auto& s : sample_links(directions, kernel, TimelineTail("")))
+    out[s.node + ">" + s.peer] = s.transmit_bytes;
+  return out;
+}
+
+std::map<std::string, uint64_t> bytes_sent_between(const std::map<std::string, uint64_t>& before,
+                                                   const std::map<std::string, uint64_t>& after) {
+  std::map<std::string, uint64_t> sent;
+  for (const auto& [key, bytes] : after) {
+    const auto b = before.find(key);
+    sent[key] = bytes - (b == before.end() || b->second > bytes ? 0 : b->second);
+  }
+  return sent;
+}
+
 }  // namespace testbed

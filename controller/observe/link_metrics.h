@@ -53,6 +53,15 @@ class TimelineTail {
 std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
                                           Kernel& kernel, const TimelineTail& timeline);
 
+// Bytes each direction's sender has transmitted so far, by "from>to": the kernel's HTB
+// counters, read twice around a run to give its WAN bytes.
+std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirection>& directions,
+                                                  Kernel& kernel);
+// What each direction sent between two readings; a counter that went back (its class
+// rebuilt) counts from zero.
+std::map<std::string, uint64_t> bytes_sent_between(const std::map<std::string, uint64_t>& before,
+                                                   const std::map<std::string, uint64_t>& after);
+
 std::vector<prometheus::MetricFamily> link_families(const std::string& lab,
                                                     const std::vector<DirectionSample>& samples);
 

@@ -81,6 +81,12 @@ TEST(TrainMetrics, CountersAddEachIterationsDeltaAndTheHistogramCountsIterations
   EXPECT_THROW(m.apply({{"event", "iteration"}, {"strategy", "x"}}), nlohmann::json::exception);
 }
 
+TEST(LinkMetrics, BytesSentBetweenTwoReadingsCountAResetCounterFromZero) {
+  const auto sent = bytes_sent_between({{"a>b", 100}, {"b>a", 500}},
+                                       {{"a>b", 350}, {"b>a", 20}, {"a>c", 7}});
+  EXPECT_EQ(sent, (std::map<std::string, uint64_t>{{"a>b", 250}, {"b>a", 20}, {"a>c", 7}}));
+}
+
 TEST(LinkMetrics, TimelineTailFollowsTheLogAndSkipsFailedChanges) {
   TimelineTail t("/nonexistent");
   t.add_line("scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error");
