@@ -9,12 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace testbed::cli {
+#include "usage_error.h"
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace testbed::cli {
 
 class Args {
  public:
@@ -25,6 +22,8 @@ class Args {
   std::optional<std::string> option(const std::string& name) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
   const std::vector<std::string>& rest() const { return rest_; }
+  const std::set<std::string>& flags() const { return flags_; }
+  const std::map<std::string, std::string>& options() const { return options_; }
   // The positional at `i`, or `fallback`; throws when there are more than `max`.
   std::string positional(size_t i, const std::string& fallback = "") const;
   void at_most(size_t max, const std::string& usage) const;

@@ -18,7 +18,7 @@
 #include "topology_graph.h"
 #include "topology_parser.h"
 #include "units.h"
-#include "workload.h"
+#include "workload_settings.h"
 
 namespace testbed::cli {
 namespace {
@@ -109,7 +109,7 @@ int run_placement(const Argv& argv) {
   if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
   Topology t;
   try {
-    t = parse_topology_file(args.positional(0));
+    t = parse_profile_file(args.positional(0));
   } catch (const ValidationError& e) {
     std::cerr << e.what();
     return kExitInvalid;

@@ -8,8 +8,8 @@
 #include "placement_report.h"
 #include "plan_table.h"
 #include "strategies.h"
-#include "topology_parser.h"
 #include "update_scheduler.h"
+#include "workload_settings.h"
 
 namespace testbed::cli {
 
@@ -22,7 +22,7 @@ int run_plan(const Argv& argv) {
   const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
   // A workload of a placement strategy: where its server goes, and its paths and rates.
-  const Topology topology = parse_topology_file(args.positional(0));
+  const Topology topology = parse_profile_file(args.positional(0));
   const nlohmann::json placement = workload_placement(topology);
   const auto strategy = topology.workload.find("strategy");
   const bool gaia = strategy != topology.workload.end() && strategy->second == "gaia";

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "child_process.h"  // program_path
 #include "plan.h"
 
 namespace testbed::cli {
@@ -52,8 +53,5 @@ ImpairmentBackend parse_backend_option(const std::string& value);
 // Locates, parses, validates and plans a profile; prints every diagnostic to stderr and
 // returns nullopt when the profile is invalid.
 std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& options = {});
-
-// Where the testbed's programs are: beside the running `testbed`.
-std::string program_path(const std::string& name);
 
 }  // namespace testbed::cli

@@ -8,7 +8,7 @@
 #include "planner.h"
 #include "privileges.h"
 #include "profile_locator.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed::cli {
 
@@ -25,10 +25,6 @@ ImpairmentBackend parse_backend_option(const std::string& value) {
   throw UsageError("--backend must be auto, netem or delayline, not '" + value + "'");
 }
 
-std::string program_path(const std::string& name) {
-  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / name).string();
-}
-
 std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& options) {
   std::string path;
   try {
@@ -38,7 +34,7 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
     return std::nullopt;
   }
   try {
-    Topology topo = parse_topology_file(path);
+    Topology topo = parse_profile_file(path);
     if (options.backend) topo.backend = *options.backend;
     // Only `auto` needs to know what the kernel has.
     const bool netem = topo.backend == ImpairmentBackend::kAuto && detect_netem().available;

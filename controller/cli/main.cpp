@@ -6,7 +6,7 @@
 #include "args.h"
 #include "commands.h"
 #include "kernel.h"
-#include "train_options.h"
+#include "train_args.h"
 
 namespace {
 
@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   }
   try {
     return it->second.run(testbed::cli::Argv(argv + 2, argv + argc));
-  } catch (const testbed::cli::UsageError& e) {
+  } catch (const testbed::UsageError& e) {
     std::cerr << "testbed " << it->first << ": " << e.what() << "\n";
     return testbed::cli::kExitInvalid;
   } catch (const std::exception& e) {

@@ -10,7 +10,7 @@
 #include "profile_locator.h"
 #include "scenario.h"
 #include "units.h"
-#include "workload.h"
+#include "workload_settings.h"
 #include "yaml_diagnostics.h"
 
 namespace testbed {

@@ -15,7 +15,6 @@
 #include "address_plan.h"
 #include "diagnostics.h"
 #include "schedule.h"
-#include "workload.h"
 #include "yaml_diagnostics.h"
 
 namespace testbed {
@@ -46,8 +45,9 @@ struct ParamsLayer {
 
 class Parser {
  public:
-  explicit Parser(std::string file)
-      : file_(std::move(file)),
+  Parser(std::string file, const SettingRules& workload)
+      : workload_(workload),
+        file_(std::move(file)),
         dir_(std::filesystem::path(file_).parent_path().string()),
         diag_(file_) {}
 
@@ -144,19 +144,19 @@ class Parser {
     }
   }
 
-  // The same words and checks as `testbed train`'s options, so a profile cannot hold a
-  // workload the command would refuse.
+  // The words and checks are the run options' (SettingRules), so a profile cannot hold a
+  // workload the command would refuse, and the topology knows no strategy by name.
   void parse_workload(const YAML::Node& n, Topology& topo) {
     if (!n.IsMap()) {
-      error(n, "workload: expected a mapping of " + join(workload_keys()));
+      error(n, "workload: expected a mapping of " + join(workload_.keys));
       return;
     }
-    check_keys(n, workload_keys(), "in workload");
-    for (const auto& key : workload_keys()) {
+    check_keys(n, workload_.keys, "in workload");
+    for (const auto& key : workload_.keys) {
       if (!n[key]) continue;
       std::string text;
       if (!scalar(n[key], "workload." + key, text)) continue;
-      const std::string why = check_workload_setting(key, text);
+      const std::string why = workload_.check(key, text);
       if (why.empty()) {
         topo.workload[key] = text;
       } else {
@@ -347,6 +347,7 @@ class Parser {
     links_complete_ = topo.links.size() == links.size();
   }
 
+  const SettingRules& workload_;
   std::string file_;
   std::string dir_;  // trace files are found relative to the profile
   uint64_t seed_ = 1;
@@ -354,7 +355,8 @@ class Parser {
   bool links_complete_ = true;
 };
 
-Topology parse_node(const std::string& file, const std::function<YAML::Node()>& load) {
+Topology parse_node(const std::string& file, const SettingRules& workload,
+                    const std::function<YAML::Node()>& load) {
   YAML::Node root;
   try {
     root = load();
@@ -363,17 +365,18 @@ Topology parse_node(const std::string& file, const std::function<YAML::Node()>& 
   } catch (const YAML::ParserException& e) {
     throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
   }
-  return Parser(file).run(root);
+  return Parser(file, workload).run(root);
 }
 
 }  // namespace
 
-Topology parse_topology_file(const std::string& path) {
-  return parse_node(path, [&] { return YAML::LoadFile(path); });
+Topology parse_topology_file(const std::string& path, const SettingRules& workload) {
+  return parse_node(path, workload, [&] { return YAML::LoadFile(path); });
 }
 
-Topology parse_topology_text(const std::string& text, const std::string& file_name) {
-  return parse_node(file_name, [&] { return YAML::Load(text); });
+Topology parse_topology_text(const std::string& text, const std::string& file_name,
+                             const SettingRules& workload) {
+  return parse_node(file_name, workload, [&] { return YAML::Load(text); });
 }
 
 }  // namespace testbed

@@ -4,13 +4,13 @@
 
 #include "fake_kernel.h"
 #include "planner.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
 
 Plan internet2_plan() {
-  return make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
 }
 
 TEST(Applier, BuildsEverythingInAnOrderTheKernelAccepts) {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "diagnostics.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -70,7 +70,7 @@ TEST_P(BadProfile, ReportsEveryErrorWithPosition) {
   const BadCase& c = GetParam();
   const std::string path = std::string(TESTBED_TEST_DATA) + "/bad/" + c.file;
   try {
-    parse_topology_file(path);
+    parse_profile_file(path);
     FAIL() << c.file << " was accepted";
   } catch (const ValidationError& e) {
     std::vector<std::string> got;

@@ -2,12 +2,12 @@
 #pragma once
 
 #include "sync_policy.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 
 inline ThroughputGraph internet2_graph() {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
   ThroughputGraph g;
   g.nodes = static_cast<int>(t.nodes.size());
   g.mbit.assign(t.nodes.size(), std::vector<double>(t.nodes.size(), 0));

@@ -13,8 +13,8 @@
 #include "node_hosts.h"
 #include "planner.h"
 #include "scenario.h"
-#include "topology_parser.h"
 #include "train_metrics.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -230,7 +230,7 @@ TEST(LaunchReport, AFailureNamesTheNodeItsStatusAndItsLastWords) {
 }
 
 TEST(NodeHosts, EveryNodeNameResolvesToItsAddress) {
-  const Plan plan = make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
   const std::string text = node_hosts_text(plan);
   EXPECT_NE(text.find("127.0.0.1\tlocalhost\n"), std::string::npos);
   for (const auto& n : plan.nodes) {

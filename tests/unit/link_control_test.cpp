@@ -5,7 +5,7 @@
 #include "applier.h"
 #include "fake_kernel.h"
 #include "planner.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -25,7 +25,7 @@ struct RecordingDelayLines : DelayLineControl {
 class LinkControl : public testing::Test {
  protected:
   void bring_up(const std::string& link, bool netem) {
-    const Topology t = parse_topology_text(
+    const Topology t = parse_profile_text(
         "lab: lc\nnodes: {a: {}, b: {}}\nlinks:\n  - {endpoints: [a, b], " + link + "}\n",
         "lc.yaml");
     plan_ = make_plan(t, netem);

@@ -2,7 +2,7 @@
 
 #include "diagnostics.h"
 #include "schedule.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 #include <set>
 
@@ -10,7 +10,7 @@ namespace testbed {
 namespace {
 
 TEST(Parser, Internet2Profile) {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
   EXPECT_EQ(t.lab, "internet2");
   ASSERT_EQ(t.nodes.size(), 9u);
   ASSERT_EQ(t.links.size(), 13u);
@@ -30,7 +30,7 @@ TEST(Parser, Internet2Profile) {
 }
 
 TEST(Parser, Internet2DynamicDrawsEachDirectionIndependently) {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2-dynamic.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2-dynamic.yaml");
   ASSERT_EQ(t.links.size(), 13u);
   std::set<std::vector<uint64_t>> sequences;  // each direction's rates over an hour
   for (size_t l = 0; l < t.links.size(); ++l) {
@@ -54,7 +54,7 @@ TEST(Parser, Internet2DynamicDrawsEachDirectionIndependently) {
 }
 
 TEST(Parser, B4Profile) {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/b4.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/b4.yaml");
   EXPECT_EQ(t.nodes.size(), 12u);
   EXPECT_EQ(t.links.size(), 19u);
   for (const Link& l : t.links) {
@@ -64,7 +64,7 @@ TEST(Parser, B4Profile) {
 }
 
 TEST(Parser, LayersResolveDefaultsLinkThenDirection) {
-  const Topology t = parse_topology_text(R"(
+  const Topology t = parse_profile_text(R"(
 lab: layers
 pool: 198.18.0.0/24
 routing: delay
@@ -76,7 +76,7 @@ links:
     jitter: 250us
     b2a: {bandwidth: 2mbit, queue: 64kb}
 )",
-                                         "layers.yaml");
+                                        "layers.yaml");
   EXPECT_EQ(t.metric, RouteMetric::kDelay);
   EXPECT_EQ(t.pool.str(), "198.18.0.0/24");
   const Link& l = t.links.at(0);
@@ -92,7 +92,7 @@ links:
 
 TEST(Parser, MissingFileIsAnError) {
   try {
-    parse_topology_file("/nonexistent/x.yaml");
+    parse_profile_file("/nonexistent/x.yaml");
     FAIL() << "expected ValidationError";
   } catch (const ValidationError& e) {
     ASSERT_EQ(e.diagnostics().size(), 1u);

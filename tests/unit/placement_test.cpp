@@ -9,7 +9,7 @@
 #include "placement_lp.h"
 #include "rounding.h"
 #include "topology_graph.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed::placement {
 namespace {
@@ -29,7 +29,7 @@ PlacementLink link(int a, int b, double mbit) {
 }
 
 PlacementGraph profile(const std::string& name) {
-  return graph_of(parse_topology_file(std::string(TESTBED_PROFILES_DIR) + "/" + name));
+  return graph_of(parse_profile_file(std::string(TESTBED_PROFILES_DIR) + "/" + name));
 }
 
 int node(const PlacementGraph& g, const std::string& name) {

@@ -8,7 +8,7 @@
 
 #include "direction_params.h"
 #include "planner.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -27,7 +27,7 @@ TEST_P(Golden, PlanMatches) {
   const std::string profile = "profiles/tiny/" + name + ".yaml";
   // Parsed from text under a relative name, so the golden does not depend on the checkout.
   const Plan plan =
-      make_plan(parse_topology_text(
+      make_plan(parse_profile_text(
                     read(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"), profile),
                 /*kernel_has_netem=*/false);
   const std::string actual = plan_to_json(plan).dump(2) + "\n";
@@ -39,7 +39,7 @@ TEST_P(Golden, PlanMatches) {
 INSTANTIATE_TEST_SUITE_P(Tiny, Golden, testing::Values("pair", "line4", "triangle"));
 
 TEST(Planner, NamesStartWithTbAndFitTheKernel) {
-  const Plan plan = make_plan(parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
   for (const auto& n : plan.nodes) EXPECT_EQ(n.ns.rfind("tb", 0), 0u) << n.ns;
   for (const auto& l : plan.links) {
     for (const auto& dev : {l.if_a, l.if_b}) {

@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "junit.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -80,7 +80,7 @@ TEST(Scenario, ReportsEveryErrorWithItsPosition) {
 TEST(Scenario, EventsBecomeStepsOnTheirDirections) {
   const Scenario s = parse_scenario_text(kGood, "demo.yaml");
   const std::string derived = derive_topology(s, s.topology_inline, "sc-demo");
-  const Topology t = parse_topology_text(derived, "derived.yaml");
+  const Topology t = parse_profile_text(derived, "derived.yaml");
   EXPECT_EQ(t.lab, "sc-demo");
   // Link c-b: the event's a2b (b sends to c) is the link's b2a.
   const Link& cb = t.links[1];
@@ -101,7 +101,7 @@ TEST(Scenario, RateScaleScalesEveryRateAndStep) {
   text += "rate_scale: 0.05\n";
   const Scenario s = parse_scenario_text(text, "demo.yaml");
   EXPECT_DOUBLE_EQ(s.rate_scale, 0.05);
-  const Topology t = parse_topology_text(derive_topology(s, s.topology_inline, "sc-demo"), "d");
+  const Topology t = parse_profile_text(derive_topology(s, s.topology_inline, "sc-demo"), "d");
   EXPECT_EQ(t.links[0].a2b.rate.bits_per_s, 5000000u);  // the default 100 Mbit/s
   EXPECT_EQ(t.links[1].b2a.rate.bits_per_s, 2500000u);  // its own 50 Mbit/s
   EXPECT_EQ(t.links[1].b2a.schedule.changes[0].rate->bits_per_s, 250000u);  // the event's 5
@@ -275,7 +275,7 @@ TEST(Scenario, EveryBundledScenarioAndItsTopologyParse) {
     Scenario s;
     ASSERT_NO_THROW(s = parse_scenario_file(e.path().string()));
     if (!s.topology_path.empty()) {
-      EXPECT_NO_THROW(parse_topology_file(s.topology_path));
+      EXPECT_NO_THROW(parse_profile_file(s.topology_path));
     }
     ++scenarios;
   }

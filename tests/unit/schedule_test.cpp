@@ -5,7 +5,7 @@
 #include <map>
 
 #include "diagnostics.h"
-#include "topology_parser.h"
+#include "workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 const std::string kData = TESTBED_TEST_DATA;
 
 Topology parse(const std::string& link_extra, const std::string& file = kData + "/inline.yaml") {
-  return parse_topology_text(
+  return parse_profile_text(
       "lab: s\nseed: 7\nnodes: {a: {}, b: {}}\nlinks:\n  - endpoints: [a, b]\n" + link_extra, file);
 }
 

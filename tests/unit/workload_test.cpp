@@ -1,6 +1,6 @@
 // The workload settings a profile and `testbed train` share: their checks, and the
 // compute time drawn per node and iteration from the seed, stragglers included.
-#include "workload.h"
+#include "workload_settings.h"
 
 #include <gtest/gtest.h>
 
@@ -96,7 +96,7 @@ TEST(WorkloadSettings, CheckEachKey) {
 }
 
 TEST(WorkloadSettings, TheProfileCarriesThemIntoTheModel) {
-  const Topology t = parse_topology_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
   EXPECT_EQ(t.workload.at("strategy"), "netstorm");
   EXPECT_EQ(t.workload.at("model"), "resnet50");
   EXPECT_EQ(t.workload.count("chunk"), 0u);  // left to the default

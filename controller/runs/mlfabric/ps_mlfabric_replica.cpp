@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "args.h"
 #include "divergence.h"
 #include "ps_session.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 int replica_node(const std::string& replica, const std::vector<std::string>& names, int server,
                  const std::vector<int>& workers) {
@@ -73,4 +73,4 @@ nlohmann::json PsSession::replication_summary(uint64_t div_max) const {
   return out;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

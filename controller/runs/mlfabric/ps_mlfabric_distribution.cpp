@@ -9,7 +9,7 @@
 
 #include "ps_session.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 // The distributors' draws are apart from the aggregators' (the scheduler's), so turning
@@ -97,4 +97,4 @@ nlohmann::json PsSession::distribution_summary() const {
           {"models_kept_by_distributors", kept}};
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -12,7 +12,7 @@
 
 #include "scenario.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 struct ScenarioResult {
   std::string name;
@@ -28,9 +28,9 @@ struct ScenarioResult {
 ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
                             const std::atomic<int>& stop);
 
-}  // namespace testbed::cli
+}  // namespace testbed
 
-namespace testbed::cli {
+namespace testbed {
 
 // The summary table (one row per strategy, speed-up over the first) and the verdicts.
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out);
@@ -43,4 +43,4 @@ std::string default_results_dir(const std::string& name);
 // expands NAME@* into one strategy per node. Throws ValidationError.
 void check_runnable(Scenario& s);
 
-}  // namespace testbed::cli
+}  // namespace testbed

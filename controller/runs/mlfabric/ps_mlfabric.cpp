@@ -8,11 +8,11 @@
 #include <optional>
 #include <thread>
 
-#include "args.h"
 #include "job.h"
 #include "ps_session.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 // The network monitor reads the lab's rates this often; the scheduler sees a change
@@ -187,4 +187,4 @@ nlohmann::json PsSession::mlfabric_summary() const {
   return m;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -1,5 +1,6 @@
-// What `testbed train` runs, from its command line over the lab profile's `workload:`
-// section over built-in defaults. Option names and profile keys are the same words.
+// What a training run runs: the one place that turns `testbed train`'s command line and the
+// lab profile's `workload:` section (over built-in defaults) into one validated set of run
+// options. Option names and profile keys are the same words (workload_settings.h).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -9,20 +10,20 @@
 #include <optional>
 #include <string>
 
-#include "args.h"
-#include "commands.h"
+#include <set>
+
 #include "compute_time.h"
 #include "sync_policy.h"
-#include "workload.h"
+#include "usage_error.h"
+#include "workload_settings.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 // A run's nodes and the single-process reference sum floats in other orders, so BSP's
 // parameters differ from the reference's by rounding only; this bounds that for the jobs'
 // magnitudes and iteration counts (the exactness check of both the tree and PS runs).
 constexpr double kReferenceTolerance = 1e-4;
 
-extern const char* const kTrainUsage;
 constexpr int kDefaultIterations = 10;  // when neither the command line nor the profile says
 
 struct TrainOptions {
@@ -91,13 +92,26 @@ struct TrainOptions {
   int draws = 1;  // roundings; the best is kept
 };
 
-Args parse_train_args(const Argv& argv);
+// What the command line said: each --name VALUE, and each --name given alone.
+struct CommandLine {
+  std::map<std::string, std::string> options;
+  std::set<std::string> flags;
+
+  std::optional<std::string> option(const std::string& name) const;
+  bool flag(const std::string& name) const { return flags.count(name) > 0; }
+};
+
+// The command line's settings that are not workload keys: NetStorm's probe, for benchmarks.
+const std::vector<std::string>& command_line_only_keys();
+// Flags the command line may give: --json, --oracle, --probe-only.
+const std::vector<std::string>& run_flags();
+
 // `workload` is the profile's workload section as {key: text}, possibly empty.
 // Throws UsageError naming the option and where its value came from.
-TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workload);
+TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json& workload);
 
 // The compute time of `node` in `iteration`: fixed, or drawn uniformly from the range by
 // a function of (seed, node, iteration) only, so a run repeats exactly.
 int compute_ms(const TrainOptions& o, int node, uint64_t iteration);
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -1,5 +1,7 @@
-// The models a run synchronizes, by parameter count (APSP Table II; MobileNet v1 from its
-// paper), scaled to fit a run on one machine.
+// The settings a run takes, as a profile's `workload:` section and `testbed train`'s options
+// write them (the same words): their keys, the check of each value, and the models a run
+// synchronizes, by parameter count (APSP Table II; MobileNet v1 from its paper), scaled to
+// fit a run on one machine. run_options.h resolves them into one run's options.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "compute_time.h"
+#include "topology_parser.h"
 
 namespace testbed {
 
@@ -30,5 +33,15 @@ std::string check_workload_setting(const std::string& key, const std::string& va
 // slow-dc "tokyo:4,seoul:2": compute times of those nodes multiplied by the factor (>= 1).
 // Throws std::invalid_argument saying what is wrong.
 std::map<std::string, double> parse_slowdowns(const std::string& text);
+
+// workload_keys() and check_workload_setting() as the topology parser takes them.
+const SettingRules& workload_rules();
+// A profile as every verb reads it: its topology, and its workload checked by these rules.
+inline Topology parse_profile_file(const std::string& path) {
+  return parse_topology_file(path, workload_rules());
+}
+inline Topology parse_profile_text(const std::string& text, const std::string& file_name) {
+  return parse_topology_text(text, file_name, workload_rules());
+}
 
 }  // namespace testbed

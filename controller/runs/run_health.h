@@ -13,7 +13,7 @@
 #include "metrics_sink.h"
 #include "scenario.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const std::string& lab_dir,
                                                 const nlohmann::json& plan,
@@ -32,4 +32,4 @@ void add_health_figures(const std::vector<nlohmann::json>& summaries, StrategyOu
 // "emulation unhealthy: ..." for a run's summary, or "" when it was healthy.
 std::string health_warning(const nlohmann::json& summary);
 
-}  // namespace testbed::cli
+}  // namespace testbed

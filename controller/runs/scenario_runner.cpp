@@ -12,16 +12,15 @@
 #include <sstream>
 
 #include "child_process.h"
-#include "commands.h"
 #include "lab_state.h"
 #include "plan_table.h"
 #include "report.h"
 #include "run_health.h"
+#include "run_options.h"
 #include "strategies.h"
-#include "topology_parser.h"
-#include "train_options.h"
+#include "workload_settings.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 namespace fs = std::filesystem;
@@ -321,9 +320,9 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
   return result;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed
 
-namespace testbed::cli {
+namespace testbed {
 
 std::string default_results_dir(const std::string& name) {
   std::string stamp = now_iso8601();
@@ -337,7 +336,7 @@ void check_runnable(Scenario& s) {
       s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
   const std::string derived = derive_topology(s, text, lab_name(s.name));
   const Topology t =
-      parse_topology_text(derived, s.file + " (its topology, with the events as steps)");
+      parse_profile_text(derived, s.file + " (its topology, with the events as steps)");
   // NAME@* sweeps the server (or the star's hub) over every node, in the profile's order;
   // NAME@NODE must name one of them.
   std::vector<std::string> expanded;
@@ -396,4 +395,4 @@ void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ost
     out << (v.passed ? "PASS " : "FAIL ") << v.expectation << ": " << v.detail << "\n";
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

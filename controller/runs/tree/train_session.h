@@ -12,10 +12,10 @@
 #include "agent_group.h"
 #include "link_control.h"
 #include "metrics_sink.h"
+#include "run_options.h"
 #include "sync_policy.h"
-#include "train_options.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 class TrainSession {
  public:
@@ -58,4 +58,4 @@ class TrainSession {
   nlohmann::json edge_history_ = nlohmann::json::array();    // {iteration, aux_share, edges}
 };
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <stdexcept>
 
 #include "process_launcher.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 ChildResult run_child(const std::vector<std::string>& argv,
                       const std::function<void(const std::string&)>& on_stderr_line,
@@ -73,4 +74,8 @@ ChildResult run_child(const std::vector<std::string>& argv,
   return r;
 }
 
-}  // namespace testbed::cli
+std::string program_path(const std::string& name) {
+  return (std::filesystem::read_symlink("/proc/self/exe").parent_path() / name).string();
+}
+
+}  // namespace testbed

@@ -10,7 +10,7 @@
 #include "ps_session.h"
 #include "strategies.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 // The lab's links at their rates now, as the placement sees them.
@@ -62,4 +62,4 @@ void PsSession::choose_placement() {
             << placement_["epoch_s"].get<double>() << " s, " << o_.apsp_mode << " mode)\n";
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -7,13 +7,13 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "args.h"
-#include "commands.h"
+#include "child_process.h"
 #include "profile_locator.h"
 #include "prometheus_server.h"
 #include "teardown.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 namespace fs = std::filesystem;
@@ -133,4 +133,4 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
   return lines;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

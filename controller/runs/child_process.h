@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace testbed::cli {
+namespace testbed {
 
 struct ChildResult {
   int status = -1;  // exit status, or 128 + signal
@@ -20,4 +20,7 @@ ChildResult run_child(const std::vector<std::string>& argv,
                       const std::function<void(const std::string&)>& on_stderr_line,
                       const std::atomic<int>& forward_signal);
 
-}  // namespace testbed::cli
+// Where the testbed's programs are: beside the running `testbed`.
+std::string program_path(const std::string& name);
+
+}  // namespace testbed

@@ -6,12 +6,12 @@
 #include <iomanip>
 #include <ostream>
 
-#include "args.h"
 #include "drps_index.h"
 #include "drps_partition.h"
 #include "ps_session.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 nlohmann::json PsSession::store_setup(const JobConfig& job, const std::vector<int>& workers) {
   // Each shard in a RocksDB store of its own under the lab's directory (removed with the
@@ -67,4 +67,4 @@ std::string PsSession::partition(const JobConfig& job, const std::vector<int>& w
   return path;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -9,7 +9,7 @@
 
 #include "lab_state.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 enum class PrometheusMode { kOn, kOff, kExisting };
 
@@ -25,4 +25,4 @@ PrometheusMode parse_prometheus_option(const std::string& value);
 std::vector<std::string> start_observability(const LabStore& store, LabState& state,
                                              const ObservabilityOptions& options);
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -1,4 +1,4 @@
-#include "workload.h"
+#include "workload_settings.h"
 
 #include <charconv>
 #include <stdexcept>
@@ -183,6 +183,11 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "stragglers") return refusal_of(parse_stragglers, value);
   if (key == "compute-ms") return refusal_of(parse_compute_range, value);
   return "unknown workload setting";
+}
+
+const SettingRules& workload_rules() {
+  static const SettingRules kRules{workload_keys(), check_workload_setting};
+  return kRules;
 }
 
 std::map<std::string, double> parse_slowdowns(const std::string& text) {

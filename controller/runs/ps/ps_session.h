@@ -26,11 +26,11 @@
 #include "loss_curve.h"
 #include "metrics_sink.h"
 #include "pib_index.h"
+#include "run_options.h"
 #include "strategies.h"
-#include "train_options.h"
 #include "update_scheduler.h"
 
-namespace testbed::cli {
+namespace testbed {
 
 // The server shards' nodes from --servers: all, best (the best-connected node by
 // configured rates), or node names. Throws UsageError naming a node that is not there.
@@ -146,4 +146,4 @@ class PsSession {
   double next_monitor_s_ = 0;
 };
 
-}  // namespace testbed::cli
+}  // namespace testbed

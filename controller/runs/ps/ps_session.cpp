@@ -9,13 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "args.h"
 #include "gaia_plan.h"
 #include "job.h"
 #include "link_metrics.h"
 #include "strategies.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -297,4 +297,4 @@ void PsSession::train() {
                     {"time_to_target_s", t ? *t : -1.0}});
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

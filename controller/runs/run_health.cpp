@@ -5,7 +5,7 @@
 #include "libnl_kernel.h"
 #include "link_control.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 nlohmann::json health_event(const HealthReport& report, const std::string& strategy) {
@@ -68,4 +68,4 @@ std::string health_warning(const nlohmann::json& summary) {
   return unhealthy_line(summary["health"]["problems"].get<std::vector<std::string>>());
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -8,7 +8,7 @@
 #include "ps_session.h"
 #include "units.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 // Adds every counter of `from` into `into` (the shards' counters summed over shards).
@@ -248,4 +248,4 @@ std::string PsSession::headline() const {
   return out.str();
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

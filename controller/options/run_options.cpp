@@ -1,4 +1,4 @@
-#include "train_options.h"
+#include "run_options.h"
 
 #include <algorithm>
 #include <bit>
@@ -9,7 +9,7 @@
 #include "logistic_regression.h"
 #include "strategies.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 // NetStorm's probe settings (Table II): PROBE_CHUNK_NUM 4 chunks measured; two more lead
@@ -32,36 +32,20 @@ uint32_t default_chunk(size_t elements) {
 
 }  // namespace
 
-const char* const kTrainUsage =
-    "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
-    "ps-random[@NODE] "
-    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
-    "[--div-max UPDATES] [--distribution on|off] "
-    "[--model "
-    "M|logreg|mf|lmf|sparse-lr] [--scale S] "
-    "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
-    "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
-    "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
-    "share|converged] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] "
-    "[--gaia-threshold "
-    "P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] [--gaia-local bsp|ssp:S] [--parallel bsp|ssp|async|wsp] "
-    "[--store memory|disk] "
-    "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
-    "[--index-k K] [--index-prune SHARE] "
-    "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
-    "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
-    "[--probe-count N] [--probe-bytes B]";
+std::optional<std::string> CommandLine::option(const std::string& name) const {
+  const auto it = options.find(name);
+  if (it == options.end()) return std::nullopt;
+  return it->second;
+}
 
-Args parse_train_args(const Argv& argv) {
-  // Every profile workload key is an option too; the probe settings are for the command
-  // line only (benchmarks).
-  std::set<std::string> valued(workload_keys().begin(), workload_keys().end());
-  valued.insert({"probe-count", "probe-bytes", "probe-link"});
-  Args args(argv, {"json", "oracle", "probe-only"}, valued);
-  args.at_most(1, kTrainUsage);
-  return args;
+const std::vector<std::string>& command_line_only_keys() {
+  static const std::vector<std::string> kKeys = {"probe-count", "probe-bytes", "probe-link"};
+  return kKeys;
+}
+
+const std::vector<std::string>& run_flags() {
+  static const std::vector<std::string> kFlags = {"json", "oracle", "probe-only"};
+  return kFlags;
 }
 
 namespace {
@@ -73,7 +57,7 @@ namespace {
 // computation behind it: the dense job, of the model's parameters times the scale. A job's
 // name trains that job instead, its size the job's own.
 template <typename Get>
-TrainOptions resolve_placement_options(const Args& args, Get& get, TrainOptions o) {
+TrainOptions resolve_placement_options(const CommandLine& args, Get& get, TrainOptions o) {
   o.placement = true;
   // APSP's workers are every node but the server.
   if (args.option("workers")) throw UsageError("--workers is not for " + o.strategy);
@@ -112,7 +96,7 @@ TrainOptions resolve_placement_options(const Args& args, Get& get, TrainOptions 
 }
 
 template <typename Get>
-TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload, Get& get,
+TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& workload, Get& get,
                                 TrainOptions o) {
   const std::string model = get("model", "mf");
   const bool named_here = args.option("model").has_value();
@@ -247,7 +231,7 @@ TrainOptions resolve_ps_options(const Args& args, const nlohmann::json& workload
 
 }  // namespace
 
-TrainOptions resolve_train_options(const Args& args, const nlohmann::json& workload) {
+TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json& workload) {
   // Command line first, then the profile, then the default; values from either are
   // checked the same way and errors say where the value came from.
   const auto get = [&](const std::string& key, const std::string& fallback) {
@@ -335,4 +319,4 @@ int compute_ms(const TrainOptions& o, int node, uint64_t iteration) {
   return draw_compute_ms({o.compute_min_ms, o.compute_max_ms}, o.seed, node, iteration);
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

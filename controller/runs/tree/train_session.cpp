@@ -7,13 +7,13 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "args.h"
 #include "awareness.h"
 #include "logistic_regression.h"
 #include "strategies.h"
 #include "sync_policy_json.h"
+#include "usage_error.h"
 
-namespace testbed::cli {
+namespace testbed {
 namespace {
 
 constexpr int kSamplesPerNode = 32;  // batch size per data center (NetStorm Sec. IX-A)
@@ -351,4 +351,4 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
   return s;
 }
 
-}  // namespace testbed::cli
+}  // namespace testbed

@@ -1,0 +1,43 @@
+#include "train_args.h"
+
+#include <set>
+
+namespace testbed::cli {
+
+const char* const kTrainUsage =
+    "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
+    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
+    "ps-random[@NODE] "
+    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
+    "[--div-max UPDATES] [--distribution on|off] "
+    "[--model "
+    "M|logreg|mf|lmf|sparse-lr] [--scale S] "
+    "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
+    "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
+    "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
+    "share|converged] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] "
+    "[--gaia-threshold "
+    "P%] [--gaia-ds N|off] "
+    "[--gaia-soft on|off] [--gaia-local bsp|ssp:S] [--parallel bsp|ssp|async|wsp] "
+    "[--store memory|disk] "
+    "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
+    "[--index-k K] [--index-prune SHARE] "
+    "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
+    "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
+    "[--probe-count N] [--probe-bytes B]";
+
+Args parse_train_args(const Argv& argv) {
+  // Every profile workload key is an option too; the probe settings are for the command
+  // line only (benchmarks).
+  std::set<std::string> valued(workload_keys().begin(), workload_keys().end());
+  valued.insert(command_line_only_keys().begin(), command_line_only_keys().end());
+  Args args(argv, {run_flags().begin(), run_flags().end()}, valued);
+  args.at_most(1, kTrainUsage);
+  return args;
+}
+
+CommandLine command_line(const Args& args) {
+  return {args.options(), args.flags()};
+}
+
+}  // namespace testbed::cli

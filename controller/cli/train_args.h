@@ -1,0 +1,16 @@
+// `testbed train`'s command line: its usage text, and its arguments read as the run
+// options' CommandLine (run_options.h resolves them with the profile's workload).
+#pragma once
+
+#include "args.h"
+#include "commands.h"
+#include "run_options.h"
+
+namespace testbed::cli {
+
+extern const char* const kTrainUsage;
+
+Args parse_train_args(const Argv& argv);
+CommandLine command_line(const Args& args);
+
+}  // namespace testbed::cli

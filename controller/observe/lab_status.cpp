@@ -1,0 +1,187 @@
+#include "lab_status.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "link_control.h"
+#include "plan_table.h"
+
+namespace testbed {
+namespace {
+
+// Overlays what the timeline or `link set` changed since `up` (current.json), and sums up
+// the timeline's log: how many changes were applied and the worst lag.
+void add_current(nlohmann::json& lab, const std::string& dir) {
+  const nlohmann::json current = read_current(dir);
+  for (auto& link : lab["links"]) {
+    for (const char* dir_name : {"a2b", "b2a"}) {
+      auto& d = link[dir_name];
+      const std::string key = std::to_string(link["index"].get<size_t>()) + ":" + dir_name;
+      nlohmann::json now = {{"rate_bits_per_s", d["rate_bits_per_s"]},
+                            {"delay_us", d["delay_us"]},
+                            {"loss", d["loss_fraction"]}};
+      if (current.contains(key)) {
+        for (const char* f : {"rate_bits_per_s", "delay_us", "loss"}) now[f] = current[key][f];
+      }
+      d["current"] = now;
+    }
+  }
+  std::ifstream log(dir + "/timeline.csv");
+  int changes = 0;
+  double max_lag = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
+    std::istringstream fields(line);
+    std::string scheduled, applied, lag;
+    std::getline(fields, scheduled, ',');
+    std::getline(fields, applied, ',');
+    std::getline(fields, lag, ',');
+    ++changes;
+    max_lag = std::max(max_lag, std::stod(lag));
+  }
+  lab["timeline"] = {{"changes_applied", changes}, {"max_lag_ms", max_lag}};
+}
+
+// Adds what the kernel says of each shaped direction; needs root, else stays configured-only.
+void add_live(nlohmann::json& lab, Kernel* kernel) {
+  for (auto& node : lab["nodes"]) {
+    node["present"] =
+        kernel ? nlohmann::json(kernel->namespace_exists(node["namespace"])) : nlohmann::json();
+  }
+  for (auto& link : lab["links"]) {
+    for (const char* dir : {"a2b", "b2a"}) {
+      auto& d = link[dir];
+      if (!kernel) continue;
+      const auto live = kernel->namespace_exists(d["namespace"])
+                            ? kernel->shaping(d["namespace"], d["dev"])
+                            : std::nullopt;
+      if (!live) {
+        d["kernel"] = nullptr;
+        continue;
+      }
+      d["kernel"] = {{"rate_bits_per_s", live->config.rate_bytes_per_s * 8},
+                     {"sent_bytes", live->sent_bytes},
+                     {"sent_packets", live->sent_packets},
+                     {"dropped_packets", live->dropped_packets}};
+    }
+  }
+}
+
+// The emulation health of the lab's newest run (runs/ files are named by ISO 8601 time, so
+// the greatest name is the newest), as `train` recorded it.
+void add_last_run_health(nlohmann::json& j, const std::string& dir) {
+  std::string newest;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/runs", ec)) {
+    const std::string p = e.path().string();
+    if (e.path().extension() == ".json" && p > newest) newest = p;
+  }
+  if (newest.empty()) return;
+  try {
+    std::ifstream in(newest);
+    const auto run = nlohmann::json::parse(in);
+    if (run.contains("health"))
+      j["last_run_health"] = {{"file", newest}, {"health", run["health"]}};
+  } catch (const std::exception&) {
+    // a run being written: no health to show yet
+  }
+}
+
+void print_health(std::ostream& out, const nlohmann::json& last) {
+  const auto& h = last["health"];
+  const auto& late = h["release_lateness_ms"];
+  out << "\nemulation health of the last run (" << last["file"].get<std::string>()
+      << "): " << (h["healthy"].get<bool>() ? "healthy" : "UNHEALTHY") << "\n  delay-line "
+      << "release lateness p50/p99/max " << late["p50"] << "/" << late["p99"] << "/" << late["max"]
+      << " ms over " << late["packets"] << " packets";
+  if (h.contains("emulator_lateness_ms"))  // runs recorded before the split lack it
+    out << " (p99 " << h["emulator_lateness_ms"]["p99"] << " ms less the host's stalls)";
+  out << "; CPUs saturated " << std::lround(h["cpu_saturated_share"].get<double>() * 100)
+      << "% of the run";
+  if (!h["min_backlogged_rate_ratio"].is_null())
+    out << "; slowest backlogged link at "
+        << std::lround(h["min_backlogged_rate_ratio"].get<double>() * 100) << "% of its rate";
+  out << "\n";
+  for (const auto& p : h["problems"]) out << "  " << p.get<std::string>() << "\n";
+  for (const auto& n : h.value("notes", nlohmann::json::array()))
+    out << "  note: " << n.get<std::string>() << "\n";
+}
+
+}  // namespace
+
+void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& plan, bool live) {
+  out << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since " << s.created_at
+      << ")\n\nnodes\n";
+  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT"});
+  for (const auto& n : plan["nodes"]) {
+    nodes.add({n["name"], n["namespace"], n["address"],
+               n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
+  }
+  nodes.print(out);
+  for (const auto& [key, what] :
+       {std::pair{"metrics_url", "metrics"}, std::pair{"prometheus_url", "prometheus"},
+        std::pair{"grafana_url", "grafana"}}) {
+    if (plan.contains(key)) out << what << ": " << plan[key].get<std::string>() << "\n";
+  }
+  out << "\nbackend for delay, jitter and loss: " << plan.value("backend", "?") << " ("
+      << plan.value("backend_reason", "") << ")\n";
+  const auto& tl = plan["timeline"];
+  out << "timeline: " << tl["changes_applied"] << " scheduled changes applied, worst lag "
+      << tl["max_lag_ms"] << " ms\n";
+  out << "\nlinks (per direction, current values)\n";
+  TextTable links({"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "KERNEL RATE", "SENT", "DROPS"});
+  for (const auto& l : plan["links"]) {
+    for (const char* dir : {"a2b", "b2a"}) {
+      const auto& d = l[dir];
+      const bool have = d.contains("kernel") && !d["kernel"].is_null();
+      const auto& now = d["current"];
+      links.add({d["from"], d["to"], d["dev"],
+                 format_rate(Rate{now["rate_bits_per_s"].get<uint64_t>()}),
+                 format_duration(Duration{now["delay_us"].get<int64_t>()}),
+                 format_percent(Fraction{now["loss"].get<double>()}),
+                 have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
+                      : (live ? "MISSING" : "?"),
+                 have ? std::to_string(d["kernel"]["sent_bytes"].get<uint64_t>()) + "B" : "",
+                 have ? std::to_string(d["kernel"]["dropped_packets"].get<uint64_t>()) : ""});
+    }
+  }
+  links.print(out);
+  out << "\nroutes\n";
+  TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+  for (const auto& r : plan["routes"]) {
+    std::string path;
+    for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
+    routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+  }
+  routes.print(out);
+  if (plan.contains("last_run_health")) print_health(out, plan["last_run_health"]);
+  if (!live) out << "\n(run as root to add what the kernel reports)\n";
+}
+
+nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel) {
+  const LabState s = store.load(lab);
+  nlohmann::json j = {{"lab", s.lab},
+                      {"phase", s.phase},
+                      {"source", s.source},
+                      {"created_at", s.created_at},
+                      {"nodes", s.plan.value("nodes", nlohmann::json::array())},
+                      {"links", s.plan.value("links", nlohmann::json::array())},
+                      {"routes", s.plan.value("routes", nlohmann::json::array())},
+                      {"backend", s.plan.value("backend", "")},
+                      {"backend_reason", s.plan.value("backend_reason", "")},
+                      {"time_scale", s.time_scale}};
+  // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
+  for (const auto& [what, key] :
+       {std::pair{"exporter", "metrics_url"}, std::pair{"prometheus", "prometheus_url"},
+        std::pair{"grafana", "grafana_url"}}) {
+    if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
+  }
+  add_current(j, store.dir(lab));
+  add_last_run_health(j, store.dir(lab));
+  add_live(j, kernel);
+  return j;
+}
+
+}  // namespace testbed

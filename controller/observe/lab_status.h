@@ -1,0 +1,24 @@
+// What `testbed status` shows of one lab: its plan's nodes, links and routes, each direction
+// with its current values (what the timeline or `link set` changed since `up`) and what the
+// kernel reports of it with counters, where to watch the lab, and the emulation health of
+// its newest run. The verb prints it as tables or JSON.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+
+#include "kernel.h"
+#include "lab_state.h"
+
+namespace testbed {
+
+// `kernel` null (not root): the kernel's view is left out and nodes' presence unknown.
+nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel);
+
+// The tables of one lab's status; `live`: the kernel's view was asked for.
+void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& status,
+                      bool live);
+
+}  // namespace testbed

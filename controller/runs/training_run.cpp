@@ -1,0 +1,214 @@
+#include "training_run.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <zmq.hpp>
+
+#include "agent_group.h"
+#include "child_process.h"
+#include "libnl_kernel.h"
+#include "link_control.h"
+#include "metrics_sink.h"
+#include "netns_exec.h"
+#include "ps_session.h"
+#include "run_health.h"
+#include "teardown.h"
+#include "train_session.h"
+#include "units.h"
+
+namespace testbed {
+namespace {
+
+constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own address
+
+// A train ended by SIGINT or SIGTERM (Ctrl-C, a CI job's timeout) takes its agents with
+// it: they are our children, recorded before the handler is installed and never changed
+// after, so the handler only reads them. It asks them to end, waits up to a second, kills
+// what is left, reaps them all, then dies of the signal as it would have.
+std::vector<pid_t> g_run_agents;
+std::vector<char> g_reaped;            // per agent, sized with it: the handler allocates nothing
+constexpr int kAgentGraceTicks = 100;  // of 10 ms: one second to end on SIGTERM
+
+void end_agents_and_die(int sig) {
+  const size_t n = g_run_agents.size();
+  for (size_t i = 0; i < n; ++i) kill(g_run_agents[i], SIGTERM);
+  const timespec tick{0, 10'000'000};
+  for (int t = 0; t < kAgentGraceTicks; ++t) {
+    bool all_gone = true;
+    for (size_t i = 0; i < n; ++i) {
+      if (!g_reaped[i] && waitpid(g_run_agents[i], nullptr, WNOHANG) != 0) g_reaped[i] = 1;
+      all_gone &= g_reaped[i] != 0;
+    }
+    if (all_gone) break;
+    nanosleep(&tick, nullptr);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    // Only a pid not yet reaped is still ours: a reaped one may already be another's.
+    if (!g_reaped[i] && kill(g_run_agents[i], SIGKILL) == 0) waitpid(g_run_agents[i], nullptr, 0);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+// Stops the agents of a run and forgets them; `down` would end them too. They are our
+// children: reap them, so none lingers as a zombie.
+void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& store,
+                 const std::string& lab) {
+  agents.broadcast({{"cmd", "quit"}});
+  for (pid_t pid : pids) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    while (waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  auto lock = store.lock(lab, /*wait=*/true);
+  LabState s = store.load(lab);
+  std::erase_if(s.processes, [&](const ProcessRecord& p) {
+    if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) return false;
+    if (process_start_time(p.pid) == p.start_time) {  // did not quit in time
+      kill(p.pid, SIGKILL);
+      waitpid(p.pid, nullptr, 0);
+    }
+    return true;
+  });
+  store.save(s);
+}
+
+std::string write_run(const std::string& dir, const std::string& strategy,
+                      const nlohmann::json& summary) {
+  std::filesystem::create_directories(dir + "/runs");
+  const std::string results = dir + "/runs/" + now_iso8601() + "-" + strategy + ".json";
+  std::ofstream(results) << summary.dump(1) << "\n";
+  return results;
+}
+
+// Written first, so a failed check leaves the figures to look at.
+void check_reference(const nlohmann::json& summary) {
+  if (summary.value("reference_max_abs_diff", 0.0) > kReferenceTolerance) {
+    throw std::runtime_error("the model differs from the single-process reference by " +
+                             std::to_string(summary["reference_max_abs_diff"].get<double>()));
+  }
+}
+
+}  // namespace
+
+bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o) {
+  const std::string dir = store.dir(lab);
+  o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
+  std::vector<std::string> names, namespaces, endpoints;
+  for (const auto& n : state.plan["nodes"]) {
+    names.push_back(n["name"]);
+    namespaces.push_back(n["namespace"]);
+    endpoints.push_back("tcp://" + n["address"].get<std::string>() + ":" +
+                        std::to_string(kAgentPort));
+  }
+  std::ostream& progress = o.json ? std::cerr : std::cout;
+  // Bad server names are refused before any agent starts.
+  if (o.ps && !o.placement) {
+    const auto servers =
+        resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+    if (strategy_is_scheduled(o.strategy) && servers.size() != 1)
+      throw UsageError(o.strategy +
+                       " schedules the updates to one server (the paper's setting): "
+                       "--servers names one node");
+    if (!o.replica.empty())
+      replica_node(o.replica, names, servers.front(), resolve_workers(o.worker_nodes, names));
+  }
+  if (o.ps) resolve_workers(o.worker_nodes, names);
+  if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
+    throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");
+
+  zmq::context_t ctx;
+  const std::string socket_path = dir + "/agents.sock";
+  AgentGroup agents(ctx, socket_path, names);
+  std::vector<pid_t> pids;
+  {
+    auto lock = store.lock(lab, /*wait=*/true);
+    state = store.load(lab);
+    for (size_t n = 0; n < names.size(); ++n) {
+      const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
+                                            "ipc://" + socket_path, "--node", std::to_string(n)};
+      const pid_t pid = spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log");
+      state.processes.push_back({pid, process_start_time(pid), names[n], cmd});
+      pids.push_back(pid);
+    }
+    store.save(state);
+  }
+  agents.set_pids(pids);
+  g_run_agents = pids;
+  g_reaped.assign(pids.size(), 0);
+  for (int sig : {SIGINT, SIGTERM}) signal(sig, end_agents_and_die);
+  bool ok = true;
+  try {
+    agents.gather("hello");
+    ZmqMetricsSink metrics(ctx, metrics_socket(dir));
+    const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
+    if (o.ps) {
+      LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
+      PsSession ps(o, agents, names, endpoints, live_directions(state.plan, read_current(dir)),
+                   progress, metrics, kernel);
+      ps.set_rate_source([&] { return live_directions(state.plan, read_current(dir)); });
+      ps.setup();
+      ps.train();
+      nlohmann::json summary = ps.summary(lab);
+      finish_run_health(*health, summary, o.strategy, metrics);
+      const std::string results = write_run(dir, o.strategy, summary);
+      check_reference(summary);
+      if (o.json) {
+        std::cout << summary.dump() << "\n";
+      } else {
+        std::cout << ps.headline() << "; results in " << results << "\n";
+      }
+      stop_agents(agents, pids, store, lab);
+      return true;
+    }
+    TrainSession session(o, agents, names, endpoints,
+                         live_directions(state.plan, read_current(dir)), progress, metrics);
+    session.setup();
+    session.measure();
+    if (o.probe_only) {
+      std::cout << nlohmann::json{{"lab", lab},
+                                  {"link_mbit", session.graph().mbit},
+                                  {"nodes", names}}
+                       .dump()
+                << "\n";
+    } else {
+      session.train();
+      nlohmann::json summary = session.summary(lab);
+      if (std::ifstream start(dir + "/timeline-start"); start) {
+        double t = 0;
+        if (start >> t) summary["timeline_started_unix_s"] = t;
+      }
+      finish_run_health(*health, summary, o.strategy, metrics);
+      const std::string results = write_run(dir, o.strategy, summary);
+      check_reference(summary);
+      if (o.json) {
+        std::cout << summary.dump() << "\n";
+      } else {
+        std::cout << o.strategy << ": " << o.iterations << " iterations of " << o.model.name << " x"
+                  << format_factor(o.scale) << std::fixed << " (" << std::setprecision(1)
+                  << static_cast<double>(o.elements) * 4 / 1e6 << " MB), mean "
+                  << std::setprecision(2) << session.mean_iteration_s() << " s per iteration, "
+                  << std::setprecision(1) << session.samples_per_s() << " samples/s; results in "
+                  << results << "\n";
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "testbed train: " << e.what() << "\n";
+    ok = false;
+  }
+  stop_agents(agents, pids, store, lab);
+  return ok;
+}
+
+}  // namespace testbed

@@ -1,0 +1,108 @@
+// The one place that turns `testbed train`'s command line and a profile's workload into a
+// run's options (run_options.h), without a lab: the command line wins over the profile,
+// the profile over the defaults, each value is checked wherever it came from, and an error
+// names the option and its origin. The topology parser takes the workload's rules from
+// here and knows no strategy itself.
+#include "run_options.h"
+
+#include <gtest/gtest.h>
+
+#include "diagnostics.h"
+#include "workload_settings.h"
+
+namespace testbed {
+namespace {
+
+std::string usage_error(const CommandLine& cli, const nlohmann::json& workload) {
+  try {
+    resolve_train_options(cli, workload);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(RunOptions, CommandLineOverProfileOverDefaults) {
+  const nlohmann::json workload = {
+      {"strategy", "netstorm"}, {"iterations", "7"}, {"scale", "0.05"}};
+  const TrainOptions from_profile = resolve_train_options({}, workload);
+  EXPECT_EQ(from_profile.strategy, "netstorm");
+  EXPECT_EQ(from_profile.iterations, 7);
+  EXPECT_DOUBLE_EQ(from_profile.scale, 0.05);
+  EXPECT_EQ(from_profile.model.name, "resnet50");  // the default model
+
+  CommandLine cli;
+  cli.options = {{"iterations", "3"}, {"strategy", "mst"}};
+  cli.flags = {"json"};
+  const TrainOptions o = resolve_train_options(cli, workload);
+  EXPECT_EQ(o.strategy, "mst");
+  EXPECT_EQ(o.iterations, 3);
+  EXPECT_DOUBLE_EQ(o.scale, 0.05);  // the profile's, the command line said nothing
+  EXPECT_TRUE(o.json);
+  EXPECT_GT(o.chunk, 0u);  // computed from the model's size when nobody sets it
+
+  const TrainOptions defaults = resolve_train_options({}, nlohmann::json::object());
+  EXPECT_EQ(defaults.strategy, "netstorm");
+  EXPECT_EQ(defaults.iterations, kDefaultIterations);
+}
+
+TEST(RunOptions, ErrorsNameTheOptionAndWhereItsValueCameFrom) {
+  CommandLine cli;
+  cli.options = {{"iterations", "0"}};
+  EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--iterations '0'"), std::string::npos);
+  EXPECT_NE(usage_error({}, {{"strategy", "bsp"}, {"staleness", "x"}}).find("the profile's workload.staleness"),
+            std::string::npos);
+  // An option of another strategy's: refused, naming it.
+  cli.options = {{"strategy", "bsp"}, {"parallel", "wsp"}};
+  EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--parallel"), std::string::npos);
+}
+
+TEST(RunOptions, EachSystemGetsItsOwnDefaults) {
+  CommandLine cli;
+  cli.options = {{"strategy", "drps"}};
+  const TrainOptions drps = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_TRUE(drps.ps);
+  EXPECT_EQ(drps.store, "disk");  // DRPS keeps its parameters on disk
+  EXPECT_EQ(drps.consistency, "bsp");
+  cli.options = {{"strategy", "apsp"}};
+  const TrainOptions apsp = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_TRUE(apsp.placement);
+  EXPECT_EQ(apsp.job, "dense");  // a named model's size, as APSP's Table II runs it
+  cli.options = {{"strategy", "gaia"}};
+  const TrainOptions gaia = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_DOUBLE_EQ(gaia.gaia_threshold, 0.01);  // the paper's 1%
+  cli.options = {{"strategy", "mlfabric-a"}};
+  EXPECT_EQ(resolve_train_options(cli, nlohmann::json::object()).consistency, "async");
+}
+
+TEST(RunOptions, TheTopologyTakesTheWorkloadRulesItIsGiven) {
+  const std::string profile = R"(
+lab: t
+nodes: {a: {}, b: {}}
+links: [{endpoints: [a, b], bandwidth: 10Mbit}]
+workload: {strategy: gaia, colour: blue}
+)";
+  // With the run options' rules an unknown key is an error at its line...
+  try {
+    parse_profile_text(profile, "t.yaml");
+    FAIL() << "colour was accepted";
+  } catch (const ValidationError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].line, 5);
+    EXPECT_NE(e.diagnostics()[0].message.find("colour"), std::string::npos);
+  }
+  // ...and other rules are other words: the parser holds no list of its own.
+  const SettingRules colours{{"colour"}, [](const std::string&, const std::string& v) {
+                               return v == "blue" ? "" : "expected blue";
+                             }};
+  const std::string only_colour = R"(
+lab: t
+nodes: {a: {}, b: {}}
+links: [{endpoints: [a, b], bandwidth: 10Mbit}]
+workload: {colour: blue}
+)";
+  EXPECT_EQ(parse_topology_text(only_colour, "t.yaml", colours).workload.at("colour"), "blue");
+}
+
+}  // namespace
+}  // namespace testbed
