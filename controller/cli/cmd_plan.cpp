@@ -9,6 +9,7 @@
 #include "plan_table.h"
 #include "strategies.h"
 #include "update_scheduler.h"
+#include "workload_placement.h"
 #include "workload_settings.h"
 
 namespace testbed::cli {

@@ -19,9 +19,6 @@ using Argv = std::vector<std::string>;
 int run_validate(const Argv& args);
 int run_plan(const Argv& args);
 int run_placement(const Argv& args);
-// The placement a profile's workload asks for (a placement strategy and a named model), as
-// `testbed placement` reports it; null when the workload is another strategy's.
-nlohmann::json workload_placement(const Topology& t);
 int run_up(const Argv& args);
 int run_down(const Argv& args);
 int run_status(const Argv& args);

@@ -60,7 +60,8 @@ const std::map<std::string, Verb>& verbs() {
         "run a scenario: each strategy on the same seeded WAN, judged by its expectations"}},
       {"regress",
        {run_regress,
-        "regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline FILE]",
+        "regress DIR [--out DIR] [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline "
+        "FILE]",
         "run every scenario in DIR; pass/fail table, JUnit XML, regressions against a baseline"}},
       {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
       {"placement",

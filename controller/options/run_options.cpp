@@ -270,6 +270,17 @@ TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json
     if (args.option(placement_only))
       throw UsageError("--" + std::string(placement_only) + " is for the placement strategies");
   if (o.ps) return resolve_ps_options(args, workload, get, o);
+  // What the tree strategies take. Another system's option on the command line is refused
+  // rather than left unused; a profile's key is not, because one workload serves several
+  // strategies (internet2.yaml's is NetStorm's, and `--strategy ssp` runs on it).
+  static const std::set<std::string> kTreeKeys = {
+      "strategy",    "model",       "scale",       "iterations",       "compute-ms",
+      "chunk",       "seed",        "update-time", "max-seconds",      "primary-busy-bound",
+      "probe-count", "probe-bytes", "probe-link",  "aux-queue-length", "server"};
+  for (const auto& [key, value] : args.options)
+    if (!kTreeKeys.count(key))
+      throw UsageError("--" + key + " is not for the tree strategies (" + o.strategy +
+                       "): it is another system's option");
   const std::string model = get("model", "resnet50");
   if (is_job(model) && model != "logreg")
     throw UsageError("the " + model + " job runs on the parameter-server strategies (" +

@@ -28,7 +28,7 @@ nlohmann::json placement_report(const PlacementGraph& g, const PlacementResult& 
 // The report for people: candidates as a table, then the chosen server's flows.
 void print_placement(const nlohmann::json& report, std::ostream& out);
 
-// The decisions this implementation takes where the paper is silent (also in the README).
+// The decisions this implementation takes where the paper is silent (also in docs/apsp.md).
 const std::vector<std::string>& placement_choices();
 
 }  // namespace testbed::placement

@@ -11,6 +11,7 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 #include <zmq.hpp>
 
@@ -153,6 +154,14 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
     const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
+    // The run's health beside its figures, its file, the reference check, then the summary
+    // (--json) or one line.
+    const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
+      finish_run_health(*health, summary, o.strategy, metrics);
+      const std::string results = write_run(dir, o.strategy, summary);
+      check_reference(summary);
+      std::cout << (o.json ? summary.dump() : headline + "; results in " + results) << "\n";
+    };
     if (o.ps) {
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
       PsSession ps(o, agents, names, endpoints, live_directions(state.plan, read_current(dir)),
@@ -161,46 +170,32 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       ps.setup();
       ps.train();
       nlohmann::json summary = ps.summary(lab);
-      finish_run_health(*health, summary, o.strategy, metrics);
-      const std::string results = write_run(dir, o.strategy, summary);
-      check_reference(summary);
-      if (o.json) {
-        std::cout << summary.dump() << "\n";
-      } else {
-        std::cout << ps.headline() << "; results in " << results << "\n";
-      }
-      stop_agents(agents, pids, store, lab);
-      return true;
-    }
-    TrainSession session(o, agents, names, endpoints,
-                         live_directions(state.plan, read_current(dir)), progress, metrics);
-    session.setup();
-    session.measure();
-    if (o.probe_only) {
-      std::cout << nlohmann::json{{"lab", lab},
-                                  {"link_mbit", session.graph().mbit},
-                                  {"nodes", names}}
-                       .dump()
-                << "\n";
+      publish(summary, ps.headline());
     } else {
-      session.train();
-      nlohmann::json summary = session.summary(lab);
-      if (std::ifstream start(dir + "/timeline-start"); start) {
-        double t = 0;
-        if (start >> t) summary["timeline_started_unix_s"] = t;
-      }
-      finish_run_health(*health, summary, o.strategy, metrics);
-      const std::string results = write_run(dir, o.strategy, summary);
-      check_reference(summary);
-      if (o.json) {
-        std::cout << summary.dump() << "\n";
+      TrainSession session(o, agents, names, endpoints,
+                           live_directions(state.plan, read_current(dir)), progress, metrics);
+      session.setup();
+      session.measure();
+      if (o.probe_only) {
+        std::cout << nlohmann::json{{"lab", lab},
+                                    {"link_mbit", session.graph().mbit},
+                                    {"nodes", names}}
+                         .dump()
+                  << "\n";
       } else {
-        std::cout << o.strategy << ": " << o.iterations << " iterations of " << o.model.name << " x"
-                  << format_factor(o.scale) << std::fixed << " (" << std::setprecision(1)
-                  << static_cast<double>(o.elements) * 4 / 1e6 << " MB), mean "
-                  << std::setprecision(2) << session.mean_iteration_s() << " s per iteration, "
-                  << std::setprecision(1) << session.samples_per_s() << " samples/s; results in "
-                  << results << "\n";
+        session.train();
+        nlohmann::json summary = session.summary(lab);
+        if (std::ifstream start(dir + "/timeline-start"); start) {
+          double t = 0;
+          if (start >> t) summary["timeline_started_unix_s"] = t;
+        }
+        std::ostringstream headline;
+        headline << o.strategy << ": " << o.iterations << " iterations of " << o.model.name << " x"
+                 << format_factor(o.scale) << std::fixed << " (" << std::setprecision(1)
+                 << static_cast<double>(o.elements) * 4 / 1e6 << " MB), mean "
+                 << std::setprecision(2) << session.mean_iteration_s() << " s per iteration, "
+                 << std::setprecision(1) << session.samples_per_s() << " samples/s";
+        publish(summary, headline.str());
       }
     }
   } catch (const std::exception& e) {

@@ -50,11 +50,30 @@ TEST(RunOptions, ErrorsNameTheOptionAndWhereItsValueCameFrom) {
   CommandLine cli;
   cli.options = {{"iterations", "0"}};
   EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--iterations '0'"), std::string::npos);
-  EXPECT_NE(usage_error({}, {{"strategy", "bsp"}, {"staleness", "x"}}).find("the profile's workload.staleness"),
+  EXPECT_NE(usage_error({}, {{"strategy", "bsp"}, {"staleness", "x"}})
+                .find("the profile's workload.staleness"),
             std::string::npos);
   // An option of another strategy's: refused, naming it.
   cli.options = {{"strategy", "bsp"}, {"parallel", "wsp"}};
   EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--parallel"), std::string::npos);
+}
+
+TEST(RunOptions, AnotherSystemsOptionIsRefusedNotIgnored) {
+  // On the command line: refused, for a tree strategy as for the parameter server's.
+  for (const char* key : {"staleness", "parallel", "gaia-threshold", "target-loss", "servers"}) {
+    CommandLine cli;
+    cli.options = {{"strategy", "netstorm"},
+                   {key, key == std::string("gaia-threshold") ? "2%" : "2"}};
+    if (key == std::string("parallel")) cli.options[key] = "wsp";
+    if (key == std::string("servers")) cli.options[key] = "all";
+    EXPECT_NE(usage_error(cli, nlohmann::json::object()).find(std::string("--") + key),
+              std::string::npos)
+        << key;
+  }
+  // In the profile: one workload serves several strategies, so another's key is left alone.
+  CommandLine cli;
+  cli.options = {{"strategy", "netstorm"}};
+  EXPECT_EQ(usage_error(cli, {{"staleness", "4"}, {"iterations", "2"}}), "");
 }
 
 TEST(RunOptions, EachSystemGetsItsOwnDefaults) {

@@ -197,7 +197,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["shards"] = shards;
   if (!wsp.empty()) {
     s["wsp"] = wsp;
-    // Where the paper is silent or its text lost the formula: our readings (README).
+    // Where the paper is silent or its text lost the formula: our readings (docs/drps.md).
     s["wsp"]["readings"] = {
         {"gain", "-t_k/TE_r - 1/(W-1) * sum_l ln(1 + clocks of l missed), Eq. 7 as we read it"},
         {"estimate", "a worker's next update is due at its last start plus its last iteration"},

@@ -1,0 +1,70 @@
+#include "lab_processes.h"
+
+#include <chrono>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "child_process.h"
+#include "link_control.h"
+#include "node_hosts.h"
+#include "node_identity.h"
+#include "teardown.h"
+
+namespace testbed {
+
+// Starts the lab's long-lived processes, recording each before anything can fail: a
+// delay line per node that receives delayed links, and the timeline when there are
+// schedules. Waits until every delay line has bound its queues.
+void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
+  const std::string dir = store.dir(plan.lab);
+  std::vector<std::pair<pid_t, std::string>> waiting;  // pid, control socket
+  for (const auto& line : plan.delay_lines) {
+    std::vector<std::string> argv = {program_path("testbed-delayline"), "--control",
+                                     delay_line_socket(dir, line.node)};
+    if (plan.release_window_us) {
+      argv.push_back("--release-window-us");
+      argv.push_back(std::to_string(*plan.release_window_us));
+    }
+    for (const auto& q : line.queues) {
+      argv.push_back("--queue");
+      argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
+                     std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
+                     (q.reorder ? ":reorder" : ""));
+    }
+    const pid_t pid = spawn_recorded(store, state, line.ns, argv,
+                                     dir + "/delayline-" + line.node + ".log", line.node);
+    waiting.emplace_back(pid, delay_line_socket(dir, line.node));
+  }
+  // A delay line binds its queues, then its control socket: the socket means ready.
+  // Five seconds is far beyond the milliseconds this takes even on a loaded host.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (const auto& [pid, socket] : waiting) {
+    while (!std::filesystem::exists(socket)) {
+      if (process_start_time(pid) == 0 || std::chrono::steady_clock::now() > deadline) {
+        throw std::runtime_error("the delay line (pid " + std::to_string(pid) +
+                                 ") did not start; see " + dir + "/delayline-*.log");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  if (plan.has_schedules) {
+    const std::vector<std::string> argv = {program_path("testbed"), "_timeline", plan.lab};
+    spawn_recorded(store, state, "", argv, dir + "/timeline.log");
+  }
+}
+
+// Gives every node a hostname and the lab's hosts file (node_identity.h), recording them
+// all before creating any, so a controller killed mid-way leaves them to `clean`.
+void create_identities(const Plan& plan, const LabStore& store, LabState& state) {
+  for (const auto& n : plan.nodes) state.identities.push_back({n.name, n.ns, 0});
+  store.save(state);
+  const std::string hosts = node_hosts_text(plan);
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    state.identities[i].uts_inode = create_uts_namespace(plan.nodes[i].ns, plan.nodes[i].name);
+    write_hosts_file(plan.nodes[i].ns, hosts);
+  }
+  store.save(state);
+}
+
+}  // namespace testbed
