@@ -34,7 +34,7 @@ rm -rf "$out"/*.json "$out"/gloo-*/
 "$tb" up bench/out/xcheck.yaml --prometheus off >/dev/null
 for size in ${sizes//,/ }; do
   # rr-sync's dense job is a named model times a scale: ResNet-50's 23 M parameters
-  # (controller/topology/workload.cpp) scaled to SIZE. gloo then gets exactly the size
+  # (controller/options/workload_settings.cpp) scaled to SIZE. gloo then gets exactly the size
   # the run reports (job.parameters), so both reduce the same number of floats.
   scale=$(python3 -c "print(repr($size / 23e6))")
   for round in $(seq 1 "$rounds"); do

@@ -3,7 +3,7 @@
 # needs (only those missing), builds, and then, as asked:
 #   scripts/setup.sh           set up and build only
 #   scripts/setup.sh --test    ... and run every test (unit, and integration as root), then
-#                                  the CI subset of the WAN scenarios
+#                                  the CI subset of the WAN scenarios and the docs check
 #   scripts/setup.sh --suite   ... and run every WAN scenario in profiles/scenarios
 #   scripts/setup.sh --up      ... install `testbed`, bring up Internet2 and run its default
 #                                  workload (NetStorm synchronizing a scaled ResNet-50)
@@ -58,6 +58,9 @@ case "${1:-}" in
     # training over the emulated WAN fails here. --suite runs them all.
     build/bin/testbed regress profiles/scenarios/ci --junit build/scenarios-junit.xml \
       --out build/scenario-results
+    # And the docs: every block of README.md and docs/ marked runnable is run, the others'
+    # commands checked by their arguments (docs/development.md).
+    scripts/docs-check.py
     ;;
   --suite)
     build/bin/testbed regress profiles/scenarios --junit build/scenarios-junit.xml \

@@ -17,7 +17,7 @@
 
 namespace testbed {
 
-// kPush, kPull and kParams are the parameter server's (protocols/ps_protocol.h): a
+// kPush, kPull and kParams are the parameter server's (protocols/ps/ps_protocol.h): a
 // worker's update, its request for parameters, and the shard's answer. The kMirror kinds
 // are Gaia's between data centers (protocols/gaia/): significant updates (keys and
 // deltas), the selective barrier (keys only), the mirror clock and the data's ack (none).

@@ -1,5 +1,5 @@
 // Emulation health of one run, judged: was the host able to emulate what was configured?
-// Three signals, each with its threshold (HealthThresholds, stated in the README):
+// Three signals, each with its threshold (HealthThresholds, stated in docs/observability.md):
 //   - release lateness: how late the delay lines let packets go against their due time
 //     (their p99 over all delayed directions), plus packets the kernel dropped before a
 //     delay line saw them (nfqueue queue or socket full), which should never happen.

@@ -9,7 +9,8 @@
 
 namespace testbed {
 
-// Every object the testbed creates has a name starting with "tb" (see README: ownership).
+// Every object the testbed creates has a name starting with "tb" (docs/topologies.md, what
+// the testbed owns).
 std::string namespace_name(const std::string& lab, const std::string& node);
 // The interface at one end of link `link_index`, named after the peer it faces.
 std::string interface_name(size_t link_index, const std::string& peer);

@@ -64,7 +64,7 @@ struct TrainOptions {
   std::map<std::string, double> slow;  // node -> compute time factor
   Stragglers stragglers;               // each worker's clock slowed now and then (MLfabric)
   // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and
-  // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (README).
+  // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (docs/gaia.md).
   double gaia_threshold = 0.01;
   int gaia_ds = 2;
   bool gaia_soft = false;

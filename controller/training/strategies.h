@@ -27,7 +27,7 @@ struct StrategyOptions {
 // same, plus auxiliary paths), and netstorm, the whole system (= netstorm-pro).
 const std::vector<std::string>& strategy_names();
 // The parameter-server strategies, named by their consistency model (bsp, ssp, async):
-// workers loop on their own against sharded servers (agent/protocols/ps_protocol.h);
+// workers loop on their own against sharded servers (agent/protocols/ps/ps_protocol.h);
 // gaia, a replica per data center kept close by Approximate Synchronous Parallel
 // (agent/protocols/gaia/); and drps, the same servers disk-resident (DRPS), under the
 // parallel model --parallel names (bsp, ssp, async, or DRPS's own wsp); MLfabric's

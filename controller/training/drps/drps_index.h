@@ -18,7 +18,7 @@
 namespace testbed {
 
 struct DrpsIndexOptions {
-  int sample_clocks = 4;  // per worker; see the README for why so few
+  int sample_clocks = 4;  // per worker; see docs/drps.md for why so few
   // Keys read by fewer than this share of the sampled batches are pruned (Sec. 4.2): a
   // batch of sparse-lr x1 reads about 13,000 keys, and counting every pair of them each
   // round would take minutes; the keys in 90% of batches (the top 450 or so) take seconds.

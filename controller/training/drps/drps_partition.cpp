@@ -28,7 +28,7 @@ BucketFill fill_buckets(const std::vector<double>& cost, const std::vector<uint3
   f.keys.assign(w, 0);
   std::vector<size_t> next(w, 0);
   for (size_t placed = 0; placed < blocks; ++placed) {
-    size_t j = 0;  // the bucket of least cost, then fewest keys (README: our tie rule)
+    size_t j = 0;  // the bucket of least cost, then fewest keys (docs/drps.md: our tie rule)
     for (size_t k = 1; k < w; ++k)
       if (f.cost[k] < f.cost[j] || (f.cost[k] == f.cost[j] && f.keys[k] < f.keys[j])) j = k;
     while (f.bucket_of_block[order[j][next[j]]] >= 0) ++next[j];

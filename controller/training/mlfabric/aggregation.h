@@ -9,7 +9,7 @@
 // directly, n = 0..|U|) is tried; the one whose last transfer to the server ends first wins.
 // Each transfer is reserved as it is placed (NetUp), so transfers time-share links.
 //
-// Choices where the paper is silent (README, mlfabric_choices()):
+// Choices where the paper is silent (docs/mlfabric.md, mlfabric_choices()):
 //   - t_max starts when the link into the server is next free, not at 0: a batch that finds
 //     it busy with earlier batches' transfers may gather a group meanwhile;
 //   - a group is never empty: an update that cannot meet the constraint at an empty group

@@ -10,7 +10,7 @@
 // distributors m (0..k) and of direct workers n is tried; the plan whose last worker has
 // the model first wins.
 //
-// Choices where the paper is silent (README, mlfabric_choices()):
+// Choices where the paper is silent (docs/mlfabric.md, mlfabric_choices()):
 //   - the direct workers are those the server reaches soonest, the others are grouped in
 //     that order too (shortest transfer first, as Alg. 1 orders updates);
 //   - a distributor's own worker is in its group and gets the model as it arrives;

@@ -10,7 +10,7 @@
 //   - look-ahead (Alg. 2, lines 10-11): an update taken for its deadline is dropped when
 //     the update after it would complete before it, so the server's link never idles
 //     behind one slow transfer.
-// Choices where the paper is silent (README, mlfabric_choices()):
+// Choices where the paper is silent (docs/mlfabric.md, mlfabric_choices()):
 //   - positions count ordered updates, not the loop's iterations: a dropped update does
 //     not advance the model, so deadlines compare with the version each update will apply
 //     to (Alg. 2's loop index would count the drop as a version);
