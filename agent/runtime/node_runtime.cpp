@@ -25,8 +25,10 @@ void NodeRuntime::reply(const nlohmann::json& j) {
 void NodeRuntime::handle_command(const nlohmann::json& cmd) {
   const std::string verb = cmd.at("cmd");
   if (verb == "setup") {
+    // The run's secret (AgentGroup's): only the run's own nodes are heard.
     van_ =
-        std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>());
+        std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
+                              cmd.value("secret", ""));
     protocol_ = make_protocol(cmd.value("protocol", "tree"), *this);
     protocol_->setup(cmd);
     return;

@@ -1,6 +1,8 @@
 #include "van.h"
 
+#include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 namespace testbed {
 namespace {
@@ -10,44 +12,118 @@ namespace {
 // sends to one parent (NetStorm's chunking of the largest models gives tens of chunks).
 constexpr int kHighWaterMark = 64;
 
+// ZeroMQ asks the handler bound here whether a connection may be heard (RFC 27, ZAP); the
+// user name is fixed, the password is the run's secret.
+constexpr const char* kZapEndpoint = "inproc://zeromq.zap.01";
+constexpr const char* kUser = "testbed";
+// Handshakes that fail: a stranger without the secret or speaking something else.
+constexpr int kRefusedEvents = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+
+// A connection by its routing id: a member's is its node index; a stranger's is ZeroMQ's
+// binary id, written in hex so that reports stay text.
+std::string connection_name(const zmq::message_t& id) {
+  const std::string raw = id.to_string();
+  if (!raw.empty() && raw.size() < 8 &&
+      std::all_of(raw.begin(), raw.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return raw;
+  std::string hex = "peer-";
+  for (unsigned char c : raw) {
+    static const char* const kDigits = "0123456789abcdef";
+    hex += kDigits[c >> 4];
+    hex += kDigits[c & 15];
+  }
+  return hex;
+}
+
 }  // namespace
 
-Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints)
+Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
+         const std::string& secret)
     : context_(context),
       self_(self),
       endpoints_(std::move(endpoints)),
       router_(context, zmq::socket_type::router),
-      inbox_(context, zmq::socket_type::pair) {
+      inbox_(context, zmq::socket_type::pair),
+      secret_(secret) {
   router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
   router_.set(zmq::sockopt::linger, 0);
+  // Bound before the router's port opens, so no connection is ever unchecked.
+  std::optional<zmq::socket_t> zap;
+  zmq::socket_t monitor(context, zmq::socket_type::pair);
+  const std::string monitor_address = "inproc://van-monitor-" + std::to_string(self_);
+  if (!secret_.empty()) {
+    zap.emplace(context, zmq::socket_type::rep);
+    zap->set(zmq::sockopt::linger, 0);
+    zap->bind(kZapEndpoint);
+    router_.set(zmq::sockopt::plain_server, 1);
+    router_.set(zmq::sockopt::zap_domain, "testbed");
+  }
+  if (zmq_socket_monitor(router_.handle(), monitor_address.c_str(), kRefusedEvents) != 0)
+    throw std::runtime_error(std::string("zmq_socket_monitor: ") + zmq_strerror(zmq_errno()));
+  monitor.set(zmq::sockopt::linger, 0);
+  monitor.connect(monitor_address);
   router_.bind(endpoints_.at(static_cast<size_t>(self)));
+  bound_ = router_.get(zmq::sockopt::last_endpoint);
   // Unbounded: what a node holds is bounded by an iteration's chunks, and the receiving
   // thread must never block.
   inbox_.set(zmq::sockopt::rcvhwm, 0);
   inbox_.set(zmq::sockopt::linger, 0);
   const std::string address = "inproc://van-inbox-" + std::to_string(self_);
   inbox_.bind(address);
-  receiver_ = std::thread([this, address] {
-    zmq::socket_t out(context_, zmq::socket_type::pair);
-    out.set(zmq::sockopt::sndhwm, 0);
-    out.set(zmq::sockopt::linger, 0);
-    out.connect(address);
-    while (!stop_) {
-      zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
-      // Wake every 100 ms to notice stop_.
-      if (zmq::poll(&item, 1, std::chrono::milliseconds(100)) <= 0) continue;
-      std::vector<zmq::message_t> frames;
-      if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
-      const int64_t now = monotonic_ns();
-      out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
-      zmq::send_multipart(out, frames);
-    }
-  });
+  receiver_ =
+      std::thread([this, address, zap = std::move(zap), monitor = std::move(monitor)]() mutable {
+        zmq::socket_t out(context_, zmq::socket_type::pair);
+        out.set(zmq::sockopt::sndhwm, 0);
+        out.set(zmq::sockopt::linger, 0);
+        out.connect(address);
+        while (!stop_) {
+          zmq::pollitem_t items[3] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                      {monitor.handle(), 0, ZMQ_POLLIN, 0},
+                                      {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+          // Wake every 100 ms to notice stop_.
+          if (zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(100)) <= 0) continue;
+          if (items[2].revents & ZMQ_POLLIN) answer_zap(*zap);
+          if (items[1].revents & ZMQ_POLLIN) {
+            std::vector<zmq::message_t> event;  // the event and its endpoint; any is a refusal
+            if (zmq::recv_multipart(monitor, std::back_inserter(event))) ++refused_;
+          }
+          if (!(items[0].revents & ZMQ_POLLIN)) continue;
+          std::vector<zmq::message_t> frames;
+          if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
+          const int64_t now = monotonic_ns();
+          out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
+          zmq::send_multipart(out, frames);
+        }
+      });
 }
 
 Van::~Van() {
   stop_ = true;
   receiver_.join();
+  zmq_socket_monitor(router_.handle(), nullptr, 0);
+}
+
+void Van::answer_zap(zmq::socket_t& zap) {
+  // version, request id, domain, address, identity, mechanism, then the credentials.
+  std::vector<zmq::message_t> request;
+  if (!zmq::recv_multipart(zap, std::back_inserter(request))) return;
+  const auto text = [&](size_t i) { return i < request.size() ? request[i].to_string() : ""; };
+  // The secret compared in constant time: how long a refusal takes says nothing of it.
+  const std::string given = text(7);
+  unsigned char differ = given.size() == secret_.size() ? 0 : 1;
+  for (size_t i = 0; i < given.size() && i < secret_.size(); ++i)
+    differ |= static_cast<unsigned char>(given[i] ^ secret_[i]);
+  const bool ok = text(5) == "PLAIN" && text(6) == kUser && differ == 0;
+  std::vector<zmq::message_t> reply;
+  reply.emplace_back(std::string("1.0"));
+  reply.emplace_back(text(1));
+  reply.emplace_back(std::string(ok ? "200" : "400"));
+  reply.emplace_back(std::string(ok ? "OK" : "not this run's"));
+  reply.emplace_back(std::string(ok ? "member" : ""));
+  reply.emplace_back();
+  zmq::send_multipart(zap, reply);
 }
 
 zmq::socket_t& Van::dealer(int to) {
@@ -55,6 +131,10 @@ zmq::socket_t& Van::dealer(int to) {
   if (it != dealers_.end()) return it->second;
   zmq::socket_t s(context_, zmq::socket_type::dealer);
   s.set(zmq::sockopt::routing_id, std::to_string(self_));
+  if (!secret_.empty()) {
+    s.set(zmq::sockopt::plain_username, kUser);
+    s.set(zmq::sockopt::plain_password, secret_);
+  }
   s.set(zmq::sockopt::sndhwm, kHighWaterMark);
   // Every iteration ends only when all its chunks arrived, so nothing is in flight when a
   // node closes: no need to linger.
@@ -96,22 +176,63 @@ nlohmann::json Van::byte_counters() const {
     for (const auto& [peer, bytes] : m) j[std::to_string(peer)] = bytes;
     return j;
   };
-  return {{"bytes_sent", to_json(bytes_sent_)}, {"bytes_received", to_json(bytes_received_)}};
+  nlohmann::json malformed = nlohmann::json::object();
+  for (const auto& [connection, n] : malformed_) malformed[connection] = n;
+  return {{"bytes_sent", to_json(bytes_sent_)},
+          {"bytes_received", to_json(bytes_received_)},
+          {"malformed_messages", malformed},
+          {"refused_connections", refused_.load()}};
+}
+
+std::string Van::refusal(const std::vector<zmq::message_t>& frames, const Received& r) const {
+  const auto n = static_cast<int32_t>(endpoints_.size());
+  const WireHeader& h = r.header;
+  for (int32_t node : {h.from, h.to, h.origin, h.dest})
+    if (node < 0 || node >= n) return "node " + std::to_string(node) + " is not in this run";
+  if (h.to != self_) return "addressed to node " + std::to_string(h.to);
+  for (size_t i = 0; i < h.route_nodes; ++i)
+    if (h.route[i] < 0 || h.route[i] >= n) return "a route through a node not in this run";
+  // Members' dealers are named by their node index: a message must come from its sender.
+  if (frames[0].to_string() != std::to_string(h.from)) return "sent by another connection";
+  return "";
 }
 
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
-  zmq::pollitem_t item{inbox_.handle(), 0, ZMQ_POLLIN, 0};
-  if (zmq::poll(&item, 1, timeout) <= 0) return std::nullopt;
-  std::vector<zmq::message_t> frames;
-  if (!zmq::recv_multipart(inbox_, std::back_inserter(frames)) || frames.empty())
-    return std::nullopt;
-  int64_t arrived = 0;
-  std::memcpy(&arrived, frames.front().data(), sizeof arrived);
-  frames.erase(frames.begin());
-  Received r = decode(frames);
-  r.received_ns = arrived;
-  bytes_received_[r.header.from] += sizeof(WireHeader) + r.payload_bytes;
-  return r;
+  // A malformed message is dropped and the wait goes on for a good one, within `timeout`.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    zmq::pollitem_t item{inbox_.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, std::max(left, std::chrono::milliseconds(0))) <= 0) return std::nullopt;
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(inbox_, std::back_inserter(frames)) || frames.size() < 2)
+      return std::nullopt;
+    int64_t arrived = 0;
+    std::memcpy(&arrived, frames.front().data(), sizeof arrived);
+    frames.erase(frames.begin());
+    const std::string connection = connection_name(frames[0]);
+    auto counted = malformed_.find(connection);
+    if (counted != malformed_.end() && counted->second >= kMuteAfter) {
+      ++counted->second;  // muted: counted, never read
+      continue;
+    }
+    std::string why;
+    Received r;
+    try {
+      r = decode(frames);
+      why = refusal(frames, r);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (!why.empty()) {
+      ++malformed_[connection];
+      continue;
+    }
+    r.received_ns = arrived;
+    bytes_received_[r.header.from] += sizeof(WireHeader) + r.payload_bytes;
+    return r;
+  }
 }
 
 }  // namespace testbed

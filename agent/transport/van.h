@@ -7,6 +7,14 @@
 // true while the node is busy (they time the links), and a node blocked sending to a peer
 // whose queue is full still drains its own: two such nodes cannot deadlock. It counts bytes per
 // neighbour, by the hop they crossed. The ZeroMQ context is passed in.
+//
+// Anything in a node can reach the van's port (a user's job, a port scanner), so what
+// arrives is untrusted. With the run's secret, a connection is heard only when it presents
+// it (ZeroMQ's PLAIN mechanism, checked by a ZAP handler on the receiving thread); others
+// fail the handshake and are counted as refused. A message that does not decode (frames,
+// header, sizes that disagree, a sender or hop that is not this run's) is dropped and
+// counted by the connection it came on; a connection that sends kMuteAfter of them is
+// muted, everything it sends dropped unread. Neither ends the run.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,8 +35,14 @@ namespace testbed {
 
 class Van {
  public:
-  // endpoints[n] is node n's "tcp://ADDRESS:PORT"; this node binds endpoints[self].
-  Van(zmq::context_t& context, int self, std::vector<std::string> endpoints);
+  // A connection muted after this many malformed messages: a member gone wrong, or a
+  // stranger that knew the secret; a hundred is far beyond any loss of framing by accident.
+  static constexpr uint64_t kMuteAfter = 100;
+
+  // endpoints[n] is node n's "tcp://ADDRESS:PORT"; this node binds endpoints[self]. An empty
+  // `secret` hears any connection (the in-memory tests); a run's agents always get one.
+  Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
+      const std::string& secret = "");
   Van(const Van&) = delete;
   Van& operator=(const Van&) = delete;
 
@@ -41,6 +55,8 @@ class Van {
   // A key-value message to `to` (see send_kv); from, to and the send time are filled here.
   void send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
                const std::vector<float>& values);
+  // The endpoint bound, resolved ("tcp://127.0.0.1:*" becomes its port).
+  const std::string& endpoint() const { return bound_; }
   // For polling alongside other sockets: readable when a message is waiting.
   zmq::socket_t& inbox() { return inbox_; }
   ~Van();
@@ -49,8 +65,13 @@ class Van {
 
   const std::map<int, uint64_t>& bytes_sent() const { return bytes_sent_; }
   const std::map<int, uint64_t>& bytes_received() const { return bytes_received_; }
-  // Both counters as {"bytes_sent": {peer: bytes}, "bytes_received": {...}}, peers by index:
-  // what every protocol reports to the controller.
+  // Malformed messages dropped, by the connection's routing id (a member's node index, or
+  // the id ZeroMQ gave a stranger); connections refused at the handshake.
+  const std::map<std::string, uint64_t>& malformed() const { return malformed_; }
+  uint64_t refused_connections() const { return refused_; }
+  // The counters as {"bytes_sent": {peer: bytes}, "bytes_received": {...},
+  // "malformed_messages": {connection: n}, "refused_connections": n}, peers by index: what
+  // every protocol reports to the controller.
   nlohmann::json byte_counters() const;
 
  private:
@@ -59,7 +80,10 @@ class Van {
   zmq::context_t& context_;
   int self_;
   std::vector<std::string> endpoints_;
-  void receive_loop();  // the receiving thread
+  // The run's own message, or why not (a sender or hop outside the run, sizes that
+  // disagree); decode() has checked the framing.
+  std::string refusal(const std::vector<zmq::message_t>& frames, const Received& r) const;
+  void answer_zap(zmq::socket_t& zap);  // on the receiving thread
 
   zmq::socket_t router_;  // used by the receiving thread only, once it runs
   zmq::socket_t inbox_;   // what that thread received, stamped, for this one
@@ -67,6 +91,10 @@ class Van {
   std::thread receiver_;
   std::map<int, zmq::socket_t> dealers_;
   std::map<int, uint64_t> bytes_sent_, bytes_received_;
+  std::string secret_;
+  std::string bound_;
+  std::map<std::string, uint64_t> malformed_;
+  std::atomic<uint64_t> refused_{0};  // written by the receiving thread
 };
 
 }  // namespace testbed

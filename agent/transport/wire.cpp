@@ -97,7 +97,20 @@ Received decode(std::vector<zmq::message_t>& frames) {
   r.received_ns = monotonic_ns();
   std::memcpy(&r.header, frames[1].data(), sizeof r.header);
   if (r.header.route_nodes > kMaxRouteNodes) throw std::runtime_error("malformed route");
+  const auto kind = static_cast<uint8_t>(r.header.kind);
+  if (kind < static_cast<uint8_t>(WireKind::kChunk) || kind > static_cast<uint8_t>(WireKind::kRing))
+    throw std::runtime_error("malformed message: unknown kind " + std::to_string(kind));
   r.payload_bytes = frames[2].size();
+  // The payload must be whole values (and keys): a length that disagrees is not ours. A
+  // probe's payload is filler of any length.
+  const bool kv = r.header.kind >= WireKind::kPush;
+  const bool pull = r.header.kind == WireKind::kPull || r.header.kind == WireKind::kMirrorBarrier;
+  const size_t unit = r.header.kind == WireKind::kProbe          ? 1
+                      : !kv || (r.header.flags & kDense) || pull ? sizeof(float)
+                                                                 : sizeof(uint32_t) + sizeof(float);
+  if (r.payload_bytes % unit != 0)
+    throw std::runtime_error("malformed message: a payload of " + std::to_string(r.payload_bytes) +
+                             " bytes is not whole values");
   if (r.header.kind == WireKind::kChunk) {
     r.chunk.kind = static_cast<ChunkMessage::Kind>(r.header.chunk_kind);
     r.chunk.iteration = r.header.iteration;

@@ -82,6 +82,16 @@ TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
                           .Help("Time the last run took to reach its target loss (-1: not "
                                 "reached).")
                           .Register(registry)),
+      peer_malformed_(BuildGauge()
+                          .Name("testbed_peer_malformed_messages")
+                          .Help("Malformed messages a node's agent dropped during the last run "
+                                "(the run went on).")
+                          .Register(registry)),
+      peer_refused_(BuildGauge()
+                        .Name("testbed_peer_refused_connections")
+                        .Help("Connections a node's agent refused during the last run: they "
+                              "lacked the run's secret.")
+                        .Register(registry)),
       job_value_(BuildGauge()
                      .Name("testbed_job_value")
                      .Help("A numeric field a launched job reported, by its name (the label "
@@ -111,6 +121,14 @@ void TrainMetrics::apply(const nlohmann::json& event) {
   if (kind == "run_end") {
     held_out_loss_.Add(run).Set(event.at("final_loss").get<double>());
     return time_to_target_.Add(run).Set(event.at("time_to_target_s").get<double>());
+  }
+  if (kind == "peers") {
+    for (const auto& [node, counts] : event.at("nodes").items()) {
+      const prometheus::Labels labels = {{"lab", lab_}, {"node", node}, {"strategy", strategy}};
+      peer_malformed_.Add(labels).Set(counts.at("malformed").get<double>());
+      peer_refused_.Add(labels).Set(counts.at("refused").get<double>());
+    }
+    return;
   }
   if (kind == "worker_clock") {
     const prometheus::Labels labels = {

@@ -13,6 +13,8 @@
 //   {"event": "loss", "strategy", "loss"}
 //   {"event": "worker_clock", "strategy", "node", "clock", "seconds"}
 //   {"event": "run_end", "strategy", "final_loss", "time_to_target_s"}
+//   every run, at its end: what the agents refused (peer_refusals.h)
+//   {"event": "peers", "strategy", "nodes": {name: {"malformed": n, "refused": n}}}
 //   launched jobs (`testbed launch`, job_metrics.h), "strategy" being the job's name:
 //   {"event": "job_iteration", "strategy", "node", "seconds", ["samples"]}
 //   {"event": "job_loss", "strategy", "node", "loss"}
@@ -53,6 +55,9 @@ class TrainMetrics {
   prometheus::Family<prometheus::Gauge>& held_out_loss_;
   prometheus::Family<prometheus::Gauge>& worker_clock_;
   prometheus::Family<prometheus::Gauge>& time_to_target_;
+  // What a run's agents refused: malformed messages, connections without the secret.
+  prometheus::Family<prometheus::Gauge>& peer_malformed_;
+  prometheus::Family<prometheus::Gauge>& peer_refused_;
   // Launched jobs' own numeric fields, under their names.
   prometheus::Family<prometheus::Gauge>& job_value_;
 };

@@ -21,6 +21,7 @@
 #include "link_control.h"
 #include "metrics_sink.h"
 #include "netns_exec.h"
+#include "peer_refusals.h"
 #include "ps_session.h"
 #include "run_health.h"
 #include "teardown.h"
@@ -158,6 +159,8 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
       finish_run_health(*health, summary, o.strategy, metrics);
+      if (summary.contains("peers"))
+        metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);
       std::cout << (o.json ? summary.dump() : headline + "; results in " + results) << "\n";

@@ -1,5 +1,8 @@
 #include "agent_group.h"
 
+#include <cstdio>
+#include <random>
+
 #include <algorithm>
 #include <stdexcept>
 #include <zmq_addon.hpp>
@@ -19,6 +22,14 @@ constexpr auto kLivenessCheck = std::chrono::milliseconds(200);
 AgentGroup::AgentGroup(zmq::context_t& context, const std::string& socket_path,
                        std::vector<std::string> names)
     : router_(context, zmq::socket_type::router), names_(std::move(names)) {
+  // 128 bits from the kernel's entropy (std::random_device reads /dev/urandom on Linux):
+  // not guessable by a process in a node within a run's lifetime.
+  std::random_device entropy;
+  char hex[9];
+  for (int i = 0; i < 4; ++i) {
+    std::snprintf(hex, sizeof hex, "%08x", entropy());
+    secret_ += hex;
+  }
   router_.set(zmq::sockopt::linger, 0);
   router_.bind("ipc://" + socket_path);
 }

@@ -19,6 +19,9 @@ class AgentGroup {
  public:
   AgentGroup(zmq::context_t& context, const std::string& socket_path,
              std::vector<std::string> names);
+  // The run's secret, new for every group: every setup carries it, and an agent hears only
+  // connections that present it (van.h), so nothing else in a node can join the run.
+  const std::string& secret() const { return secret_; }
   // The agents' pids, once started, so that gather() can tell a dead one from a slow one.
   void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
 
@@ -37,6 +40,7 @@ class AgentGroup {
   std::chrono::steady_clock::time_point last_check_{};
   std::vector<pid_t> pids_;
   std::vector<std::string> names_;
+  std::string secret_;
 };
 
 }  // namespace testbed

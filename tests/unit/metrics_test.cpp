@@ -5,6 +5,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "link_metrics.h"
+#include "peer_refusals.h"
 #include "train_metrics.h"
 
 namespace testbed {
@@ -82,8 +83,8 @@ TEST(TrainMetrics, CountersAddEachIterationsDeltaAndTheHistogramCountsIterations
 }
 
 TEST(LinkMetrics, BytesSentBetweenTwoReadingsCountAResetCounterFromZero) {
-  const auto sent = bytes_sent_between({{"a>b", 100}, {"b>a", 500}},
-                                       {{"a>b", 350}, {"b>a", 20}, {"a>c", 7}});
+  const auto sent =
+      bytes_sent_between({{"a>b", 100}, {"b>a", 500}}, {{"a>b", 350}, {"b>a", 20}, {"a>c", 7}});
   EXPECT_EQ(sent, (std::map<std::string, uint64_t>{{"a>b", 250}, {"b>a", 20}, {"a>c", 7}}));
 }
 
@@ -118,6 +119,36 @@ TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
        "# TYPE testbed_link_transmit_bytes_total counter"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
+}
+
+}  // namespace
+}  // namespace testbed
+
+namespace testbed {
+namespace {
+
+TEST(PeerRefusals, NamesMembersCountsStrangersAndReachesTheMetrics) {
+  const std::vector<std::string> names = {"seattle", "chicago"};
+  const std::vector<nlohmann::json> reports = {
+      {{"malformed_messages", {{"1", 3}, {"peer-00ab", 2}}}, {"refused_connections", 5}},
+      {{"bytes_sent", nlohmann::json::object()}},  // an agent that counted nothing
+  };
+  const nlohmann::json peers = peer_refusals(reports, names);
+  EXPECT_EQ(peers["malformed_messages"]["seattle"]["chicago"], 3);  // node 1, by its name
+  EXPECT_EQ(peers["malformed_messages"]["seattle"]["peer-00ab"], 2);
+  EXPECT_EQ(peers["malformed_total"], 5);
+  EXPECT_EQ(peers["refused_connections"]["seattle"], 5);
+  EXPECT_EQ(peers["refused_total"], 5);
+
+  prometheus::Registry registry;
+  TrainMetrics m(registry, "lab1");
+  m.apply(peers_event(peers, names, "bsp"));
+  const std::string text = exposition(registry);
+  for (const std::string line :
+       {R"(testbed_peer_malformed_messages{lab="lab1",node="seattle",strategy="bsp"} 5)",
+        R"(testbed_peer_refused_connections{lab="lab1",node="seattle",strategy="bsp"} 5)",
+        R"(testbed_peer_refused_connections{lab="lab1",node="chicago",strategy="bsp"} 0)"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
 }
 
 }  // namespace

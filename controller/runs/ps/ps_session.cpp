@@ -164,6 +164,7 @@ void PsSession::setup() {
                                                       : "ps"},
                           {"algorithm", strategy_all_reduce(o_.strategy)},
                           {"endpoints", endpoints_},
+                          {"secret", agents_.secret()},
                           {"job",
                            {{"name", o_.job},
                             {"seed", o_.seed},

@@ -5,6 +5,7 @@
 
 #include "clock_communication.h"
 #include "gaia_plan.h"
+#include "peer_refusals.h"
 #include "ps_session.h"
 #include "units.h"
 
@@ -118,6 +119,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
   if (gaia()) s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
   if (scheduler_) s["mlfabric"] = mlfabric_summary();
+  s["peers"] = peer_refusals(stats_, names_);
 
   // Convergence.
   s["loss_curve"] = curve_.to_json();

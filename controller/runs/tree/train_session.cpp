@@ -9,6 +9,7 @@
 
 #include "awareness.h"
 #include "logistic_regression.h"
+#include "peer_refusals.h"
 #include "strategies.h"
 #include "sync_policy_json.h"
 #include "usage_error.h"
@@ -60,6 +61,7 @@ int TrainSession::index(const std::string& name) const {
 void TrainSession::setup() {
   nlohmann::json setup = {{"cmd", "setup"},
                           {"endpoints", endpoints_},
+                          {"secret", agents_.secret()},
                           {"chunk_elements", o_.chunk},
                           {"model_elements", o_.elements},
                           {"seed", o_.seed}};
@@ -332,6 +334,7 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
   }
   s["nodes"] = per_node;
   s["node_names"] = names_;
+  s["peers"] = peer_refusals(last_done_, names_);
   if (o_.logreg) {
     // Every node holds the same weights (the checksums agreed); they must match a
     // single-process run. Each tree adds the nodes' float gradients in its own order, so

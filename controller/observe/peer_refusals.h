@@ -1,0 +1,24 @@
+// What the agents refused during a run, from their final counters (van.h): malformed
+// messages dropped, by the node that dropped them and the connection they came on (a
+// member by name, a stranger by its id), and connections refused at the handshake. A run
+// reports them in `peers` beside its figures: a run that went on through garbage says so.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace testbed {
+
+// `reports[n]` is node n's final report, holding "malformed_messages" {connection: n} and
+// "refused_connections" n when its agent counts them; `names[n]` its name.
+nlohmann::json peer_refusals(const std::vector<nlohmann::json>& reports,
+                             const std::vector<std::string>& names);
+
+// The metrics event of a summary's `peers` (train_metrics.h): every node, zeros included,
+// so a clean run sets the gauges back to 0.
+nlohmann::json peers_event(const nlohmann::json& peers, const std::vector<std::string>& names,
+                           const std::string& strategy);
+
+}  // namespace testbed
