@@ -24,39 +24,6 @@ sed "s/^lab: internet2$/lab: $lab/" profiles/internet2.yaml > "$out/hostile.yaml
 chicago=$("$tb" status "$lab" --json |
   python3 -c 'import json,sys; print(next(n["address"] for n in json.load(sys.stdin)["nodes"] if n["name"] == "chicago"))')
 
-garbage='
-import random, socket, struct, sys
-host, seed = sys.argv[1], int(sys.argv[2])
-rng = random.Random(seed)
-greeting = b"\xff" + b"\0" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0") + b"\0" * 32
-# The NULL mechanism READY command, as a DEALER: a peer that completes the handshake.
-ready_body = b"\x05READY" + b"\x0bSocket-Type" + struct.pack(">I", 6) + b"DEALER"
-ready = b"\x04" + bytes([len(ready_body)]) + ready_body
-def frames():
-    n = rng.randint(1, 5)
-    out = b""
-    for i in range(n):
-        body = bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 200)))
-        out += bytes([1 if i + 1 < n else 0, len(body)]) + body
-    return out
-opened = []
-for _ in range(40):
-    try:
-        s = socket.create_connection((host, 7100), timeout=5)
-    except OSError:  # the agent is gone: its run ended (or died, before the fix)
-        break
-    try:
-        s.sendall(greeting)
-        s.recv(64)  # the agent greeting: it names its mechanism
-        s.sendall(ready + b"".join(frames() for _ in range(rng.randint(1, 20))))
-        s.sendall(bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 4096))))
-    except OSError:
-        pass
-    opened.append(s)
-for s in opened:
-    s.close()
-'
-
 printf "%-5s %-10s %11s %9s %16s %15s\n" seed exit iterations "wall s" "refused (total)" "malformed"
 for seed in $seeds; do
   log="$out/hostile-$seed.log"
@@ -66,7 +33,7 @@ for seed in $seeds; do
     grep -q "iteration 22/" "$log" && break
     sleep 0.1
   done
-  "$tb" exec --lab "$lab" houston -- /usr/bin/python3 -c "$garbage" "$chicago" "$seed" || true
+  "$tb" exec --lab "$lab" houston -- /usr/bin/python3 bench/zmtp_garbage.py "$chicago" "$seed" >/dev/null || true
   status=0
   wait "$train" || status=$?
   python3 - "$log" "$seed" "$status" <<'PY'
