@@ -61,6 +61,9 @@ case "${1:-}" in
     # And the docs: every block of README.md and docs/ marked runnable is run, the others'
     # commands checked by their arguments (docs/development.md).
     scripts/docs-check.py
+    # And the parsers of outside input under libFuzzer, 30 s each, after replaying every
+    # input that once failed (tests/fuzz/; a clang build of its own in build-fuzz/).
+    scripts/fuzz.sh 30
     ;;
   --suite)
     build/bin/testbed regress profiles/scenarios --junit build/scenarios-junit.xml \

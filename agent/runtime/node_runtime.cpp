@@ -25,10 +25,11 @@ void NodeRuntime::reply(const nlohmann::json& j) {
 void NodeRuntime::handle_command(const nlohmann::json& cmd) {
   const std::string verb = cmd.at("cmd");
   if (verb == "setup") {
-    // The run's secret (AgentGroup's): only the run's own nodes are heard.
+    // The run's secret (AgentGroup's): only the run's own nodes are heard; and no frame
+    // longer than the run's largest message is read.
     van_ =
         std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
-                              cmd.value("secret", ""));
+                              cmd.value("secret", ""), cmd.value("max_message", uint64_t{0}));
     protocol_ = make_protocol(cmd.value("protocol", "tree"), *this);
     protocol_->setup(cmd);
     return;

@@ -20,6 +20,8 @@ constexpr const char* kUser = "testbed";
 constexpr int kRefusedEvents = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                                ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
                                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+// A connection cut after its handshake (a frame over the limit; a peer that went away).
+constexpr int kDroppedEvents = ZMQ_EVENT_DISCONNECTED;
 
 // A connection by its routing id: a member's is its node index; a stranger's is ZeroMQ's
 // binary id, written in hex so that reports stay text.
@@ -40,7 +42,7 @@ std::string connection_name(const zmq::message_t& id) {
 }  // namespace
 
 Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
-         const std::string& secret)
+         const std::string& secret, uint64_t max_message)
     : context_(context),
       self_(self),
       endpoints_(std::move(endpoints)),
@@ -49,6 +51,11 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
       secret_(secret) {
   router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
   router_.set(zmq::sockopt::linger, 0);
+  // ZeroMQ checks each frame's declared length against this before allocating it; the
+  // header frame is fixed and small, so the bound is the payload's, at least a header's.
+  if (max_message > 0)
+    router_.set(zmq::sockopt::maxmsgsize,
+                static_cast<int64_t>(std::max<uint64_t>(max_message, sizeof(WireHeader))));
   // Bound before the router's port opens, so no connection is ever unchecked.
   std::optional<zmq::socket_t> zap;
   zmq::socket_t monitor(context, zmq::socket_type::pair);
@@ -60,7 +67,8 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
     router_.set(zmq::sockopt::plain_server, 1);
     router_.set(zmq::sockopt::zap_domain, "testbed");
   }
-  if (zmq_socket_monitor(router_.handle(), monitor_address.c_str(), kRefusedEvents) != 0)
+  if (zmq_socket_monitor(router_.handle(), monitor_address.c_str(),
+                         kRefusedEvents | kDroppedEvents) != 0)
     throw std::runtime_error(std::string("zmq_socket_monitor: ") + zmq_strerror(zmq_errno()));
   monitor.set(zmq::sockopt::linger, 0);
   monitor.connect(monitor_address);
@@ -86,8 +94,14 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
           if (zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(100)) <= 0) continue;
           if (items[2].revents & ZMQ_POLLIN) answer_zap(*zap);
           if (items[1].revents & ZMQ_POLLIN) {
-            std::vector<zmq::message_t> event;  // the event and its endpoint; any is a refusal
-            if (zmq::recv_multipart(monitor, std::back_inserter(event))) ++refused_;
+            // The event (a 16-bit number, then a 32-bit value) and its endpoint.
+            std::vector<zmq::message_t> event;
+            if (zmq::recv_multipart(monitor, std::back_inserter(event)) && !event.empty() &&
+                event[0].size() >= sizeof(uint16_t)) {
+              uint16_t number = 0;
+              std::memcpy(&number, event[0].data(), sizeof number);
+              ++(number & kDroppedEvents ? dropped_ : refused_);
+            }
           }
           if (!(items[0].revents & ZMQ_POLLIN)) continue;
           std::vector<zmq::message_t> frames;
@@ -181,20 +195,8 @@ nlohmann::json Van::byte_counters() const {
   return {{"bytes_sent", to_json(bytes_sent_)},
           {"bytes_received", to_json(bytes_received_)},
           {"malformed_messages", malformed},
-          {"refused_connections", refused_.load()}};
-}
-
-std::string Van::refusal(const std::vector<zmq::message_t>& frames, const Received& r) const {
-  const auto n = static_cast<int32_t>(endpoints_.size());
-  const WireHeader& h = r.header;
-  for (int32_t node : {h.from, h.to, h.origin, h.dest})
-    if (node < 0 || node >= n) return "node " + std::to_string(node) + " is not in this run";
-  if (h.to != self_) return "addressed to node " + std::to_string(h.to);
-  for (size_t i = 0; i < h.route_nodes; ++i)
-    if (h.route[i] < 0 || h.route[i] >= n) return "a route through a node not in this run";
-  // Members' dealers are named by their node index: a message must come from its sender.
-  if (frames[0].to_string() != std::to_string(h.from)) return "sent by another connection";
-  return "";
+          {"refused_connections", refused_.load()},
+          {"dropped_connections", dropped_.load()}};
 }
 
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
@@ -221,7 +223,7 @@ std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
     Received r;
     try {
       r = decode(frames);
-      why = refusal(frames, r);
+      why = not_this_runs(r, frames[0].to_string(), self_, static_cast<int>(endpoints_.size()));
     } catch (const std::exception& e) {
       why = e.what();
     }

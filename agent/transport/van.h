@@ -14,7 +14,9 @@
 // fail the handshake and are counted as refused. A message that does not decode (frames,
 // header, sizes that disagree, a sender or hop that is not this run's) is dropped and
 // counted by the connection it came on; a connection that sends kMuteAfter of them is
-// muted, everything it sends dropped unread. Neither ends the run.
+// muted, everything it sends dropped unread. A frame longer than the run's largest message
+// is refused by ZeroMQ from its declared length, before anything is allocated, and its
+// connection cut (counted as dropped). None of these ends the run.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -41,8 +43,9 @@ class Van {
 
   // endpoints[n] is node n's "tcp://ADDRESS:PORT"; this node binds endpoints[self]. An empty
   // `secret` hears any connection (the in-memory tests); a run's agents always get one.
+  // `max_message` bounds a frame's bytes (the run's largest payload; 0: no bound).
   Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
-      const std::string& secret = "");
+      const std::string& secret = "", uint64_t max_message = 0);
   Van(const Van&) = delete;
   Van& operator=(const Van&) = delete;
 
@@ -69,8 +72,12 @@ class Van {
   // the id ZeroMQ gave a stranger); connections refused at the handshake.
   const std::map<std::string, uint64_t>& malformed() const { return malformed_; }
   uint64_t refused_connections() const { return refused_; }
+  // Connections cut after their handshake: one that sent a frame over max_message, or a
+  // peer whose process went away.
+  uint64_t dropped_connections() const { return dropped_; }
   // The counters as {"bytes_sent": {peer: bytes}, "bytes_received": {...},
-  // "malformed_messages": {connection: n}, "refused_connections": n}, peers by index: what
+  // "malformed_messages": {connection: n}, "refused_connections": n,
+  // "dropped_connections": n}, peers by index: what
   // every protocol reports to the controller.
   nlohmann::json byte_counters() const;
 
@@ -80,9 +87,6 @@ class Van {
   zmq::context_t& context_;
   int self_;
   std::vector<std::string> endpoints_;
-  // The run's own message, or why not (a sender or hop outside the run, sizes that
-  // disagree); decode() has checked the framing.
-  std::string refusal(const std::vector<zmq::message_t>& frames, const Received& r) const;
   void answer_zap(zmq::socket_t& zap);  // on the receiving thread
 
   zmq::socket_t router_;  // used by the receiving thread only, once it runs
@@ -95,6 +99,7 @@ class Van {
   std::string bound_;
   std::map<std::string, uint64_t> malformed_;
   std::atomic<uint64_t> refused_{0};  // written by the receiving thread
+  std::atomic<uint64_t> dropped_{0};  // written by the receiving thread
 };
 
 }  // namespace testbed

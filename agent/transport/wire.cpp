@@ -118,7 +118,9 @@ Received decode(std::vector<zmq::message_t>& frames) {
     r.chunk.from = r.header.origin;
     r.chunk.to = r.header.dest;
     r.chunk.data.resize(frames[2].size() / sizeof(float));
-    std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
+    // memcpy of nothing from an empty frame's null pointer is still undefined: skip it.
+    if (!r.chunk.data.empty())
+      std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
   } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kRing) {
     // A pull or a barrier carries keys only; a push, params or a mirror update keys and
     // values, one of each per key; a mirror clock or ack nothing; a ring segment values.
@@ -128,6 +130,7 @@ Received decode(std::vector<zmq::message_t>& frames) {
     const size_t n =
         dense ? (pull ? 0 : r.payload_bytes / sizeof(float)) : r.payload_bytes / per_key;
     const auto* bytes = static_cast<const uint8_t*>(frames[2].data());
+    if (n == 0) return r;  // no keys or values: nothing to copy (and no pointer to copy from)
     if (!dense) {
       r.keys.resize(n);
       std::memcpy(r.keys.data(), bytes, n * sizeof(uint32_t));
@@ -138,6 +141,17 @@ Received decode(std::vector<zmq::message_t>& frames) {
     }
   }
   return r;
+}
+
+std::string not_this_runs(const Received& r, const std::string& connection, int self, int nodes) {
+  const WireHeader& h = r.header;
+  for (int32_t node : {h.from, h.to, h.origin, h.dest})
+    if (node < 0 || node >= nodes) return "node " + std::to_string(node) + " is not in this run";
+  if (h.to != self) return "addressed to node " + std::to_string(h.to);
+  for (size_t i = 0; i < h.route_nodes; ++i)
+    if (h.route[i] < 0 || h.route[i] >= nodes) return "a route through a node not in this run";
+  if (connection != std::to_string(h.from)) return "sent by another connection";
+  return "";
 }
 
 }  // namespace testbed

@@ -11,6 +11,7 @@
 #include <zmq.hpp>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tree_aggregator.h"
@@ -93,7 +94,14 @@ struct Received {
   int64_t received_ns = 0;
 };
 
-// Decodes the frames a ROUTER delivers: [peer identity][header][payload].
+// Decodes the frames a ROUTER delivers: [peer identity][header][payload]. Throws
+// std::runtime_error naming what is malformed (frames, header, kind, payload sizes).
 Received decode(std::vector<zmq::message_t>& frames);
+
+// Why a decoded message is not this run's, or "" when it is: node `self` of a run of
+// `nodes`, the message from the connection whose routing id is `connection` (a member's
+// dealer is named by its node index). Senders, hops and routes must be the run's nodes,
+// and the sender the connection's.
+std::string not_this_runs(const Received& r, const std::string& connection, int self, int nodes);
 
 }  // namespace testbed

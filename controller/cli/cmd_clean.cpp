@@ -1,11 +1,15 @@
 // testbed clean [--all]: removes what crashed runs left behind, found only through state
-// files: labs whose `up` or `down` never finished and whose controller is gone. With
-// --all, labs that are up are removed too. Nothing without a state record is touched.
+// files: labs whose `up` or `down` never finished and whose controller is gone, and in labs
+// that are up, the processes of a train or launch killed outright (its agents, its ranks),
+// which leaves such a lab as `up` made it. With --all, labs that are up are removed too.
+// Nothing without a state record is touched.
+#include <filesystem>
 #include <iostream>
 
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
+#include "teardown.h"
 
 namespace testbed::cli {
 
@@ -30,6 +34,16 @@ int run_clean(const Argv& argv) {
     }
     LabState state = store.load(lab);
     if (state.phase == "up" && !args.flag("all")) {
+      const size_t records = state.processes.size();
+      if (const int ended = end_orphans(state); records != state.processes.size()) {
+        store.save(state);
+        // The control socket of the train that died; the next train binds its own.
+        std::filesystem::remove(store.dir(lab) + "/agents.sock");
+        std::cout << "lab " << lab << ": ended " << ended << " processes left by a testbed "
+                  << "command that is gone (a train's agents, a launch's ranks), forgot "
+                  << records - state.processes.size() << " records\n";
+        ++cleaned;
+      }
       std::cout << "lab " << lab << " is up; left alone (testbed down " << lab
                 << ", or clean --all)\n";
       continue;

@@ -40,7 +40,9 @@ int run_exec(const Argv& argv) {
     // Forget processes that have exited, then record this one.
     std::erase_if(state.processes,
                   [](const ProcessRecord& p) { return process_start_time(p.pid) != p.start_time; });
-    state.processes.push_back({getpid(), process_start_time(getpid()), node, args.rest()});
+    // Its own owner: the record is forgotten by `clean` once the command has ended.
+    state.processes.push_back(
+        owned_by_me({getpid(), process_start_time(getpid()), node, args.rest()}));
     store.save(state);
   }
   enter_netns_for_exec(ns);

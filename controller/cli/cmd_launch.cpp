@@ -54,7 +54,8 @@ double number_option(const Args& args, const std::string& name, double fallback)
 void record_rank(const LabStore& store, const std::string& lab, const RankPlan& rank, pid_t pid) {
   auto lock = store.lock(lab, /*wait=*/true);
   LabState s = store.load(lab);
-  s.processes.push_back({pid, process_start_time(pid), rank.node, rank.argv, /*group=*/true});
+  s.processes.push_back(
+      owned_by_me({pid, process_start_time(pid), rank.node, rank.argv, /*group=*/true}));
   store.save(s);
 }
 

@@ -8,6 +8,8 @@ namespace testbed {
 namespace {
 
 constexpr int64_t kMahimahiPacketBits = 1500 * 8;  // one delivery opportunity, per Mahimahi
+// The longest trace time taken, in ms: a day.
+constexpr int64_t kMaxTraceMs = 24 * 3600 * 1000;
 // An endless random or looping schedule is expanded window by window; no single window
 // may produce more than this many changes (a guard against a 1 us period, say).
 constexpr size_t kMaxChangesPerWindow = 1000000;
@@ -121,6 +123,13 @@ std::vector<ScheduleChange> load_mahimahi_trace(const std::string& path, int64_t
     if (line.empty()) continue;
     if (line.find_first_not_of("0123456789") != std::string::npos) {
       errors.push_back({path, n, 1, "expected a whole number of milliseconds"});
+      continue;
+    }
+    // Beyond a day a trace is no WAN experiment's, and its per-bin counts would take memory
+    // without bound (a bin per 100 ms).
+    if (line.size() > 9 || std::stoll(line) > kMaxTraceMs) {
+      errors.push_back(
+          {path, n, 1, "a time beyond a day (" + std::to_string(kMaxTraceMs) + " ms)"});
       continue;
     }
     const int64_t ms = std::stoll(line);

@@ -36,6 +36,8 @@ nlohmann::json state_to_json(const LabState& s) {
                               {"node", p.node},
                               {"argv", p.argv},
                               {"group", p.group}});
+    if (p.owner_pid != 0)
+      j["processes"].back()["owner"] = {{"pid", p.owner_pid}, {"start_time", p.owner_start_time}};
   }
   for (const auto& i : s.identities)
     j["identities"].push_back({{"node", i.node}, {"namespace", i.ns}, {"uts_inode", i.uts_inode}});
@@ -58,6 +60,10 @@ LabState state_from_json(const nlohmann::json& j) {
     s.processes.push_back({p.at("pid").get<int>(), p.value("start_time", uint64_t{0}),
                            p.value("node", ""), p.value("argv", std::vector<std::string>{}),
                            p.value("group", false)});
+    if (const auto owner = p.find("owner"); owner != p.end() && owner->is_object()) {
+      s.processes.back().owner_pid = owner->value("pid", 0);
+      s.processes.back().owner_start_time = owner->value("start_time", uint64_t{0});
+    }
   }
   for (const auto& i : j.value("identities", nlohmann::json::array())) {
     s.identities.push_back({i.at("node").get<std::string>(), i.at("namespace").get<std::string>(),

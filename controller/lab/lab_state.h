@@ -26,6 +26,11 @@ struct ProcessRecord {
   // It leads a process group of its own (a launched job): ending it ends the group, so a
   // job's own children (a shell's, a framework's workers) go with it.
   bool group = false;
+  // The testbed command that started it and ends it (a train's agents, a launch's ranks):
+  // when that command is gone (killed outright), `clean` ends what it left. 0: the lab's
+  // own (up's delay lines, exporter, timeline), which live until `down`.
+  int owner_pid = 0;
+  uint64_t owner_start_time = 0;
 };
 
 // A node's identity (netns/node_identity.h): its UTS namespace and hosts file, both keyed

@@ -77,8 +77,10 @@ uint64_t process_start_time(int pid) {
   return 0;
 }
 
-TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
-  TeardownReport report;
+// The process half of a teardown: every recorded process still ours, and what is left of a
+// launched job's groups, ended. Returns how many were signalled.
+static int end_processes(const LabState& state) {
+  int ended = 0;
   std::set<uint64_t> lab_namespaces;
   for (const auto& ns : state.namespaces)
     if (ns.inode != 0) lab_namespaces.insert(ns.inode);
@@ -86,7 +88,7 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
     if (!p.group || p.pid <= 0 || is_ours(p)) continue;
     for (int member : group_members_in(p.pid, lab_namespaces)) {
       kill(member, SIGKILL);
-      ++report.processes_ended;
+      ++ended;
     }
   }
   std::vector<const ProcessRecord*> signalled;
@@ -106,8 +108,14 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
     // What is left of its group (children that ignored SIGTERM) goes too; the group
     // keeps the leader's id while any member lives, and no other process can take it.
     if (p->group) kill(-p->pid, SIGKILL);
-    ++report.processes_ended;
+    ++ended;
   }
+  return ended;
+}
+
+TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
+  TeardownReport report;
+  report.processes_ended = end_processes(state);
   for (const auto& id : state.identities) {
     try {
       const uint64_t inode = uts_namespace_inode(id.ns);
@@ -136,6 +144,29 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
     }
   }
   return report;
+}
+
+ProcessRecord owned_by_me(ProcessRecord p) {
+  p.owner_pid = getpid();
+  p.owner_start_time = process_start_time(p.owner_pid);
+  return p;
+}
+
+int end_orphans(LabState& state) {
+  const auto orphaned = [](const ProcessRecord& p) {
+    return p.owner_pid != 0 && process_start_time(p.owner_pid) != p.owner_start_time;
+  };
+  LabState orphans;
+  orphans.namespaces = state.namespaces;  // so a job's group is found in the lab's namespaces
+  for (const auto& p : state.processes)
+    if (orphaned(p)) orphans.processes.push_back(p);
+  int ended = 0;
+  for (const auto& p : orphans.processes) ended += is_ours(p) ? 1 : 0;
+  // teardown_lab's process half: SIGTERM, a grace, SIGKILL, groups included. With no
+  // namespaces or identities to delete (the kernel is not asked), nothing else happens.
+  end_processes(orphans);
+  std::erase_if(state.processes, orphaned);
+  return ended;
 }
 
 int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns,

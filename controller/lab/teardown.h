@@ -20,6 +20,14 @@ int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns
                    const std::vector<std::string>& argv, const std::string& log_path,
                    const std::string& node = "");
 
+// `p`, owned by this process: `clean` ends it if this process dies without doing so.
+ProcessRecord owned_by_me(ProcessRecord p);
+
+// Ends the processes whose owner is gone (a train or launch killed outright), by recorded
+// pid and start time, and forgets them and any record of an exited owned process. The
+// lab's own processes are left. Returns how many were still running and were ended.
+int end_orphans(LabState& state);
+
 struct TeardownReport {
   int processes_ended = 0;
   int namespaces_deleted = 0;

@@ -4,7 +4,8 @@ namespace testbed {
 
 nlohmann::json peer_refusals(const std::vector<nlohmann::json>& reports,
                              const std::vector<std::string>& names) {
-  nlohmann::json malformed = nlohmann::json::object(), refused = nlohmann::json::object();
+  nlohmann::json malformed = nlohmann::json::object(), refused = nlohmann::json::object(),
+                 dropped = nlohmann::json::object();
   uint64_t malformed_total = 0, refused_total = 0;
   for (size_t n = 0; n < reports.size() && n < names.size(); ++n) {
     const auto& r = reports[n];
@@ -25,11 +26,14 @@ nlohmann::json peer_refusals(const std::vector<nlohmann::json>& reports,
     const uint64_t refusals = r.value("refused_connections", uint64_t{0});
     if (refusals > 0) refused[names[n]] = refusals;
     refused_total += refusals;
+    if (const uint64_t cut = r.value("dropped_connections", uint64_t{0}); cut > 0)
+      dropped[names[n]] = cut;
   }
   return {{"malformed_messages", malformed},
           {"malformed_total", malformed_total},
           {"refused_connections", refused},
-          {"refused_total", refused_total}};
+          {"refused_total", refused_total},
+          {"dropped_connections", dropped}};
 }
 
 nlohmann::json peers_event(const nlohmann::json& peers, const std::vector<std::string>& names,

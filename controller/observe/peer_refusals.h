@@ -1,6 +1,7 @@
 // What the agents refused during a run, from their final counters (van.h): malformed
 // messages dropped, by the node that dropped them and the connection they came on (a
-// member by name, a stranger by its id), and connections refused at the handshake. A run
+// member by name, a stranger by its id), connections refused at the handshake, and
+// connections cut later (a frame over the run's largest message, a peer gone). A run
 // reports them in `peers` beside its figures: a run that went on through garbage says so.
 #pragma once
 
@@ -12,7 +13,8 @@
 namespace testbed {
 
 // `reports[n]` is node n's final report, holding "malformed_messages" {connection: n} and
-// "refused_connections" n when its agent counts them; `names[n]` its name.
+// "refused_connections" n and "dropped_connections" n when its agent counts them;
+// `names[n]` its name.
 nlohmann::json peer_refusals(const std::vector<nlohmann::json>& reports,
                              const std::vector<std::string>& names);
 

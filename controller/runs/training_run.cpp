@@ -24,6 +24,8 @@
 #include "peer_refusals.h"
 #include "ps_session.h"
 #include "run_health.h"
+#include "stall_watch.h"
+#include "tcp_queues.h"
 #include "teardown.h"
 #include "train_session.h"
 #include "units.h"
@@ -32,6 +34,10 @@ namespace testbed {
 namespace {
 
 constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own address
+// A run stalled this long fails, naming what stalls it: the agents' own limit on waiting
+// for an iteration's data (tree_protocol.cpp), so the controller's message, naming the
+// links, comes first.
+constexpr double kStallLimitS = 295;
 
 // A train ended by SIGINT or SIGTERM (Ctrl-C, a CI job's timeout) takes its agents with
 // it: they are our children, recorded before the handler is installed and never changed
@@ -107,9 +113,10 @@ void check_reference(const nlohmann::json& summary) {
 bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o) {
   const std::string dir = store.dir(lab);
   o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
-  std::vector<std::string> names, namespaces, endpoints;
+  std::vector<std::string> names, namespaces, endpoints, addresses;
   for (const auto& n : state.plan["nodes"]) {
     names.push_back(n["name"]);
+    addresses.push_back(n["address"]);
     namespaces.push_back(n["namespace"]);
     endpoints.push_back("tcp://" + n["address"].get<std::string>() + ":" +
                         std::to_string(kAgentPort));
@@ -141,7 +148,8 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
                                             "ipc://" + socket_path, "--node", std::to_string(n)};
       const pid_t pid = spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log");
-      state.processes.push_back({pid, process_start_time(pid), names[n], cmd});
+      // Owned by this train: if it is killed outright, `clean` ends them.
+      state.processes.push_back(owned_by_me({pid, process_start_time(pid), names[n], cmd}));
       pids.push_back(pid);
     }
     store.save(state);
@@ -150,6 +158,20 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   g_run_agents = pids;
   g_reaped.assign(pids.size(), 0);
   for (int sig : {SIGINT, SIGTERM}) signal(sig, end_agents_and_die);
+  // Stalls: reported when they begin, in the summary, and fatal after kStallLimitS; with
+  // --max-seconds the sessions end a stalled run at its budget (agent_group.h).
+  StallWatch watch(
+      names, addresses, kAgentPort, [&](size_t n) { return read_tcp_queues(pids.at(n)); },
+      std::chrono::steady_clock::now());
+  agents.set_stall_check([&] {
+    if (const auto begun = watch.poll(std::chrono::steady_clock::now()))
+      progress << "stall: " << describe(begun->pairs) << "\n" << std::flush;
+    const StallEpisode* now = watch.current();
+    if (now && now->seconds >= kStallLimitS)
+      throw std::runtime_error("stalled for " + std::to_string(static_cast<int>(now->seconds)) +
+                               " s: " + describe(now->pairs));
+    return now != nullptr;
+  });
   bool ok = true;
   try {
     agents.gather("hello");
@@ -159,6 +181,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
       finish_run_health(*health, summary, o.strategy, metrics);
+      summary["stalls"] = watch.to_json();
       if (summary.contains("peers"))
         metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <zmq_addon.hpp>
 
+#include "agent_reply.h"
 #include "teardown.h"
 
 namespace testbed {
@@ -51,12 +52,19 @@ void AgentGroup::check_alive() {
   }
 }
 
+void AgentGroup::check_stall() {
+  last_stall_check_ = std::chrono::steady_clock::now();
+  if (!stalled_ || !stalled_()) return;
+  if (budget_end_ && last_stall_check_ >= *budget_end_) throw StalledPastBudget();
+}
+
 std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
     std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     // Checked on a timer, not only when nothing arrives: a busy run still names the dead.
     if (std::chrono::steady_clock::now() - last_check_ >= kLivenessCheck) check_alive();
+    if (std::chrono::steady_clock::now() - last_stall_check_ >= kLivenessCheck) check_stall();
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
@@ -65,12 +73,18 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
       continue;
     }
     std::vector<zmq::message_t> frames;
-    if (!zmq::recv_multipart(router_, std::back_inserter(frames)) || frames.size() != 2) continue;
-    const size_t n = std::stoul(frames[0].to_string());
-    auto j = nlohmann::json::parse(frames[1].to_string());
+    if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
+    auto reply = frames.size() == 2 ? decode_agent_reply(frames[0].to_string(),
+                                                         frames[1].to_string(), names_.size())
+                                    : std::nullopt;
+    if (!reply) {
+      ++malformed_replies_;
+      continue;
+    }
+    auto& [n, j] = *reply;
     if (j["event"] == "error")
-      throw std::runtime_error("node " + names_.at(n) + ": " + j["what"].get<std::string>());
-    return std::pair{n, std::move(j)};
+      throw std::runtime_error("node " + names_.at(n) + ": " + j.value("what", "an error"));
+    return reply;
   }
 }
 

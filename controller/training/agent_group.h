@@ -6,14 +6,29 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 #include <zmq.hpp>
 
 namespace testbed {
+
+// The bound on a frame an agent accepts ("max_message" in every setup, van.h), from the
+// largest payload the run's protocol sends: twice it, so that a message of the run is never
+// cut by a miscount of ours, while a stranger's declared gigabytes are refused unread.
+inline uint64_t message_bound(uint64_t largest_payload) {
+  return 2 * largest_payload;
+}
+
+// Thrown by a wait past the run's time budget while the run is stalled: the session ends the
+// run there, with what it has, instead of waiting for data that does not move.
+struct StalledPastBudget : std::runtime_error {
+  StalledPastBudget() : std::runtime_error("stalled past the run's time budget") {}
+};
 
 class AgentGroup {
  public:
@@ -25,6 +40,14 @@ class AgentGroup {
   // The agents' pids, once started, so that gather() can tell a dead one from a slow one.
   void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
 
+  // Asked about every 200 ms while a wait goes on whether the run is stalled (a StallWatch);
+  // it may itself throw, to end a run stalled too long.
+  void set_stall_check(std::function<bool()> stalled) { stalled_ = std::move(stalled); }
+  // --max-seconds: a wait past this time while the run is stalled throws StalledPastBudget.
+  void set_budget_end(std::chrono::steady_clock::time_point end) { budget_end_ = end; }
+  // Once a session has ended its run at the budget: its last words are waited for as usual.
+  void clear_budget_end() { budget_end_.reset(); }
+
   void send(size_t node, const nlohmann::json& command);
   void broadcast(const nlohmann::json& command);
   // One `event` from every node, in node order; throws naming a node that died or failed.
@@ -33,14 +56,20 @@ class AgentGroup {
   // naming a node whose agent died (checked at least every 200 ms while waiting) or that
   // reported an error.
   std::optional<std::pair<size_t, nlohmann::json>> next_event(std::chrono::milliseconds timeout);
+  // Replies that did not decode (agent_reply.h), dropped.
+  uint64_t malformed_replies() const { return malformed_replies_; }
 
  private:
   zmq::socket_t router_;
   void check_alive();
-  std::chrono::steady_clock::time_point last_check_{};
+  void check_stall();
+  std::chrono::steady_clock::time_point last_check_{}, last_stall_check_{};
+  std::function<bool()> stalled_;
+  std::optional<std::chrono::steady_clock::time_point> budget_end_;
   std::vector<pid_t> pids_;
   std::vector<std::string> names_;
   std::string secret_;
+  uint64_t malformed_replies_ = 0;
 };
 
 }  // namespace testbed

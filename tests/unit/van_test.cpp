@@ -132,5 +132,28 @@ TEST(Van, AConnectionThatKeepsSendingGarbageIsMuted) {
   EXPECT_EQ(counted(), Van::kMuteAfter + 1);
 }
 
+TEST(Van, AFrameOverTheRunsLargestMessageIsRefusedAndItsConnectionCut) {
+  // A bound of 64 bytes: one 1 MB frame is refused from its declared length (ZeroMQ's
+  // decoder checks it before allocating), the connection cut; the run's messages still pass.
+  zmq::context_t c0, c1, c;
+  const std::vector<std::string> any = {"tcp://127.0.0.1:*", "tcp://127.0.0.1:*",
+                                        "tcp://127.0.0.1:*"};
+  Van v0{c0, 0, any, kSecret, 64};
+  Van v1{c1, 1, {v0.endpoint(), any[1], any[2]}, kSecret, 64};
+  zmq::socket_t member = raw_member(c, v0, kSecret);
+  send_raw(member, {header_bytes(kv_header(2, 0)), std::string(1 << 20, 'x')});
+  const auto deadline = std::chrono::steady_clock::now() + kPatience;
+  while (v0.dropped_connections() == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_GE(v0.dropped_connections(), 1u);
+  v1.send_kv(0, kv_header(1, 0), {4}, {1.0f});  // 8 bytes of payload: within the bound
+  const auto r = v0.receive(kPatience);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->keys, std::vector<uint32_t>{4});
+  EXPECT_FALSE(v0.receive(std::chrono::milliseconds(200)).has_value());  // never delivered
+  EXPECT_EQ(v0.byte_counters()["dropped_connections"], v0.dropped_connections());
+  EXPECT_EQ(v0.refused_connections(), 0u);
+}
+
 }  // namespace
 }  // namespace testbed

@@ -165,6 +165,9 @@ void PsSession::setup() {
                           {"algorithm", strategy_all_reduce(o_.strategy)},
                           {"endpoints", endpoints_},
                           {"secret", agents_.secret()},
+                          // Every parameter's key and value: a whole push, params or update.
+                          {"max_message", message_bound(reference.parameters.size() *
+                                                        (sizeof(uint32_t) + sizeof(float)))},
                           {"job",
                            {{"name", o_.job},
                             {"seed", o_.seed},
@@ -261,6 +264,9 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
 void PsSession::train() {
   const auto before = wan_counters();
   const auto start = Clock::now();
+  if (o_.max_seconds > 0)
+    agents_.set_budget_end(start + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(o_.max_seconds)));
   agents_.broadcast({{"cmd", "start"}});
   size_t done = 0;
   while (done < workers_) {  // a node that only serves never finishes
@@ -274,21 +280,38 @@ void PsSession::train() {
       const double due = drive_scheduler(seconds_since(start)) - seconds_since(start);
       wait = std::chrono::milliseconds(static_cast<int>(1000 * std::clamp(due, 0.0, 0.1)));
     }
-    const auto e = agents_.next_event(wait);
+    std::optional<std::pair<size_t, nlohmann::json>> e;
+    try {
+      e = agents_.next_event(wait);
+    } catch (const StalledPastBudget&) {
+      // Workers wait for data that does not move: the run ends at its budget as it is.
+      ended_stalled_ = true;
+      break;
+    }
     if (!e) continue;
     on_event(e->first, e->second, seconds_since(start));
     if (e->second["event"] == "finished") ++done;
   }
-  if (scheduler_) settle_scheduled([&] { return seconds_since(start); });
+  if (scheduler_ && !ended_stalled_) settle_scheduled([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
   wan_bytes_ = bytes_sent_between(before, wan_counters());
-  // Every worker's last push was applied before its last pull was answered, so the
-  // servers hold the final model: evaluate it as it is.
-  agents_.broadcast({{"cmd", "evaluate"}});
-  const auto evaluated = agents_.gather("evaluated");
-  final_loss_ = 0;
-  for (const auto& x : evaluated)  // a node that only serves evaluates nothing
-    final_loss_ += x.value("loss", 0.0) / static_cast<double>(workers_);
+  if (!ended_stalled_) {
+    // Every worker's last push was applied before its last pull was answered, so the
+    // servers hold the final model: evaluate it as it is. Workers stopped by the budget may
+    // finish while the network is stalled; the evaluation's pulls then cannot cross it.
+    try {
+      agents_.broadcast({{"cmd", "evaluate"}});
+      const auto evaluated = agents_.gather("evaluated");
+      final_loss_ = 0;
+      for (const auto& x : evaluated)  // a node that only serves evaluates nothing
+        final_loss_ += x.value("loss", 0.0) / static_cast<double>(workers_);
+    } catch (const StalledPastBudget&) {
+      ended_stalled_ = true;
+    }
+  }
+  agents_.clear_budget_end();
+  // Stalled: the last loss the workers reported stands for the model (0 when none came).
+  if (ended_stalled_) final_loss_ = curve_.current().value_or(0.0);
   agents_.broadcast({{"cmd", "stats"}});
   stats_ = agents_.gather("stats");
   const auto t = curve_.time_to(target_);

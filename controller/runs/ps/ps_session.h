@@ -127,6 +127,7 @@ class PsSession {
   double wall_s_ = 0;
   double final_loss_ = 0;
   bool stopped_early_ = false;
+  bool ended_stalled_ = false;  // ended at --max-seconds while stalled: not evaluated
   std::map<std::string, uint64_t> wan_bytes_;  // per direction "from>to"
   // Placement strategies: what the placement chose (placement_report.h), and the routes.
   nlohmann::json placement_;

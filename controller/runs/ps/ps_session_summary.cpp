@@ -43,6 +43,11 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"eval_every_s", o_.eval_every_s},
       {"wall_s", wall_s_},
       {"stopped_by_budget", stopped_early_},
+      // The budget ended a stalled run: workers did not finish; "final_loss" is then the
+      // last loss reported, not an evaluation (see "stalls").
+      {"ended", ended_stalled_   ? "max-seconds, stalled"
+                : stopped_early_ ? "max-seconds"
+                                 : "iterations"},
       {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n)
@@ -64,7 +69,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   std::vector<WorkerClockStamps> stamps;
   for (size_t n = 0; n < names_.size(); ++n) {
     if (worker_of_node_[n] < 0) continue;
-    const auto& f = finished_[n];
+    // A worker the budget stopped while stalled never reported: no clocks of its own.
+    const bool finished = finished_[n].is_object();
+    const nlohmann::json f = finished ? finished_[n] : nlohmann::json::object();
     const auto times = f.value("iteration_s", std::vector<double>{});
     double sum = 0;
     for (double x : times) sum += x;
@@ -73,6 +80,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     samples += f.value("samples", uint64_t{0});
     workers[names_[n]] = {
         {"clocks", times.size()},
+        {"finished", finished},
         {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
         {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
         {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};

@@ -59,12 +59,17 @@ int TrainSession::index(const std::string& name) const {
 }
 
 void TrainSession::setup() {
-  nlohmann::json setup = {{"cmd", "setup"},
-                          {"endpoints", endpoints_},
-                          {"secret", agents_.secret()},
-                          {"chunk_elements", o_.chunk},
-                          {"model_elements", o_.elements},
-                          {"seed", o_.seed}};
+  nlohmann::json setup = {
+      {"cmd", "setup"},
+      {"endpoints", endpoints_},
+      {"secret", agents_.secret()},
+      // A chunk (at most the model) or a probe's filler.
+      {"max_message",
+       message_bound(std::max<uint64_t>(std::max<uint64_t>(o_.chunk, o_.elements) * sizeof(float),
+                                        o_.probe_bytes))},
+      {"chunk_elements", o_.chunk},
+      {"model_elements", o_.elements},
+      {"seed", o_.seed}};
   if (o_.logreg) {
     const LogRegConfig job;
     setup["job"] = "logreg";
@@ -181,6 +186,9 @@ void TrainSession::train() {
   const auto train_start = std::chrono::steady_clock::now();
   started_unix_s_ =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (o_.max_seconds > 0)
+    agents_.set_budget_end(train_start + std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                             std::chrono::duration<double>(o_.max_seconds)));
   for (int it = 0; it < o_.iterations; ++it) {
     // --max-seconds: under dynamics every strategy then spans the same network states,
     // however fast it iterates; the iteration under way when the budget ends completes.
@@ -199,7 +207,15 @@ void TrainSession::train() {
                     {"compute_ms", compute_ms(o_, static_cast<int>(n), static_cast<uint64_t>(it))},
                     {"policy", policy}});
     }
-    const auto done = agents_.gather("done");
+    std::vector<nlohmann::json> done;
+    try {
+      done = agents_.gather("done");
+    } catch (const StalledPastBudget&) {
+      // The iteration under way cannot complete: the run ends at its budget without it.
+      agents_.clear_budget_end();
+      ended_stalled_ = true;
+      break;
+    }
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (size_t n = 1; n < done.size(); ++n) {
@@ -293,6 +309,11 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
                       {"iterations", times_.size()},
                       {"iterations_asked", o_.iterations},
                       {"max_seconds", o_.max_seconds},
+                      // How the run ended: its iterations, its budget, or its budget while
+                      // stalled (the iteration under way then was abandoned; see "stalls").
+                      {"ended", ended_stalled_ ? "max-seconds, stalled"
+                                : static_cast<int>(times_.size()) < o_.iterations ? "max-seconds"
+                                                                                  : "iterations"},
                       {"train_started_unix_s", started_unix_s_},
                       {"mean_iteration_s", mean_iteration_s()},
                       {"samples_per_s", samples_per_s()},

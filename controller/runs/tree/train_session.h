@@ -52,7 +52,8 @@ class TrainSession {
   ThroughputGraph graph_;
   SyncPolicy policy_;
   std::vector<double> times_, losses_;
-  double started_unix_s_ = 0;  // when iterating began: aligns iterations with timeline.csv
+  bool ended_stalled_ = false;  // ended at --max-seconds while stalled
+  double started_unix_s_ = 0;   // when iterating began: aligns iterations with timeline.csv
   std::vector<nlohmann::json> last_done_;  // cumulative counters, for the next deltas
   nlohmann::json policy_history_ = nlohmann::json::array();  // {iteration, version, roots}
   nlohmann::json edge_history_ = nlohmann::json::array();    // {iteration, aux_share, edges}

@@ -1,0 +1,86 @@
+// Tells a stalled run from a slow one, and names what stalls it. Between every two nodes of
+// a run there is a TCP connection from the sender to the receiver's agent port; data
+// written to it but not yet acknowledged is its send queue (netns/tcp_queues.h). While
+// bytes flow, that queue changes within a round trip; a queue that holds data and has not
+// changed for `after` seconds is stuck: the link delivers nothing (a rate of nearly zero,
+// 100% loss), or the receiver does not read (a paused or hung node; its socket then holds
+// unread bytes). A run that waits and has a stuck pair is stalled; the pairs, their bytes
+// and since when are its report. Pure but for the reader of the queues, which is passed in.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tcp_queues.h"
+
+namespace testbed {
+
+struct StuckPair {
+  std::string from, to;
+  uint64_t queued_bytes = 0;  // written by `from`, not acknowledged by `to`
+  uint64_t unread_bytes = 0;  // delivered to `to`'s socket, not read by its agent
+  double seconds = 0;         // since the queue last changed
+  // Where the fault is: "link" (nothing delivered) or "receiver" (delivered, not read).
+  std::string cause() const { return unread_bytes > 0 ? "receiver" : "link"; }
+};
+
+struct StallEpisode {
+  double started_s = 0;  // since the watch began: when the first stuck queue last moved
+  double seconds = 0;    // how long it lasted (so far, while it goes on)
+  bool ongoing = true;
+  std::vector<StuckPair> pairs;  // the most pairs seen stuck at once, with their figures
+};
+
+class StallWatch {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // Node n's sockets: in a run, the table of the namespace its agent is in.
+  using QueueReader = std::function<std::vector<TcpQueue>(size_t node)>;
+  // A queue this long unchanged is stuck. Healthy queues move every round trip (well under
+  // a second on the bundled WANs), and TCP's retransmission back-off reaches 10 s only after
+  // five losses in a row of one segment; a pause of a few seconds (a node stopped for 5 s)
+  // is not a stall.
+  static constexpr double kStuckAfter = 10.0;
+  // Queues are read at most this often: a read of every node's table costs well under a
+  // millisecond a node.
+  static constexpr double kSampleEvery = 1.0;
+
+  StallWatch(std::vector<std::string> names, std::vector<std::string> addresses, uint16_t port,
+             QueueReader read, Clock::time_point start, double stuck_after = kStuckAfter);
+
+  // Samples the queues when due. Returns the episode when a stall begins, for a report.
+  std::optional<StallEpisode> poll(Clock::time_point now);
+  bool stalled() const { return !episodes_.empty() && episodes_.back().ongoing; }
+  // The stall under way, if any.
+  const StallEpisode* current() const { return stalled() ? &episodes_.back() : nullptr; }
+  // Every episode, as the run's summary reports them ("stalls").
+  nlohmann::json to_json() const;
+
+ private:
+  std::vector<StuckPair> sample(Clock::time_point now);
+
+  std::vector<std::string> names_, addresses_;
+  uint16_t port_;
+  QueueReader read_;
+  Clock::time_point start_, last_sample_{}, last_stuck_{};
+  double stuck_after_;
+  struct Queue {
+    uint64_t bytes = 0;
+    Clock::time_point changed;
+  };
+  std::map<std::pair<size_t, size_t>, Queue> queues_;  // (from, to) -> its send queue
+  std::vector<StallEpisode> episodes_;
+};
+
+// One line for a person: "n2 -> n3: 1.2 MB not acknowledged for 12 s (the link delivers
+// nothing)"; pairs separated by "; ".
+std::string describe(const std::vector<StuckPair>& pairs);
+
+}  // namespace testbed

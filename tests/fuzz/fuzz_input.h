@@ -1,0 +1,25 @@
+// What the fuzz targets share: the input as text, and as a file for the parsers that read
+// one (traces), written to a path of this process's own under /tmp and overwritten each run.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <fstream>
+#include <string>
+
+namespace testbed::fuzz {
+
+inline std::string text(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+inline const std::string& as_file(const uint8_t* data, size_t size, const std::string& suffix) {
+  static const std::string path = "/tmp/tbfuzz-" + std::to_string(getpid()) + suffix;
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+  return path;
+}
+
+}  // namespace testbed::fuzz

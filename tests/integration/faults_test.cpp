@@ -1,0 +1,171 @@
+// Faults during a run, on the real lab (tbt-line4: n1 - n2 - n3 - n4, the middle hop the
+// bottleneck). A peer paused with SIGSTOP for 5 s: the run completes, and the pause is in
+// its iteration times. The middle link cut to 1 kbit/s mid-run: the run reports the stall
+// (which pairs of nodes, how many bytes waiting, the link's fault) and, with --max-seconds,
+// ends at its budget. The controller killed outright: `testbed clean` ends its agents and
+// leaves the lab as `up` made it; `down` removes the rest. Bounds are generous: each is many
+// times what an idle machine needs, so a loaded one cannot fail them.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "host_snapshot.h"
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+const std::string kLab = "tbt-line4";
+
+// Whether `pid` is a process that has not exited (a zombie has).
+bool alive(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return false;
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] != 'Z' &&
+         stat[close + 2] != 'X';
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The pids the lab's state records: after `up`, its own (exporter, Prometheus, ...).
+std::vector<int> recorded_processes() {
+  std::ifstream in("/run/testbed/" + kLab + "/state.json");
+  std::vector<int> out;
+  for (const auto& p : nlohmann::json::parse(in).value("processes", nlohmann::json::array()))
+    out.push_back(p.at("pid").get<int>());
+  return out;
+}
+
+class Faults : public Line4Lab {};
+
+TEST_F(Faults, APeerPausedFor5SecondsDelaysTheRunWhichCompletes) {
+  REQUIRE_ROOT();
+  // A tree strategy: every iteration needs every node, so the pause is in one of them.
+  BackgroundTrain trainer(guard_, kLab,
+                          {"--strategy", "mst", "--iterations", "40", "--scale", "0.005", "--chunk",
+                           "16384", "--oracle", "--compute-ms", "20", "--json"},
+                          "/tmp/tbt-faults-pause.log");
+  ASSERT_TRUE(trainer.wait_for("iteration 5/", 120)) << trainer.output();
+  int paused = 0;
+  for (const auto& [pid, node] : agents_of(kLab))
+    if (node == "n2") paused = pid;
+  ASSERT_GT(paused, 0);
+  ASSERT_EQ(kill(paused, SIGSTOP), 0);
+  std::this_thread::sleep_for(std::chrono::seconds(5));
+  ASSERT_EQ(kill(paused, SIGCONT), 0);
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  const auto summary = summary_of(trainer.output());
+  ASSERT_EQ(summary["iterations"], 40) << trainer.output();
+  // The pause falls in one iteration, or across two back to back.
+  const auto times = summary["iteration_s"].get<std::vector<double>>();
+  double longest_pair = 0;
+  for (size_t i = 0; i + 1 < times.size(); ++i)
+    longest_pair = std::max(longest_pair, times[i] + times[i + 1]);
+  EXPECT_GE(longest_pair, 4.5) << summary["iteration_s"];
+  // Five seconds is a pause, not a stall (StallWatch::kStuckAfter is 10 s).
+  EXPECT_TRUE(summary["stalls"].empty()) << summary["stalls"];
+}
+
+// The middle link cut to 1 kbit/s at the third iteration: the stall is reported and the run
+// ends at its 30 s budget, for the parameter server and for a tree.
+void expect_stall_reported_and_run_ended_on_time(LabGuard& guard,
+                                                 std::vector<std::string> strategy) {
+  const double budget = 30;
+  strategy.insert(strategy.end(), {"--max-seconds", "30", "--compute-ms", "20", "--json"});
+  BackgroundTrain trainer(guard, kLab, strategy, "/tmp/tbt-faults-stall.log");
+  ASSERT_TRUE(trainer.wait_for("iteration 3/", 120)) << trainer.output();
+  const auto cut = std::chrono::steady_clock::now();
+  const Result set = run_testbed({"link", "set", kLab, "n2", "n3", "--rate", "1kbit"});
+  ASSERT_EQ(set.status, 0) << set.output;
+  const int status = trainer.wait();
+  // From the cut: at most the budget, plus generous slack; it would hang for 295 s.
+  EXPECT_LT(seconds_since(cut), budget + 60);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  EXPECT_NE(trainer.output().find("stall: "), std::string::npos) << trainer.output();
+  const auto summary = summary_of(trainer.output());
+  EXPECT_EQ(summary["ended"], "max-seconds, stalled") << trainer.output();
+  // One stall: a few bits a second now and then move a queue, which does not end it.
+  ASSERT_EQ(summary["stalls"].size(), 1u) << summary["stalls"];
+  const auto& stall = summary["stalls"][0];
+  EXPECT_GE(stall["seconds"].get<double>(), 5.0) << stall;
+  // Every pair stuck crosses the cut link (n1, n2 on one side; n3, n4 on the other), and
+  // the fault is the link's: nothing waits unread at a receiver.
+  ASSERT_FALSE(stall["pairs"].empty()) << stall;
+  for (const auto& p : stall["pairs"]) {
+    const bool left_from = p["from"] == "n1" || p["from"] == "n2";
+    const bool left_to = p["to"] == "n1" || p["to"] == "n2";
+    EXPECT_NE(left_from, left_to) << p;
+    EXPECT_GT(p["queued_bytes"].get<uint64_t>(), 0u) << p;
+    EXPECT_EQ(p["cause"], "link") << p;
+  }
+  // Ended at the budget, not after it (a parameter server's wall time counts from its
+  // start; a tree's iterations end before it).
+  if (summary.contains("wall_s")) EXPECT_LT(summary["wall_s"].get<double>(), budget + 5);
+  double iterating = 0;
+  for (double t : summary.value("iteration_s", std::vector<double>{})) iterating += t;
+  EXPECT_LT(iterating, budget + 5);
+}
+
+TEST_F(Faults, AStalledLinkIsReportedAndAParameterServerRunEndsAtItsBudget) {
+  REQUIRE_ROOT();
+  expect_stall_reported_and_run_ended_on_time(
+      guard_, {"--strategy", "bsp", "--model", "mf", "--iterations", "100000"});
+}
+
+TEST_F(Faults, AStalledLinkIsReportedAndATreeRunEndsAtItsBudget) {
+  REQUIRE_ROOT();
+  expect_stall_reported_and_run_ended_on_time(
+      guard_, {"--strategy", "mst", "--iterations", "100000", "--scale", "0.005", "--chunk",
+               "16384", "--oracle"});
+}
+
+TEST_F(Faults, AfterTheControllerIsKilledCleanEndsItsAgentsAndLeavesTheLabUp) {
+  REQUIRE_ROOT();
+  const Result status_before = run_testbed({"status", kLab, "--json"});
+  ASSERT_EQ(status_before.status, 0) << status_before.output;
+  const auto up_processes = recorded_processes();
+  BackgroundTrain trainer(
+      guard_, kLab,
+      {"--strategy", "bsp", "--model", "mf", "--iterations", "100000", "--compute-ms", "20"},
+      "/tmp/tbt-faults-kill.log");
+  ASSERT_TRUE(trainer.wait_for("iteration 2/", 120)) << trainer.output();
+  const auto agents = agents_of(kLab);
+  ASSERT_EQ(agents.size(), 4u);
+  ASSERT_EQ(kill(trainer.pid(), SIGKILL), 0);
+  trainer.wait();
+  for (const auto& [pid, node] : agents) EXPECT_TRUE(alive(pid)) << node << ": orphaned, alive";
+
+  const Result clean = run_testbed({"clean"});
+  EXPECT_EQ(clean.status, 0) << clean.output;
+  EXPECT_NE(clean.output.find("ended 4 processes"), std::string::npos) << clean.output;
+  for (const auto& [pid, node] : agents) EXPECT_FALSE(alive(pid)) << node << "'s agent left";
+  EXPECT_TRUE(agents_of(kLab).empty());
+  // As `up` made it: the same nodes, links and processes of its own, and a train runs.
+  const Result status_after = run_testbed({"status", kLab, "--json"});
+  ASSERT_EQ(status_after.status, 0) << status_after.output;
+  const auto before = nlohmann::json::parse(status_before.output);
+  const auto after = nlohmann::json::parse(status_after.output);
+  EXPECT_EQ(after["phase"], "up");
+  EXPECT_EQ(after["nodes"], before["nodes"]);
+  EXPECT_EQ(recorded_processes(), up_processes);
+  for (int pid : up_processes) EXPECT_TRUE(alive(pid)) << "up's process " << pid;
+  const auto summary = train_json(
+      kLab, {"--strategy", "bsp", "--model", "mf", "--iterations", "3", "--compute-ms", "20"});
+  EXPECT_EQ(summary["iterations"], 3);
+
+  // `down` removes the rest: the host is as before `up` (no namespace of the lab's).
+  ASSERT_EQ(run_testbed({"down", kLab}).status, 0);
+  EXPECT_EQ(take_host_snapshot().namespaces.find("tb-" + kLab), std::string::npos);
+}
+
+}  // namespace
+}  // namespace testbed::it
