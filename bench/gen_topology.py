@@ -10,6 +10,8 @@ parser.add_argument("--nodes", type=int, default=200)
 parser.add_argument("--links", type=int, default=400)
 parser.add_argument("--seed", type=int, default=1)
 parser.add_argument("--lab", default="tbb-gen")
+parser.add_argument("--every", default="",
+                    help="give every direction a random rate redrawn this often (e.g. 1s)")
 args = parser.parse_args()
 if args.links < args.nodes or args.links > args.nodes * (args.nodes - 1) // 2:
     raise SystemExit("need nodes <= links <= nodes*(nodes-1)/2")
@@ -23,7 +25,11 @@ while len(pairs) < args.links:
 
 print(f"# {args.nodes} nodes, {args.links} links, seed {args.seed} (bench/gen_topology.py)")
 print(f"lab: {args.lab}")
-print("defaults: {delay: 10ms}")
+if args.every:
+    print(f"defaults: {{delay: 10ms, schedule: {{random: {{every: {args.every}, "
+          f"bandwidth: 20mbit..155mbit}}}}}}")
+else:
+    print("defaults: {delay: 10ms}")
 print("nodes:")
 for i in range(args.nodes):
     print(f"  n{i}: {{}}")

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "delay_line_query.h"
 #include "link_control.h"
 #include "plan_table.h"
 
@@ -160,6 +161,39 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
   if (!live) out << "\n(run as root to add what the kernel reports)\n";
 }
 
+namespace {
+
+// The delay lines' figures now, cumulative since `up`: packets released and dropped, and
+// how late, with the histogram itself ("B:COUNT ... max:US", lateness_histogram.h) so that
+// a reader polling status can subtract two and see one interval's lateness (bench/soak.sh).
+// Asked of every node; a node without a delay line has no socket and answers at once.
+void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
+  std::vector<std::string> nodes;
+  for (const auto& n : lab["nodes"]) nodes.push_back(n.value("name", ""));
+  constexpr int kTimeoutMs = 500;  // a delay line answers within milliseconds unless starved
+  const DelayLineSnapshot lines = query_delay_lines(dir, nodes, kTimeoutMs);
+  if (lines.empty()) return;
+  LatenessHistogram late;
+  uint64_t released = 0, dropped = 0;
+  for (const auto& [node, queues] : lines) {
+    for (const auto& [queue, q] : queues) {
+      late.merge(q.lateness);
+      released += q.released;
+      dropped += q.queue_dropped + q.user_dropped;
+    }
+  }
+  lab["delay_lines"] = {{"answering", lines.size()},
+                        {"released", released},
+                        {"dropped", dropped},
+                        {"lateness_ms",
+                         {{"p50", static_cast<double>(late.quantile_us(0.5)) / 1000},
+                          {"p99", static_cast<double>(late.quantile_us(0.99)) / 1000},
+                          {"max", static_cast<double>(late.max_us()) / 1000}}},
+                        {"lateness_histogram", late.format()}};
+}
+
+}  // namespace
+
 nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel) {
   const LabState s = store.load(lab);
   nlohmann::json j = {{"lab", s.lab},
@@ -181,6 +215,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
   add_current(j, store.dir(lab));
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);
+  if (kernel) add_delay_lines(j, store.dir(lab));  // root: the delay lines' sockets are root's
   return j;
 }
 

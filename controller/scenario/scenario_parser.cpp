@@ -92,9 +92,15 @@ class Parser {
     }
     const std::string path = text(n, "topology");
     const fs::path relative = fs::path(file_).parent_path() / path;
-    if (fs::is_regular_file(relative)) {
-      s.topology_path = fs::absolute(relative).lexically_normal().string();
-      return;
+    // The error_code forms: a name the file system refuses (too long, say) is no file
+    // here, not an exception out of the parser (found by fuzzing).
+    std::error_code ec;
+    if (fs::is_regular_file(relative, ec)) {
+      const fs::path absolute = fs::absolute(relative, ec);
+      if (!ec) {
+        s.topology_path = absolute.lexically_normal().string();
+        return;
+      }
     }
     try {
       s.topology_path = locate_profile(path);

@@ -99,6 +99,15 @@ TEST(Dynamics, FivePercentLossLosesFivePercentOfPings) {
   std::cout << "[ measured ] " << loss << "% of 2000 pings lost at 5% loss\n";
   // 2 points are four standard deviations of a 2000-trial binomial at 5% (0.49 points).
   EXPECT_NEAR(loss, 5.0, 2.0) << ping.output;
+  // `status --json` asks the delay line (b's, where a->b is lossy) for its figures: it
+  // released the pings that were not lost, and says how late.
+  const Result status = run_testbed({"status", "tbt-loss", "--json"});
+  ASSERT_EQ(status.status, 0) << status.output;
+  const auto lines = nlohmann::json::parse(status.output)["delay_lines"];
+  EXPECT_EQ(lines["answering"], 1) << lines;
+  EXPECT_GE(lines["released"].get<uint64_t>(), 1800u) << lines;  // 2000 less 5% and noise
+  EXPECT_GE(lines["lateness_ms"]["max"].get<double>(), 0.0) << lines;
+  EXPECT_NE(lines["lateness_histogram"].get<std::string>().find("max:"), std::string::npos);
 }
 
 TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
