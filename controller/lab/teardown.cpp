@@ -77,9 +77,11 @@ uint64_t process_start_time(int pid) {
   return 0;
 }
 
+namespace {
+
 // The process half of a teardown: every recorded process still ours, and what is left of a
 // launched job's groups, ended. Returns how many were signalled.
-static int end_processes(const LabState& state) {
+int end_processes(const LabState& state) {
   int ended = 0;
   std::set<uint64_t> lab_namespaces;
   for (const auto& ns : state.namespaces)
@@ -112,6 +114,8 @@ static int end_processes(const LabState& state) {
   }
   return ended;
 }
+
+}  // namespace
 
 TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
   TeardownReport report;

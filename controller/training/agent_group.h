@@ -30,6 +30,12 @@ struct StalledPastBudget : std::runtime_error {
   StalledPastBudget() : std::runtime_error("stalled past the run's time budget") {}
 };
 
+// How a run ended, as every summary says it ("ended"): by its iterations, by its budget, or
+// by its budget while stalled (see "stalls").
+inline const char* run_ending(bool stalled, bool stopped_by_budget) {
+  return stalled ? "max-seconds, stalled" : stopped_by_budget ? "max-seconds" : "iterations";
+}
+
 class AgentGroup {
  public:
   AgentGroup(zmq::context_t& context, const std::string& socket_path,
@@ -43,8 +49,14 @@ class AgentGroup {
   // Asked about every 200 ms while a wait goes on whether the run is stalled (a StallWatch);
   // it may itself throw, to end a run stalled too long.
   void set_stall_check(std::function<bool()> stalled) { stalled_ = std::move(stalled); }
-  // --max-seconds: a wait past this time while the run is stalled throws StalledPastBudget.
-  void set_budget_end(std::chrono::steady_clock::time_point end) { budget_end_ = end; }
+  // --max-seconds from now (none when 0): a wait past it while the run is stalled throws
+  // StalledPastBudget.
+  void set_budget(double seconds) {
+    if (seconds > 0)
+      budget_end_ = std::chrono::steady_clock::now() +
+                    std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                        std::chrono::duration<double>(seconds));
+  }
   // Once a session has ended its run at the budget: its last words are waited for as usual.
   void clear_budget_end() { budget_end_.reset(); }
 

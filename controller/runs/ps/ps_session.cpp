@@ -264,9 +264,7 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
 void PsSession::train() {
   const auto before = wan_counters();
   const auto start = Clock::now();
-  if (o_.max_seconds > 0)
-    agents_.set_budget_end(start + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(o_.max_seconds)));
+  agents_.set_budget(o_.max_seconds);
   agents_.broadcast({{"cmd", "start"}});
   size_t done = 0;
   while (done < workers_) {  // a node that only serves never finishes

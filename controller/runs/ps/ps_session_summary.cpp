@@ -45,9 +45,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"stopped_by_budget", stopped_early_},
       // The budget ended a stalled run: workers did not finish; "final_loss" is then the
       // last loss reported, not an evaluation (see "stalls").
-      {"ended", ended_stalled_   ? "max-seconds, stalled"
-                : stopped_early_ ? "max-seconds"
-                                 : "iterations"},
+      {"ended", run_ending(ended_stalled_, stopped_early_)},
       {"node_names", names_}};
   nlohmann::json servers = nlohmann::json::array(), roles = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n)

@@ -186,9 +186,7 @@ void TrainSession::train() {
   const auto train_start = std::chrono::steady_clock::now();
   started_unix_s_ =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (o_.max_seconds > 0)
-    agents_.set_budget_end(train_start + std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                             std::chrono::duration<double>(o_.max_seconds)));
+  agents_.set_budget(o_.max_seconds);
   for (int it = 0; it < o_.iterations; ++it) {
     // --max-seconds: under dynamics every strategy then spans the same network states,
     // however fast it iterates; the iteration under way when the budget ends completes.
@@ -304,33 +302,32 @@ double TrainSession::samples_per_s() const {
 }
 
 nlohmann::json TrainSession::summary(const std::string& lab) const {
-  nlohmann::json s = {{"lab", lab},
-                      {"strategy", o_.strategy},
-                      {"iterations", times_.size()},
-                      {"iterations_asked", o_.iterations},
-                      {"max_seconds", o_.max_seconds},
-                      // How the run ended: its iterations, its budget, or its budget while
-                      // stalled (the iteration under way then was abandoned; see "stalls").
-                      {"ended", ended_stalled_ ? "max-seconds, stalled"
-                                : static_cast<int>(times_.size()) < o_.iterations ? "max-seconds"
-                                                                                  : "iterations"},
-                      {"train_started_unix_s", started_unix_s_},
-                      {"mean_iteration_s", mean_iteration_s()},
-                      {"samples_per_s", samples_per_s()},
-                      {"samples_per_iteration", kSamplesPerNode * names_.size()},
-                      {"iteration_s", times_},
-                      {"model", o_.model.name},
-                      {"scale", o_.scale},
-                      {"model_bytes", o_.elements * sizeof(float)},
-                      {"chunk_elements", o_.chunk},
-                      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
-                      {"seed", o_.seed},
-                      {"update_time_s", o_.update_time_s},
-                      {"knowledge", o_.oracle ? "oracle (configured rates)" : "measured"},
-                      {"link_mbit", graph_.mbit},
-                      {"policy", to_json(policy_)},
-                      {"policy_history", policy_history_},
-                      {"edge_history", edge_history_}};
+  nlohmann::json s = {
+      {"lab", lab},
+      {"strategy", o_.strategy},
+      {"iterations", times_.size()},
+      {"iterations_asked", o_.iterations},
+      {"max_seconds", o_.max_seconds},
+      // How the run ended: its iterations, its budget, or its budget while
+      // stalled (the iteration under way then was abandoned; see "stalls").
+      {"ended", run_ending(ended_stalled_, static_cast<int>(times_.size()) < o_.iterations)},
+      {"train_started_unix_s", started_unix_s_},
+      {"mean_iteration_s", mean_iteration_s()},
+      {"samples_per_s", samples_per_s()},
+      {"samples_per_iteration", kSamplesPerNode * names_.size()},
+      {"iteration_s", times_},
+      {"model", o_.model.name},
+      {"scale", o_.scale},
+      {"model_bytes", o_.elements * sizeof(float)},
+      {"chunk_elements", o_.chunk},
+      {"compute_ms", {{"min", o_.compute_min_ms}, {"max", o_.compute_max_ms}}},
+      {"seed", o_.seed},
+      {"update_time_s", o_.update_time_s},
+      {"knowledge", o_.oracle ? "oracle (configured rates)" : "measured"},
+      {"link_mbit", graph_.mbit},
+      {"policy", to_json(policy_)},
+      {"policy_history", policy_history_},
+      {"edge_history", edge_history_}};
   const uint64_t chunks = total(last_done_, "chunks_sent");
   s["chunks_sent"] = chunks;
   s["aux_chunks_sent"] = total(last_done_, "aux_chunks_sent");
