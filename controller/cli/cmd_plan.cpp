@@ -1,10 +1,14 @@
-// testbed plan FILE [--json] [--steps]: what `up` would do, without root and without
-// touching anything.
+// testbed plan FILE [--json] [--steps] [--hosts N|PLACEMENT [--host NAME]]: what `up` would
+// do, without root and without touching anything; with --hosts, the lab cut into per-host
+// slices (docs/multihost.md).
+#include <algorithm>
 #include <iostream>
 
 #include "args.h"
 #include "commands.h"
+#include "diagnostics.h"
 #include "gaia_plan.h"
+#include "host_report.h"
 #include "placement_report.h"
 #include "plan_table.h"
 #include "strategies.h"
@@ -14,14 +18,61 @@
 
 namespace testbed::cli {
 
+namespace {
+
+const char* const kUsage =
+    "testbed plan FILE [--json] [--steps] [--backend B] [--hosts N|PLACEMENT [--host NAME]]";
+
+// The plan cut over hosts: the placement and every slice, or one host's slice in full.
+int run_sliced_plan(const Plan& plan, const Args& args) {
+  HostPlacement placement;
+  try {
+    placement = resolve_host_placement(*args.option("hosts"), plan);
+  } catch (const ValidationError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
+    return kExitInvalid;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--hosts: ") + e.what());
+  }
+  const auto slices = slice_plan(plan, placement);
+  if (const auto host = args.option("host")) {
+    const auto it = std::find_if(slices.begin(), slices.end(),
+                                 [&](const PlanSlice& s) { return s.host == *host; });
+    if (it == slices.end()) {
+      std::string known;
+      for (const auto& h : placement.hosts) known += " " + h;
+      throw UsageError("--host: no host '" + *host + "' in the placement; its hosts:" + known);
+    }
+    if (args.flag("json")) {
+      nlohmann::json j = plan_to_json(it->plan);
+      j["host"] = it->host;
+      j["expected_interfaces"] = it->expected_interfaces;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_plan_table(it->plan, std::cout, args.flag("steps"));
+    }
+    return kExitOk;
+  }
+  if (args.flag("json")) {
+    std::cout << slices_to_json(plan, placement, slices).dump(2) << "\n";
+  } else {
+    print_host_placement(plan, placement, slices, std::cout);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_plan(const Argv& argv) {
-  Args args(argv, {"json", "steps"}, {"backend"});
-  args.at_most(1, "testbed plan FILE [--json] [--steps]");
-  if (args.positionals().empty()) throw UsageError("usage: testbed plan FILE [--json] [--steps]");
+  Args args(argv, {"json", "steps"}, {"backend", "hosts", "host"});
+  args.at_most(1, kUsage);
+  if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
+  if (args.option("host") && !args.option("hosts")) throw UsageError("--host needs --hosts");
   PlanOptions options;
   if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
   const auto plan = load_plan(args.positional(0), options);
   if (!plan) return kExitInvalid;
+  if (args.option("hosts")) return run_sliced_plan(*plan, args);
   // A workload of a placement strategy: where its server goes, and its paths and rates.
   const Topology topology = parse_profile_file(args.positional(0));
   const nlohmann::json placement = workload_placement(topology);

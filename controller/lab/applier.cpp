@@ -29,9 +29,10 @@ std::string normalize_space(const std::string& s) {
 namespace testbed {
 bool Applier::in_effect(const Step& step) {
   // Inside a namespace this run created, nothing can exist yet: skip the query, which
-  // halves the netlink round trips of a fresh bring-up.
+  // halves the netlink round trips of a fresh bring-up. Not so for an interface someone
+  // else makes: it may have been moved in since.
   for (const auto& ns : step_namespaces(step)) {
-    if (fresh_namespaces_.count(ns)) return false;
+    if (fresh_namespaces_.count(ns) && !std::holds_alternative<ExpectInterface>(step)) return false;
   }
   return std::visit(
       Overloaded{[&](const CreateNamespace& s) { return kernel_.namespace_exists(s.ns); },
@@ -39,6 +40,7 @@ bool Applier::in_effect(const Step& step) {
                    return kernel_.link_exists(s.ns_a, s.if_a) &&
                           kernel_.link_exists(s.ns_b, s.if_b);
                  },
+                 [&](const ExpectInterface& s) { return kernel_.link_exists(s.ns, s.dev); },
                  [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
                  [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
                  [&](const SetSysctl& s) {
@@ -71,6 +73,12 @@ void Applier::execute(const Step& step, Done& done) {
                    if (hooks_.after_create_namespace) hooks_.after_create_namespace(s, inode);
                  },
                  [&](const CreateVeth& s) { kernel_.create_veth(s.ns_a, s.if_a, s.ns_b, s.if_b); },
+                 [&](const ExpectInterface& s) {
+                   // Not ours to make: say who should have.
+                   throw KernelError("interface " + s.dev + " is missing in " + s.ns +
+                                     "; it is made outside the testbed (meshnet, or a VXLAN to " +
+                                     s.peer_dev + " on host " + s.peer_host + ")");
+                 },
                  [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, true); },
                  [&](const AddAddress& s) { kernel_.add_address(s.ns, s.dev, s.address); },
                  [&](const SetSysctl& s) {
@@ -99,6 +107,7 @@ void Applier::undo(const Step& step, const Done& done) {
                    if (hooks_.after_rollback_namespace) hooks_.after_rollback_namespace(s);
                  },
                  [&](const CreateVeth& s) { kernel_.delete_link(s.ns_a, s.if_a); },
+                 [&](const ExpectInterface&) {},  // never made here, so never removed
                  [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, false); },
                  [&](const AddAddress& s) { kernel_.delete_address(s.ns, s.dev, s.address); },
                  [&](const SetSysctl& s) {

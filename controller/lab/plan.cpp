@@ -91,6 +91,7 @@ nlohmann::json direction_json(const PlannedDirection& d) {
 std::string step_op(const Step& step) {
   return std::visit(Overloaded{[](const CreateNamespace&) { return "create_namespace"; },
                                [](const CreateVeth&) { return "create_veth"; },
+                               [](const ExpectInterface&) { return "expect_interface"; },
                                [](const SetLinkUp&) { return "set_link_up"; },
                                [](const AddAddress&) { return "add_address"; },
                                [](const SetSysctl&) { return "set_sysctl"; },
@@ -106,6 +107,10 @@ std::string describe_step(const Step& step) {
           [](const CreateNamespace& s) { return "namespace " + s.ns; },
           [](const CreateVeth& s) {
             return "veth " + s.if_a + "@" + s.ns_a + " <-> " + s.if_b + "@" + s.ns_b;
+          },
+          [](const ExpectInterface& s) {
+            return "expect " + s.dev + "@" + s.ns + " (peer " + s.peer_dev + "@" + s.peer_ns +
+                   " on host " + s.peer_host + ")";
           },
           [](const SetLinkUp& s) { return "link up " + s.dev + "@" + s.ns; },
           [](const AddAddress& s) {
@@ -197,6 +202,12 @@ nlohmann::json plan_to_json(const Plan& plan) {
             [](const CreateVeth& s) {
               return nlohmann::json{
                   {"ns_a", s.ns_a}, {"if_a", s.if_a}, {"ns_b", s.ns_b}, {"if_b", s.if_b}};
+            },
+            [](const ExpectInterface& s) {
+              return nlohmann::json{
+                  {"ns", s.ns},
+                  {"dev", s.dev},
+                  {"peer", {{"host", s.peer_host}, {"ns", s.peer_ns}, {"dev", s.peer_dev}}}};
             },
             [](const SetLinkUp& s) {
               return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}};

@@ -19,6 +19,12 @@ struct CreateNamespace {
 struct CreateVeth {
   std::string ns_a, if_a, ns_b, if_b;
 };
+// One end of a link made by someone else (meshnet, or a VXLAN between hosts) when the
+// plan is cut into per-host slices: the slice checks that it is there and never deletes it.
+struct ExpectInterface {
+  std::string ns, dev;
+  std::string peer_host, peer_ns, peer_dev;  // where the other end lives, for messages
+};
 struct SetLinkUp {
   std::string ns, dev;
 };
@@ -46,8 +52,8 @@ struct AddIngressHooks {
   Kernel::IngressHooks hooks;
 };
 
-using Step = std::variant<CreateNamespace, CreateVeth, SetLinkUp, AddAddress, SetSysctl,
-                          ShapeEgress, AddIngressHooks, AddRoute>;
+using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, SetLinkUp, AddAddress,
+                          SetSysctl, ShapeEgress, AddIngressHooks, AddRoute>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people

@@ -4,21 +4,14 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 #include "direction_params.h"
 #include "planner.h"
+#include "read_text.h"
 #include "workload_settings.h"
 
 namespace testbed {
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 class Golden : public testing::TestWithParam<std::string> {};
 
@@ -26,14 +19,14 @@ TEST_P(Golden, PlanMatches) {
   const std::string name = GetParam();
   const std::string profile = "profiles/tiny/" + name + ".yaml";
   // Parsed from text under a relative name, so the golden does not depend on the checkout.
-  const Plan plan =
-      make_plan(parse_profile_text(
-                    read(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"), profile),
-                /*kernel_has_netem=*/false);
+  const Plan plan = make_plan(
+      parse_profile_text(read_text(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"),
+                         profile),
+      /*kernel_has_netem=*/false);
   const std::string actual = plan_to_json(plan).dump(2) + "\n";
   const std::string golden = std::string(TESTBED_GOLDEN_DIR) + "/" + name + ".json";
   if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << actual;
-  EXPECT_EQ(actual, read(golden)) << "plan of " << profile << " differs from " << golden;
+  EXPECT_EQ(actual, read_text(golden)) << "plan of " << profile << " differs from " << golden;
 }
 
 INSTANTIATE_TEST_SUITE_P(Tiny, Golden, testing::Values("pair", "line4", "triangle"));

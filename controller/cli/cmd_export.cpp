@@ -1,0 +1,59 @@
+// testbed export k8s FILE --out DIR [--namespace NS]: the lab as resources for Kubernetes
+// with meshnet-cni (docs/multihost.md). Writes only the files it names, and nothing at all
+// when the profile or a name is invalid.
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "args.h"
+#include "commands.h"
+#include "k8s_manifests.h"
+
+namespace testbed::cli {
+namespace {
+
+const char* const kUsage = "testbed export k8s FILE --out DIR [--namespace NS]";
+
+}  // namespace
+
+int run_export(const Argv& argv) {
+  Args args(argv, {}, {"out", "namespace"});
+  args.at_most(2, kUsage);
+  if (args.positionals().size() != 2 || !args.option("out")) {
+    throw UsageError(std::string("usage: ") + kUsage);
+  }
+  if (args.positional(0) != "k8s") {
+    throw UsageError("unknown target '" + args.positional(0) + "'; known: k8s");
+  }
+  const auto plan = load_plan(args.positional(1));
+  if (!plan) return kExitInvalid;
+  K8sExportOptions options;
+  if (auto ns = args.option("namespace")) options.k8s_namespace = *ns;
+  std::vector<Manifest> manifests;
+  try {
+    manifests = k8s_manifests(*plan, options);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << plan->source_file << ": " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  const std::filesystem::path dir = *args.option("out");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::cerr << "export: cannot create " << dir.string() << ": " << ec.message() << "\n";
+    return kExitFailure;
+  }
+  for (const auto& m : manifests) {
+    const auto path = dir / m.file;
+    std::ofstream out(path);
+    out << m.text;
+    if (!out.flush()) {
+      std::cerr << "export: cannot write " << path.string() << "\n";
+      return kExitFailure;
+    }
+    std::cout << path.string() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,52 @@
+// Which host each node of a lab lives on, when one lab is spread over several machines
+// (docs/multihost.md). Given in a file or computed from the plan; pure data either way.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+
+namespace testbed {
+
+struct HostPlacement {
+  std::vector<std::string> hosts;              // in the order they were given or made
+  std::map<std::string, std::string> host_of;  // node name -> host
+  std::string source;                          // "file PATH" or how it was computed
+
+  std::vector<std::string> nodes_on(const std::string& host) const;
+};
+
+// What one host does for the lab, in bits per second of the rates it handles: the work a
+// host's CPU spends on the lab grows with the traffic through its shapers and delay lines.
+struct HostLoad {
+  std::string host;
+  size_t nodes = 0;
+  uint64_t shaped_bits_per_s = 0;   // HTB on the links its nodes send on
+  uint64_t delayed_bits_per_s = 0;  // delay lines on the impaired links its nodes receive
+  size_t links_to_other_hosts = 0;  // each end counted at its own host
+  uint64_t cross_bits_per_s = 0;    // both directions of those links
+};
+
+// The rate a direction can carry at most: its configured rate, or its schedule's peak.
+uint64_t direction_peak_bits_per_s(const PlannedDirection& d);
+
+// Spreads the plan's nodes over `host_count` hosts named host1..hostN: links taken from the
+// heaviest down are kept inside one host while that host's load stays within a margin of an
+// even share, then groups go to the least loaded host. Throws std::invalid_argument when
+// there are more hosts than nodes.
+HostPlacement compute_host_placement(const Plan& plan, size_t host_count);
+
+// Reads `hosts: {NAME: [node, ...], ...}`; every node of the plan on exactly one host.
+// Throws ValidationError naming file, line and field.
+HostPlacement parse_host_placement_text(const std::string& text, const std::string& file,
+                                        const Plan& plan);
+HostPlacement parse_host_placement_file(const std::string& path, const Plan& plan);
+
+std::vector<HostLoad> host_loads(const Plan& plan, const HostPlacement& placement);
+nlohmann::json host_placement_to_json(const Plan& plan, const HostPlacement& placement);
+
+}  // namespace testbed

@@ -1,0 +1,96 @@
+// The placement file: `hosts:` mapping each host's name to the list of its nodes.
+#include <yaml-cpp/yaml.h>
+
+#include <cctype>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "host_placement.h"
+#include "yaml_diagnostics.h"
+
+namespace testbed {
+namespace {
+
+// Host names end up in Kubernetes node selectors and in messages: DNS labels (RFC 1123).
+constexpr size_t kMaxHostName = 63;
+
+bool valid_host_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxHostName || s.front() == '-' || s.back() == '-') return false;
+  for (char c : s) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+HostPlacement parse_host_placement_text(const std::string& text, const std::string& file,
+                                        const Plan& plan) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
+  }
+  YamlDiagnostics diag(file);
+  HostPlacement p;
+  p.source = "file " + file;
+  if (!root.IsMap()) {
+    throw ValidationError({{file, 0, 0, "expected a map with the key 'hosts'"}});
+  }
+  diag.check_keys(root, {"hosts"}, "at the top level");
+  const YAML::Node hosts = root["hosts"];
+  if (!hosts || !hosts.IsMap() || hosts.size() == 0) {
+    diag.error(hosts ? hosts : root, "hosts: a map from each host's name to its nodes");
+    diag.finish();
+  }
+  std::set<std::string> known;
+  for (const auto& n : plan.nodes) known.insert(n.name);
+  for (auto it = hosts.begin(); it != hosts.end(); ++it) {
+    const std::string host = it->first.Scalar();
+    if (!valid_host_name(host)) {
+      diag.error(it->first, "hosts: '" + host +
+                                "' is not a host name (lower-case letters, digits, '-' and '.', "
+                                "at most 63 characters)");
+    }
+    p.hosts.push_back(host);
+    const YAML::Node nodes = it->second;
+    if (!nodes.IsSequence() || nodes.size() == 0) {
+      diag.error(nodes ? nodes : it->first, "hosts." + host + ": a non-empty list of nodes");
+      continue;
+    }
+    for (const auto& n : nodes) {
+      std::string node;
+      if (!diag.scalar(n, "hosts." + host + " entry", node)) continue;
+      if (!known.count(node)) {
+        diag.error(n, "hosts." + host + ": no node '" + node + "' in " + plan.source_file);
+      } else if (const auto prev = p.host_of.find(node); prev != p.host_of.end()) {
+        diag.error(n, "hosts." + host + ": node '" + node + "' is already on host " + prev->second);
+      } else {
+        p.host_of[node] = host;
+      }
+    }
+  }
+  std::string missing;
+  for (const auto& n : plan.nodes) {
+    if (!p.host_of.count(n.name)) missing += (missing.empty() ? "" : ", ") + n.name;
+  }
+  // Only on its own: a node on a host whose entry was wrong would be listed here too.
+  if (!missing.empty() && diag.empty())
+    diag.error(hosts, "hosts: every node needs a host; none for " + missing);
+  diag.finish();
+  return p;
+}
+
+HostPlacement parse_host_placement_file(const std::string& path, const Plan& plan) {
+  std::ifstream in(path);
+  if (!in) throw ValidationError({{path, 0, 0, "cannot read the file"}});
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_host_placement_text(text.str(), path, plan);
+}
+
+}  // namespace testbed

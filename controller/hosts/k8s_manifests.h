@@ -1,0 +1,36 @@
+// `testbed export k8s`: a lab as Kubernetes resources for meshnet-cni (docs/multihost.md).
+// Kubernetes runs each data center as a pod and meshnet makes its point-to-point links, a
+// veth when both pods share a machine and a VXLAN otherwise; the links keep the testbed's
+// interface names and addresses, so each pod's slice of the plan finds them. Pure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "plan.h"
+
+namespace testbed {
+
+struct K8sExportOptions {
+  std::string k8s_namespace = "default";  // where the resources go
+};
+
+struct Manifest {
+  std::string file;  // relative to the output directory
+  std::string text;  // YAML
+};
+
+// The pod (and Topology) name of a node: its namespace name (tb-LAB-NODE) as a DNS label,
+// lower case with '_' as '-'. Throws std::invalid_argument when that is not a valid label.
+std::string k8s_pod_name(const Plan& plan, const std::string& node);
+
+// meshnet's Topology resources, one per node, as data: each link at both of its ends, with
+// the same uid, the interfaces as the plan names them and the ends' /30 addresses.
+nlohmann::json meshnet_topologies(const Plan& plan, const K8sExportOptions& options);
+
+// Every file the export writes. Throws std::invalid_argument (names that do not fit
+// Kubernetes) before anything is written.
+std::vector<Manifest> k8s_manifests(const Plan& plan, const K8sExportOptions& options);
+
+}  // namespace testbed

@@ -1,0 +1,114 @@
+// `testbed export k8s`: meshnet Topology resources (controller/hosts/k8s_manifests.*).
+// The goldens in tests/golden/k8s/ are rewritten with TESTBED_UPDATE_GOLDEN=1.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "k8s_manifests.h"
+#include "planner.h"
+#include "read_text.h"
+#include "workload_settings.h"
+
+namespace testbed {
+namespace {
+
+Plan plan_of(const std::string& profile) {
+  // Parsed from text under a relative name, so the golden does not depend on the checkout.
+  return make_plan(parse_profile_text(read_text(std::string(TESTBED_PROFILES_DIR) + "/" + profile),
+                                      "profiles/" + profile),
+                   false);
+}
+
+class K8sGolden : public testing::TestWithParam<std::string> {};
+
+TEST_P(K8sGolden, ManifestsMatch) {
+  const auto manifests = k8s_manifests(plan_of(GetParam() + ".yaml"), {});
+  ASSERT_EQ(manifests.size(), 1u);
+  const std::string golden =
+      std::string(TESTBED_GOLDEN_DIR) + "/k8s/" + GetParam() + "-" + manifests[0].file;
+  if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << manifests[0].text;
+  EXPECT_EQ(manifests[0].text, read_text(golden)) << "differs from " << golden;
+}
+
+INSTANTIATE_TEST_SUITE_P(Wans, K8sGolden, testing::Values("internet2", "b4"));
+
+TEST(K8sExport, EveryLinkAppearsAtBothEndsWithOneUidAndMatchingEnds) {
+  for (const std::string profile : {"internet2.yaml", "b4.yaml"}) {
+    const Plan plan = plan_of(profile);
+    const nlohmann::json topologies = meshnet_topologies(plan, {});
+    ASSERT_EQ(topologies.size(), plan.nodes.size());
+    std::map<std::string, const nlohmann::json*> by_pod;
+    for (const auto& t : topologies) {
+      EXPECT_EQ(t["apiVersion"], "networkop.co.uk/v1beta1");
+      EXPECT_EQ(t["kind"], "Topology");
+      by_pod[t["metadata"]["name"].get<std::string>()] = &t;
+    }
+    std::map<int64_t, int> ends_per_uid;
+    for (const auto& t : topologies) {
+      const std::string pod = t["metadata"]["name"];
+      for (const auto& link : t["spec"]["links"]) {
+        ++ends_per_uid[link["uid"].get<int64_t>()];
+        const nlohmann::json& peer = *by_pod.at(link["peer_pod"].get<std::string>());
+        const auto& peer_links = peer["spec"]["links"];
+        const auto other = std::find_if(peer_links.begin(), peer_links.end(),
+                                        [&](const auto& l) { return l["uid"] == link["uid"]; });
+        ASSERT_NE(other, peer_links.end()) << pod << " uid " << link["uid"];
+        EXPECT_EQ((*other)["peer_pod"], pod);
+        EXPECT_EQ((*other)["local_intf"], link["peer_intf"]);
+        EXPECT_EQ((*other)["peer_intf"], link["local_intf"]);
+        EXPECT_EQ((*other)["local_ip"], link["peer_ip"]);
+        EXPECT_EQ((*other)["peer_ip"], link["local_ip"]);
+      }
+    }
+    ASSERT_EQ(ends_per_uid.size(), plan.links.size()) << profile;
+    for (const auto& [uid, ends] : ends_per_uid) EXPECT_EQ(ends, 2) << "uid " << uid;
+    // The interfaces and addresses are the plan's, so each pod's slice finds them.
+    for (const auto& l : plan.links) {
+      const auto& links = (*by_pod.at(k8s_pod_name(plan, l.a)))["spec"]["links"];
+      const auto mine = std::find_if(links.begin(), links.end(), [&](const auto& x) {
+        return x["uid"] == static_cast<int64_t>(l.index) + 1;
+      });
+      ASSERT_NE(mine, links.end());
+      EXPECT_EQ((*mine)["local_intf"], l.if_a);
+      EXPECT_EQ((*mine)["peer_intf"], l.if_b);
+      EXPECT_EQ((*mine)["local_ip"], Ipv4Prefix(Ipv4Address{l.subnet.address.value + 1}, 30).str());
+    }
+  }
+}
+
+Plan plan_of_text(const std::string& yaml) {
+  return make_plan(parse_profile_text(yaml, "p.yaml"), false);
+}
+
+TEST(K8sExport, PodNamesAreTheNamespacesAsDnsLabels) {
+  const Plan plan = plan_of_text(
+      "lab: tbt-k8s\nnodes:\n  new_york: {}\n  b: {}\nlinks:\n  - endpoints: [new_york, b]\n"
+      "    bandwidth: 10mbit\n");
+  EXPECT_EQ(k8s_pod_name(plan, "new_york"), "tb-tbt-k8s-new-york");
+  EXPECT_EQ(k8s_pod_name(plan, "b"), "tb-tbt-k8s-b");
+  EXPECT_THROW(k8s_pod_name(plan, "nobody"), std::invalid_argument);
+  K8sExportOptions in_bad_namespace;
+  in_bad_namespace.k8s_namespace = "Lab_1";
+  EXPECT_THROW(k8s_manifests(plan, in_bad_namespace), std::invalid_argument);
+  K8sExportOptions in_labs;
+  in_labs.k8s_namespace = "labs";
+  EXPECT_EQ(meshnet_topologies(plan, in_labs)[0]["metadata"]["namespace"], "labs");
+}
+
+TEST(K8sExport, NodesThatWouldShareAPodNameAreRefused) {
+  const Plan plan = plan_of_text(
+      "lab: tbt-k8s\nnodes:\n  a_b: {}\n  a-b: {}\nlinks:\n  - endpoints: [a_b, a-b]\n"
+      "    bandwidth: 10mbit\n");
+  try {
+    k8s_manifests(plan, {});
+    FAIL() << "two nodes exported as one pod";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("tb-tbt-k8s-a-b"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace testbed
