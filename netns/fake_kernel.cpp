@@ -77,6 +77,17 @@ void FakeKernel::create_veth(const std::string& ns_a, const std::string& if_a,
   b.links[if_b].peer_dev = if_a;
 }
 
+void FakeKernel::create_vxlan(const std::string& underlay_ns, const std::string& ns,
+                              const std::string& dev, const VxlanSpec& spec) {
+  // The host's own namespace ("") is not modelled; a named underlay must hold the device.
+  if (!underlay_ns.empty()) link_or_throw("create_vxlan", underlay_ns, spec.underlay_dev);
+  auto& n = ns_or_throw("create_vxlan", ns);
+  if (n.links.count(dev)) throw KernelError("create_vxlan(" + dev + "): exists");
+  if (dev.size() > 15) throw KernelError("create_vxlan: name too long");
+  mutate("create_vxlan");
+  n.links[dev].vxlan = spec;
+}
+
 void FakeKernel::delete_link(const std::string& ns, const std::string& dev) {
   Link link = link_or_throw("delete_link", ns, dev);
   mutate("delete_link");

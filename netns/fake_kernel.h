@@ -21,6 +21,7 @@ class FakeKernel : public Kernel {
     std::set<Ipv4Prefix> addresses;
     std::optional<HtbShaping> shaping;
     std::optional<IngressDelay> ingress;
+    std::optional<VxlanSpec> vxlan;  // a tunnel end (peer_ns empty)
   };
   struct Namespace {
     uint64_t inode = 0;
@@ -42,6 +43,8 @@ class FakeKernel : public Kernel {
   bool link_exists(const std::string& ns, const std::string& dev) override;
   void create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                    const std::string& if_b) override;
+  void create_vxlan(const std::string& underlay_ns, const std::string& ns, const std::string& dev,
+                    const VxlanSpec& spec) override;
   void delete_link(const std::string& ns, const std::string& dev) override;
   bool link_is_up(const std::string& ns, const std::string& dev) override;
   void set_link_up(const std::string& ns, const std::string& dev, bool up) override;

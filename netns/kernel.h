@@ -76,6 +76,18 @@ struct RouteSpec {
   bool operator==(const RouteSpec&) const = default;
 };
 
+// One end of a link between hosts (docs/multihost.md): a VXLAN device whose UDP socket
+// lives in the underlay namespace (the host's network) and whose device lives in a node's
+// namespace, carrying the link's Ethernet frames to the peer host.
+struct VxlanSpec {
+  uint32_t vni = 0;          // the same at both ends: the link's uid
+  Ipv4Address local;         // this host's underlay address
+  Ipv4Address remote;        // the peer host's underlay address
+  uint16_t port = 0;         // UDP destination port, the same at both ends
+  std::string underlay_dev;  // the host's interface toward the peer
+  bool operator==(const VxlanSpec&) const = default;
+};
+
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -91,6 +103,10 @@ class Kernel {
   virtual bool link_exists(const std::string& ns, const std::string& dev) = 0;
   virtual void create_veth(const std::string& ns_a, const std::string& if_a,
                            const std::string& ns_b, const std::string& if_b) = 0;
+  // Creates a VXLAN device in `ns` whose tunnel runs in `underlay_ns` (a named namespace,
+  // or "" for the namespace this process runs in: the host's own network).
+  virtual void create_vxlan(const std::string& underlay_ns, const std::string& ns,
+                            const std::string& dev, const VxlanSpec& spec) = 0;
   virtual void delete_link(const std::string& ns, const std::string& dev) = 0;
   virtual bool link_is_up(const std::string& ns, const std::string& dev) = 0;
   virtual void set_link_up(const std::string& ns, const std::string& dev, bool up) = 0;

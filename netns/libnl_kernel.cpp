@@ -5,6 +5,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <netlink/route/link/veth.h>
+#include <netlink/route/link/vxlan.h>
 #include <netlink/route/qdisc/fifo.h>
 #include <netlink/route/qdisc/htb.h>
 
@@ -36,7 +37,8 @@ LibnlKernel::Context& LibnlKernel::context(const std::string& ns) {
   auto it = contexts_.find(ns);
   if (it != contexts_.end()) return *it->second;
   auto ctx = std::make_unique<Context>();
-  ctx->fd = open_netns(ns);
+  // "" is the namespace this process runs in (the host's network, for a VXLAN underlay).
+  ctx->fd = ns.empty() ? open_own_netns() : open_netns(ns);
   {
     NetnsScope inside(ctx->fd.get());
     ctx->sock.reset(nl::check_alloc(nl_socket_alloc(), "nl_socket_alloc"));
@@ -98,6 +100,32 @@ void LibnlKernel::create_veth(const std::string& ns_a, const std::string& if_a,
   rtnl_link_set_ns_fd(peer.get(), context(ns_b).fd.get());
   nl::check(rtnl_link_add(context(ns_a).sock.get(), link.get(), NLM_F_CREATE | NLM_F_EXCL),
             "rtnl_link_add(veth " + where(ns_a, if_a) + " <-> " + where(ns_b, if_b) + ")");
+}
+
+void LibnlKernel::create_vxlan(const std::string& underlay_ns, const std::string& ns,
+                               const std::string& dev, const VxlanSpec& spec) {
+  // Sent on the underlay's socket with the node's descriptor: the kernel binds the tunnel's
+  // UDP socket in the namespace the request came from and puts the device in the node's, so
+  // the node sees an Ethernet link and the host carries it.
+  const std::string what = "rtnl_link_add(vxlan " + std::to_string(spec.vni) + " " +
+                           where(ns, dev) + " to " + spec.remote.str() + " via " +
+                           spec.underlay_dev + ")";
+  nl::Link link(nl::check_alloc(rtnl_link_vxlan_alloc(), "rtnl_link_vxlan_alloc"));
+  rtnl_link_set_name(link.get(), dev.c_str());
+  nl::check(rtnl_link_vxlan_set_id(link.get(), spec.vni), what + ": vni");
+  nl::Address local = nl::ipv4(spec.local, 32);
+  nl::Address remote = nl::ipv4(spec.remote, 32);
+  nl::check(rtnl_link_vxlan_set_local(link.get(), local.get()), what + ": local");
+  nl::check(rtnl_link_vxlan_set_group(link.get(), remote.get()), what + ": remote");
+  nl::check(rtnl_link_vxlan_set_port(link.get(), spec.port), what + ": port");
+  nl::check(rtnl_link_vxlan_set_link(
+                link.get(), static_cast<uint32_t>(ifindex(underlay_ns, spec.underlay_dev))),
+            what + ": underlay");
+  // A point-to-point tunnel: one peer, so no learning of addresses behind it.
+  nl::check(rtnl_link_vxlan_disable_learning(link.get()), what + ": learning");
+  rtnl_link_set_ns_fd(link.get(), context(ns).fd.get());
+  nl::check(rtnl_link_add(context(underlay_ns).sock.get(), link.get(), NLM_F_CREATE | NLM_F_EXCL),
+            what);
 }
 
 void LibnlKernel::delete_link(const std::string& ns, const std::string& dev) {

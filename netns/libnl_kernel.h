@@ -25,6 +25,8 @@ class LibnlKernel : public Kernel {
   bool link_exists(const std::string& ns, const std::string& dev) override;
   void create_veth(const std::string& ns_a, const std::string& if_a, const std::string& ns_b,
                    const std::string& if_b) override;
+  void create_vxlan(const std::string& underlay_ns, const std::string& ns, const std::string& dev,
+                    const VxlanSpec& spec) override;
   void delete_link(const std::string& ns, const std::string& dev) override;
   bool link_is_up(const std::string& ns, const std::string& dev) override;
   void set_link_up(const std::string& ns, const std::string& dev, bool up) override;

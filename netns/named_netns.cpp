@@ -76,10 +76,14 @@ FileDescriptor open_netns(const std::string& name) {
   return FileDescriptor(fd);
 }
 
-NetnsScope::NetnsScope(int target_fd) {
+FileDescriptor open_own_netns() {
   const int fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw_errno("open(/proc/thread-self/ns/net)");
-  original_ = FileDescriptor(fd);
+  return FileDescriptor(fd);
+}
+
+NetnsScope::NetnsScope(int target_fd) {
+  original_ = open_own_netns();
   if (setns(target_fd, CLONE_NEWNET) != 0) throw_errno("setns");
 }
 

@@ -50,6 +50,9 @@ void delete_netns(const std::string& name);
 
 // Moves the calling thread into a namespace for the scope's lifetime. Network namespaces
 // are per thread, so this is safe in multithreaded programs.
+// The network namespace this process runs in.
+FileDescriptor open_own_netns();
+
 class NetnsScope {
  public:
   explicit NetnsScope(int target_fd);
