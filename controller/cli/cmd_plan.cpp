@@ -1,7 +1,6 @@
 // testbed plan FILE [--json] [--steps] [--hosts N|PLACEMENT [--host NAME]]: what `up` would
 // do, without root and without touching anything; with --hosts, the lab cut into per-host
 // slices (docs/multihost.md).
-#include <algorithm>
 #include <iostream>
 
 #include "args.h"
@@ -34,25 +33,24 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(std::string("--hosts: ") + e.what());
   }
-  const auto slices = slice_plan(plan, placement);
   if (const auto host = args.option("host")) {
-    const auto it = std::find_if(slices.begin(), slices.end(),
-                                 [&](const PlanSlice& s) { return s.host == *host; });
-    if (it == slices.end()) {
-      std::string known;
-      for (const auto& h : placement.hosts) known += " " + h;
-      throw UsageError("--host: no host '" + *host + "' in the placement; its hosts:" + known);
+    PlanSlice slice;
+    try {
+      slice = slice_for_host(plan, placement, *host);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--host: ") + e.what());
     }
     if (args.flag("json")) {
-      nlohmann::json j = plan_to_json(it->plan);
-      j["host"] = it->host;
-      j["expected_interfaces"] = it->expected_interfaces;
+      nlohmann::json j = plan_to_json(slice.plan);
+      j["host"] = slice.host;
+      j["expected_interfaces"] = slice.expected_interfaces;
       std::cout << j.dump(2) << "\n";
     } else {
-      print_plan_table(it->plan, std::cout, args.flag("steps"));
+      print_plan_table(slice.plan, std::cout, args.flag("steps"));
     }
     return kExitOk;
   }
+  const auto slices = slice_plan(plan, placement);
   if (args.flag("json")) {
     std::cout << slices_to_json(plan, placement, slices).dump(2) << "\n";
   } else {

@@ -52,7 +52,7 @@ void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   }
 }
 
-std::string to_yaml_documents(const std::vector<nlohmann::ordered_json>& docs) {
+std::string to_yaml_documents(const nlohmann::ordered_json& docs) {
   YAML::Emitter out;
   for (const auto& d : docs) {
     out << YAML::BeginDoc;
@@ -108,11 +108,9 @@ std::string k8s_pod_name(const Plan& plan, const std::string& node) {
   return name;
 }
 
-nlohmann::json meshnet_topologies(const Plan& plan, const K8sExportOptions& options) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& n : plan.nodes) {
-    out.push_back(nlohmann::json::parse(topology_resource(plan, n, options).dump()));
-  }
+nlohmann::ordered_json meshnet_topologies(const Plan& plan, const K8sExportOptions& options) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& n : plan.nodes) out.push_back(topology_resource(plan, n, options));
   return out;
 }
 
@@ -130,9 +128,7 @@ std::vector<Manifest> k8s_manifests(const Plan& plan, const K8sExportOptions& op
                                   k8s_pod_name(plan, n.name) + " is another node's too");
     }
   }
-  std::vector<nlohmann::ordered_json> topologies;
-  for (const auto& n : plan.nodes) topologies.push_back(topology_resource(plan, n, options));
-  return {{"meshnet-topology.yaml", to_yaml_documents(topologies)}};
+  return {{"meshnet-topology.yaml", to_yaml_documents(meshnet_topologies(plan, options))}};
 }
 
 }  // namespace testbed

@@ -27,7 +27,7 @@ std::string k8s_pod_name(const Plan& plan, const std::string& node);
 
 // meshnet's Topology resources, one per node, as data: each link at both of its ends, with
 // the same uid, the interfaces as the plan names them and the ends' /30 addresses.
-nlohmann::json meshnet_topologies(const Plan& plan, const K8sExportOptions& options);
+nlohmann::ordered_json meshnet_topologies(const Plan& plan, const K8sExportOptions& options);
 
 // Every file the export writes. Throws std::invalid_argument (names that do not fit
 // Kubernetes) before anything is written.

@@ -38,9 +38,9 @@ INSTANTIATE_TEST_SUITE_P(Wans, K8sGolden, testing::Values("internet2", "b4"));
 TEST(K8sExport, EveryLinkAppearsAtBothEndsWithOneUidAndMatchingEnds) {
   for (const std::string profile : {"internet2.yaml", "b4.yaml"}) {
     const Plan plan = plan_of(profile);
-    const nlohmann::json topologies = meshnet_topologies(plan, {});
+    const nlohmann::ordered_json topologies = meshnet_topologies(plan, {});
     ASSERT_EQ(topologies.size(), plan.nodes.size());
-    std::map<std::string, const nlohmann::json*> by_pod;
+    std::map<std::string, const nlohmann::ordered_json*> by_pod;
     for (const auto& t : topologies) {
       EXPECT_EQ(t["apiVersion"], "networkop.co.uk/v1beta1");
       EXPECT_EQ(t["kind"], "Topology");
@@ -51,7 +51,7 @@ TEST(K8sExport, EveryLinkAppearsAtBothEndsWithOneUidAndMatchingEnds) {
       const std::string pod = t["metadata"]["name"];
       for (const auto& link : t["spec"]["links"]) {
         ++ends_per_uid[link["uid"].get<int64_t>()];
-        const nlohmann::json& peer = *by_pod.at(link["peer_pod"].get<std::string>());
+        const nlohmann::ordered_json& peer = *by_pod.at(link["peer_pod"].get<std::string>());
         const auto& peer_links = peer["spec"]["links"];
         const auto other = std::find_if(peer_links.begin(), peer_links.end(),
                                         [&](const auto& l) { return l["uid"] == link["uid"]; });
