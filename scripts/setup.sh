@@ -30,6 +30,7 @@ packages=(
   gnuplot-nox                     # testbed report: PNG plots without Grafana
   python3 bc                      # benchmark helpers
   python3-torch                   # examples/: users' own PyTorch jobs under `testbed launch`
+  containernetworking-plugins     # tests: host-device and static, the calls a CNI makes on a Kubernetes node
 )
 
 missing=()

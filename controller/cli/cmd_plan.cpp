@@ -24,22 +24,10 @@ const char* const kUsage =
 
 // The plan cut over hosts: the placement and every slice, or one host's slice in full.
 int run_sliced_plan(const Plan& plan, const Args& args) {
-  HostPlacement placement;
-  try {
-    placement = resolve_host_placement(*args.option("hosts"), plan);
-  } catch (const ValidationError& e) {
-    for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
-    return kExitInvalid;
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--hosts: ") + e.what());
-  }
+  const auto placement = load_host_placement(*args.option("hosts"), plan);
+  if (!placement) return kExitInvalid;
   if (const auto host = args.option("host")) {
-    PlanSlice slice;
-    try {
-      slice = slice_for_host(plan, placement, *host);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--host: ") + e.what());
-    }
+    const PlanSlice slice = host_slice(plan, *placement, *host);
     if (args.flag("json")) {
       nlohmann::json j = plan_to_json(slice.plan);
       j["host"] = slice.host;
@@ -50,11 +38,11 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
     }
     return kExitOk;
   }
-  const auto slices = slice_plan(plan, placement);
+  const auto slices = slice_plan(plan, *placement);
   if (args.flag("json")) {
-    std::cout << slices_to_json(plan, placement, slices).dump(2) << "\n";
+    std::cout << slices_to_json(plan, *placement, slices).dump(2) << "\n";
   } else {
-    print_host_placement(plan, placement, slices, std::cout);
+    print_host_placement(plan, *placement, slices, std::cout);
   }
   return kExitOk;
 }

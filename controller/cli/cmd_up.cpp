@@ -1,6 +1,8 @@
 // testbed up FILE [--dry-run]: validate, plan, and build the lab. Every namespace is
 // written to the state file before it is created, so a controller killed at any point
 // leaves a record that `testbed clean` can act on. A failure or a signal rolls back.
+// With --hosts and --host, only this host's slice of the lab (docs/multihost.md); with
+// --adopt, node namespaces someone else made (a pod's) are used and never deleted.
 #include <unistd.h>
 
 #include <algorithm>
@@ -54,9 +56,13 @@ std::string refusal(const LabStore& store, const std::string& lab) {
 int run_up(const Argv& argv) {
   const std::string usage =
       "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
-      "[--release-window DURATION] [--prometheus on|off|existing] [--grafana]";
-  Args args(argv, {"dry-run", "grafana"},
-            {"backend", "time-scale", "prometheus", "release-window"});
+      "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
+      "[--hosts N|PLACEMENT --host NAME] [--adopt]";
+  Args args(argv, {"dry-run", "grafana", "adopt"},
+            {"backend", "time-scale", "prometheus", "release-window", "hosts", "host"});
+  if (args.option("hosts").has_value() != args.option("host").has_value()) {
+    throw UsageError("--hosts and --host go together: each host brings up its own slice");
+  }
   ObservabilityOptions observability;
   observability.grafana = args.flag("grafana");
   if (auto p = args.option("prometheus")) observability.prometheus = parse_prometheus_option(*p);
@@ -80,8 +86,15 @@ int run_up(const Argv& argv) {
     if (!(time_scale > 0))
       throw UsageError("--time-scale must be a number greater than 0, not '" + *t + "'");
   }
-  const auto plan = load_plan(args.positional(0), options);
-  if (!plan) return kExitInvalid;
+  const auto whole = load_plan(args.positional(0), options);
+  if (!whole) return kExitInvalid;
+  std::optional<PlanSlice> slice;
+  if (const auto hosts = args.option("hosts")) {
+    const auto placement = load_host_placement(*hosts, *whole);
+    if (!placement) return kExitInvalid;
+    slice = host_slice(*whole, *placement, *args.option("host"));
+  }
+  const Plan* plan = slice ? &slice->plan : &*whole;
   if (args.flag("dry-run")) {
     print_plan_table(*plan, std::cout, true);
     std::cout << "\ndry run: nothing was changed\n";
@@ -118,11 +131,12 @@ int run_up(const Argv& argv) {
   for (const auto& n : plan->nodes) {
     if (kernel.namespace_exists(n.ns)) taken.push_back(n.ns);
   }
-  if (!taken.empty()) {
+  if (!taken.empty() && !args.flag("adopt")) {
     std::cerr << "testbed up: namespace " << taken.front()
               << (taken.size() > 1 ? " (and " + std::to_string(taken.size() - 1) + " more)" : "")
               << " already exists but is not recorded by lab '" << plan->lab
-              << "'; the testbed will not touch it. Remove it yourself or rename the lab.\n";
+              << "'; the testbed will not touch it. Remove it yourself, rename the lab, or "
+                 "pass --adopt to use it as it is (a pod's namespace).\n";
     store.remove(plan->lab);
     return kExitFailure;
   }
@@ -134,7 +148,10 @@ int run_up(const Argv& argv) {
   state.controller_pid = getpid();
   state.created_at = now_iso8601();
   state.time_scale = time_scale;
-  store.save_plan(plan->lab, plan_to_json(*plan));
+  state.plan = plan_to_json(*plan);
+  if (slice) state.host = slice->host;
+  if (args.flag("adopt")) state.adopted = taken;
+  store.save_plan(plan->lab, state.plan);
   store.save(state);
 
   ApplyHooks hooks;
@@ -154,9 +171,13 @@ int run_up(const Argv& argv) {
   // mid-way" happen at a chosen step instead of by timing luck.
   const long stop_at = env_number("TESTBED_FAULT_STOP_AT_STEP");
   const long fail_at = env_number("TESTBED_FAULT_FAIL_AT_STEP");
-  hooks.before_step = [&](size_t index, const Step&) {
+  hooks.before_step = [&](size_t index, const Step& step) {
     if (static_cast<long>(index) + 1 == stop_at) raise(SIGSTOP);
     if (static_cast<long>(index) + 1 == fail_at) throw std::runtime_error("injected failure");
+    if (acts_only_in(step, state.adopted)) {
+      state.adopted_steps.push_back(index);
+      store.save(state);
+    }
   };
 
   const auto start = std::chrono::steady_clock::now();
@@ -178,6 +199,7 @@ int run_up(const Argv& argv) {
     store.save(state);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (slice) std::cout << "host " << slice->host << ": ";
     std::cout << "lab " << plan->lab << " is up: " << plan->nodes.size() << " nodes, "
               << plan->links.size() << " links, " << plan->routes.size() << " routes ("
               << result.changed << " kernel changes in " << std::fixed << std::setprecision(2)

@@ -7,6 +7,7 @@
 
 #include "child_process.h"  // program_path
 #include "plan.h"
+#include "plan_slices.h"
 
 namespace testbed::cli {
 
@@ -51,5 +52,9 @@ ImpairmentBackend parse_backend_option(const std::string& value);
 // Locates, parses, validates and plans a profile; prints every diagnostic to stderr and
 // returns nullopt when the profile is invalid.
 std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& options = {});
+// --hosts N|PLACEMENT (plan, up): the placement's file errors are printed and give nullopt;
+// a bad value is a UsageError, as is a --host the placement does not name.
+std::optional<HostPlacement> load_host_placement(const std::string& spec, const Plan& plan);
+PlanSlice host_slice(const Plan& plan, const HostPlacement& placement, const std::string& host);
 
 }  // namespace testbed::cli

@@ -5,6 +5,7 @@
 #include "capabilities.h"
 #include "commands.h"
 #include "diagnostics.h"
+#include "host_report.h"
 #include "planner.h"
 #include "privileges.h"
 #include "profile_locator.h"
@@ -46,6 +47,25 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
     std::cerr << e.diagnostics().size() << " error" << (e.diagnostics().size() == 1 ? "" : "s")
               << "; nothing was changed\n";
     return std::nullopt;
+  }
+}
+
+std::optional<HostPlacement> load_host_placement(const std::string& spec, const Plan& plan) {
+  try {
+    return resolve_host_placement(spec, plan);
+  } catch (const ValidationError& e) {
+    for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
+    return std::nullopt;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--hosts: ") + e.what());
+  }
+}
+
+PlanSlice host_slice(const Plan& plan, const HostPlacement& placement, const std::string& host) {
+  try {
+    return slice_for_host(plan, placement, host);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--host: ") + e.what());
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <set>
 #include <stdexcept>
 
 #include "named_netns.h"
@@ -40,6 +41,9 @@ void SocketDelayLineControl::set_delay(const std::string& rx_node, uint16_t queu
 std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
                                            const nlohmann::json& current) {
   std::vector<LiveDirection> out;
+  std::set<std::string> here;
+  for (const auto& n : plan.value("nodes", nlohmann::json::array()))
+    here.insert(n.value("namespace", ""));
   for (const auto& l : plan.value("links", nlohmann::json::array())) {
     for (const bool b2a : {false, true}) {
       const auto& j = l[b2a ? "b2a" : "a2b"];
@@ -52,6 +56,8 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
       d.dev = j["dev"];
       d.rx_ns = j["receiver"]["namespace"];
       d.rx_dev = j["receiver"]["dev"];
+      d.local_tx = here.count(d.ns) > 0;
+      d.local_rx = here.count(d.rx_ns) > 0;
       d.queue = j["queue"].get<int>();
       d.stream = j["stream"].get<uint64_t>();
       d.params.rate = Rate{j["rate_bits_per_s"].get<uint64_t>()};
@@ -87,21 +93,22 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
     const bool netem =
         d.htb.netem || next.delay.us > 0 || next.loss.value > 0 || next.jitter.us > 0;
     htb = size_htb(next, netem);
-    if (!(htb == d.htb)) kernel_.set_shaping(d.ns, d.dev, htb);
+    if (!(htb == d.htb) && d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
   } else {
-    if ((delay_changed || loss_changed) && d.queue < 0) {
+    if ((delay_changed || loss_changed) && d.queue < 0 && d.local_rx) {
       throw std::runtime_error("link " + d.from + "->" + d.to +
                                " has no delay hook (it had no delay, jitter or loss when the lab "
                                "came up); declare one in the profile");
     }
     if (next.rate != d.params.rate) {
       htb = size_htb(next, false);
-      kernel_.set_shaping(d.ns, d.dev, htb);
+      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
     }
-    if (delay_changed) {
+    // A receiving end on another host is changed there, by that host's own timeline.
+    if (delay_changed && d.local_rx) {
       delay_lines_.set_delay(d.to, static_cast<uint16_t>(d.queue), next.delay.us, next.jitter.us);
     }
-    if (loss_changed) {
+    if (loss_changed && d.local_rx) {
       kernel_.set_ingress_delay(d.rx_ns, d.rx_dev,
                                 IngressDelay{static_cast<uint16_t>(d.queue), next.loss.value});
     }

@@ -21,10 +21,15 @@ struct LiveDirection {
   uint64_t stream = 0;
   DirectionParams params;  // current values
   HtbShaping htb;          // as configured now
+  // Whether this host holds the sending (shaping) and the receiving (delay line, loss) end.
+  // Both, on one box; on a slice of a lab spread over hosts, a link between hosts has its
+  // sender on one and its receiver on the other, and each host changes only its own end.
+  bool local_tx = true, local_rx = true;
   std::string key() const { return std::to_string(link) + (b2a ? ":b2a" : ":a2b"); }
 };
 
-// The directions of a lab, as planned (plan.json), with current values overlaid.
+// The directions of a lab, as planned (plan.json), with current values overlaid; its
+// nodes' namespaces are the ones on this host.
 std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
                                            const nlohmann::json& current);
 

@@ -100,33 +100,44 @@ void Applier::execute(const Step& step, Done& done) {
       step);
 }
 
+void remove_step(Kernel& kernel, const Step& step) {
+  std::visit(Overloaded{[&](const CreateNamespace& s) { kernel.delete_namespace(s.ns); },
+                        [&](const CreateVeth& s) { kernel.delete_link(s.ns_a, s.if_a); },
+                        [&](const ExpectInterface&) {},  // never made here, so never removed
+                        [&](const SetLinkUp& s) { kernel.set_link_up(s.ns, s.dev, false); },
+                        [&](const AddAddress& s) { kernel.delete_address(s.ns, s.dev, s.address); },
+                        [&](const SetSysctl&) {},  // what it held before is not known here
+                        [&](const AddIngressHooks& s) {
+                          std::vector<std::string> devs;
+                          for (const auto& [dev, d] : s.hooks) devs.push_back(dev);
+                          kernel.remove_ingress_delays(s.ns, devs);
+                        },
+                        [&](const ShapeEgress& s) { kernel.remove_shaping(s.ns, s.dev); },
+                        [&](const AddRoute& s) { kernel.delete_route(s.ns, s.route); }},
+             step);
+}
+
+bool acts_only_in(const Step& step, const std::vector<std::string>& adopted) {
+  if (adopted.empty() || std::holds_alternative<ExpectInterface>(step)) return false;
+  const auto nss = step_namespaces(step);
+  return std::all_of(nss.begin(), nss.end(), [&](const std::string& ns) {
+    return std::find(adopted.begin(), adopted.end(), ns) != adopted.end();
+  });
+}
+
 void Applier::undo(const Step& step, const Done& done) {
-  std::visit(
-      Overloaded{[&](const CreateNamespace& s) {
-                   kernel_.delete_namespace(s.ns);
-                   if (hooks_.after_rollback_namespace) hooks_.after_rollback_namespace(s);
-                 },
-                 [&](const CreateVeth& s) { kernel_.delete_link(s.ns_a, s.if_a); },
-                 [&](const ExpectInterface&) {},  // never made here, so never removed
-                 [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, false); },
-                 [&](const AddAddress& s) { kernel_.delete_address(s.ns, s.dev, s.address); },
-                 [&](const SetSysctl& s) {
-                   if (done.previous_value) kernel_.set_sysctl(s.ns, s.key, *done.previous_value);
-                 },
-                 [&](const AddIngressHooks& s) {
-                   std::vector<std::string> devs;
-                   for (const auto& [dev, d] : s.hooks) devs.push_back(dev);
-                   kernel_.remove_ingress_delays(s.ns, devs);
-                 },
-                 [&](const ShapeEgress& s) {
-                   if (done.previous_shaping) {
-                     kernel_.set_shaping(s.ns, s.dev, *done.previous_shaping);
-                   } else {
-                     kernel_.remove_shaping(s.ns, s.dev);
-                   }
-                 },
-                 [&](const AddRoute& s) { kernel_.delete_route(s.ns, s.route); }},
-      step);
+  if (const auto* s = std::get_if<SetSysctl>(&step)) {
+    if (done.previous_value) kernel_.set_sysctl(s->ns, s->key, *done.previous_value);
+    return;
+  }
+  if (const auto* s = std::get_if<ShapeEgress>(&step); s && done.previous_shaping) {
+    kernel_.set_shaping(s->ns, s->dev, *done.previous_shaping);
+    return;
+  }
+  remove_step(kernel_, step);
+  if (const auto* s = std::get_if<CreateNamespace>(&step); s && hooks_.after_rollback_namespace) {
+    hooks_.after_rollback_namespace(*s);
+  }
 }
 
 std::vector<std::string> Applier::rollback(const Plan& plan) {

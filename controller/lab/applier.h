@@ -43,6 +43,16 @@ class ApplyError : public std::runtime_error {
   std::vector<std::string> rollback_errors_;
 };
 
+// Undoes one step applied earlier by another run, knowing nothing of what it replaced: a
+// shaping is removed, a sysctl left as it is, an interface made outside the testbed kept.
+// `down` uses it inside namespaces a slice adopted, which are not the testbed's to delete.
+void remove_step(Kernel& kernel, const Step& step);
+
+// Whether every namespace `step` acts in is one of `adopted`: deleting a namespace will not
+// undo such a step, so `up` records it for `down`. An interface made outside the testbed
+// (ExpectInterface) is never the slice's to undo.
+bool acts_only_in(const Step& step, const std::vector<std::string>& adopted);
+
 class Applier {
  public:
   Applier(Kernel& kernel, ApplyHooks hooks = {}, const std::atomic<bool>* interrupted = nullptr)

@@ -41,6 +41,10 @@ nlohmann::json state_to_json(const LabState& s) {
   }
   for (const auto& i : s.identities)
     j["identities"].push_back({{"node", i.node}, {"namespace", i.ns}, {"uts_inode", i.uts_inode}});
+  if (!s.host.empty()) {
+    j["host"] = s.host;
+    j["adopted"] = {{"namespaces", s.adopted}, {"steps", s.adopted_steps}};
+  }
   return j;
 }
 
@@ -68,6 +72,11 @@ LabState state_from_json(const nlohmann::json& j) {
   for (const auto& i : j.value("identities", nlohmann::json::array())) {
     s.identities.push_back({i.at("node").get<std::string>(), i.at("namespace").get<std::string>(),
                             i.value("uts_inode", uint64_t{0})});
+  }
+  s.host = j.value("host", "");
+  if (const auto a = j.find("adopted"); a != j.end() && a->is_object()) {
+    s.adopted = a->value("namespaces", std::vector<std::string>{});
+    s.adopted_steps = a->value("steps", std::vector<size_t>{});
   }
   return s;
 }

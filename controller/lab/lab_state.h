@@ -52,6 +52,12 @@ struct LabState {
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;
   std::vector<IdentityRecord> identities;
+  // A slice of a lab spread over hosts (docs/multihost.md): this host's name, and the
+  // namespaces it found already made (a pod's, by Kubernetes) and adopted. Those are never
+  // deleted: `down` undoes, newest first, the plan steps listed in adopted_steps instead.
+  std::string host;
+  std::vector<std::string> adopted;
+  std::vector<size_t> adopted_steps;
   // The plan, from plan.json: written once by `up`, as it is large (every route and step)
   // while state.json is rewritten at every namespace.
   nlohmann::json plan;

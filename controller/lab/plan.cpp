@@ -2,6 +2,7 @@
 
 #include "overloaded.h"
 #include "schedule.h"
+#include "step_json.h"
 
 namespace testbed {
 namespace {
@@ -59,10 +60,6 @@ const char* backend_name(ImpairmentBackend b) {
 }
 
 namespace {
-
-nlohmann::json route_json(const RouteSpec& r) {
-  return {{"dst", r.dst.str()}, {"via", r.via.str()}, {"dev", r.dev}, {"src", r.src.str()}};
-}
 
 nlohmann::json direction_json(const PlannedDirection& d) {
   nlohmann::json j = {{"from", d.from},
@@ -185,7 +182,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
   }
   j["routes"] = nlohmann::json::array();
   for (const auto& r : plan.routes) {
-    nlohmann::json rj = route_json(r.route);
+    nlohmann::json rj = route_to_json(r.route);
     rj["node"] = r.node;
     rj["destination"] = r.destination;
     rj["path"] = r.path;
@@ -193,53 +190,7 @@ nlohmann::json plan_to_json(const Plan& plan) {
     j["routes"].push_back(rj);
   }
   j["steps"] = nlohmann::json::array();
-  for (const auto& step : plan.steps) {
-    nlohmann::json s = std::visit(
-        Overloaded{
-            [](const CreateNamespace& s) {
-              return nlohmann::json{{"ns", s.ns}};
-            },
-            [](const CreateVeth& s) {
-              return nlohmann::json{
-                  {"ns_a", s.ns_a}, {"if_a", s.if_a}, {"ns_b", s.ns_b}, {"if_b", s.if_b}};
-            },
-            [](const ExpectInterface& s) {
-              return nlohmann::json{
-                  {"ns", s.ns},
-                  {"dev", s.dev},
-                  {"peer", {{"host", s.peer_host}, {"ns", s.peer_ns}, {"dev", s.peer_dev}}}};
-            },
-            [](const SetLinkUp& s) {
-              return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}};
-            },
-            [](const AddAddress& s) {
-              return nlohmann::json{{"ns", s.ns}, {"dev", s.dev}, {"address", s.address.str()}};
-            },
-            [](const SetSysctl& s) {
-              return nlohmann::json{{"ns", s.ns}, {"key", s.key}, {"value", s.value}};
-            },
-            [](const AddIngressHooks& s) {
-              nlohmann::json hooks = nlohmann::json::array();
-              for (const auto& [dev, d] : s.hooks) {
-                hooks.push_back({{"dev", dev}, {"queue", d.queue}, {"loss", d.loss}});
-              }
-              return nlohmann::json{{"ns", s.ns}, {"hooks", hooks}};
-            },
-            [](const ShapeEgress& s) {
-              nlohmann::json r = htb_to_json(s.htb);
-              r["ns"] = s.ns;
-              r["dev"] = s.dev;
-              return r;
-            },
-            [](const AddRoute& s) {
-              nlohmann::json r = route_json(s.route);
-              r["ns"] = s.ns;
-              return r;
-            }},
-        step);
-    s["op"] = step_op(step);
-    j["steps"].push_back(s);
-  }
+  for (const auto& step : plan.steps) j["steps"].push_back(step_to_json(step));
   j["notes"] = plan.notes;
   return j;
 }

@@ -1,5 +1,8 @@
 #include "teardown.h"
 
+#include "applier.h"
+#include "step_json.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +120,34 @@ int end_processes(const LabState& state) {
 
 }  // namespace
 
+namespace {
+
+// Inside namespaces a slice adopted, what the slice changed is undone step by step, newest
+// first; a namespace already gone (its pod deleted) has nothing left to undo.
+void undo_adopted_steps(const LabState& state, Kernel& kernel, TeardownReport& report) {
+  const auto steps = state.plan.value("steps", nlohmann::json::array());
+  for (auto it = state.adopted_steps.rbegin(); it != state.adopted_steps.rend(); ++it) {
+    if (*it >= steps.size()) {
+      report.errors.push_back("adopted step " + std::to_string(*it + 1) + " is not in plan.json");
+      continue;
+    }
+    try {
+      const Step step = step_from_json(steps[*it]);
+      const auto nss = step_namespaces(step);
+      if (std::any_of(nss.begin(), nss.end(),
+                      [&](const auto& ns) { return !kernel.namespace_exists(ns); })) {
+        continue;
+      }
+      remove_step(kernel, step);
+      ++report.steps_undone;
+    } catch (const std::exception& e) {
+      report.errors.push_back("undo step " + std::to_string(*it + 1) + ": " + e.what());
+    }
+  }
+}
+
+}  // namespace
+
 TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
   TeardownReport report;
   report.processes_ended = end_processes(state);
@@ -133,6 +164,7 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
       report.errors.push_back(e.what());
     }
   }
+  undo_adopted_steps(state, kernel, report);
   for (const auto& ns : state.namespaces) {
     const uint64_t inode = kernel.namespace_inode(ns.name);
     if (inode == 0) continue;  // already gone

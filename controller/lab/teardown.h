@@ -31,6 +31,7 @@ int end_orphans(LabState& state);
 struct TeardownReport {
   int processes_ended = 0;
   int namespaces_deleted = 0;
+  int steps_undone = 0;              // inside adopted namespaces (see LabState::adopted)
   std::vector<std::string> skipped;  // things recorded but no longer ours, with the reason
   std::vector<std::string> errors;
 };

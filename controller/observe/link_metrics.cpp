@@ -58,6 +58,7 @@ std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& dire
                                           Kernel& kernel, const TimelineTail& timeline) {
   std::vector<DirectionSample> out;
   for (const auto& d : directions) {
+    if (!d.local_tx) continue;  // sent, and counted, on another host
     DirectionSample s;
     s.node = d.from;
     s.peer = d.to;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "applier.h"
+#include "cross_host_links.h"
 #include "diagnostics.h"
 #include "fake_kernel.h"
 #include "host_placement.h"
@@ -173,16 +174,6 @@ TEST(PlanSlices, ShapeOnTheSendersHostAndDelayOnTheReceivers) {
                               [&](const PlannedDelayLine& line) { return line.node == d->to; }))
           << "the delay line of " << d->to << " runs on its own host";
     }
-  }
-}
-
-// Applies every slice to one fake kernel after "someone else" (meshnet, a VXLAN) made the
-// namespaces' cross-host links, as a real deployment would.
-void make_cross_host_links(FakeKernel& kernel, const Plan& plan, const HostPlacement& p) {
-  for (const auto& n : plan.nodes) kernel.create_namespace(n.ns);
-  for (const auto& l : plan.links) {
-    if (p.host_of.at(l.a) == p.host_of.at(l.b)) continue;
-    kernel.create_veth(l.a2b.ns, l.if_a, l.b2a.ns, l.if_b);
   }
 }
 

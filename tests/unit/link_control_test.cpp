@@ -70,6 +70,31 @@ TEST_F(LinkControl, ADirectionWithoutAHookRefusesDelay) {
   EXPECT_EQ(dirs_[0].params.delay.us, 0);  // unchanged on failure
 }
 
+// On a slice of a lab spread over hosts, a link between hosts is changed half here (the
+// sender's rate) and half on the other host (the receiver's delay and loss).
+TEST_F(LinkControl, EachHostChangesOnlyItsOwnEndOfALinkBetweenHosts) {
+  bring_up("bandwidth: 100mbit, delay: 30ms", false);
+  nlohmann::json slice = plan_to_json(plan_);  // host of a: b's namespace is elsewhere
+  slice["nodes"].erase(1);
+  dirs_ = live_directions(slice, nlohmann::json::object());
+  ASSERT_TRUE(dirs_[0].local_tx && !dirs_[0].local_rx);  // a->b
+  ASSERT_TRUE(!dirs_[1].local_tx && dirs_[1].local_rx);  // b->a
+  const auto b_shaping = kernel_.shaping("tb-lc-b", "tb0-a")->config;
+  const auto b_ingress = kernel_.ingress_delay("tb-lc-b", "tb0-a");
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
+  const ScheduleChange all{0, Rate{20000000}, Duration{80000}, Fraction{0.01}};
+  changer.apply(dirs_[0], all);
+  EXPECT_EQ(kernel_.shaping("tb-lc-a", "tb0-b")->config.rate_bytes_per_s, 2500000u);
+  EXPECT_TRUE(lines_.calls.empty()) << "b's delay line is on b's host";
+  changer.apply(dirs_[1], all);
+  ASSERT_EQ(lines_.calls.size(), 1u);
+  EXPECT_EQ(lines_.calls[0].node, "a");
+  EXPECT_DOUBLE_EQ(kernel_.ingress_delay("tb-lc-a", "tb0-b")->loss, 0.01);
+  EXPECT_EQ(dirs_[1].params.rate.bits_per_s, 20000000u) << "recorded, for status";
+  EXPECT_EQ(kernel_.shaping("tb-lc-b", "tb0-a")->config, b_shaping) << "b's host shapes b";
+  EXPECT_EQ(kernel_.ingress_delay("tb-lc-b", "tb0-a"), b_ingress) << "b's host drops for b";
+}
+
 TEST_F(LinkControl, NetemBackendChangesTheLeaf) {
   bring_up("bandwidth: 100mbit, delay: 30ms", true);
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);

@@ -1,0 +1,115 @@
+#include "step_json.h"
+
+#include <stdexcept>
+
+#include "overloaded.h"
+
+namespace testbed {
+namespace {
+
+using nlohmann::json;
+
+std::string text(const json& j, const char* field) {
+  if (!j.contains(field) || !j[field].is_string()) {
+    throw std::invalid_argument(std::string("step field '") + field + "' is missing or not text");
+  }
+  return j[field].get<std::string>();
+}
+
+Ipv4Address address(const json& j, const char* field) {
+  const auto a = Ipv4Address::parse(text(j, field));
+  if (!a) throw std::invalid_argument(std::string("step field '") + field + "' is no address");
+  return *a;
+}
+
+Ipv4Prefix prefix(const json& j, const char* field) {
+  const auto p = Ipv4Prefix::parse(text(j, field), /*allow_host_bits=*/true);
+  if (!p) throw std::invalid_argument(std::string("step field '") + field + "' is no prefix");
+  return *p;
+}
+
+RouteSpec route_from_json(const json& j) {
+  return RouteSpec{prefix(j, "dst"), address(j, "via"), text(j, "dev"), address(j, "src")};
+}
+
+}  // namespace
+
+json route_to_json(const RouteSpec& r) {
+  return {{"dst", r.dst.str()}, {"via", r.via.str()}, {"dev", r.dev}, {"src", r.src.str()}};
+}
+
+json step_to_json(const Step& step) {
+  json s = std::visit(
+      Overloaded{
+          [](const CreateNamespace& s) {
+            return json{{"ns", s.ns}};
+          },
+          [](const CreateVeth& s) {
+            return json{{"ns_a", s.ns_a}, {"if_a", s.if_a}, {"ns_b", s.ns_b}, {"if_b", s.if_b}};
+          },
+          [](const ExpectInterface& s) {
+            return json{{"ns", s.ns},
+                        {"dev", s.dev},
+                        {"peer", {{"host", s.peer_host}, {"ns", s.peer_ns}, {"dev", s.peer_dev}}}};
+          },
+          [](const SetLinkUp& s) {
+            return json{{"ns", s.ns}, {"dev", s.dev}};
+          },
+          [](const AddAddress& s) {
+            return json{{"ns", s.ns}, {"dev", s.dev}, {"address", s.address.str()}};
+          },
+          [](const SetSysctl& s) {
+            return json{{"ns", s.ns}, {"key", s.key}, {"value", s.value}};
+          },
+          [](const AddIngressHooks& s) {
+            json hooks = json::array();
+            for (const auto& [dev, d] : s.hooks) {
+              hooks.push_back({{"dev", dev}, {"queue", d.queue}, {"loss", d.loss}});
+            }
+            return json{{"ns", s.ns}, {"hooks", hooks}};
+          },
+          [](const ShapeEgress& s) {
+            json r = htb_to_json(s.htb);
+            r["ns"] = s.ns;
+            r["dev"] = s.dev;
+            return r;
+          },
+          [](const AddRoute& s) {
+            json r = route_to_json(s.route);
+            r["ns"] = s.ns;
+            return r;
+          }},
+      step);
+  s["op"] = step_op(step);
+  return s;
+}
+
+Step step_from_json(const json& j) {
+  if (!j.is_object()) throw std::invalid_argument("a step is not an object");
+  const std::string op = text(j, "op");
+  if (op == "create_namespace") return CreateNamespace{text(j, "ns")};
+  if (op == "create_veth") {
+    return CreateVeth{text(j, "ns_a"), text(j, "if_a"), text(j, "ns_b"), text(j, "if_b")};
+  }
+  if (op == "expect_interface") {
+    const json& peer = j.value("peer", json::object());
+    return ExpectInterface{text(j, "ns"), text(j, "dev"), text(peer, "host"), text(peer, "ns"),
+                           text(peer, "dev")};
+  }
+  if (op == "set_link_up") return SetLinkUp{text(j, "ns"), text(j, "dev")};
+  if (op == "add_address") return AddAddress{text(j, "ns"), text(j, "dev"), prefix(j, "address")};
+  if (op == "set_sysctl") return SetSysctl{text(j, "ns"), text(j, "key"), text(j, "value")};
+  if (op == "add_ingress_hooks") {
+    AddIngressHooks s{text(j, "ns"), {}};
+    for (const auto& h : j.value("hooks", json::array())) {
+      s.hooks[text(h, "dev")] =
+          IngressDelay{h.at("queue").get<uint16_t>(), h.at("loss").get<double>()};
+    }
+    return s;
+  }
+  if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), htb_from_json(j)};
+  if (op == "add_route") return AddRoute{text(j, "ns"), route_from_json(j)};
+  throw std::invalid_argument("unknown step op '" + op + "'");
+}
+
+}  // namespace testbed
