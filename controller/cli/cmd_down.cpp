@@ -1,5 +1,6 @@
 // testbed down [LAB]: removes what the lab recorded (its processes and namespaces, and with
-// the namespaces every link, address, route and qdisc inside them), then its state.
+// the namespaces every link, address, route and qdisc inside them), then its state. In
+// namespaces a slice adopted (`up --adopt`), it undoes the slice's changes one by one.
 #include <iostream>
 
 #include "args.h"
@@ -23,8 +24,14 @@ int remove_lab(const LabStore& store, LabState state, const std::string& verb) {
     return kExitFailure;
   }
   store.remove(state.lab);
+  if (!state.host.empty()) std::cout << "host " << state.host << ": ";
   std::cout << "lab " << state.lab << " is down: " << report.namespaces_deleted
-            << " namespaces and " << report.processes_ended << " processes removed\n";
+            << " namespaces and " << report.processes_ended << " processes removed";
+  if (!state.adopted.empty()) {
+    std::cout << "; " << report.steps_undone << " changes undone in " << state.adopted.size()
+              << " adopted namespaces, which are kept";
+  }
+  std::cout << "\n";
   return kExitOk;
 }
 

@@ -15,6 +15,7 @@
 
 #include "libnl_kernel.h"
 #include "named_netns.h"
+#include "netns_shell.h"
 #include "planner.h"
 #include "testbed_cli.h"
 
@@ -39,16 +40,6 @@ class NamespacesGuard {
 
 int in_namespace(const std::string& ns, const std::string& command) {
   return std::system(("ip netns exec " + ns + " " + command + " >/dev/null 2>&1").c_str());
-}
-
-std::string output_in(const std::string& ns, const std::string& command) {
-  std::string out;
-  if (FILE* p = popen(("ip netns exec " + ns + " " + command + " 2>/dev/null").c_str(), "r")) {
-    char buf[4096];
-    while (size_t n = fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-    pclose(p);
-  }
-  return out;
 }
 
 // Underlay and link addresses from the testbed's range (198.18.0.0/15), far from where a
@@ -105,27 +96,7 @@ TEST(Vxlan, NodesOnTwoHostsReachEachOtherThroughTheTunnelAndItsShapingHolds) {
   // Ethernet header on a 1500-byte underlay), so TCP carries 1398 bytes of each 1464-byte
   // inner frame that HTB counts. Measured here at 100 Mbit/s and 1 Gbit/s, three runs each:
   // 0.998-1.000 of a veth's goodput at the same rate.
-  const std::string server_pid = "/tmp/tb-tvx-iperf3.pid";
-  // The one-off server exits after its test; if the test fails first, end it by its pid.
-  struct ServerGuard {
-    std::string pid_file;
-    ~ServerGuard() {
-      std::ifstream in(pid_file);
-      pid_t pid = 0;
-      if (in >> pid && pid > 0) kill(pid, SIGTERM);
-      std::remove(pid_file.c_str());
-    }
-  } server_guard{server_pid};
-  ASSERT_EQ(in_namespace("tb-tvx-n2", "iperf3 -s -D -1 -I " + server_pid), 0);
-  double mbit = 0;
-  for (int i = 0; i < 100 && mbit == 0; ++i) {  // the server needs a moment to listen
-    const auto j = nlohmann::json::parse(
-        output_in("tb-tvx-n1", "iperf3 -c 198.19.255.2 -t 5 -O 2 -J"), nullptr, false);
-    if (!j.is_discarded() && j.contains("end"))
-      mbit = j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
+  const double mbit = iperf3_mbit("tb-tvx-n1", "tb-tvx-n2", "198.19.255.2");
   constexpr double kTunnelGoodputPerFrameByte = 1398.0 / 1464.0;
   EXPECT_NEAR(mbit, 40 * kTunnelGoodputPerFrameByte, 40 * kTunnelGoodputPerFrameByte * 0.05);
   EXPECT_GT(kernel.shaping("tb-tvx-n1", "tb0-n2")->sent_packets, 0u);

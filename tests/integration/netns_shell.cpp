@@ -1,0 +1,42 @@
+#include "netns_shell.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "netns_exec.h"
+
+namespace testbed::it {
+
+double iperf3_mbit(const std::string& client_ns, const std::string& server_ns,
+                   const std::string& server_address) {
+  const std::string pid_file = "/tmp/tb-it-iperf3-" + server_ns + ".pid";
+  // The one-off server exits after its test; if the client never reaches it, end it by
+  // the pid it wrote.
+  struct ServerGuard {
+    std::string pid_file;
+    ~ServerGuard() {
+      std::ifstream in(pid_file);
+      pid_t pid = 0;
+      if (in >> pid && pid > 0) kill(pid, SIGTERM);
+      std::remove(pid_file.c_str());
+    }
+  } guard{pid_file};
+  if (run_in_netns(server_ns, {"iperf3", "-s", "-D", "-1", "-I", pid_file}).status != 0) return 0;
+  // The daemon needs a moment to listen: retry for up to 5 s rather than sleep a guess.
+  for (int i = 0; i < 100; ++i) {
+    const CommandResult r =
+        run_in_netns(client_ns, {"iperf3", "-c", server_address, "-t", "5", "-O", "2", "-J"});
+    const auto j = nlohmann::json::parse(r.output, nullptr, false);
+    if (!j.is_discarded() && j.contains("end") && j["end"].contains("sum_received"))
+      return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return 0;
+}
+
+}  // namespace testbed::it
