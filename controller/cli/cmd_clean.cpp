@@ -13,8 +13,6 @@
 
 namespace testbed::cli {
 
-int remove_lab(const LabStore& store, LabState state, const std::string& verb);
-
 int run_clean(const Argv& argv) {
   Args args(argv, {"all"}, {});
   args.at_most(0, "testbed clean [--all]");

@@ -11,7 +11,6 @@
 
 namespace testbed::cli {
 
-// Shared with `clean`: tears down one lab whose lock the caller holds.
 int remove_lab(const LabStore& store, LabState state, const std::string& verb) {
   state.phase = "removing";
   store.save(state);

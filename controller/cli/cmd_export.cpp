@@ -1,9 +1,10 @@
-// testbed export k8s FILE --out DIR [--namespace NS]: the lab as resources for Kubernetes
-// with meshnet-cni (docs/multihost.md). Writes only the files it names, and nothing at all
-// when the profile or a name is invalid.
+// testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]: the
+// lab as resources for Kubernetes with meshnet-cni (docs/multihost.md). Writes only the
+// files it names, and nothing at all when the profile or a name is invalid.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "args.h"
 #include "commands.h"
@@ -12,12 +13,20 @@
 namespace testbed::cli {
 namespace {
 
-const char* const kUsage = "testbed export k8s FILE --out DIR [--namespace NS]";
+const char* const kUsage =
+    "testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]";
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
 
 }  // namespace
 
 int run_export(const Argv& argv) {
-  Args args(argv, {}, {"out", "namespace"});
+  Args args(argv, {}, {"out", "namespace", "image", "metrics-port"});
   args.at_most(2, kUsage);
   if (args.positionals().size() != 2 || !args.option("out")) {
     throw UsageError(std::string("usage: ") + kUsage);
@@ -29,6 +38,15 @@ int run_export(const Argv& argv) {
   if (!plan) return kExitInvalid;
   K8sExportOptions options;
   if (auto ns = args.option("namespace")) options.k8s_namespace = *ns;
+  if (auto image = args.option("image")) options.image = *image;
+  if (auto port = args.option("metrics-port")) {
+    try {
+      options.metrics_port = std::stoi(*port);
+    } catch (const std::exception&) {
+      options.metrics_port = 0;  // refused below, with the others
+    }
+  }
+  options.profile_text = read_all(plan->source_file);
   std::vector<Manifest> manifests;
   try {
     manifests = k8s_manifests(*plan, options);

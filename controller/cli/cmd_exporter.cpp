@@ -1,8 +1,9 @@
-// testbed _exporter LAB --port P: the lab's Prometheus exporter, started by `up` in the
-// host's namespace and ended by `down`. It serves /metrics on 127.0.0.1:P only, so scraping
-// never touches the shaped links; samples the links once a second (also appending them to
-// link_samples.csv for `testbed report`); and applies the events `testbed train` sends to
-// DIR/metrics.sock. Not for people to call; it is listed nowhere.
+// testbed _exporter LAB --port P [--all-addresses]: the lab's Prometheus exporter, started
+// by `up` in the host's namespace and ended by `down`. It serves /metrics on 127.0.0.1:P
+// (0.0.0.0:P with --all-addresses: a pod's exporter, for the cluster's Prometheus), so
+// scraping never touches the shaped links; samples the links once a second (also appending
+// them to link_samples.csv for `testbed report`); and applies the events `testbed train`
+// sends to DIR/metrics.sock. Not for people to call; it is listed nowhere.
 #include <prometheus/exposer.h>
 #include <prometheus/registry.h>
 
@@ -41,8 +42,8 @@ double unix_seconds() {
 }  // namespace
 
 int run_exporter(const Argv& argv) {
-  Args args(argv, {}, {"port"});
-  args.at_most(1, "testbed _exporter LAB --port P");
+  Args args(argv, {"all-addresses"}, {"port"});
+  args.at_most(1, "testbed _exporter LAB --port P [--all-addresses]");
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_stop);
   LabStore store;
   const std::string lab = args.positional(0);
@@ -53,7 +54,9 @@ int run_exporter(const Argv& argv) {
   auto links = std::make_shared<LinkCollectable>(lab);
   TrainMetrics train(*registry, lab);
   HealthMetrics health(*registry, lab);
-  prometheus::Exposer exposer("127.0.0.1:" + args.option("port").value_or("0"));
+  // Loopback only, unless `up --metrics 0.0.0.0:PORT` asked for more (a pod's exporter).
+  prometheus::Exposer exposer((args.flag("all-addresses") ? "0.0.0.0:" : "127.0.0.1:") +
+                              args.option("port").value_or("0"));
   exposer.RegisterCollectable(registry);
   exposer.RegisterCollectable(links);
 

@@ -13,9 +13,18 @@
 namespace testbed::cli {
 
 int run_status(const Argv& argv) {
-  Args args(argv, {"json"}, {});
-  args.at_most(1, "testbed status [LAB] [--json]");
+  Args args(argv, {"json", "ready"}, {});
+  args.at_most(1, "testbed status [LAB] [--json] [--ready]");
   LabStore store;
+  if (args.flag("ready")) {
+    // For probes (a pod's startupProbe): the exit status alone says whether the lab, named
+    // or the only one, is up; one still being applied or torn down is not.
+    try {
+      return store.load(store.resolve(args.positional(0))).phase == "up" ? kExitOk : kExitFailure;
+    } catch (const std::exception&) {
+      return kExitFailure;
+    }
+  }
   const bool live = missing_privileges("status").empty();
   std::unique_ptr<LibnlKernel> kernel = live ? std::make_unique<LibnlKernel>() : nullptr;
 

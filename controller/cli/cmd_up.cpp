@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
+#include <thread>
 
 #include "applier.h"
 #include "args.h"
@@ -51,21 +52,32 @@ std::string refusal(const LabStore& store, const std::string& lab) {
          "); run 'testbed clean' first";
 }
 
+// --foreground: the lab lives as long as this process (a pod's sidecar container, which
+// Kubernetes stops with SIGTERM): wait for a signal, then take the lab down as `down` does.
+int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::string& lab) {
+  std::cout << "staying in the foreground; a signal takes the lab down" << std::endl;
+  lock.reset();  // so `status`, `exec` and `train` can work on the lab meanwhile
+  while (!g_interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto again = store.lock(lab, /*wait=*/true);
+  return remove_lab(store, store.load(lab), "up");
+}
+
 }  // namespace
 
 int run_up(const Argv& argv) {
   const std::string usage =
       "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
       "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
-      "[--hosts N|PLACEMENT --host NAME] [--adopt]";
-  Args args(argv, {"dry-run", "grafana", "adopt"},
-            {"backend", "time-scale", "prometheus", "release-window", "hosts", "host"});
+      "[--hosts N|PLACEMENT --host NAME] [--adopt] [--metrics ADDR:PORT] [--foreground]";
+  Args args(argv, {"dry-run", "grafana", "adopt", "foreground"},
+            {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics"});
   if (args.option("hosts").has_value() != args.option("host").has_value()) {
     throw UsageError("--hosts and --host go together: each host brings up its own slice");
   }
   ObservabilityOptions observability;
   observability.grafana = args.flag("grafana");
   if (auto p = args.option("prometheus")) observability.prometheus = parse_prometheus_option(*p);
+  if (auto m = args.option("metrics")) parse_metrics_option(*m, observability);
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
   PlanOptions options;
@@ -211,6 +223,7 @@ int run_up(const Argv& argv) {
       std::cout << "try: testbed exec " << plan->nodes[0].name << " -- ping -c 3 "
                 << plan->nodes[1].address.str() << "\n";
     }
+    if (args.flag("foreground")) return stay_up(store, std::move(lock), plan->lab);
     return kExitOk;
   } catch (const ApplyError& e) {
     std::cerr << "testbed up: " << e.what() << "\n";

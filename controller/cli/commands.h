@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "child_process.h"  // program_path
+#include "lab_state.h"
 #include "plan.h"
 #include "plan_slices.h"
 
@@ -56,5 +57,9 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
 // a bad value is a UsageError, as is a --host the placement does not name.
 std::optional<HostPlacement> load_host_placement(const std::string& spec, const Plan& plan);
 PlanSlice host_slice(const Plan& plan, const HostPlacement& placement, const std::string& host);
+
+// Tears down one lab whose lock the caller holds (down, clean, up --foreground's end);
+// `verb` prefixes its messages.
+int remove_lab(const LabStore& store, LabState state, const std::string& verb);
 
 }  // namespace testbed::cli

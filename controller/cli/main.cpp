@@ -14,6 +14,7 @@ struct Verb {
   int (*run)(const testbed::cli::Argv&);
   const char* usage;
   const char* summary;
+  const char* details = nullptr;  // more, for `testbed VERB --help`
 };
 
 const std::map<std::string, Verb>& verbs() {
@@ -27,11 +28,32 @@ const std::map<std::string, Verb>& verbs() {
       {"up",
        {run_up,
         "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] [--prometheus "
-        "on|off|existing] [--grafana]",
-        "create the lab (namespaces, shaped links, delay, routes) and start its schedules"}},
+        "on|off|existing] [--grafana] [--hosts N|PLACEMENT --host H] [--adopt] [--metrics "
+        "ADDR:PORT] [--foreground]",
+        "create the lab (namespaces, shaped links, delay, routes) and start its schedules",
+        "one lab over several hosts (docs/multihost.md):\n"
+        "  --hosts N|PLACEMENT --host H  bring up only host H's slice: its nodes, the links\n"
+        "                                among them, its ends of links to other hosts (made\n"
+        "                                outside the testbed: meshnet, a VXLAN)\n"
+        "  --adopt                       use node namespaces that already exist (a pod's);\n"
+        "                                down undoes what up did in them and keeps them\n"
+        "  --metrics ADDR:PORT           where the exporter listens: 127.0.0.1 or 0.0.0.0\n"
+        "  --foreground                  stay until a signal, then take the lab down"}},
       {"export",
-       {run_export, "export k8s FILE --out DIR [--namespace NS]",
-        "write the lab as Kubernetes resources for meshnet-cni (no root needed)"}},
+       {run_export, "export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]",
+        "write the lab as Kubernetes resources for meshnet-cni (no root needed)",
+        "files written in DIR:\n"
+        "  meshnet-topology.yaml  a meshnet Topology per data center: its links, each with\n"
+        "                         the same uid at both ends, the testbed's interface names\n"
+        "                         and /30 addresses\n"
+        "  testbed-pods.yaml      a ConfigMap (the profile, the placement) and a Pod per data\n"
+        "                         center: the testbed as a native sidecar (IMAGE, default\n"
+        "                         testbed:latest; NET_ADMIN, NET_RAW, SYS_ADMIN) applying\n"
+        "                         that pod's slice, ready when its startupProbe passes;\n"
+        "                         Prometheus scrape annotations for port P (default 9464);\n"
+        "                         a stand-in 'workload' container to replace with your own\n"
+        "  placement.yaml         every pod its own host, as the sidecars read it\n"
+        "apply meshnet-topology.yaml before testbed-pods.yaml (docs/multihost.md)"}},
       {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
       {"status",
        {run_status, "status [LAB] [--json]", "list labs, or one lab's nodes, links and routes"}},
@@ -126,6 +148,7 @@ int main(int argc, char** argv) {
   }
   if (wants_help(argc, argv)) {
     std::cout << "usage: testbed " << it->second.usage << "\n  " << it->second.summary << "\n";
+    if (it->second.details) std::cout << "\n" << it->second.details << "\n";
     if (it->first == "train")
       std::cout << "\nall options:\n  " << testbed::cli::kTrainUsage << "\n";
     return testbed::cli::kExitOk;

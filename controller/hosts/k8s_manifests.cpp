@@ -1,9 +1,12 @@
 #include "k8s_manifests.h"
 
+#include "k8s_pods.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -26,6 +29,16 @@ Ipv4Prefix end_address(const PlannedLink& l, bool a_end) {
   return Ipv4Prefix{Ipv4Address{l.subnet.address.value + (a_end ? 1u : 2u)}, 30};
 }
 
+// Whether a plain scalar `s` would be read back as a boolean, null or number (YAML 1.1,
+// which Kubernetes' parser follows) instead of as text.
+bool reads_as_other_than_text(const std::string& s) {
+  static const std::regex kOther(
+      "|~|null|Null|NULL|true|True|TRUE|false|False|FALSE|yes|Yes|YES|no|No|NO|on|On|ON|off|Off|"
+      "OFF|y|Y|n|N|[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?|0x[0-9a-fA-F_]+|"
+      "[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+  return std::regex_match(s, kOther);
+}
+
 // JSON to YAML through yaml-cpp's emitter, keys in the order the JSON holds them.
 void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   if (j.is_object()) {
@@ -40,7 +53,14 @@ void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
     for (const auto& v : j) emit(out, v);
     out << YAML::EndSeq;
   } else if (j.is_string()) {
-    out << j.get<std::string>();
+    const std::string& s = j.get_ref<const std::string&>();
+    if (s.find('\n') != std::string::npos) {
+      out << YAML::Literal << s;  // a file (the profile): kept as it reads
+    } else if (reads_as_other_than_text(s)) {
+      out << YAML::DoubleQuoted << s;  // "true", "9464": Kubernetes wants text there
+    } else {
+      out << s;
+    }
   } else if (j.is_boolean()) {
     out << j.get<bool>();
   } else if (j.is_number_integer()) {
@@ -50,15 +70,6 @@ void emit(YAML::Emitter& out, const nlohmann::ordered_json& j) {
   } else {
     out << YAML::Null;
   }
-}
-
-std::string to_yaml_documents(const nlohmann::ordered_json& docs) {
-  YAML::Emitter out;
-  for (const auto& d : docs) {
-    out << YAML::BeginDoc;
-    emit(out, d);
-  }
-  return std::string(out.c_str()) + "\n";
 }
 
 nlohmann::ordered_json topology_resource(const Plan& plan, const PlannedNode& node,
@@ -108,6 +119,15 @@ std::string k8s_pod_name(const Plan& plan, const std::string& node) {
   return name;
 }
 
+std::string to_yaml_documents(const nlohmann::ordered_json& docs) {
+  YAML::Emitter out;
+  for (const auto& d : docs) {
+    out << YAML::BeginDoc;
+    emit(out, d);
+  }
+  return std::string(out.c_str()) + "\n";
+}
+
 nlohmann::ordered_json meshnet_topologies(const Plan& plan, const K8sExportOptions& options) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& n : plan.nodes) out.push_back(topology_resource(plan, n, options));
@@ -128,7 +148,13 @@ std::vector<Manifest> k8s_manifests(const Plan& plan, const K8sExportOptions& op
                                   k8s_pod_name(plan, n.name) + " is another node's too");
     }
   }
-  return {{"meshnet-topology.yaml", to_yaml_documents(meshnet_topologies(plan, options))}};
+  if (options.metrics_port < 1 || options.metrics_port > 65535) {
+    throw std::invalid_argument("--metrics-port: " + std::to_string(options.metrics_port) +
+                                " is not a port");
+  }
+  return {{"meshnet-topology.yaml", to_yaml_documents(meshnet_topologies(plan, options))},
+          {"testbed-pods.yaml", to_yaml_documents(k8s_pods(plan, options))},
+          {"placement.yaml", pod_placement_yaml(plan)}};
 }
 
 }  // namespace testbed

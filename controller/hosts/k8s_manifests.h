@@ -14,6 +14,12 @@ namespace testbed {
 
 struct K8sExportOptions {
   std::string k8s_namespace = "default";  // where the resources go
+  std::string image = "testbed:latest";   // the sidecar's: Debian 12 with testbed installed
+  std::string profile_text;               // the profile, as the sidecars will read it
+  // Where each pod's exporter listens for the cluster's Prometheus. 9464 is the port
+  // OpenTelemetry's Prometheus exporters use by convention, free of the kubelet's (10250)
+  // and node_exporter's (9100).
+  int metrics_port = 9464;
 };
 
 struct Manifest {
@@ -28,6 +34,9 @@ std::string k8s_pod_name(const Plan& plan, const std::string& node);
 // meshnet's Topology resources, one per node, as data: each link at both of its ends, with
 // the same uid, the interfaces as the plan names them and the ends' /30 addresses.
 nlohmann::ordered_json meshnet_topologies(const Plan& plan, const K8sExportOptions& options);
+
+// YAML documents, one per element of `docs`, keys in the order the JSON holds them.
+std::string to_yaml_documents(const nlohmann::ordered_json& docs);
 
 // Every file the export writes. Throws std::invalid_argument (names that do not fit
 // Kubernetes) before anything is written.

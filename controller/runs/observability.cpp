@@ -73,13 +73,33 @@ PrometheusMode parse_prometheus_option(const std::string& value) {
   throw UsageError("--prometheus must be on, off or existing, not '" + value + "'");
 }
 
+void parse_metrics_option(const std::string& value, ObservabilityOptions& options) {
+  const auto colon = value.rfind(':');
+  const std::string address = colon == std::string::npos ? "" : value.substr(0, colon);
+  int port = 0;
+  try {
+    size_t used = 0;
+    port = std::stoi(value.substr(colon + 1), &used);
+    if (used != value.size() - colon - 1) port = 0;
+  } catch (const std::exception&) {
+    port = 0;
+  }
+  if ((address != "127.0.0.1" && address != "0.0.0.0") || port < 1 || port > 65535) {
+    throw UsageError("--metrics must be 127.0.0.1:PORT or 0.0.0.0:PORT, not '" + value + "'");
+  }
+  options.metrics_on_all_addresses = address == "0.0.0.0";
+  options.metrics_port = port;
+}
+
 std::vector<std::string> start_observability(const LabStore& store, LabState& state,
                                              const ObservabilityOptions& options) {
   std::vector<std::string> lines;
   const std::string dir = store.dir(state.lab);
-  const int exporter_port = free_loopback_port();
-  const std::vector<std::string> exporter = {program_path("testbed"), "_exporter", state.lab,
-                                             "--port", std::to_string(exporter_port)};
+  const int exporter_port = options.metrics_port ? options.metrics_port : free_loopback_port();
+  std::vector<std::string> exporter = {program_path("testbed"), "_exporter", state.lab, "--port",
+                                       std::to_string(exporter_port)};
+  // Readiness is still asked through loopback, which 0.0.0.0 includes.
+  if (options.metrics_on_all_addresses) exporter.push_back("--all-addresses");
   const pid_t exporter_pid = start(store, state, exporter, "exporter.log");
   wait_ready(exporter_pid, exporter_port, "/metrics", "the exporter", dir + "/exporter.log");
   state.urls["exporter"] = url(exporter_port) + "/metrics";

@@ -16,7 +16,14 @@ enum class PrometheusMode { kOn, kOff, kExisting };
 struct ObservabilityOptions {
   PrometheusMode prometheus = PrometheusMode::kOn;
   bool grafana = false;
+  // Where the exporter listens: loopback on a free port unless `up --metrics` says so. In a
+  // pod, 0.0.0.0 and a fixed port let the cluster's Prometheus scrape it (docs/multihost.md).
+  bool metrics_on_all_addresses = false;
+  int metrics_port = 0;
 };
+
+// `up --metrics 127.0.0.1:PORT|0.0.0.0:PORT`; throws UsageError otherwise.
+void parse_metrics_option(const std::string& value, ObservabilityOptions& options);
 
 // Throws UsageError for anything but on, off or existing.
 PrometheusMode parse_prometheus_option(const std::string& value);

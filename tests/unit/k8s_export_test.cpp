@@ -7,6 +7,9 @@
 #include <map>
 #include <set>
 
+#include <yaml-cpp/yaml.h>
+
+#include "host_placement.h"
 #include "k8s_manifests.h"
 #include "planner.h"
 #include "read_text.h"
@@ -24,13 +27,59 @@ Plan plan_of(const std::string& profile) {
 
 class K8sGolden : public testing::TestWithParam<std::string> {};
 
+K8sExportOptions with_profile(const std::string& profile) {
+  K8sExportOptions o;
+  o.profile_text = read_text(std::string(TESTBED_PROFILES_DIR) + "/" + profile);
+  return o;
+}
+
 TEST_P(K8sGolden, ManifestsMatch) {
-  const auto manifests = k8s_manifests(plan_of(GetParam() + ".yaml"), {});
-  ASSERT_EQ(manifests.size(), 1u);
-  const std::string golden =
-      std::string(TESTBED_GOLDEN_DIR) + "/k8s/" + GetParam() + "-" + manifests[0].file;
-  if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << manifests[0].text;
-  EXPECT_EQ(manifests[0].text, read_text(golden)) << "differs from " << golden;
+  const std::string profile = GetParam() + ".yaml";
+  const auto manifests = k8s_manifests(plan_of(profile), with_profile(profile));
+  ASSERT_EQ(manifests.size(), 3u);
+  for (const auto& m : manifests) {
+    const std::string golden =
+        std::string(TESTBED_GOLDEN_DIR) + "/k8s/" + GetParam() + "-" + m.file;
+    if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << m.text;
+    EXPECT_EQ(m.text, read_text(golden)) << "differs from " << golden;
+  }
+}
+
+// What Kubernetes and meshnet would read: a pod for each Topology, of the same name (meshnet
+// finds a pod's links by it); annotation values that are text; each sidecar bringing up its
+// own pod's slice from the placement the ConfigMap carries, which puts that node there.
+TEST(K8sExport, EachPodMeetsItsTopologyAndBringsUpItsOwnSlice) {
+  const Plan plan = plan_of("internet2.yaml");
+  const auto manifests = k8s_manifests(plan, with_profile("internet2.yaml"));
+  std::map<std::string, std::string> text;
+  for (const auto& m : manifests) text[m.file] = m.text;
+  std::set<std::string> topologies;
+  for (const auto& t : YAML::LoadAll(text.at("meshnet-topology.yaml")))
+    topologies.insert(t["metadata"]["name"].as<std::string>());
+  const auto pods = YAML::LoadAll(text.at("testbed-pods.yaml"));
+  ASSERT_EQ(pods.size(), plan.nodes.size() + 1);
+  ASSERT_EQ(pods[0]["kind"].as<std::string>(), "ConfigMap");
+  EXPECT_EQ(pods[0]["data"]["profile.yaml"].as<std::string>(),
+            read_text(std::string(TESTBED_PROFILES_DIR) + "/internet2.yaml"));
+  const HostPlacement placement = parse_host_placement_text(
+      pods[0]["data"]["placement.yaml"].as<std::string>(), "placement.yaml", plan);
+  for (size_t i = 1; i < pods.size(); ++i) {
+    const auto& pod = pods[i];
+    const std::string name = pod["metadata"]["name"].as<std::string>();
+    EXPECT_TRUE(topologies.count(name)) << name;
+    const std::string node = pod["metadata"]["labels"]["testbed/node"].as<std::string>();
+    EXPECT_EQ(placement.host_of.at(node), name) << "each pod its own host";
+    for (const char* a : {"prometheus.io/scrape", "prometheus.io/port"}) {
+      EXPECT_EQ(pod["metadata"]["annotations"][a].Tag(), "!") << name << ": " << a << " quoted";
+    }
+    const auto& sidecar = pod["spec"]["initContainers"][0];
+    EXPECT_EQ(sidecar["restartPolicy"].as<std::string>(), "Always") << "a native sidecar";
+    const std::string script = sidecar["command"][2].as<std::string>();
+    EXPECT_NE(script.find("--host " + name + " --adopt"), std::string::npos) << script;
+    EXPECT_NE(script.find("ip netns attach tb-internet2-" + node + " $$"), std::string::npos)
+        << script;
+    EXPECT_EQ(sidecar["startupProbe"]["exec"]["command"][3].as<std::string>(), "--ready");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Wans, K8sGolden, testing::Values("internet2", "b4"));

@@ -1,0 +1,100 @@
+#include "k8s_pods.h"
+
+#include <cctype>
+
+namespace testbed {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Inside the sidecar, where the ConfigMap is mounted.
+constexpr const char* kConfigDir = "/etc/testbed";
+
+// tb-LAB, spelled as pod names are (k8s_pod_name): lower case, '_' as '-'.
+std::string config_map_name(const Plan& plan) {
+  std::string name = "tb-";
+  for (char c : plan.lab) {
+    name += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return name;
+}
+
+// The sidecar's shell: give the pod's own network namespace the name the plan knows it by
+// (ip netns attach: a bind mount under /run/netns, hence SYS_ADMIN), then apply this pod's
+// slice to it, adopting it, and stay up until Kubernetes stops the pod.
+std::string sidecar_script(const Plan& plan, const PlannedNode& node,
+                           const K8sExportOptions& options) {
+  const std::string pod = k8s_pod_name(plan, node.name);
+  return "ip netns attach " + node.ns + " $$ && exec testbed up " + kConfigDir +
+         "/profile.yaml --hosts " + kConfigDir + "/placement.yaml --host " + pod +
+         " --adopt --prometheus off --metrics 0.0.0.0:" + std::to_string(options.metrics_port) +
+         " --foreground";
+}
+
+Json pod_resource(const Plan& plan, const PlannedNode& node, const K8sExportOptions& options) {
+  const std::string port = std::to_string(options.metrics_port);
+  Json sidecar = {
+      {"name", "testbed"},
+      {"image", options.image},
+      // A native sidecar (Kubernetes 1.29 and later): started before the pod's own
+      // containers, which wait for its startupProbe, and stopped after them.
+      {"restartPolicy", "Always"},
+      {"command", {"/bin/sh", "-c", sidecar_script(plan, node, options)}},
+      // NET_ADMIN: qdiscs, routes, the delay line's iptables rules and NFQUEUE; NET_RAW:
+      // iptables; SYS_ADMIN: the netns name's bind mount and the node's UTS namespace.
+      {"securityContext", {{"capabilities", {{"add", {"NET_ADMIN", "NET_RAW", "SYS_ADMIN"}}}}}},
+      {"ports", {{{"name", "metrics"}, {"containerPort", options.metrics_port}}}},
+      // Up to five minutes for a slice to come up on a loaded node, asked each second.
+      {"startupProbe",
+       {{"exec", {{"command", {"testbed", "status", plan.lab, "--ready"}}}},
+        {"periodSeconds", 1},
+        {"failureThreshold", 300}}},
+      {"volumeMounts", {{{"name", "testbed"}, {"mountPath", kConfigDir}, {"readOnly", true}}}}};
+  // A stand-in for the user's own containers (their training code, GPU requests and all),
+  // which share the pod's network namespace and so its shaped links.
+  const Json workload = {
+      {"name", "workload"}, {"image", "debian:12-slim"}, {"command", {"sleep", "infinity"}}};
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", k8s_pod_name(plan, node.name)},
+        {"namespace", options.k8s_namespace},
+        {"labels", {{"testbed/lab", plan.lab}, {"testbed/node", node.name}}},
+        {"annotations",
+         {{"prometheus.io/scrape", "true"},
+          {"prometheus.io/port", port},
+          {"prometheus.io/path", "/metrics"}}}}},
+      {"spec",
+       {{"initContainers", {sidecar}},
+        {"containers", {workload}},
+        {"volumes", {{{"name", "testbed"}, {"configMap", {{"name", config_map_name(plan)}}}}}}}}};
+}
+
+}  // namespace
+
+std::string pod_placement_yaml(const Plan& plan) {
+  std::string out =
+      "# Each data center's pod is its own host: the placement the sidecars read.\n"
+      "hosts:\n";
+  for (const auto& n : plan.nodes)
+    out += "  " + k8s_pod_name(plan, n.name) + ": [" + n.name + "]\n";
+  return out;
+}
+
+Json k8s_pods(const Plan& plan, const K8sExportOptions& options) {
+  Json out = Json::array();
+  out.push_back(
+      {{"apiVersion", "v1"},
+       {"kind", "ConfigMap"},
+       {"metadata",
+        {{"name", config_map_name(plan)},
+         {"namespace", options.k8s_namespace},
+         {"labels", {{"testbed/lab", plan.lab}}}}},
+       {"data",
+        {{"profile.yaml", options.profile_text}, {"placement.yaml", pod_placement_yaml(plan)}}}});
+  for (const auto& n : plan.nodes) out.push_back(pod_resource(plan, n, options));
+  return out;
+}
+
+}  // namespace testbed

@@ -1,0 +1,21 @@
+// The pods of `testbed export k8s`: one per data center, named as its meshnet Topology, with
+// the testbed as a native sidecar that applies that node's slice of the plan inside the
+// pod's network namespace (HTB, the delay line, routes, the timeline), and a ConfigMap
+// holding the profile and the placement the sidecars read. Pure: text in, resources out.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "k8s_manifests.h"
+
+namespace testbed {
+
+// Every pod its own host: `hosts: {POD: [NODE]}`, the placement file each sidecar passes
+// to `testbed up --hosts ... --host POD`.
+std::string pod_placement_yaml(const Plan& plan);
+
+// The ConfigMap, then one Pod per node, as data.
+nlohmann::ordered_json k8s_pods(const Plan& plan, const K8sExportOptions& options);
+
+}  // namespace testbed
