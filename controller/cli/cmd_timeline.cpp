@@ -35,7 +35,8 @@ int run_timeline(const Argv& argv) {
   LibnlKernel kernel;
   SocketDelayLineControl delay_lines(dir);
   LinkChanger changer(kernel, delay_lines, backend);
-  Timeline(live_directions(state.plan, read_current(dir)), changer, {state.time_scale, dir}, g_stop)
+  Timeline(live_directions(state.plan, read_current(dir)), changer,
+           {state.time_scale, dir, state.start_at_unix_s}, g_stop)
       .run();
   return kExitOk;
 }

@@ -52,6 +52,30 @@ std::string refusal(const LabStore& store, const std::string& lab) {
          "); run 'testbed clean' first";
 }
 
+// --start-at: Unix seconds, the same on every host of a lab spread over hosts. A moment
+// already past would make the timeline replay every change since, at once; a few seconds'
+// slack allows for the hosts' commands not starting together.
+double parse_start_at(const std::optional<std::string>& value) {
+  if (!value) return 0;
+  constexpr double kPastSlackS = 10;
+  double t = 0;
+  try {
+    size_t used = 0;
+    t = std::stod(*value, &used);
+    if (used != value->size()) t = 0;
+  } catch (const std::exception&) {
+    t = 0;
+  }
+  if (!(t > 0)) throw UsageError("--start-at must be Unix seconds, not '" + *value + "'");
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (t < now - kPastSlackS) {
+    throw UsageError("--start-at " + *value + " is " + std::to_string(static_cast<long>(now - t)) +
+                     " s in the past; give a moment ahead, the same on every host");
+  }
+  return t;
+}
+
 // --foreground: the lab lives as long as this process (a pod's sidecar container, which
 // Kubernetes stops with SIGTERM): wait for a signal, then take the lab down as `down` does.
 int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::string& lab) {
@@ -68,9 +92,11 @@ int run_up(const Argv& argv) {
   const std::string usage =
       "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
       "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
-      "[--hosts N|PLACEMENT --host NAME] [--adopt] [--metrics ADDR:PORT] [--foreground]";
+      "[--hosts N|PLACEMENT --host NAME] [--adopt] [--metrics ADDR:PORT] [--foreground] "
+      "[--start-at UNIX_SECONDS]";
   Args args(argv, {"dry-run", "grafana", "adopt", "foreground"},
-            {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics"});
+            {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics",
+             "start-at"});
   if (args.option("hosts").has_value() != args.option("host").has_value()) {
     throw UsageError("--hosts and --host go together: each host brings up its own slice");
   }
@@ -98,6 +124,7 @@ int run_up(const Argv& argv) {
     if (!(time_scale > 0))
       throw UsageError("--time-scale must be a number greater than 0, not '" + *t + "'");
   }
+  const double start_at = parse_start_at(args.option("start-at"));
   const auto whole = load_plan(args.positional(0), options);
   if (!whole) return kExitInvalid;
   std::optional<PlanSlice> slice;
@@ -160,6 +187,7 @@ int run_up(const Argv& argv) {
   state.controller_pid = getpid();
   state.created_at = now_iso8601();
   state.time_scale = time_scale;
+  state.start_at_unix_s = start_at;
   state.plan = plan_to_json(*plan);
   if (slice) state.host = slice->host;
   if (args.flag("adopt")) state.adopted = taken;

@@ -48,7 +48,18 @@ std::optional<int64_t> last_change(const Schedule& s) {
   return -1;
 }
 
+int64_t real_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 }  // namespace
+
+int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t mono_now_ns) {
+  const auto start_ns = static_cast<int64_t>(start_at_unix_s * 1e9);
+  return mono_now_ns + (start_ns - real_now_ns);
+}
 
 void Timeline::run() {
   bool endless = false;  // some schedule never ends (random, or a looping trace)
@@ -62,13 +73,17 @@ void Timeline::run() {
   log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error\n"
       << std::flush;
 
-  const int64_t t0 = mono_ns();
+  // The two clocks are read back to back; what passes between the reads (microseconds)
+  // is the error of placing the shared time zero on this host's monotonic clock.
+  const int64_t real_now = real_ns();
+  const int64_t mono_now = mono_ns();
+  const int64_t t0 = options_.start_at_unix_s > 0
+                         ? monotonic_zero_ns(options_.start_at_unix_s, real_now, mono_now)
+                         : mono_now;
   // timeline.csv's times are since t0; this puts t0 on the wall clock, so a run's
   // iterations (train_started_unix_s) can be placed among the changes.
   std::ofstream(options_.lab_dir + "/timeline-start")
-      << std::fixed << std::setprecision(6)
-      << std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count()
-      << "\n";
+      << std::fixed << std::setprecision(6) << (real_now + (t0 - mono_now)) / 1e9 << "\n";
   for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;

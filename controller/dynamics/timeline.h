@@ -13,7 +13,14 @@ namespace testbed {
 struct TimelineOptions {
   double time_scale = 1.0;  // 0.1 runs a 180 s schedule every 18 s
   std::string lab_dir;      // timeline.csv and current.json go here
+  // The schedules' time zero as Unix time (CLOCK_REALTIME, which chrony or PTP keep the
+  // same on every host); 0: the moment run() starts.
+  double start_at_unix_s = 0;
 };
+
+// Time zero on the monotonic clock (which the timeline sleeps on) for a time zero
+// `start_at_unix_s` on the wall clock, read now as `real_now_ns` and `mono_now_ns`.
+int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t mono_now_ns);
 
 class Timeline {
  public:

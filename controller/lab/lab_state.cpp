@@ -23,6 +23,7 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"phase", s.phase},
                       {"controller_pid", s.controller_pid},
                       {"time_scale", s.time_scale},
+                      {"start_at_unix_s", s.start_at_unix_s},
                       {"urls", s.urls},
                       {"created_at", s.created_at},
                       {"namespaces", nlohmann::json::array()},
@@ -55,6 +56,7 @@ LabState state_from_json(const nlohmann::json& j) {
   s.phase = j.at("phase").get<std::string>();
   s.controller_pid = j.value("controller_pid", 0);
   s.time_scale = j.value("time_scale", 1.0);
+  s.start_at_unix_s = j.value("start_at_unix_s", 0.0);
   s.urls = j.value("urls", std::map<std::string, std::string>{});
   s.created_at = j.value("created_at", "");
   for (const auto& n : j.value("namespaces", nlohmann::json::array())) {

@@ -46,6 +46,9 @@ struct LabState {
   std::string phase;  // "applying", "up", "removing" or "failed"
   int controller_pid = 0;
   double time_scale = 1.0;  // of the lab's schedules (`up --time-scale`)
+  // The schedules' time zero on the wall clock (`up --start-at`), so that the slices of a lab
+  // spread over hosts change their links together; 0: when the timeline starts.
+  double start_at_unix_s = 0;
   std::string created_at;
   // Where to watch the lab: "exporter" (its /metrics), "prometheus", "grafana".
   std::map<std::string, std::string> urls;
