@@ -84,7 +84,7 @@ struct VxlanSpec {
   Ipv4Address local;         // this host's underlay address
   Ipv4Address remote;        // the peer host's underlay address
   uint16_t port = 0;         // UDP destination port, the same at both ends
-  std::string underlay_dev;  // the host's interface toward the peer
+  std::string underlay_dev;  // the host's interface toward the peer; empty: as routed
   bool operator==(const VxlanSpec&) const = default;
 };
 

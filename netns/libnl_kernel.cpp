@@ -108,8 +108,8 @@ void LibnlKernel::create_vxlan(const std::string& underlay_ns, const std::string
   // UDP socket in the namespace the request came from and puts the device in the node's, so
   // the node sees an Ethernet link and the host carries it.
   const std::string what = "rtnl_link_add(vxlan " + std::to_string(spec.vni) + " " +
-                           where(ns, dev) + " to " + spec.remote.str() + " via " +
-                           spec.underlay_dev + ")";
+                           where(ns, dev) + " to " + spec.remote.str() +
+                           (spec.underlay_dev.empty() ? "" : " via " + spec.underlay_dev) + ")";
   nl::Link link(nl::check_alloc(rtnl_link_vxlan_alloc(), "rtnl_link_vxlan_alloc"));
   rtnl_link_set_name(link.get(), dev.c_str());
   nl::check(rtnl_link_vxlan_set_id(link.get(), spec.vni), what + ": vni");
@@ -118,9 +118,12 @@ void LibnlKernel::create_vxlan(const std::string& underlay_ns, const std::string
   nl::check(rtnl_link_vxlan_set_local(link.get(), local.get()), what + ": local");
   nl::check(rtnl_link_vxlan_set_group(link.get(), remote.get()), what + ": remote");
   nl::check(rtnl_link_vxlan_set_port(link.get(), spec.port), what + ": port");
-  nl::check(rtnl_link_vxlan_set_link(
-                link.get(), static_cast<uint32_t>(ifindex(underlay_ns, spec.underlay_dev))),
-            what + ": underlay");
+  // No device named: the kernel routes the tunnel's packets as any others of the host.
+  if (!spec.underlay_dev.empty()) {
+    nl::check(rtnl_link_vxlan_set_link(
+                  link.get(), static_cast<uint32_t>(ifindex(underlay_ns, spec.underlay_dev))),
+              what + ": underlay");
+  }
   // A point-to-point tunnel: one peer, so no learning of addresses behind it.
   nl::check(rtnl_link_vxlan_disable_learning(link.get()), what + ": learning");
   rtnl_link_set_ns_fd(link.get(), context(ns).fd.get());

@@ -32,6 +32,7 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
       nlohmann::json j = plan_to_json(slice.plan);
       j["host"] = slice.host;
       j["expected_interfaces"] = slice.expected_interfaces;
+      j["vxlan_interfaces"] = slice.vxlan_interfaces;
       std::cout << j.dump(2) << "\n";
     } else {
       print_plan_table(slice.plan, std::cout, args.flag("steps"));

@@ -200,10 +200,19 @@ nlohmann::json host_placement_to_json(const Plan& plan, const HostPlacement& pla
                      {"delayed_bits_per_s", load.delayed_bits_per_s},
                      {"links_to_other_hosts", load.links_to_other_hosts},
                      {"cross_bits_per_s", load.cross_bits_per_s}});
+    if (const auto u = placement.underlay.find(load.host); u != placement.underlay.end()) {
+      hosts.back()["underlay"] = {{"address", u->second.address.str()}, {"dev", u->second.dev}};
+    }
   }
   size_t cut = 0;
   for (const auto& l : plan.links) cut += placement.host_of.at(l.a) != placement.host_of.at(l.b);
-  return {{"source", placement.source}, {"hosts", hosts}, {"links_between_hosts", cut}};
+  // Who makes the links between hosts: the testbed (VXLANs over the underlay) or others.
+  return {{"source", placement.source},
+          {"hosts", hosts},
+          {"links_between_hosts", cut},
+          {"links_between_hosts_made_by",
+           placement.underlay.empty() ? "others (meshnet, a CNI)" : "the testbed (VXLAN)"},
+          {"vxlan_port", placement.vxlan_port}};
 }
 
 }  // namespace testbed

@@ -12,10 +12,21 @@
 
 namespace testbed {
 
+// A host's own network, over which the testbed makes VXLANs to the other hosts.
+struct Underlay {
+  Ipv4Address address;
+  std::string dev;  // the interface toward the other hosts; empty: as routing decides
+};
+
 struct HostPlacement {
   std::vector<std::string> hosts;              // in the order they were given or made
   std::map<std::string, std::string> host_of;  // node name -> host
   std::string source;                          // "file PATH" or how it was computed
+  // Given for every host or for none. Given, the testbed makes the links between hosts
+  // itself as VXLANs (plain hosts); not, someone else does (meshnet, a CNI).
+  std::map<std::string, Underlay> underlay;
+  // IANA's VXLAN port unless the file says otherwise (to stay clear of a cluster's own).
+  uint16_t vxlan_port = 4789;
 
   std::vector<std::string> nodes_on(const std::string& host) const;
 };

@@ -1,6 +1,8 @@
-// The placement file: `hosts:` mapping each host's name to the list of its nodes.
+// The placement file: `hosts:` mapping each host's name to the list of its nodes; for plain
+// hosts, `underlay:` giving each host's address (and interface) for the VXLANs between them.
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <set>
@@ -25,6 +27,70 @@ bool valid_host_name(const std::string& s) {
   return true;
 }
 
+// `underlay: {HOST: {address: A, dev: D}}` for every host, and `vxlan_port: P`.
+void parse_underlay(const YAML::Node& root, HostPlacement& p, YamlDiagnostics& diag) {
+  if (const YAML::Node port = root["vxlan_port"]) {
+    std::string text;
+    int value = 0;
+    if (diag.scalar(port, "vxlan_port", text)) {
+      try {
+        size_t used = 0;
+        value = std::stoi(text, &used);
+        if (used != text.size()) value = 0;
+      } catch (const std::exception&) {
+        value = 0;
+      }
+      if (value < 1 || value > 65535) {
+        diag.error(port, "vxlan_port: a UDP port (1-65535), not '" + text + "'");
+      } else {
+        p.vxlan_port = static_cast<uint16_t>(value);
+      }
+    }
+  }
+  const YAML::Node underlay = root["underlay"];
+  if (!underlay) return;
+  if (!underlay.IsMap()) {
+    diag.error(underlay, "underlay: a map from each host's name to {address, dev}");
+    return;
+  }
+  for (auto it = underlay.begin(); it != underlay.end(); ++it) {
+    const std::string host = it->first.Scalar();
+    const std::string field = "underlay." + host;
+    if (std::find(p.hosts.begin(), p.hosts.end(), host) == p.hosts.end()) {
+      diag.error(it->first, field + ": no host '" + host + "' under hosts");
+      continue;
+    }
+    if (!it->second.IsMap()) {
+      diag.error(it->second, field + ": {address: IPv4, dev: interface}");
+      continue;
+    }
+    diag.check_keys(it->second, {"address", "dev"}, "in " + field);
+    std::string address, dev;
+    if (!it->second["address"]) {
+      diag.error(it->second, field + ".address: the host's address on the underlay is needed");
+      continue;
+    }
+    if (!diag.scalar(it->second["address"], field + ".address", address)) continue;
+    const auto parsed = Ipv4Address::parse(address);
+    if (!parsed) {
+      diag.error(it->second["address"], field + ".address: '" + address + "' is no IPv4 address");
+      continue;
+    }
+    if (it->second["dev"] && diag.scalar(it->second["dev"], field + ".dev", dev) &&
+        (dev.empty() || dev.size() > 15)) {  // IFNAMSIZ - 1
+      diag.error(it->second["dev"], field + ".dev: an interface name (1-15 characters)");
+      continue;
+    }
+    p.underlay[host] = Underlay{*parsed, dev};
+  }
+  std::string without;
+  for (const auto& h : p.hosts)
+    if (!p.underlay.count(h)) without += (without.empty() ? "" : ", ") + h;
+  if (!without.empty() && diag.empty()) {
+    diag.error(underlay, "underlay: every host needs one, or none does; none for " + without);
+  }
+}
+
 }  // namespace
 
 HostPlacement parse_host_placement_text(const std::string& text, const std::string& file,
@@ -41,7 +107,7 @@ HostPlacement parse_host_placement_text(const std::string& text, const std::stri
   if (!root.IsMap()) {
     throw ValidationError({{file, 0, 0, "expected a map with the key 'hosts'"}});
   }
-  diag.check_keys(root, {"hosts"}, "at the top level");
+  diag.check_keys(root, {"hosts", "underlay", "vxlan_port"}, "at the top level");
   const YAML::Node hosts = root["hosts"];
   if (!hosts || !hosts.IsMap() || hosts.size() == 0) {
     diag.error(hosts ? hosts : root, "hosts: a map from each host's name to its nodes");
@@ -74,6 +140,7 @@ HostPlacement parse_host_placement_text(const std::string& text, const std::stri
       }
     }
   }
+  parse_underlay(root, p, diag);
   std::string missing;
   for (const auto& n : plan.nodes) {
     if (!p.host_of.count(n.name)) missing += (missing.empty() ? "" : ", ") + n.name;

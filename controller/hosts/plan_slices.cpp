@@ -22,6 +22,13 @@ std::map<std::string, std::string> hosts_by_namespace(const Plan& plan,
   return out;
 }
 
+size_t link_index_of(const Plan& plan, const CreateVeth& veth) {
+  for (const auto& l : plan.links) {
+    if (l.if_a == veth.if_a && l.a2b.ns == veth.ns_a) return l.index;
+  }
+  throw std::invalid_argument("no link for veth " + veth.if_a + "@" + veth.ns_a);
+}
+
 Plan empty_slice_of(const Plan& plan) {
   Plan s;
   s.lab = plan.lab;
@@ -61,6 +68,21 @@ std::vector<PlanSlice> slice_plan(const Plan& plan, const HostPlacement& placeme
     if (veth && host_of_ns.at(veth->ns_a) != host_of_ns.at(veth->ns_b)) {
       const std::string& host_a = host_of_ns.at(veth->ns_a);
       const std::string& host_b = host_of_ns.at(veth->ns_b);
+      if (!placement.underlay.empty()) {
+        // The link's VXLAN id: its uid as meshnet's would be (index + 1; 0 reads as unset).
+        const auto vni = static_cast<uint32_t>(link_index_of(plan, *veth) + 1);
+        const Underlay& a = placement.underlay.at(host_a);
+        const Underlay& b = placement.underlay.at(host_b);
+        by_host.at(host_a).plan.steps.push_back(
+            CreateVxlan{veth->ns_a, veth->if_a,
+                        VxlanSpec{vni, a.address, b.address, placement.vxlan_port, a.dev}, host_b});
+        by_host.at(host_b).plan.steps.push_back(
+            CreateVxlan{veth->ns_b, veth->if_b,
+                        VxlanSpec{vni, b.address, a.address, placement.vxlan_port, b.dev}, host_a});
+        ++by_host.at(host_a).vxlan_interfaces;
+        ++by_host.at(host_b).vxlan_interfaces;
+        continue;
+      }
       by_host.at(host_a).plan.steps.push_back(
           ExpectInterface{veth->ns_a, veth->if_a, host_b, veth->ns_b, veth->if_b});
       by_host.at(host_b).plan.steps.push_back(
@@ -79,7 +101,10 @@ std::vector<PlanSlice> slice_plan(const Plan& plan, const HostPlacement& placeme
     s.plan.notes.push_back(
         "slice of host " + h + " (" + placement.source +
         "): " + std::to_string(s.plan.nodes.size()) + " of " + std::to_string(plan.nodes.size()) +
-        " nodes, " + std::to_string(s.expected_interfaces) + " link ends made outside the testbed");
+        " nodes, " +
+        (placement.underlay.empty()
+             ? std::to_string(s.expected_interfaces) + " link ends made outside the testbed"
+             : std::to_string(s.vxlan_interfaces) + " link ends as VXLANs to other hosts"));
     out.push_back(std::move(s));
   }
   return out;

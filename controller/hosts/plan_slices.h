@@ -19,6 +19,7 @@ struct PlanSlice {
   // nodes, delay lines, routes and steps, and every link with an end here.
   Plan plan;
   size_t expected_interfaces = 0;  // link ends made outside the testbed
+  size_t vxlan_interfaces = 0;     // link ends the slice makes as VXLANs (underlay given)
 };
 
 // One slice per host of `placement`, in its order. Throws std::invalid_argument when the

@@ -41,6 +41,7 @@ bool Applier::in_effect(const Step& step) {
                           kernel_.link_exists(s.ns_b, s.if_b);
                  },
                  [&](const ExpectInterface& s) { return kernel_.link_exists(s.ns, s.dev); },
+                 [&](const CreateVxlan& s) { return kernel_.link_exists(s.ns, s.dev); },
                  [&](const SetLinkUp& s) { return kernel_.link_is_up(s.ns, s.dev); },
                  [&](const AddAddress& s) { return kernel_.has_address(s.ns, s.dev, s.address); },
                  [&](const SetSysctl& s) {
@@ -79,6 +80,8 @@ void Applier::execute(const Step& step, Done& done) {
                                      "; it is made outside the testbed (meshnet, or a VXLAN to " +
                                      s.peer_dev + " on host " + s.peer_host + ")");
                  },
+                 // The tunnel's socket in this process's own network: the host's.
+                 [&](const CreateVxlan& s) { kernel_.create_vxlan("", s.ns, s.dev, s.spec); },
                  [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, true); },
                  [&](const AddAddress& s) { kernel_.add_address(s.ns, s.dev, s.address); },
                  [&](const SetSysctl& s) {
@@ -104,6 +107,7 @@ void remove_step(Kernel& kernel, const Step& step) {
   std::visit(Overloaded{[&](const CreateNamespace& s) { kernel.delete_namespace(s.ns); },
                         [&](const CreateVeth& s) { kernel.delete_link(s.ns_a, s.if_a); },
                         [&](const ExpectInterface&) {},  // never made here, so never removed
+                        [&](const CreateVxlan& s) { kernel.delete_link(s.ns, s.dev); },
                         [&](const SetLinkUp& s) { kernel.set_link_up(s.ns, s.dev, false); },
                         [&](const AddAddress& s) { kernel.delete_address(s.ns, s.dev, s.address); },
                         [&](const SetSysctl&) {},  // what it held before is not known here

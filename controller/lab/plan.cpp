@@ -89,6 +89,7 @@ std::string step_op(const Step& step) {
   return std::visit(Overloaded{[](const CreateNamespace&) { return "create_namespace"; },
                                [](const CreateVeth&) { return "create_veth"; },
                                [](const ExpectInterface&) { return "expect_interface"; },
+                               [](const CreateVxlan&) { return "create_vxlan"; },
                                [](const SetLinkUp&) { return "set_link_up"; },
                                [](const AddAddress&) { return "add_address"; },
                                [](const SetSysctl&) { return "set_sysctl"; },
@@ -108,6 +109,11 @@ std::string describe_step(const Step& step) {
           [](const ExpectInterface& s) {
             return "expect " + s.dev + "@" + s.ns + " (peer " + s.peer_dev + "@" + s.peer_ns +
                    " on host " + s.peer_host + ")";
+          },
+          [](const CreateVxlan& s) {
+            return "vxlan " + s.dev + "@" + s.ns + " vni " + std::to_string(s.spec.vni) + " " +
+                   s.spec.local.str() + " -> " + s.spec.remote.str() + ":" +
+                   std::to_string(s.spec.port) + " (host " + s.peer_host + ")";
           },
           [](const SetLinkUp& s) { return "link up " + s.dev + "@" + s.ns; },
           [](const AddAddress& s) {

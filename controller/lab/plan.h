@@ -25,6 +25,14 @@ struct ExpectInterface {
   std::string ns, dev;
   std::string peer_host, peer_ns, peer_dev;  // where the other end lives, for messages
 };
+// The same, made by the testbed itself on plain hosts: a VXLAN end born in the node's
+// namespace whose tunnel socket lives in the host's own network (where `up` runs), toward
+// the peer host named in the placement's underlay.
+struct CreateVxlan {
+  std::string ns, dev;
+  VxlanSpec spec;
+  std::string peer_host;
+};
 struct SetLinkUp {
   std::string ns, dev;
 };
@@ -52,8 +60,8 @@ struct AddIngressHooks {
   Kernel::IngressHooks hooks;
 };
 
-using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, SetLinkUp, AddAddress,
-                          SetSysctl, ShapeEgress, AddIngressHooks, AddRoute>;
+using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp,
+                          AddAddress, SetSysctl, ShapeEgress, AddIngressHooks, AddRoute>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people

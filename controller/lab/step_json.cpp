@@ -52,6 +52,16 @@ json step_to_json(const Step& step) {
                         {"dev", s.dev},
                         {"peer", {{"host", s.peer_host}, {"ns", s.peer_ns}, {"dev", s.peer_dev}}}};
           },
+          [](const CreateVxlan& s) {
+            return json{{"ns", s.ns},
+                        {"dev", s.dev},
+                        {"vni", s.spec.vni},
+                        {"local", s.spec.local.str()},
+                        {"remote", s.spec.remote.str()},
+                        {"port", s.spec.port},
+                        {"underlay_dev", s.spec.underlay_dev},
+                        {"peer_host", s.peer_host}};
+          },
           [](const SetLinkUp& s) {
             return json{{"ns", s.ns}, {"dev", s.dev}};
           },
@@ -95,6 +105,17 @@ Step step_from_json(const json& j) {
     const json& peer = j.value("peer", json::object());
     return ExpectInterface{text(j, "ns"), text(j, "dev"), text(peer, "host"), text(peer, "ns"),
                            text(peer, "dev")};
+  }
+  if (op == "create_vxlan") {
+    if (!j.contains("vni") || !j["vni"].is_number_unsigned() || !j.contains("port") ||
+        !j["port"].is_number_unsigned()) {
+      throw std::invalid_argument("step field 'vni' or 'port' is missing or not a number");
+    }
+    return CreateVxlan{
+        text(j, "ns"), text(j, "dev"),
+        VxlanSpec{j["vni"].get<uint32_t>(), address(j, "local"), address(j, "remote"),
+                  j["port"].get<uint16_t>(), text(j, "underlay_dev")},
+        text(j, "peer_host")};
   }
   if (op == "set_link_up") return SetLinkUp{text(j, "ns"), text(j, "dev")};
   if (op == "add_address") return AddAddress{text(j, "ns"), text(j, "dev"), prefix(j, "address")};

@@ -125,7 +125,9 @@ namespace {
 // Inside namespaces a slice adopted, what the slice changed is undone step by step, newest
 // first; a namespace already gone (its pod deleted) has nothing left to undo.
 void undo_adopted_steps(const LabState& state, Kernel& kernel, TeardownReport& report) {
-  const auto steps = state.plan.value("steps", nlohmann::json::array());
+  if (state.adopted_steps.empty()) return;
+  const auto steps = state.plan.is_object() ? state.plan.value("steps", nlohmann::json::array())
+                                            : nlohmann::json::array();
   for (auto it = state.adopted_steps.rbegin(); it != state.adopted_steps.rend(); ++it) {
     if (*it >= steps.size()) {
       report.errors.push_back("adopted step " + std::to_string(*it + 1) + " is not in plan.json");

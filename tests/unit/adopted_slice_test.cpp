@@ -23,8 +23,12 @@ TEST(StepJson, EveryStepOfASliceSurvivesTheTrip) {
   const Plan plan = internet2();
   const PlanSlice slice = slice_for_host(plan, compute_host_placement(plan, 3), "host1");
   ASSERT_GT(slice.expected_interfaces, 0u);
+  HostPlacement plain = compute_host_placement(plan, 3);  // plain hosts: the slice's VXLANs
+  for (const auto& h : plain.hosts) plain.underlay[h] = {Ipv4Address{0x0A000001}, "eth0"};
+  const PlanSlice vxlans = slice_for_host(plan, plain, "host1");
+  ASSERT_GT(vxlans.vxlan_interfaces, 0u);
   std::set<std::string> ops;
-  for (const Plan* p : {&plan, &slice.plan}) {
+  for (const Plan* p : {&plan, &slice.plan, &vxlans.plan}) {
     for (const Step& step : p->steps) {
       const nlohmann::json j = step_to_json(step);
       const Step back = step_from_json(j);

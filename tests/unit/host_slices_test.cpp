@@ -284,6 +284,59 @@ TEST(HostPlacementFile, ErrorsNameFileLineAndField) {
   EXPECT_EQ(first_error("hosts:\n  east: []\n"),
             "p.yaml:2:9: hosts.east: a non-empty list of nodes");
   EXPECT_EQ(first_error("hosts: [\n"), "p.yaml:2:1: YAML syntax: end of sequence flow not found");
+  const std::string two = "hosts:\n  east: [n1, n2]\n  west: [n3, n4]\n";
+  EXPECT_EQ(first_error(two + "underlay:\n  east: {address: 10.0.0.1}\n"),
+            "p.yaml:5:3: underlay: every host needs one, or none does; none for west");
+  EXPECT_EQ(first_error(two + "underlay:\n  east: {address: 10.0.0.256}\n  west: {address: x}\n"),
+            "p.yaml:5:19: underlay.east.address: '10.0.0.256' is no IPv4 address");
+  EXPECT_EQ(first_error(two + "underlay:\n  north: {address: 10.0.0.1}\n"),
+            "p.yaml:5:3: underlay.north: no host 'north' under hosts");
+  EXPECT_EQ(first_error(two + "vxlan_port: 70000\n"),
+            "p.yaml:4:13: vxlan_port: a UDP port (1-65535), not '70000'");
+}
+
+// Plain hosts: with every host's underlay address given, a link between hosts is a VXLAN
+// the slice makes at each end, with one id (the link's uid) and the two addresses crossed.
+TEST(PlanSlices, WithAnUnderlayLinksBetweenHostsAreVxlansTheSlicesMake) {
+  const Plan plan = plan_of("internet2.yaml");
+  HostPlacement placement = compute_host_placement(plan, 3);
+  placement.underlay = {{"host1", {Ipv4Address{0x0A000001}, "eth0"}},
+                        {"host2", {Ipv4Address{0x0A000002}, ""}},
+                        {"host3", {Ipv4Address{0x0A000003}, "eth1"}}};
+  placement.vxlan_port = 4790;
+  std::map<uint32_t, std::vector<std::pair<std::string, CreateVxlan>>> ends;  // by vni
+  FakeKernel kernel;
+  for (const auto& s : slice_plan(plan, placement)) {
+    EXPECT_EQ(s.expected_interfaces, 0u);
+    size_t made = 0;
+    for (const Step& step : s.plan.steps) {
+      if (const auto* v = std::get_if<CreateVxlan>(&step)) {
+        ends[v->spec.vni].emplace_back(s.host, *v);
+        EXPECT_EQ(v->spec.local, placement.underlay.at(s.host).address);
+        EXPECT_EQ(v->spec.underlay_dev, placement.underlay.at(s.host).dev);
+        EXPECT_EQ(v->spec.port, 4790);
+        ++made;
+      }
+    }
+    EXPECT_EQ(made, s.vxlan_interfaces);
+    Applier(kernel).apply(s.plan);  // each host's slice, the tunnels included
+  }
+  size_t cut = 0;
+  for (const auto& l : plan.links) cut += placement.host_of.at(l.a) != placement.host_of.at(l.b);
+  ASSERT_EQ(ends.size(), cut);
+  for (const auto& [vni, pair] : ends) {
+    ASSERT_EQ(pair.size(), 2u) << "vni " << vni;
+    const auto& [host_a, a] = pair[0];
+    const auto& [host_b, b] = pair[1];
+    EXPECT_NE(host_a, host_b);
+    EXPECT_EQ(a.spec.remote, b.spec.local);
+    EXPECT_EQ(b.spec.remote, a.spec.local);
+    EXPECT_EQ(a.peer_host, host_b);
+    const auto& link = plan.links.at(vni - 1);  // the uid meshnet would give it
+    EXPECT_TRUE((a.dev == link.if_a && b.dev == link.if_b) ||
+                (a.dev == link.if_b && b.dev == link.if_a));
+    EXPECT_EQ(kernel.namespaces().at(a.ns).links.at(a.dev).vxlan, a.spec);
+  }
 }
 
 }  // namespace
