@@ -78,12 +78,22 @@ class ThreeHosts {
   std::map<std::string, std::string> env(const std::string& host) const {
     return {{"TESTBED_RUN_DIR", dirs_.at(host)}};
   }
-  Result up(const std::string& host, const std::string& profile) const {
-    return run_testbed(
-        {"up", profile, "--hosts", "3", "--host", host, "--adopt", "--prometheus", "off"},
-        env(host));
+  // `testbed ARGS...` on `host`: in its namespace (its network, where a VXLAN's socket
+  // lives) with its own state directory, as on a machine of its own.
+  Result on(const std::string& host, const std::vector<std::string>& args) const {
+    std::vector<std::string> argv = {"env", "TESTBED_RUN_DIR=" + dirs_.at(host), TESTBED_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const CommandResult r = run_in_netns(host_ns(host), argv);
+    return {r.status, r.output};
   }
-  Result down(const std::string& host) const { return run_testbed({"down", kLab}, env(host)); }
+  Result up(const std::string& host, const std::string& profile,
+            const std::string& placement = "3") const {
+    std::vector<std::string> args = {"up",     profile, "--hosts",      placement,
+                                     "--host", host,    "--prometheus", "off"};
+    if (placement == "3") args.push_back("--adopt");  // the pods' namespaces, made by the test
+    return on(host, args);
+  }
+  Result down(const std::string& host) const { return on(host, {"down", kLab}); }
   void make(const std::string& ns) {
     made_.push_back(ns);
     LibnlKernel().create_namespace(ns);
@@ -113,6 +123,7 @@ void build_underlay(ThreeHosts& machines) {
     sh("tb-tmh-sw", {"ip", "link", "set", port, "master", "tbmh-br", "up"});
     sh(ns, {"ip", "addr", "add", underlay_address(h) + "/24", "dev", "tbu0"});
     sh(ns, {"ip", "link", "set", "tbu0", "up"});
+    sh(ns, {"ip", "link", "set", "lo", "up"});  // a machine's own: the exporter listens there
   }
 }
 
@@ -313,6 +324,90 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
     EXPECT_EQ(status.status, 0) << h << ": " << status.output;
   }
   std::cout << "[ measured ] host2 down: " << kept << " routed pairs avoiding it still reach\n";
+}
+
+}  // namespace
+}  // namespace testbed::it
+
+namespace testbed::it {
+namespace {
+
+// Plain hosts (no Kubernetes): the placement file gives each host's underlay address, and
+// each host's `testbed up` makes its ends of the links between hosts itself, as VXLANs
+// whose sockets live in the host's own network.
+TEST(MultiHost, PlainHostsMakeTheLinksBetweenThemAsVxlans) {
+  REQUIRE_ROOT();
+  const std::string profile = internet2_without_loss(kLab);
+  const auto host_of = placement_of(profile);
+  ASSERT_EQ(host_of.size(), 9u);
+  ThreeHosts machines;
+  build_underlay(machines);
+  const std::string placement = fs::temp_directory_path() / "tb-tmh-placement.yaml";
+  {
+    std::ofstream out(placement);
+    out << "hosts:\n";
+    for (const auto& h : kHosts) {
+      out << "  " << h << ": [";
+      std::string sep;
+      for (const auto& [node, host] : host_of) {
+        if (host == h) out << sep << node, sep = ", ";
+      }
+      out << "]\n";
+    }
+    out << "underlay:\n";
+    for (const auto& h : kHosts)
+      out << "  " << h << ": {address: " << underlay_address(h) << ", dev: tbu0}\n";
+  }
+  struct RemoveFile {
+    std::string path;
+    ~RemoveFile() { fs::remove(path); }
+  } remove_placement{placement};
+
+  for (const auto& h : kHosts) {
+    const Result up = machines.up(h, profile, placement);
+    ASSERT_EQ(up.status, 0) << h << ": " << up.output;
+    EXPECT_NE(up.output.find("link ends as VXLANs to other hosts"), std::string::npos) << up.output;
+  }
+  // Every link between hosts is a VXLAN at both ends, in the nodes' namespaces.
+  const auto sliced =
+      nlohmann::json::parse(run_testbed({"plan", profile, "--hosts", placement, "--json"}).output);
+  size_t vxlans = 0;
+  for (const auto& slice : sliced["slices"]) {
+    for (const auto& step : slice["plan"]["steps"]) {
+      if (step["op"] != "create_vxlan") continue;
+      const CommandResult link = run_in_netns(
+          step["ns"], {"ip", "-d", "link", "show", "dev", step["dev"].get<std::string>()});
+      EXPECT_NE(link.output.find("vxlan id " + std::to_string(step["vni"].get<int>())),
+                std::string::npos)
+          << link.output;
+      ++vxlans;
+    }
+  }
+  EXPECT_EQ(vxlans, 2 * sliced["placement"]["links_between_hosts"].get<size_t>());
+  EXPECT_GT(vxlans, 0u);
+
+  const auto whole = nlohmann::json::parse(run_testbed({"plan", profile, "--json"}).output);
+  int pairs = 0;
+  for (const auto& src : whole["nodes"]) {
+    for (const auto& dst : whole["nodes"]) {
+      if (src == dst) continue;
+      const CommandResult ping =
+          run_in_netns(src["namespace"],
+                       {"ping", "-c", "1", "-W", "5", "-q", dst["address"].get<std::string>()});
+      EXPECT_EQ(ping.status, 0) << src["name"] << " -> " << dst["name"] << ": " << ping.output;
+      ++pairs;
+    }
+  }
+  EXPECT_EQ(pairs, 72);
+
+  // Each host takes its slice down: the namespaces it made go, tunnels and all.
+  for (const auto& h : kHosts) {
+    const Result down = machines.down(h);
+    EXPECT_EQ(down.status, 0) << h << ": " << down.output;
+  }
+  LibnlKernel kernel;
+  for (const auto& n : whole["nodes"])
+    EXPECT_FALSE(kernel.namespace_exists(n["namespace"])) << n["namespace"];
 }
 
 }  // namespace

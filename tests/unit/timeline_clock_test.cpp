@@ -70,6 +70,7 @@ TEST(TimelineClock, TimelinesStartedApartShareTheirTimeZeroAndNeverChangeEarly) 
     std::getline(csv, header);
     std::getline(csv, row);
     EXPECT_EQ(row.substr(0, row.find(',')), "0.200000") << row;
+    std::filesystem::remove_all(dir);
   }
   // Both wrote the shared zero, to the microsecond, not their own start.
   EXPECT_NEAR(std::stod(starts[0]), start_at, 1e-6);
