@@ -180,6 +180,7 @@ TEST(K8sSidecar, ThePodsOfTheExportBringUpTheirSlicesAndTakeThemDownOnSigterm) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(ping.output, m, std::regex(R"(= [\d.]+/([\d.]+)/)")));
   EXPECT_NEAR(std::stod(m[1]), 40.0, 3.0) << ping.output;
+  std::cout << "[ measured ] pod to pod RTT " << m[1] << " ms for 20 ms each way\n";
   EXPECT_NE(in_pod(left, {"tc", "qdisc", "show"}).output.find("htb"), std::string::npos);
   // The exporter listens on the pod's addresses, for the cluster's Prometheus: here asked
   // from the other pod, at left's end of the link.
