@@ -225,7 +225,7 @@ int run_up(const Argv& argv) {
   try {
     const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
     try {
-      create_identities(*plan, store, state);
+      create_identities(*plan, *whole, store, state);
       start_processes(*plan, store, state);
       watch = start_observability(store, state, observability);
       if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);

@@ -56,10 +56,10 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
 
 // Gives every node a hostname and the lab's hosts file (node_identity.h), recording them
 // all before creating any, so a controller killed mid-way leaves them to `clean`.
-void create_identities(const Plan& plan, const LabStore& store, LabState& state) {
+void create_identities(const Plan& plan, const Plan& lab, const LabStore& store, LabState& state) {
   for (const auto& n : plan.nodes) state.identities.push_back({n.name, n.ns, 0});
   store.save(state);
-  const std::string hosts = node_hosts_text(plan);
+  const std::string hosts = node_hosts_text(lab);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     state.identities[i].uts_inode = create_uts_namespace(plan.nodes[i].ns, plan.nodes[i].name);
     write_hosts_file(plan.nodes[i].ns, hosts);

@@ -12,7 +12,9 @@ namespace testbed {
 // schedules; returns once every delay line has bound its queues.
 void start_processes(const Plan& plan, const LabStore& store, LabState& state);
 
-// Every node's hostname and the lab's hosts file (node_identity.h).
-void create_identities(const Plan& plan, const LabStore& store, LabState& state);
+// The hostname of every node of `plan` and the hosts file of `lab` (node_identity.h): the
+// same plan on one box; on a host bringing up its slice, every node of the whole lab, so
+// names resolve across hosts too.
+void create_identities(const Plan& plan, const Plan& lab, const LabStore& store, LabState& state);
 
 }  // namespace testbed

@@ -248,6 +248,18 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
     }
   }
   EXPECT_EQ(pairs, 72);
+  // Names resolve across hosts: each node's hosts file lists the whole lab.
+  for (const auto& [ns, _] : nodes) {
+    std::ifstream hosts("/etc/netns/" + ns + "/hosts");
+    std::stringstream text;
+    text << hosts.rdbuf();
+    for (const auto& n : whole["nodes"]) {
+      EXPECT_NE(text.str().find(n["address"].get<std::string>() + "\t" +
+                                n["name"].get<std::string>() + " "),
+                std::string::npos)
+          << ns << " lacks " << n["name"];
+    }
+  }
 
   // The first link between hosts, measured over its VXLAN and then on one box.
   const CrossLink& l = cross.front();
