@@ -28,15 +28,18 @@ const std::map<std::string, Verb>& verbs() {
       {"up",
        {run_up,
         "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] [--prometheus "
-        "on|off|existing] [--grafana] [--hosts N|PLACEMENT --host H] [--adopt] [--metrics "
-        "ADDR:PORT] [--foreground]",
+        "on|off|existing] [--grafana] [--hosts N|PLACEMENT --host H] [--adopt] [--start-at T] "
+        "[--metrics ADDR:PORT] [--foreground]",
         "create the lab (namespaces, shaped links, delay, routes) and start its schedules",
         "one lab over several hosts (docs/multihost.md):\n"
         "  --hosts N|PLACEMENT --host H  bring up only host H's slice: its nodes, the links\n"
-        "                                among them, its ends of links to other hosts (made\n"
-        "                                outside the testbed: meshnet, a VXLAN)\n"
+        "                                among them, its ends of links to other hosts (VXLANs\n"
+        "                                it makes when PLACEMENT gives the hosts' underlay;\n"
+        "                                otherwise made by others: meshnet, a CNI)\n"
         "  --adopt                       use node namespaces that already exist (a pod's);\n"
         "                                down undoes what up did in them and keeps them\n"
+        "  --start-at T                  the schedules' time zero, Unix seconds: the same on\n"
+        "                                every host, so their link changes coincide\n"
         "  --metrics ADDR:PORT           where the exporter listens: 127.0.0.1 or 0.0.0.0\n"
         "  --foreground                  stay until a signal, then take the lab down"}},
       {"export",
