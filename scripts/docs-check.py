@@ -20,6 +20,7 @@ import glob
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -172,6 +173,11 @@ def labs():
         return set()
 
 
+def temp_outputs():
+    """What the pages' commands may write for readers to look at: /tmp/tb-*, /tmp/tbt-*."""
+    return {os.path.join("/tmp", n) for n in os.listdir("/tmp") if re.match(r"tbt?-", n)}
+
+
 def run_page(page, cmds):
     """Runs a page's runnable commands in one shell; the first failure is returned."""
     rel = os.path.relpath(page, ROOT)
@@ -184,6 +190,7 @@ def run_page(page, cmds):
         script.append("echo " + str(line) + " > \"$TB_DOCS_LINE\"")
         script.append(text)
     before = labs()
+    outputs_before = temp_outputs()
     with tempfile.NamedTemporaryFile("r") as line_file:
         env = dict(os.environ, TB_DOCS_LINE=line_file.name)
         try:
@@ -197,6 +204,8 @@ def run_page(page, cmds):
         at = line_file.read().strip()
     for lab in sorted(labs() - before):  # left behind by a failure: ours, so taken down
         subprocess.run([TESTBED, "down", lab], capture_output=True)
+    for path in sorted(temp_outputs() - outputs_before):  # written by this page's commands
+        shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
     if failed:
         return rel + ":" + at + ": " + why
     return None

@@ -21,7 +21,7 @@ namespace {
 constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;  // see bringup_test.cpp
 
 std::string write_profile(const std::string& lab, const std::string& links) {
-  const std::string path = std::filesystem::temp_directory_path() / (lab + ".yaml");
+  const std::string path = temp_file(lab + ".yaml");
   std::ofstream(path) << "lab: " << lab << "\nnodes: {a: {}, b: {}}\nlinks:\n" << links;
   return path;
 }

@@ -20,7 +20,7 @@ namespace testbed::it {
 namespace {
 
 std::string write_profile(const std::string& name, const std::string& yaml) {
-  const std::string path = std::filesystem::temp_directory_path() / (name + ".yaml");
+  const std::string path = temp_file(name + ".yaml");
   std::ofstream(path) << yaml;
   return path;
 }

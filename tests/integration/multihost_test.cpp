@@ -48,7 +48,7 @@ std::string internet2_without_loss(const std::string& lab) {
   std::ifstream in(profile_as_lab("internet2.yaml", lab));
   std::stringstream ss;
   ss << in.rdbuf();
-  const std::string path = fs::temp_directory_path() / (lab + "-lossless.yaml");
+  const std::string path = temp_file(lab + "-lossless.yaml");
   std::ofstream(path) << std::regex_replace(ss.str(), std::regex("\n  loss: 0.02%"), "");
   return path;
 }

@@ -66,13 +66,26 @@ void stop_spawned(pid_t pid) {
   }
 }
 
+std::string temp_file(const std::string& name) {
+  struct Written {
+    std::vector<std::string> paths;
+    ~Written() {
+      for (const auto& p : paths) std::filesystem::remove(p);
+    }
+  };
+  static Written written;
+  const std::string path = std::filesystem::temp_directory_path() / name;
+  written.paths.push_back(path);
+  return path;
+}
+
 std::string profile_as_lab(const std::string& profile, const std::string& lab) {
   std::ifstream in(std::string(TESTBED_PROFILES_DIR) + "/" + profile);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text =
       std::regex_replace(ss.str(), std::regex("\nlab: [a-z0-9-]+"), "\nlab: " + lab);
-  const std::string path = std::filesystem::temp_directory_path() / (lab + ".yaml");
+  const std::string path = temp_file(lab + ".yaml");
   std::ofstream(path) << text;
   return path;
 }

@@ -30,6 +30,10 @@ pid_t spawn_testbed(const std::vector<std::string>& args,
 // Kills and reaps a spawned process if still running.
 void stop_spawned(pid_t pid);
 
+// A path in the temporary directory for a file a test writes (a profile); removed when the
+// test program exits, whatever the tests' outcome.
+std::string temp_file(const std::string& name);
+
 // A bundled profile with its lab renamed, so tests never collide with a user's lab.
 std::string profile_as_lab(const std::string& profile, const std::string& lab);
 
