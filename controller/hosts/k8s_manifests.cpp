@@ -103,14 +103,19 @@ bool is_dns_label(const std::string& s) {
 
 }  // namespace
 
+std::string k8s_spelling(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    out += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
 std::string k8s_pod_name(const Plan& plan, const std::string& node) {
   const auto it = std::find_if(plan.nodes.begin(), plan.nodes.end(),
                                [&](const PlannedNode& n) { return n.name == node; });
   if (it == plan.nodes.end()) throw std::invalid_argument("no node '" + node + "' in the plan");
-  std::string name;
-  for (char c : it->ns) {
-    name += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  const std::string name = k8s_spelling(it->ns);
   if (!is_dns_label(name)) {
     throw std::invalid_argument("node " + node + ": '" + name +
                                 "' is not a Kubernetes name (lower-case letters, digits and "

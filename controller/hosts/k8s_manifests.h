@@ -27,6 +27,9 @@ struct Manifest {
   std::string text;  // YAML
 };
 
+// A testbed name as Kubernetes spells names: lower case, '_' as '-' (not checked).
+std::string k8s_spelling(const std::string& name);
+
 // The pod (and Topology) name of a node: its namespace name (tb-LAB-NODE) as a DNS label,
 // lower case with '_' as '-'. Throws std::invalid_argument when that is not a valid label.
 std::string k8s_pod_name(const Plan& plan, const std::string& node);

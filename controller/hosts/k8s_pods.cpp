@@ -1,7 +1,5 @@
 #include "k8s_pods.h"
 
-#include <cctype>
-
 namespace testbed {
 namespace {
 
@@ -10,13 +8,9 @@ using Json = nlohmann::ordered_json;
 // Inside the sidecar, where the ConfigMap is mounted.
 constexpr const char* kConfigDir = "/etc/testbed";
 
-// tb-LAB, spelled as pod names are (k8s_pod_name): lower case, '_' as '-'.
+// tb-LAB, spelled as pod names are.
 std::string config_map_name(const Plan& plan) {
-  std::string name = "tb-";
-  for (char c : plan.lab) {
-    name += c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return name;
+  return "tb-" + k8s_spelling(plan.lab);
 }
 
 // The sidecar's shell: give the pod's own network namespace the name the plan knows it by
