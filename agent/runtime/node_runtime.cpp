@@ -1,6 +1,7 @@
 #include "node_runtime.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace testbed {
 namespace {
@@ -11,12 +12,8 @@ constexpr int kMessagesPerRound = 64;
 
 }  // namespace
 
-NodeRuntime::NodeRuntime(zmq::context_t& context, const std::string& control, int self)
-    : context_(context), self_(self), control_(context, zmq::socket_type::dealer) {
-  control_.set(zmq::sockopt::routing_id, std::to_string(self));
-  control_.set(zmq::sockopt::linger, 1000);  // the last event must reach the controller
-  control_.connect(control);
-}
+NodeRuntime::NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self)
+    : context_(context), self_(self), control_(std::move(control)) {}
 
 void NodeRuntime::reply(const nlohmann::json& j) {
   control_.send(zmq::buffer(j.dump()), zmq::send_flags::none);

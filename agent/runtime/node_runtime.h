@@ -1,5 +1,6 @@
-// One data center's node: the controller's commands in over a filesystem (ipc://) socket,
-// which never crosses the shaped links; model traffic over TCP across them (the van).
+// One data center's node: the controller's commands in over its control channel
+// (control_channel.h), which never crosses the shaped links; model traffic over TCP across them
+// (the van).
 //
 // One event loop serves both, so a node keeps serving other nodes (forwarding chunks on
 // auxiliary routes, answering as a parameter-server shard) while it computes, and between
@@ -25,7 +26,8 @@ namespace testbed {
 
 class NodeRuntime : public AgentLink {
  public:
-  NodeRuntime(zmq::context_t& context, const std::string& control, int self);
+  // `context` serves the van (the node's model traffic); `control` is connected already.
+  NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self);
   int run();  // until quit
 
   void reply(const nlohmann::json& j) override;

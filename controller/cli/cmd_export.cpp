@@ -9,6 +9,7 @@
 #include "args.h"
 #include "commands.h"
 #include "k8s_manifests.h"
+#include "port_number.h"
 
 namespace testbed::cli {
 namespace {
@@ -40,11 +41,10 @@ int run_export(const Argv& argv) {
   if (auto ns = args.option("namespace")) options.k8s_namespace = *ns;
   if (auto image = args.option("image")) options.image = *image;
   if (auto port = args.option("metrics-port")) {
-    try {
-      options.metrics_port = std::stoi(*port);
-    } catch (const std::exception&) {
-      options.metrics_port = 0;  // refused below, with the others
-    }
+    const auto number = parse_port(*port);
+    if (!number)
+      throw UsageError("--metrics-port must be a TCP port (1-65535), not '" + *port + "'");
+    options.metrics_port = *number;
   }
   options.profile_text = read_all(plan->source_file);
   std::vector<Manifest> manifests;

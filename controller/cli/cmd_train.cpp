@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "ipv4.h"
 #include "lab_state.h"
+#include "port_number.h"
 #include "train_args.h"
 #include "training_run.h"
 
@@ -22,8 +24,17 @@ int run_train(const Argv& argv) {
   LabState state = store.load(lab);
   if (state.phase != "up")
     throw std::runtime_error("lab " + lab + " is " + state.phase + ", not up");
-  const TrainOptions o = resolve_train_options(
-      command_line(args), state.plan.value("workload", nlohmann::json::object()));
+  TrainOptions o = resolve_train_options(command_line(args),
+                                         state.plan.value("workload", nlohmann::json::object()));
+  if (const auto listen = args.option("agents-listen")) {
+    const auto at = parse_host_port(*listen);
+    if (!at || !Ipv4Address::parse(at->address))
+      throw UsageError(
+          "--agents-listen must be ADDRESS:PORT, an IPv4 address of this host that "
+          "the other hosts reach, not '" +
+          *listen + "'");
+    o.agents_listen = "tcp://" + *listen;
+  }
   return run_training(store, lab, std::move(state), o) ? kExitOk : kExitFailure;
 }
 

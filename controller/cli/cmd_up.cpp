@@ -192,6 +192,7 @@ int run_up(const Argv& argv) {
   if (slice) state.host = slice->host;
   if (args.flag("adopt")) state.adopted = taken;
   store.save_plan(plan->lab, state.plan);
+  if (slice) store.save_whole_plan(plan->lab, plan_to_json(*whole));
   store.save(state);
 
   ApplyHooks hooks;

@@ -69,6 +69,10 @@ const std::map<std::string, Verb>& verbs() {
         "NAME] [--master-port P] [--json] -- CMD [ARGS...]",
         "run your own program (a PyTorch job, any command) once in each node with torchrun's "
         "environment; its metric lines, WAN bytes and the emulation's health are recorded"}},
+      {"agents",
+       {run_agents, "agents [LAB] --control tcp://ADDR:PORT",
+        "on a host of a lab spread over hosts: run its nodes' agents for a train controlled "
+        "from another host (train --agents-listen ADDR:PORT)"}},
       {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
       {"link",
        {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",
@@ -78,9 +82,14 @@ const std::map<std::string, Verb>& verbs() {
         "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"
         "bsp|ssp|async|apsp|ps-most-connected|ps-random[@NODE]] [--iterations N] [--model "
         "M|logreg|mf|sparse-lr] [--compute-ms "
-        "MS|MIN-MAX] [--json] ... (defaults: the profile's workload)",
+        "MS|MIN-MAX] [--json] [--agents-listen ADDR:PORT] ... (defaults: the profile's workload)",
         "synchronize a model over the lab with a strategy, or train a job on a parameter "
-        "server; report iteration times and loss"}},
+        "server; report iteration times and loss",
+        "a lab spread over hosts (docs/multihost.md): run train on one host's slice with\n"
+        "  --agents-listen ADDR:PORT  an address of this host that the other hosts reach;\n"
+        "                             on each other host run\n"
+        "                             testbed agents LAB --control tcp://ADDR:PORT\n"
+        "                             (either may start first; a lost host is named)"}},
       {"report",
        {run_report, "report LAB|DIR [--out DIR]",
         "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},

@@ -24,20 +24,23 @@ const char* const kTrainUsage =
     "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
-    "[--probe-count N] [--probe-bytes B]";
+    "[--probe-count N] [--probe-bytes B] [--agents-listen ADDR:PORT]";
 
 Args parse_train_args(const Argv& argv) {
   // Every profile workload key is an option too; the probe settings are for the command
   // line only (benchmarks).
   std::set<std::string> valued(workload_keys().begin(), workload_keys().end());
   valued.insert(command_line_only_keys().begin(), command_line_only_keys().end());
+  valued.insert("agents-listen");  // the run's, not the workload's: taken by run_train
   Args args(argv, {run_flags().begin(), run_flags().end()}, valued);
   args.at_most(1, kTrainUsage);
   return args;
 }
 
 CommandLine command_line(const Args& args) {
-  return {args.options(), args.flags()};
+  CommandLine line{args.options(), args.flags()};
+  line.options.erase("agents-listen");
+  return line;
 }
 
 }  // namespace testbed::cli

@@ -1,12 +1,27 @@
 #include "host_placement.h"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <stdexcept>
 
 #include "schedule.h"
 
 namespace testbed {
+
+// Host names end up in Kubernetes node selectors and in messages: DNS labels (RFC 1123).
+constexpr size_t kMaxHostName = 63;
+
+bool valid_host_name(const std::string& s) {
+  if (s.empty() || s.size() > kMaxHostName || s.front() == '-' || s.back() == '-') return false;
+  for (char c : s) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
+      return false;
+  }
+  return true;
+}
+
 namespace {
 
 // A host may carry this much more than an even share of the load when that keeps a heavy

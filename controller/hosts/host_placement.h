@@ -12,6 +12,10 @@
 
 namespace testbed {
 
+// A host's name: a DNS label (RFC 1123) of at most 63 characters, lower case, as Kubernetes
+// node names and selectors require; placements and the control channel's host reports use it.
+bool valid_host_name(const std::string& name);
+
 // A host's own network, over which the testbed makes VXLANs to the other hosts.
 struct Underlay {
   Ipv4Address address;

@@ -9,41 +9,21 @@
 #include <sstream>
 
 #include "host_placement.h"
+#include "port_number.h"
 #include "yaml_diagnostics.h"
 
 namespace testbed {
 namespace {
 
-// Host names end up in Kubernetes node selectors and in messages: DNS labels (RFC 1123).
-constexpr size_t kMaxHostName = 63;
-
-bool valid_host_name(const std::string& s) {
-  if (s.empty() || s.size() > kMaxHostName || s.front() == '-' || s.back() == '-') return false;
-  for (char c : s) {
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.'))
-      return false;
-  }
-  return true;
-}
-
 // `underlay: {HOST: {address: A, dev: D}}` for every host, and `vxlan_port: P`.
 void parse_underlay(const YAML::Node& root, HostPlacement& p, YamlDiagnostics& diag) {
   if (const YAML::Node port = root["vxlan_port"]) {
     std::string text;
-    int value = 0;
     if (diag.scalar(port, "vxlan_port", text)) {
-      try {
-        size_t used = 0;
-        value = std::stoi(text, &used);
-        if (used != text.size()) value = 0;
-      } catch (const std::exception&) {
-        value = 0;
-      }
-      if (value < 1 || value > 65535) {
-        diag.error(port, "vxlan_port: a UDP port (1-65535), not '" + text + "'");
+      if (const auto value = parse_port(text)) {
+        p.vxlan_port = *value;
       } else {
-        p.vxlan_port = static_cast<uint16_t>(value);
+        diag.error(port, "vxlan_port: a UDP port (1-65535), not '" + text + "'");
       }
     }
   }

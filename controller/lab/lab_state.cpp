@@ -130,11 +130,33 @@ LabState LabStore::load(const std::string& lab) const {
   return state;
 }
 
+namespace {
+
+void write_plan(const std::string& path, const nlohmann::json& plan) {
+  std::ofstream out(path, std::ios::trunc);
+  out << plan.dump() << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace
+
 void LabStore::save_plan(const std::string& lab, const nlohmann::json& plan) const {
   fs::create_directories(dir(lab));
-  std::ofstream out(plan_path(lab), std::ios::trunc);
-  out << plan.dump() << "\n";
-  if (!out) throw std::runtime_error("cannot write " + plan_path(lab));
+  write_plan(plan_path(lab), plan);
+}
+
+void LabStore::save_whole_plan(const std::string& lab, const nlohmann::json& plan) const {
+  fs::create_directories(dir(lab));
+  write_plan(whole_plan_path(lab), plan);
+}
+
+nlohmann::json LabStore::load_whole_plan(const LabState& state) const {
+  if (state.host.empty()) return state.plan;
+  std::ifstream in(whole_plan_path(state.lab));
+  auto plan = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!plan.is_object())
+    throw std::runtime_error(whole_plan_path(state.lab) + ": the whole lab's plan is unreadable");
+  return plan;
 }
 
 void LabStore::save(const LabState& state) const {

@@ -88,6 +88,11 @@ class LabStore {
   std::string dir(const std::string& lab) const { return root_ + "/" + lab; }
   std::string state_path(const std::string& lab) const { return dir(lab) + "/state.json"; }
   std::string plan_path(const std::string& lab) const { return dir(lab) + "/plan.json"; }
+  // A slice's whole lab (every host's nodes and links), kept by `up --hosts` so that a run
+  // on this host can address every node (`train` across hosts).
+  std::string whole_plan_path(const std::string& lab) const {
+    return dir(lab) + "/whole-plan.json";
+  }
   std::vector<std::string> labs() const;  // every directory under the root
   bool has_state(const std::string& lab) const;
 
@@ -97,6 +102,9 @@ class LabStore {
   LabState load(const std::string& lab) const;  // throws std::runtime_error
   void save(const LabState& state) const;       // atomic: write then rename; not the plan
   void save_plan(const std::string& lab, const nlohmann::json& plan) const;
+  void save_whole_plan(const std::string& lab, const nlohmann::json& plan) const;
+  // The whole lab's plan: whole-plan.json for a slice, the lab's own plan otherwise.
+  nlohmann::json load_whole_plan(const LabState& state) const;
   void remove(const std::string& lab) const;  // the lab's directory and its files
 
   // The one lab when `lab` is empty and exactly one exists; throws otherwise.

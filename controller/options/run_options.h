@@ -74,6 +74,9 @@ struct TrainOptions {
   std::string store = "memory";
   int memory_budget_mb = 1;  // RocksStoreOptions' default, in MiB
   std::string store_dir;     // set by train: the lab's
+  // A lab spread over hosts: where the controller listens for the agents of other hosts'
+  // nodes (tcp://ADDR:PORT, from `train --agents-listen ADDR:PORT`); empty on one box.
+  std::string agents_listen;
   // The parameter index (Sec. 4) of the disk-resident stores: on or off, the top k merged
   // per round, the share of sampled batches a key must be read by to be indexed.
   bool index = false;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "child_process.h"
+#include "port_number.h"
 #include "profile_locator.h"
 #include "prometheus_server.h"
 #include "teardown.h"
@@ -74,21 +75,12 @@ PrometheusMode parse_prometheus_option(const std::string& value) {
 }
 
 void parse_metrics_option(const std::string& value, ObservabilityOptions& options) {
-  const auto colon = value.rfind(':');
-  const std::string address = colon == std::string::npos ? "" : value.substr(0, colon);
-  int port = 0;
-  try {
-    size_t used = 0;
-    port = std::stoi(value.substr(colon + 1), &used);
-    if (used != value.size() - colon - 1) port = 0;
-  } catch (const std::exception&) {
-    port = 0;
-  }
-  if ((address != "127.0.0.1" && address != "0.0.0.0") || port < 1 || port > 65535) {
+  const auto at = parse_host_port(value);
+  if (!at || (at->address != "127.0.0.1" && at->address != "0.0.0.0")) {
     throw UsageError("--metrics must be 127.0.0.1:PORT or 0.0.0.0:PORT, not '" + value + "'");
   }
-  options.metrics_on_all_addresses = address == "0.0.0.0";
-  options.metrics_port = port;
+  options.metrics_on_all_addresses = at->address == "0.0.0.0";
+  options.metrics_port = at->port;
 }
 
 std::vector<std::string> start_observability(const LabStore& store, LabState& state,

@@ -11,12 +11,14 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <zmq.hpp>
 
 #include "agent_group.h"
 #include "child_process.h"
+#include "comma_list.h"
 #include "libnl_kernel.h"
 #include "link_control.h"
 #include "metrics_sink.h"
@@ -49,7 +51,11 @@ constexpr int kAgentGraceTicks = 100;  // of 10 ms: one second to end on SIGTERM
 
 void end_agents_and_die(int sig) {
   const size_t n = g_run_agents.size();
-  for (size_t i = 0; i < n; ++i) kill(g_run_agents[i], SIGTERM);
+  // A pid of 0 stands for an agent on another host (its own launcher ends it): kill(0)
+  // would signal our whole process group.
+  for (size_t i = 0; i < n; ++i) g_reaped[i] = g_run_agents[i] <= 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!g_reaped[i]) kill(g_run_agents[i], SIGTERM);
   const timespec tick{0, 10'000'000};
   for (int t = 0; t < kAgentGraceTicks; ++t) {
     bool all_gone = true;
@@ -74,6 +80,7 @@ void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& s
                  const std::string& lab) {
   agents.broadcast({{"cmd", "quit"}});
   for (pid_t pid : pids) {
+    if (pid <= 0) continue;  // on another host: its `testbed agents` waits for it
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
     while (waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -113,19 +120,44 @@ void check_reference(const nlohmann::json& summary) {
 bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o) {
   const std::string dir = store.dir(lab);
   o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
-  std::vector<std::string> names, namespaces, endpoints, addresses;
-  for (const auto& n : state.plan["nodes"]) {
+  // Every node of the lab, on a slice of a lab spread over hosts too (docs/multihost.md):
+  // this host's nodes get their agents here, the others' from their hosts' `testbed agents`.
+  const nlohmann::json lab_plan = store.load_whole_plan(state);
+  std::set<std::string> here;
+  for (const auto& n : state.plan["nodes"]) here.insert(n["namespace"].get<std::string>());
+  std::vector<std::string> names, namespaces, endpoints, addresses, elsewhere;
+  std::vector<bool> remote;
+  for (const auto& n : lab_plan["nodes"]) {
     names.push_back(n["name"]);
     addresses.push_back(n["address"]);
     namespaces.push_back(n["namespace"]);
     endpoints.push_back("tcp://" + n["address"].get<std::string>() + ":" +
                         std::to_string(kAgentPort));
+    remote.push_back(here.count(namespaces.back()) == 0);
+    if (remote.back()) elsewhere.push_back(names.back());
   }
+  if (!elsewhere.empty() && o.agents_listen.empty())
+    throw UsageError("lab " + lab + " is host " + state.host + "'s slice; nodes " +
+                     comma_list(elsewhere) +
+                     " are on other hosts: give --agents-listen ADDR:PORT, an address of this "
+                     "host the others reach, and run `testbed agents " +
+                     lab + " --control tcp://ADDR:PORT` on each of them");
+  if (elsewhere.empty() && !o.agents_listen.empty())
+    throw UsageError("--agents-listen is for a lab spread over hosts; every node of lab " + lab +
+                     " is on this host");
+  // The links as they are now; only this host's ends are read or changed here.
+  const auto directions = [&] {
+    auto d = live_directions(lab_plan, read_current(dir));
+    for (auto& x : d) {
+      x.local_tx = here.count(x.ns) > 0;
+      x.local_rx = here.count(x.rx_ns) > 0;
+    }
+    return d;
+  };
   std::ostream& progress = o.json ? std::cerr : std::cout;
   // Bad server names are refused before any agent starts.
   if (o.ps && !o.placement) {
-    const auto servers =
-        resolve_servers(o.servers, names, live_directions(state.plan, read_current(dir)));
+    const auto servers = resolve_servers(o.servers, names, directions());
     if (strategy_is_scheduled(o.strategy) && servers.size() != 1)
       throw UsageError(o.strategy +
                        " schedules the updates to one server (the paper's setting): "
@@ -140,11 +172,16 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";
   AgentGroup agents(ctx, socket_path, names);
+  if (!elsewhere.empty()) agents.listen_for_hosts(o.agents_listen, remote);
   std::vector<pid_t> pids;
   {
     auto lock = store.lock(lab, /*wait=*/true);
     state = store.load(lab);
     for (size_t n = 0; n < names.size(); ++n) {
+      if (remote[n]) {
+        pids.push_back(0);  // started and watched by its host (remote_hosts.h)
+        continue;
+      }
       const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
                                             "ipc://" + socket_path, "--node", std::to_string(n)};
       const pid_t pid = spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log");
@@ -161,7 +198,11 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   // Stalls: reported when they begin, in the summary, and fatal after kStallLimitS; with
   // --max-seconds the sessions end a stalled run at its budget (agent_group.h).
   StallWatch watch(
-      names, addresses, kAgentPort, [&](size_t n) { return read_tcp_queues(pids.at(n)); },
+      names, addresses, kAgentPort,
+      [&](size_t n) {
+        // An agent on another host: its sockets are not in this kernel.
+        return pids.at(n) ? read_tcp_queues(pids.at(n)) : std::vector<TcpQueue>{};
+      },
       std::chrono::steady_clock::now());
   agents.set_stall_check([&] {
     if (const auto begun = watch.poll(std::chrono::steady_clock::now()))
@@ -174,6 +215,11 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   });
   bool ok = true;
   try {
+    if (!elsewhere.empty())
+      progress << "waiting for the agents of " << comma_list(agents.awaited_nodes())
+               << " on other hosts: run `testbed agents " << lab << " --control " << o.agents_listen
+               << "` on each\n"
+               << std::flush;
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
     const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
@@ -181,25 +227,32 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
       finish_run_health(*health, summary, o.strategy, metrics);
+      if (!elsewhere.empty()) {
+        // Over hosts, this host's kernel sees its own links only: the WAN bytes and the
+        // health are of the links this host's nodes send on.
+        summary["hosts"] = {{"controller_host", state.host},
+                            {"nodes_elsewhere", elsewhere},
+                            {"links_measured", "sent by this host's nodes"}};
+      }
       summary["stalls"] = watch.to_json();
       if (summary.contains("peers"))
         metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);
-      std::cout << (o.json ? summary.dump() : headline + "; results in " + results) << "\n";
+      const std::string scope =
+          elsewhere.empty() ? "" : " (WAN bytes and health: host " + state.host + "'s links)";
+      std::cout << (o.json ? summary.dump() : headline + scope + "; results in " + results) << "\n";
     };
     if (o.ps) {
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
-      PsSession ps(o, agents, names, endpoints, live_directions(state.plan, read_current(dir)),
-                   progress, metrics, kernel);
-      ps.set_rate_source([&] { return live_directions(state.plan, read_current(dir)); });
+      PsSession ps(o, agents, names, endpoints, directions(), progress, metrics, kernel);
+      ps.set_rate_source([&] { return directions(); });
       ps.setup();
       ps.train();
       nlohmann::json summary = ps.summary(lab);
       publish(summary, ps.headline());
     } else {
-      TrainSession session(o, agents, names, endpoints,
-                           live_directions(state.plan, read_current(dir)), progress, metrics);
+      TrainSession session(o, agents, names, endpoints, directions(), progress, metrics);
       session.setup();
       session.measure();
       if (o.probe_only) {

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "address_plan.h"
+#include "comma_list.h"
 #include "diagnostics.h"
 #include "schedule.h"
 #include "yaml_diagnostics.h"
@@ -148,7 +149,7 @@ class Parser {
   // workload the command would refuse, and the topology knows no strategy by name.
   void parse_workload(const YAML::Node& n, Topology& topo) {
     if (!n.IsMap()) {
-      error(n, "workload: expected a mapping of " + join(workload_.keys));
+      error(n, "workload: expected a mapping of " + comma_list(workload_.keys));
       return;
     }
     check_keys(n, workload_.keys, "in workload");
@@ -163,12 +164,6 @@ class Parser {
         error(n[key], "workload." + key + ": " + why);
       }
     }
-  }
-
-  static std::string join(const std::vector<std::string>& words) {
-    std::string out;
-    for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
-    return out;
   }
 
   void parse_backend(const YAML::Node& n, Topology& topo) {

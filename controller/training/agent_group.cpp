@@ -44,10 +44,24 @@ void AgentGroup::broadcast(const nlohmann::json& command) {
   for (size_t n = 0; n < names_.size(); ++n) send(n, command);
 }
 
+void AgentGroup::listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote) {
+  hosts_.emplace(names_, std::move(remote));
+  // The last commands (quit) must reach the other hosts before this process ends: on TCP
+  // they may still be queued when the socket closes, unlike on the local socket, where
+  // the agents' exits are waited for. Two seconds bound how long an unreachable host holds
+  // the end of a run.
+  router_.set(zmq::sockopt::linger, 2000);
+  router_.bind(tcp_endpoint);
+}
+
+std::vector<std::string> AgentGroup::awaited_nodes() const {
+  return hosts_ ? hosts_->unclaimed() : std::vector<std::string>{};
+}
+
 void AgentGroup::check_alive() {
   last_check_ = std::chrono::steady_clock::now();
   for (size_t n = 0; n < pids_.size(); ++n) {
-    if (process_start_time(pids_[n]) == 0)
+    if (pids_[n] != 0 && process_start_time(pids_[n]) == 0)
       throw std::runtime_error("the agent of node " + names_[n] + " died");
   }
 }
@@ -69,11 +83,26 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
         deadline - std::chrono::steady_clock::now());
     zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
     if (zmq::poll(&item, 1, std::clamp(left, std::chrono::milliseconds(0), kLivenessCheck)) <= 0) {
+      // Hosts are judged silent only with nothing waiting to be read: beats queued while
+      // the controller was busy elsewhere are heard first.
+      if (hosts_) hosts_->check(std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       continue;
     }
     std::vector<zmq::message_t> frames;
     if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
+    if (hosts_ && frames.size() == 2 && RemoteHosts::is_host_id(frames[0].to_string())) {
+      // A host's launcher (remote_hosts.h): its beats are answered, so that it knows the
+      // controller is alive; a "died" report throws, naming the node.
+      if (hosts_->hear(frames[0].to_string(), frames[1].to_string(),
+                       std::chrono::steady_clock::now())) {
+        router_.send(frames[0], zmq::send_flags::sndmore);
+        router_.send(zmq::buffer(std::string(R"({"cmd":"beat"})")), zmq::send_flags::dontwait);
+      } else {
+        ++malformed_host_reports_;
+      }
+      continue;
+    }
     auto reply = frames.size() == 2 ? decode_agent_reply(frames[0].to_string(),
                                                          frames[1].to_string(), names_.size())
                                     : std::nullopt;

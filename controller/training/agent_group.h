@@ -1,6 +1,8 @@
-// The controller's side of the agents of a run: a ROUTER on the lab's ipc:// socket, one
-// DEALER per agent (its routing id is its node index). Commands go out as JSON, events come
-// back; an agent that dies or reports an error is named.
+// The controller's side of the agents of a run: a ROUTER on the lab's ipc:// socket, and on
+// a TCP address too when some agents run on other hosts (docs/multihost.md); one DEALER per
+// agent (its routing id is its node index). Commands go out as JSON, events come back; an
+// agent that dies or reports an error is named, here by its pid, on another host by that
+// host's `testbed agents` (remote_hosts.h).
 #pragma once
 
 #include <sys/types.h>
@@ -14,6 +16,8 @@
 #include <utility>
 #include <vector>
 #include <zmq.hpp>
+
+#include "remote_hosts.h"
 
 namespace testbed {
 
@@ -43,8 +47,14 @@ class AgentGroup {
   // The run's secret, new for every group: every setup carries it, and an agent hears only
   // connections that present it (van.h), so nothing else in a node can join the run.
   const std::string& secret() const { return secret_; }
-  // The agents' pids, once started, so that gather() can tell a dead one from a slow one.
+  // The agents' pids, once started, so that gather() can tell a dead one from a slow one;
+  // 0 for an agent on another host.
   void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
+  // Agents on other hosts: the ROUTER listens on `tcp_endpoint` too (tcp://ADDR:PORT), and
+  // `remote[n]` says node n's agent is started and watched by its host's `testbed agents`.
+  void listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote);
+  // The remote nodes whose host has not reported yet, by name.
+  std::vector<std::string> awaited_nodes() const;
 
   // Asked about every 200 ms while a wait goes on whether the run is stalled (a StallWatch);
   // it may itself throw, to end a run stalled too long.
@@ -70,6 +80,7 @@ class AgentGroup {
   std::optional<std::pair<size_t, nlohmann::json>> next_event(std::chrono::milliseconds timeout);
   // Replies that did not decode (agent_reply.h), dropped.
   uint64_t malformed_replies() const { return malformed_replies_; }
+  uint64_t malformed_host_reports() const { return malformed_host_reports_; }
 
  private:
   zmq::socket_t router_;
@@ -81,7 +92,8 @@ class AgentGroup {
   std::vector<pid_t> pids_;
   std::vector<std::string> names_;
   std::string secret_;
-  uint64_t malformed_replies_ = 0;
+  uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0;
+  std::optional<RemoteHosts> hosts_;
 };
 
 }  // namespace testbed

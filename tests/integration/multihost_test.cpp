@@ -5,15 +5,21 @@
 // `testbed export k8s` writes; then each host brings up its own slice with its own
 // `testbed up --adopt` and its own state directory, as on separate machines.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
+
+#include <chrono>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "libnl_kernel.h"
@@ -75,6 +81,7 @@ class ThreeHosts {
       if (kernel.namespace_exists(n)) kernel.delete_namespace(n);
     }
   }
+  const std::string& dir(const std::string& host) const { return dirs_.at(host); }
   std::map<std::string, std::string> env(const std::string& host) const {
     return {{"TESTBED_RUN_DIR", dirs_.at(host)}};
   }
@@ -344,19 +351,12 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
 namespace testbed::it {
 namespace {
 
-// Plain hosts (no Kubernetes): the placement file gives each host's underlay address, and
-// each host's `testbed up` makes its ends of the links between hosts itself, as VXLANs
-// whose sockets live in the host's own network.
-TEST(MultiHost, PlainHostsMakeTheLinksBetweenThemAsVxlans) {
-  REQUIRE_ROOT();
-  const std::string profile = internet2_without_loss(kLab);
-  const auto host_of = placement_of(profile);
-  ASSERT_EQ(host_of.size(), 9u);
-  ThreeHosts machines;
-  build_underlay(machines);
-  const std::string placement = fs::temp_directory_path() / "tb-tmh-placement.yaml";
-  {
-    std::ofstream out(placement);
+// A placement file for plain hosts: each host's nodes (as `plan --hosts 3` placed them)
+// and its underlay address; removed on destruction.
+struct PlacementFile {
+  std::string path = fs::temp_directory_path() / "tb-tmh-placement.yaml";
+  explicit PlacementFile(const std::map<std::string, std::string>& host_of) {
+    std::ofstream out(path);
     out << "hosts:\n";
     for (const auto& h : kHosts) {
       out << "  " << h << ": [";
@@ -370,19 +370,38 @@ TEST(MultiHost, PlainHostsMakeTheLinksBetweenThemAsVxlans) {
     for (const auto& h : kHosts)
       out << "  " << h << ": {address: " << underlay_address(h) << ", dev: tbu0}\n";
   }
-  struct RemoveFile {
-    std::string path;
-    ~RemoveFile() { fs::remove(path); }
-  } remove_placement{placement};
+  ~PlacementFile() { fs::remove(path); }
+};
 
-  for (const auto& h : kHosts) {
-    const Result up = machines.up(h, profile, placement);
-    ASSERT_EQ(up.status, 0) << h << ": " << up.output;
-    EXPECT_NE(up.output.find("link ends as VXLANs to other hosts"), std::string::npos) << up.output;
+// Plain hosts (no Kubernetes): the three hosts, a placement file giving their underlay
+// addresses, and each host's slice brought up by its own `testbed up`, which makes its ends
+// of the links between hosts itself, as VXLANs whose sockets live in the host's own network.
+class PlainHosts : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_ROOT();
+    profile_ = internet2_without_loss(kLab);
+    host_of_ = placement_of(profile_);
+    ASSERT_EQ(host_of_.size(), 9u);
+    build_underlay(machines_);
+    placement_.emplace(host_of_);
+    for (const auto& h : kHosts) {
+      const Result up = machines_.up(h, profile_, placement_->path);
+      ASSERT_EQ(up.status, 0) << h << ": " << up.output;
+      EXPECT_NE(up.output.find("link ends as VXLANs to other hosts"), std::string::npos)
+          << up.output;
+    }
   }
+  std::string profile_;
+  std::map<std::string, std::string> host_of_;
+  ThreeHosts machines_;
+  std::optional<PlacementFile> placement_;
+};
+
+TEST_F(PlainHosts, MakeTheLinksBetweenThemAsVxlans) {
   // Every link between hosts is a VXLAN at both ends, in the nodes' namespaces.
-  const auto sliced =
-      nlohmann::json::parse(run_testbed({"plan", profile, "--hosts", placement, "--json"}).output);
+  const auto sliced = nlohmann::json::parse(
+      run_testbed({"plan", profile_, "--hosts", placement_->path, "--json"}).output);
   size_t vxlans = 0;
   for (const auto& slice : sliced["slices"]) {
     for (const auto& step : slice["plan"]["steps"]) {
@@ -398,7 +417,7 @@ TEST(MultiHost, PlainHostsMakeTheLinksBetweenThemAsVxlans) {
   EXPECT_EQ(vxlans, 2 * sliced["placement"]["links_between_hosts"].get<size_t>());
   EXPECT_GT(vxlans, 0u);
 
-  const auto whole = nlohmann::json::parse(run_testbed({"plan", profile, "--json"}).output);
+  const auto whole = nlohmann::json::parse(run_testbed({"plan", profile_, "--json"}).output);
   int pairs = 0;
   for (const auto& src : whole["nodes"]) {
     for (const auto& dst : whole["nodes"]) {
@@ -414,12 +433,190 @@ TEST(MultiHost, PlainHostsMakeTheLinksBetweenThemAsVxlans) {
 
   // Each host takes its slice down: the namespaces it made go, tunnels and all.
   for (const auto& h : kHosts) {
-    const Result down = machines.down(h);
+    const Result down = machines_.down(h);
     EXPECT_EQ(down.status, 0) << h << ": " << down.output;
   }
   LibnlKernel kernel;
   for (const auto& n : whole["nodes"])
     EXPECT_FALSE(kernel.namespace_exists(n["namespace"])) << n["namespace"];
+}
+
+}  // namespace
+}  // namespace testbed::it
+
+namespace testbed::it {
+namespace {
+
+// The controller's address on the underlay: host1's, where `train --agents-listen` binds.
+constexpr char kControl[] = "198.18.254.1:7199";
+
+// `testbed ARGS...` started on `host` and left running: ended by SIGTERM (then SIGKILL) and
+// reaped on destruction if it has not ended; its output in a file removed then.
+class OnHost {
+ public:
+  OnHost(const ThreeHosts& machines, const std::string& host, const std::vector<std::string>& args)
+      : log_(temp_file("tb-tmh-" + host + "-" + args.front() + ".log")) {
+    std::vector<std::string> argv = {"env", "TESTBED_RUN_DIR=" + machines.dir(host), TESTBED_BIN};
+    argv.insert(argv.end(), args.begin(), args.end());
+    pid_ = spawn_in_netns(host_ns(host), argv, log_);
+  }
+  ~OnHost() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGTERM);
+      if (wait(5) < 0) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+      }
+    }
+    fs::remove(log_);
+  }
+  // Its exit status, or -1 when it is still running after `seconds`.
+  int wait(double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!reaped_) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        reaped_ = true;
+        status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      } else if (std::chrono::steady_clock::now() >= until) {
+        return -1;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+    return status_;
+  }
+  std::string output() const {
+    std::ifstream in(log_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+ private:
+  std::string log_;
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  int status_ = -1;
+};
+
+// The agents `host`'s state records, as (pid, node).
+std::vector<std::pair<int, std::string>> agents_on(const ThreeHosts& machines,
+                                                   const std::string& host) {
+  std::vector<std::pair<int, std::string>> out;
+  std::ifstream in(machines.dir(host) + "/" + kLab + "/state.json");
+  const auto state = nlohmann::json::parse(in, nullptr, false);
+  if (state.is_discarded()) return out;
+  for (const auto& p : state.value("processes", nlohmann::json::array())) {
+    const auto argv = p.value("argv", nlohmann::json::array());
+    if (!argv.empty() && argv[0].get<std::string>().ends_with("testbed-agent"))
+      out.emplace_back(p["pid"].get<int>(), p["node"].get<std::string>());
+  }
+  return out;
+}
+
+// What a run ends with: its loss after every iteration (the tree strategies; the
+// parameter server's curve is sampled in time, so its final loss), and how far its model is
+// from the single-process reference.
+struct RunModel {
+  std::vector<double> loss;
+  double reference_diff = -1;
+  double mean_iteration_s = 0;
+};
+
+RunModel model_of(const nlohmann::json& summary) {
+  RunModel m;
+  if (summary.is_null()) return m;
+  if (summary.contains("loss")) {
+    m.loss = summary["loss"].get<std::vector<double>>();
+  } else {
+    m.loss.push_back(summary["final_loss"]);
+  }
+  m.reference_diff = summary["reference_max_abs_diff"];
+  m.mean_iteration_s = summary.value("mean_iteration_s", 0.0);
+  return m;
+}
+
+const std::vector<std::vector<std::string>> kRuns = {
+    {"--strategy", "netstorm", "--model", "logreg", "--iterations", "10"},
+    {"--strategy", "bsp", "--model", "logreg", "--iterations", "10"}};
+
+// Training over three hosts: host1's `train --agents-listen` controls the run, hosts 2 and 3
+// run their nodes' agents with `testbed agents`; NetStorm and BSP end with the model they
+// end with on one box; an agent killed on host 2 is named and ends the run on every host.
+TEST_F(PlainHosts, NetStormAndBspOverThreeHostsEndWithTheOneBoxModel) {
+  const std::vector<std::string> control = {"agents", kLab, "--control",
+                                            std::string("tcp://") + kControl};
+  // Without --agents-listen, the controller says what the other hosts need.
+  const Result refused = machines_.on("host1", {"train", kLab, "--strategy", "bsp"});
+  EXPECT_EQ(refused.status, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--agents-listen"), std::string::npos) << refused.output;
+
+  std::vector<RunModel> spread;
+  for (const auto& run : kRuns) {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    std::vector<std::string> args = {"train", kLab, "--agents-listen", kControl, "--json"};
+    args.insert(args.end(), run.begin(), run.end());
+    const Result r = machines_.on("host1", args);
+    ASSERT_EQ(r.status, 0) << run[1] << ": " << r.output;
+    spread.push_back(model_of(summary_of(r.output)));
+    for (OnHost* h : {&host2, &host3}) {
+      EXPECT_EQ(h->wait(30), 0) << h->output();
+      EXPECT_NE(h->output().find("3 of 3 agents quit when told"), std::string::npos) << h->output();
+    }
+  }
+
+  // An agent killed on host 2: its host names it, the controller ends the run naming it,
+  // and every host's agents end.
+  {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    OnHost train(machines_, "host1",
+                 {"train", kLab, "--agents-listen", kControl, "--strategy", "bsp", "--model",
+                  "logreg", "--iterations", "100000"});
+    std::vector<std::pair<int, std::string>> agents;
+    for (int i = 0; i < 1500 && agents.size() < 3; ++i) {  // 30 s
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      agents = agents_on(machines_, "host2");
+    }
+    ASSERT_EQ(agents.size(), 3u);
+    kill(agents.front().first, SIGKILL);
+    EXPECT_EQ(train.wait(60), 1) << train.output();
+    EXPECT_NE(train.output().find("the agent of node " + agents.front().second +
+                                  " on host host2 died (killed by signal 9)"),
+              std::string::npos)
+        << train.output();
+    EXPECT_EQ(host2.wait(30), 1) << host2.output();
+    EXPECT_EQ(host3.wait(30), 0) << host3.output();
+    for (const char* h : {"host2", "host3"})
+      EXPECT_TRUE(agents_on(machines_, h).empty()) << h << " still records agents";
+  }
+  for (const auto& h : kHosts) {
+    const Result down = machines_.down(h);
+    EXPECT_EQ(down.status, 0) << h << ": " << down.output;
+  }
+
+  // The same runs on one box.
+  LabGuard one_box_guard(kOneBox);
+  {
+    const Result up = run_testbed({"up", internet2_without_loss(kOneBox), "--prometheus", "off"});
+    ASSERT_EQ(up.status, 0) << up.output;
+  }
+  for (size_t i = 0; i < kRuns.size(); ++i) {
+    const RunModel one = model_of(train_json(kOneBox, kRuns[i]));
+    const RunModel& over = spread[i];
+    ASSERT_EQ(over.loss.size(), one.loss.size()) << kRuns[i][1];
+    ASSERT_FALSE(one.loss.empty());
+    for (size_t k = 0; k < one.loss.size(); ++k) {
+      // The same model after every iteration: the sums are the same sums; a tree may add
+      // them in another order, which moves a float's last bits only.
+      EXPECT_NEAR(over.loss[k], one.loss[k], 1e-6) << kRuns[i][1] << " iteration " << k + 1;
+    }
+    EXPECT_LE(over.reference_diff, 1e-4) << kRuns[i][1];
+    EXPECT_LE(one.reference_diff, 1e-4) << kRuns[i][1];
+    std::cout << "[ measured ] " << kRuns[i][1] << ": final loss " << over.loss.back()
+              << " over three hosts, " << one.loss.back()
+              << " on one box; from the single-process reference " << over.reference_diff << " and "
+              << one.reference_diff << "; mean iteration " << over.mean_iteration_s
+              << " s over hosts, " << one.mean_iteration_s << " s on one box\n";
+  }
 }
 
 }  // namespace

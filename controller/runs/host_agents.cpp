@@ -1,0 +1,187 @@
+#include "host_agents.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "child_process.h"
+#include "netns_exec.h"
+#include "remote_hosts.h"
+#include "teardown.h"
+
+namespace testbed {
+namespace {
+
+std::atomic<int> g_signal{0};
+void on_signal(int sig) {
+  g_signal = sig;
+}
+
+// How often the agents are looked at: a dead one is reported well within a second.
+constexpr auto kWatchTick = std::chrono::milliseconds(200);
+// What a quitting agent is given after SIGTERM before SIGKILL.
+constexpr auto kGrace = std::chrono::seconds(1);
+
+struct Agent {
+  size_t node;  // index in the whole lab's plan: the controller's numbering
+  std::string name;
+  pid_t pid;
+  bool ended = false;
+  int status = 0;
+};
+
+std::string how_it_ended(int status) {
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "exit status " + std::to_string(WEXITSTATUS(status));
+}
+
+// Reaps what has ended; true when every agent has.
+bool reap(std::vector<Agent>& agents) {
+  bool all = true;
+  for (auto& a : agents) {
+    if (!a.ended && waitpid(a.pid, &a.status, WNOHANG) == a.pid) a.ended = true;
+    all &= a.ended;
+  }
+  return all;
+}
+
+// Ends our own children by their pids (never reaped ones: those may be another's now).
+void end_agents(std::vector<Agent>& agents) {
+  for (const auto& a : agents)
+    if (!a.ended) kill(a.pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + kGrace;
+  while (!reap(agents) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  for (auto& a : agents) {
+    if (a.ended) continue;
+    kill(a.pid, SIGKILL);
+    waitpid(a.pid, &a.status, 0);
+    a.ended = true;
+  }
+}
+
+void forget(LabStore& store, const std::string& lab, const std::vector<Agent>& agents) {
+  auto lock = store.lock(lab, /*wait=*/true);
+  LabState s = store.load(lab);
+  std::erase_if(s.processes, [&](const ProcessRecord& p) {
+    for (const auto& a : agents)
+      if (a.pid == p.pid) return true;
+    return false;
+  });
+  store.save(s);
+}
+
+}  // namespace
+
+int run_host_agents(LabStore& store, const std::string& lab, const std::string& control,
+                    std::ostream& progress) {
+  LabState state = store.load(lab);
+  if (state.host.empty())
+    throw std::runtime_error("lab " + lab +
+                             " is not a slice of a lab spread over hosts; `testbed train` starts "
+                             "its agents itself");
+  const nlohmann::json whole = store.load_whole_plan(state);
+  std::set<std::string> here;
+  for (const auto& n : state.plan["nodes"]) here.insert(n["namespace"].get<std::string>());
+  const std::string dir = store.dir(lab);
+  // The agents make their control channels in this process's network: this host's.
+  const std::string host_netns = "/proc/" + std::to_string(getpid()) + "/ns/net";
+
+  zmq::context_t ctx;
+  zmq::socket_t channel(ctx, zmq::socket_type::dealer);
+  channel.set(zmq::sockopt::routing_id, "host/" + state.host);
+  channel.set(zmq::sockopt::linger, 1000);  // a "died" report must get out before we exit
+  channel.connect(control);
+
+  for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);
+  std::vector<Agent> agents;
+  {
+    auto lock = store.lock(lab, /*wait=*/true);
+    state = store.load(lab);
+    for (size_t i = 0; i < whole["nodes"].size(); ++i) {
+      const auto& n = whole["nodes"][i];
+      if (!here.count(n["namespace"].get<std::string>())) continue;
+      const std::string name = n["name"];
+      const std::vector<std::string> cmd = {program_path("testbed-agent"),
+                                            "--control",
+                                            control,
+                                            "--node",
+                                            std::to_string(i),
+                                            "--control-netns",
+                                            host_netns};
+      const pid_t pid = spawn_in_netns(n["namespace"], cmd, dir + "/agent-" + name + ".log");
+      state.processes.push_back(owned_by_me({pid, process_start_time(pid), name, cmd}));
+      agents.push_back({i, name, pid});
+    }
+    store.save(state);
+  }
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& a : agents) nodes.push_back(a.node);
+  progress << "host " << state.host << ": " << agents.size() << " agents started for " << control
+           << "\n"
+           << std::flush;
+
+  const auto started = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> heard;
+  auto next_beat = started;
+  std::string failure;
+  std::set<size_t> reported;
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (g_signal) {
+      failure = "ended by signal " + std::to_string(g_signal.load());
+      break;
+    }
+    if (now >= next_beat) {
+      channel.send(zmq::buffer(nlohmann::json{{"event", "beat"}, {"nodes", nodes}}.dump()),
+                   zmq::send_flags::dontwait);
+      next_beat = now + kHostBeat;
+    }
+    const bool all_ended = reap(agents);
+    for (const auto& a : agents) {
+      if (!a.ended || reported.count(a.node)) continue;
+      reported.insert(a.node);
+      const bool quit = WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
+      if (quit) continue;
+      progress << "agent of node " << a.name << " " << how_it_ended(a.status) << "\n";
+      channel.send(zmq::buffer(nlohmann::json{
+                       {"event", "died"}, {"node", a.node}, {"how", how_it_ended(a.status)}}
+                                   .dump()),
+                   zmq::send_flags::dontwait);
+    }
+    if (all_ended) break;
+    if (heard ? now - *heard >= kHostSilence : now - started >= kFirstContact) {
+      failure = "the controller at " + control + (heard ? " went silent" : " never answered");
+      break;
+    }
+    zmq::pollitem_t item{channel.handle(), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, kWatchTick) > 0) {
+      zmq::message_t msg;
+      // Whatever arrives is the controller's answer to a beat; its content is not needed.
+      while (channel.recv(msg, zmq::recv_flags::dontwait)) heard = std::chrono::steady_clock::now();
+    }
+  }
+  end_agents(agents);
+  forget(store, lab, agents);
+  size_t quit = 0;
+  for (const auto& a : agents) quit += WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
+  if (!failure.empty()) {
+    progress << "host " << state.host << ": " << failure << "; its " << agents.size()
+             << " agents were ended\n";
+    return 1;
+  }
+  progress << "host " << state.host << ": " << quit << " of " << agents.size()
+           << " agents quit when told\n";
+  return quit == agents.size() ? 0 : 1;
+}
+
+}  // namespace testbed

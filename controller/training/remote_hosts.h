@@ -1,0 +1,58 @@
+// The hosts that run some of a run's agents, as the controller hears of them (a lab spread
+// over hosts, docs/multihost.md). There the controller cannot watch an agent by its pid:
+// each such host runs `testbed agents`, which starts its nodes' agents, watches them by pid
+// and reports over the control channel under the routing id "host/NAME":
+//   {"event": "beat", "nodes": [INDEX, ...]}     every second, answered with {"cmd": "beat"}
+//   {"event": "died", "node": INDEX, "how": "exit status 1"}
+// A died node ends the run naming it; so does a host silent for kHostSilence (its launcher
+// died, or the network between the hosts did). Pure: the time is passed in.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace testbed {
+
+// A launcher beats every second; a host heard from by neither beat nor agent for this long
+// is lost. Thirty beats: a loaded two-core machine can hold a process off the CPU for
+// seconds, never for thirty, and a lost host is still named within half a minute.
+constexpr auto kHostSilence = std::chrono::seconds(30);
+// How often a launcher beats: well within kHostSilence, and cheap (one small frame).
+constexpr auto kHostBeat = std::chrono::seconds(1);
+
+class RemoteHosts {
+ public:
+  using Clock = std::chrono::steady_clock;
+  // `remote[n]`: node n's agent runs on another host.
+  RemoteHosts(std::vector<std::string> names, std::vector<bool> remote);
+
+  static bool is_host_id(const std::string& routing_id) {
+    return routing_id.rfind("host/", 0) == 0;
+  }
+  // One frame from a launcher. True when it was well-formed (a beat is then to be answered);
+  // false when it is to be dropped and counted: a bad host name, not JSON, an unknown event,
+  // a node that is not remote or is claimed by another host. Throws std::runtime_error
+  // naming the node of a "died" report.
+  bool hear(const std::string& routing_id, const std::string& payload, Clock::time_point now);
+  // Throws std::runtime_error naming a host silent for kHostSilence and its nodes.
+  void check(Clock::time_point now) const;
+  // The remote nodes no host has claimed yet, by name: whose `testbed agents` is awaited.
+  std::vector<std::string> unclaimed() const;
+  bool any() const;
+
+ private:
+  struct Host {
+    Clock::time_point last_heard;
+    std::vector<size_t> nodes;
+  };
+  std::string nodes_of(const Host& h) const;
+  std::vector<std::string> names_;
+  std::vector<bool> remote_;
+  std::vector<std::string> claimed_by_;  // per node: the host that runs it, or ""
+  std::map<std::string, Host> hosts_;
+};
+
+}  // namespace testbed
