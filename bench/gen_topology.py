@@ -10,6 +10,9 @@ parser.add_argument("--nodes", type=int, default=200)
 parser.add_argument("--links", type=int, default=400)
 parser.add_argument("--seed", type=int, default=1)
 parser.add_argument("--lab", default="tbb-gen")
+parser.add_argument("--delay", default="10ms", help="every link's one-way delay (0ms: none)")
+parser.add_argument("--bandwidth", default="",
+                    help="every direction's rate (e.g. 100mbit) instead of random ones")
 parser.add_argument("--every", default="",
                     help="give every direction a random rate redrawn this often (e.g. 1s)")
 args = parser.parse_args()
@@ -26,14 +29,15 @@ while len(pairs) < args.links:
 print(f"# {args.nodes} nodes, {args.links} links, seed {args.seed} (bench/gen_topology.py)")
 print(f"lab: {args.lab}")
 if args.every:
-    print(f"defaults: {{delay: 10ms, schedule: {{random: {{every: {args.every}, "
+    print(f"defaults: {{delay: {args.delay}, schedule: {{random: {{every: {args.every}, "
           f"bandwidth: 20mbit..155mbit}}}}}}")
 else:
-    print("defaults: {delay: 10ms}")
+    print(f"defaults: {{delay: {args.delay}}}")
 print("nodes:")
 for i in range(args.nodes):
     print(f"  n{i}: {{}}")
 print("links:")
 for a, b in sorted(pairs):
-    print(f"  - {{endpoints: [n{a}, n{b}], a2b: {{bandwidth: {rng.randint(20, 155)}mbit}}, "
-          f"b2a: {{bandwidth: {rng.randint(20, 155)}mbit}}}}")
+    a2b = args.bandwidth or f"{rng.randint(20, 155)}mbit"
+    b2a = args.bandwidth or f"{rng.randint(20, 155)}mbit"
+    print(f"  - {{endpoints: [n{a}, n{b}], a2b: {{bandwidth: {a2b}}}, b2a: {{bandwidth: {b2a}}}}}")

@@ -110,13 +110,18 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
           out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
           zmq::send_multipart(out, frames);
         }
+        // The monitor is stopped here, while its receiving end is still open. ZeroMQ's I/O
+        // thread sends each event blocking, holding the socket's monitor lock; with the
+        // receiving end closed (as it is once this thread returns), an event of peers
+        // leaving at the end of a run (several quit together) blocked it for good, and the
+        // stop waited on that lock: an agent that never exited after quit, seen under load.
+        zmq_socket_monitor(router_.handle(), nullptr, 0);
       });
 }
 
 Van::~Van() {
   stop_ = true;
   receiver_.join();
-  zmq_socket_monitor(router_.handle(), nullptr, 0);
 }
 
 void Van::answer_zap(zmq::socket_t& zap) {

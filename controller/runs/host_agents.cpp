@@ -28,7 +28,7 @@ void on_signal(int sig) {
 
 // How often the agents are looked at: a dead one is reported well within a second.
 constexpr auto kWatchTick = std::chrono::milliseconds(200);
-// What a quitting agent is given after SIGTERM before SIGKILL.
+// What an agent ended by us is given after SIGTERM before SIGKILL.
 constexpr auto kGrace = std::chrono::seconds(1);
 
 struct Agent {
@@ -131,7 +131,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
            << std::flush;
 
   const auto started = std::chrono::steady_clock::now();
-  std::optional<std::chrono::steady_clock::time_point> heard;
+  std::optional<std::chrono::steady_clock::time_point> heard, told_quit;
   auto next_beat = started;
   std::string failure;
   std::set<size_t> reported;
@@ -159,6 +159,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                    zmq::send_flags::dontwait);
     }
     if (all_ended) break;
+    if (told_quit && now - *told_quit >= kQuitGrace) break;  // the rest did not quit: ended below
     if (heard ? now - *heard >= kHostSilence : now - started >= kFirstContact) {
       failure = "the controller at " + control + (heard ? " went silent" : " never answered");
       break;
@@ -166,14 +167,24 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     zmq::pollitem_t item{channel.handle(), 0, ZMQ_POLLIN, 0};
     if (zmq::poll(&item, 1, kWatchTick) > 0) {
       zmq::message_t msg;
-      // Whatever arrives is the controller's answer to a beat; its content is not needed.
-      while (channel.recv(msg, zmq::recv_flags::dontwait)) heard = std::chrono::steady_clock::now();
+      // The controller's answers to beats, and its word that the run has ended.
+      while (channel.recv(msg, zmq::recv_flags::dontwait)) {
+        heard = std::chrono::steady_clock::now();
+        const auto j = nlohmann::json::parse(msg.to_string(), nullptr, false);
+        if (!told_quit && j.is_object() && j.value("cmd", "") == "quit") told_quit = heard;
+      }
     }
   }
+  std::vector<std::string> lingering;  // told to quit, still running after kQuitGrace
+  for (const auto& a : agents)
+    if (!a.ended && failure.empty()) lingering.push_back(a.name);
   end_agents(agents);
   forget(store, lab, agents);
   size_t quit = 0;
   for (const auto& a : agents) quit += WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
+  for (const auto& name : lingering)
+    progress << "agent of node " << name << " did not quit within " << kQuitGrace.count()
+             << " s of being told; killed\n";
   if (!failure.empty()) {
     progress << "host " << state.host << ": " << failure << "; its " << agents.size()
              << " agents were ended\n";

@@ -4,9 +4,11 @@
 // controller made in this host's network (control_channel.h), records them as the lab's
 // processes, and watches them by pid, reporting to the controller under the routing id
 // "host/HOST" (remote_hosts.h): a beat every second, and any agent that dies, by node.
-// It returns when every agent has ended: 0 when all quit as told. When the controller is
-// not heard from for kHostSilence (or never, within kFirstContact), it ends its agents
-// by their recorded pids and fails, naming the controller's address.
+// It returns when every agent has ended: 0 when all quit as told. Told by the controller
+// that the run has ended, it gives them kQuitGrace, as the controller gives its own, then
+// ends the rest, naming them. When the controller is not heard from for kHostSilence (or
+// never, within kFirstContact), it ends its agents by their recorded pids and fails,
+// naming the controller's address.
 #pragma once
 
 #include <chrono>

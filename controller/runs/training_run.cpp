@@ -79,9 +79,10 @@ void end_agents_and_die(int sig) {
 void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& store,
                  const std::string& lab) {
   agents.broadcast({{"cmd", "quit"}});
+  agents.release_hosts();  // their `testbed agents` give theirs the same grace
   for (pid_t pid : pids) {
-    if (pid <= 0) continue;  // on another host: its `testbed agents` waits for it
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    if (pid <= 0) continue;  // on another host
+    const auto deadline = std::chrono::steady_clock::now() + kQuitGrace;
     while (waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -91,6 +92,8 @@ void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& s
   std::erase_if(s.processes, [&](const ProcessRecord& p) {
     if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) return false;
     if (process_start_time(p.pid) == p.start_time) {  // did not quit in time
+      std::cerr << "testbed train: the agent of node " << p.node << " did not quit within "
+                << kQuitGrace.count() << " s of being told; killed\n";
       kill(p.pid, SIGKILL);
       waitpid(p.pid, nullptr, 0);
     }

@@ -58,6 +58,14 @@ std::vector<std::string> AgentGroup::awaited_nodes() const {
   return hosts_ ? hosts_->unclaimed() : std::vector<std::string>{};
 }
 
+void AgentGroup::release_hosts() {
+  if (!hosts_) return;
+  for (const auto& id : hosts_->routing_ids()) {
+    router_.send(zmq::buffer(id), zmq::send_flags::sndmore);
+    router_.send(zmq::buffer(std::string(R"({"cmd":"quit"})")), zmq::send_flags::dontwait);
+  }
+}
+
 void AgentGroup::check_alive() {
   last_check_ = std::chrono::steady_clock::now();
   for (size_t n = 0; n < pids_.size(); ++n) {

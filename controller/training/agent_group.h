@@ -72,6 +72,8 @@ class AgentGroup {
 
   void send(size_t node, const nlohmann::json& command);
   void broadcast(const nlohmann::json& command);
+  // Tells the hosts that run some of the agents that the run has ended (remote_hosts.h).
+  void release_hosts();
   // One `event` from every node, in node order; throws naming a node that died or failed.
   std::vector<nlohmann::json> gather(const std::string& event);
   // The next event of any node, as (node, event), or nullopt after `timeout`. Throws

@@ -71,6 +71,12 @@ void RemoteHosts::check(Clock::time_point now) const {
   }
 }
 
+std::vector<std::string> RemoteHosts::routing_ids() const {
+  std::vector<std::string> out;
+  for (const auto& [name, h] : hosts_) out.push_back("host/" + name);
+  return out;
+}
+
 std::vector<std::string> RemoteHosts::unclaimed() const {
   std::vector<std::string> out;
   for (size_t n = 0; n < names_.size(); ++n) {

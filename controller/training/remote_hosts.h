@@ -4,6 +4,8 @@
 // and reports over the control channel under the routing id "host/NAME":
 //   {"event": "beat", "nodes": [INDEX, ...]}     every second, answered with {"cmd": "beat"}
 //   {"event": "died", "node": INDEX, "how": "exit status 1"}
+// and is told {"cmd": "quit"} when the run ends, so that it gives its agents the time the
+// controller gives its own to quit (kQuitGrace) and then ends them.
 // A died node ends the run naming it; so does a host silent for kHostSilence (its launcher
 // died, or the network between the hosts did). Pure: the time is passed in.
 #pragma once
@@ -23,6 +25,10 @@ constexpr auto kHostSilence = std::chrono::seconds(30);
 // How often a launcher beats: well within kHostSilence, and cheap (one small frame).
 constexpr auto kHostBeat = std::chrono::seconds(1);
 
+// How long an agent is given to quit when told before it is killed, here and on other hosts:
+// an agent quits in milliseconds; two seconds leave room for a loaded machine.
+constexpr auto kQuitGrace = std::chrono::seconds(2);
+
 class RemoteHosts {
  public:
   using Clock = std::chrono::steady_clock;
@@ -41,6 +47,8 @@ class RemoteHosts {
   void check(Clock::time_point now) const;
   // The remote nodes no host has claimed yet, by name: whose `testbed agents` is awaited.
   std::vector<std::string> unclaimed() const;
+  // The routing ids of the hosts heard from ("host/NAME"), to tell them the run ended.
+  std::vector<std::string> routing_ids() const;
   bool any() const;
 
  private:

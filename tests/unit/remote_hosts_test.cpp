@@ -24,6 +24,7 @@ TEST(RemoteHosts, BeatsClaimNodesAndADeathIsNamed) {
   EXPECT_EQ(hosts.unclaimed(), (std::vector<std::string>{"atlanta", "seattle"}));
   EXPECT_TRUE(hosts.hear("host/host2", R"({"event":"beat","nodes":[1]})", t0));
   EXPECT_EQ(hosts.unclaimed(), (std::vector<std::string>{"seattle"}));
+  EXPECT_EQ(hosts.routing_ids(), (std::vector<std::string>{"host/host2"}));  // told of the end
   try {
     hosts.hear("host/host2", R"({"event":"died","node":1,"how":"killed by signal 9"})", t0);
     FAIL() << "a died report must end the run";
