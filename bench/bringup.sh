@@ -82,7 +82,7 @@ fi
 
 [[ ",$parts," == *,mininet,* ]] || exit 0
 # Mininet and its bridge-utils are Debian packages; installed here when missing.
-if ! python3 -c "import mininet" 2>/dev/null; then
+if ! /usr/bin/python3 -c "import mininet" 2>/dev/null; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mininet \
     bridge-utils >/dev/null
@@ -103,7 +103,7 @@ for n in $mininet_sizes; do
     echo "tb_up $(echo "$t1 - $t0" | bc -l)" >> "$out/ring$n.times"
     echo "tb_down $(echo "$t2 - $t1" | bc -l)" >> "$out/ring$n.times"
     mininet_running=1
-    python3 bench/mininet_peer.py bringup "$n" | awk '{print "mn_up", $2; print "mn_down", $4}' \
+    bench/mininet_peer.py bringup "$n" | awk '{print "mn_up", $2; print "mn_down", $4}' \
       >> "$out/ring$n.times"
     mininet_running=""
   done
@@ -129,7 +129,7 @@ tb_mbit=$("$tb" exec --lab tbb-pair b -- iperf3 -c a -t 5 -O 2 -J |
   python3 -c "import json,sys; print('%.2f' % (json.load(sys.stdin)['end']['sum_received']['bits_per_second'] / 1e6))")
 "$tb" down tbb-pair > /dev/null
 mininet_running=1
-mn_mbit=$(python3 bench/mininet_peer.py iperf 100 | awk '{print $2}')
+mn_mbit=$(bench/mininet_peer.py iperf 100 | awk '{print $2}')
 mininet_running=""
 echo "iperf3 through one 100 Mbit/s link (5 s, first 2 left out): testbed $tb_mbit Mbit/s," \
   "Mininet $mn_mbit Mbit/s; TCP's goodput at 100 Mbit/s of frames is 95.64 (1448/1514)"

@@ -8,6 +8,7 @@
 #include <prometheus/registry.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <fstream>
@@ -92,8 +93,15 @@ int run_exporter(const Argv& argv) {
     }
     zmq::pollitem_t item{events.handle(), 0, ZMQ_POLLIN, 0};
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_sample - now);
-    // Wake at least every 100 ms to notice SIGTERM (poll restarts after signals).
-    if (zmq::poll(&item, 1, std::min(wait, std::chrono::milliseconds(100))) <= 0) continue;
+    // Wake at least every 100 ms to notice SIGTERM. The signal itself interrupts the poll
+    // (EINTR, thrown by cppzmq): that is the stop, not an error.
+    int ready = 0;
+    try {
+      ready = zmq::poll(&item, 1, std::min(wait, std::chrono::milliseconds(100)));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) throw;
+    }
+    if (ready <= 0) continue;
     zmq::message_t msg;
     while (events.recv(msg, zmq::recv_flags::dontwait)) {
       try {
@@ -105,7 +113,13 @@ int run_exporter(const Argv& argv) {
       }
     }
   }
-  return kExitOk;
+  // Ended here, not by returning: the HTTP server's stop (prometheus-cpp's civetweb) waits
+  // out its listening thread's poll. Nothing is left to write but the samples, flushed
+  // here; the kernel closes the sockets, and `down` removes the lab's directory. Before,
+  // SIGTERM surfaced as an error from the poll (exit status 1) and the server's stop took
+  // 2 s of every `down` (measured: SIGTERM to exit 1.96 s, the delay lines 0.01 s).
+  csv.flush();
+  _exit(kExitOk);
 }
 
 }  // namespace testbed::cli
