@@ -137,33 +137,39 @@ void FakeKernel::set_sysctl(const std::string& ns, const std::string& key,
   n.sysctls[key] = value;
 }
 
-bool FakeKernel::has_route(const std::string& ns, const RouteSpec& route) {
-  if (!namespace_exists(ns)) return false;
-  const auto& routes = namespaces_[ns].routes;
-  return std::find(routes.begin(), routes.end(), route) != routes.end();
+std::vector<RouteSpec> FakeKernel::routes(const std::string& ns) {
+  return namespace_exists(ns) ? namespaces_[ns].routes : std::vector<RouteSpec>{};
 }
 
-void FakeKernel::add_route(const std::string& ns, const RouteSpec& route) {
-  auto& link = link_or_throw("add_route", ns, route.dev);
-  // The kernel refuses a gateway that is not on one of the device's subnets, and a route
-  // through a device that is down ("Network is down" / "Nexthop has invalid gateway").
-  if (!link.up)
-    throw KernelError("add_route(" + route.dst.str() + "): device " + route.dev + " is down");
-  const bool onlink = std::any_of(link.addresses.begin(), link.addresses.end(),
-                                  [&](const Ipv4Prefix& p) { return p.contains(route.via); });
-  if (!onlink)
-    throw KernelError("add_route(" + route.dst.str() + "): invalid gateway " + route.via.str());
-  if (has_route(ns, route)) throw KernelError("add_route(" + route.dst.str() + "): exists");
-  mutate("add_route");
-  namespaces_[ns].routes.push_back(route);
+void FakeKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) {
+  ns_or_throw("add_routes", ns);
+  mutate("add_routes");
+  auto& installed = namespaces_[ns].routes;
+  // All or nothing, as the real kernel's batch is made to be: checked before any is added.
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const RouteSpec& route = routes[i];
+    auto& link = link_or_throw("add_routes", ns, route.dev);
+    // The kernel refuses a gateway that is not on one of the device's subnets, and a route
+    // through a device that is down ("Network is down" / "Nexthop has invalid gateway").
+    if (!link.up)
+      throw KernelError("add_routes(" + route.dst.str() + "): device " + route.dev + " is down");
+    const bool onlink = std::any_of(link.addresses.begin(), link.addresses.end(),
+                                    [&](const Ipv4Prefix& p) { return p.contains(route.via); });
+    if (!onlink)
+      throw KernelError("add_routes(" + route.dst.str() + "): invalid gateway " + route.via.str());
+    const auto same_dst = [&](const RouteSpec& r) { return r.dst == route.dst; };
+    if (std::any_of(installed.begin(), installed.end(), same_dst) ||
+        std::any_of(routes.begin(), routes.begin() + static_cast<long>(i), same_dst)) {
+      throw KernelError("add_routes(" + route.dst.str() + "): exists");
+    }
+  }
+  installed.insert(installed.end(), routes.begin(), routes.end());
 }
 
-void FakeKernel::delete_route(const std::string& ns, const RouteSpec& route) {
-  auto& routes = ns_or_throw("delete_route", ns).routes;
-  auto it = std::find(routes.begin(), routes.end(), route);
-  if (it == routes.end()) throw KernelError("delete_route(" + route.dst.str() + "): absent");
-  mutate("delete_route");
-  routes.erase(it);
+void FakeKernel::delete_routes(const std::string& ns) {
+  auto& routes = ns_or_throw("delete_routes", ns).routes;
+  mutate("delete_routes");
+  routes.clear();
 }
 
 std::optional<ShapingState> FakeKernel::shaping(const std::string& ns, const std::string& dev) {

@@ -30,7 +30,7 @@ class FakeKernel : public Kernel {
     std::vector<RouteSpec> routes;
   };
 
-  // Makes the `nth` (1-based) future call of `op` (e.g. "add_route") throw KernelError.
+  // Makes the `nth` (1-based) future call of `op` (e.g. "add_routes") throw KernelError.
   void fail_on(const std::string& op, int nth) { failures_[op] = calls_[op] + nth; }
   // Mutating calls made so far; queries are not counted.
   int mutations() const { return mutations_; }
@@ -53,9 +53,9 @@ class FakeKernel : public Kernel {
   void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   std::string sysctl(const std::string& ns, const std::string& key) override;
   void set_sysctl(const std::string& ns, const std::string& key, const std::string& value) override;
-  bool has_route(const std::string& ns, const RouteSpec& route) override;
-  void add_route(const std::string& ns, const RouteSpec& route) override;
-  void delete_route(const std::string& ns, const RouteSpec& route) override;
+  std::vector<RouteSpec> routes(const std::string& ns) override;
+  void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
+  void delete_routes(const std::string& ns) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;

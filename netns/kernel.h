@@ -68,12 +68,16 @@ struct ShapingState {
   uint32_t backlog_bytes = 0;
 };
 
+// The routing protocol number of the testbed's routes (`ip route` shows "proto 116"): not
+// one of those rtnetlink.h or iproute2's rt_protos assign, so nothing else claims it.
+constexpr uint8_t kRouteProtocol = 116;
+
 struct RouteSpec {
   Ipv4Prefix dst;
   Ipv4Address via;
   std::string dev;
   Ipv4Address src;  // preferred source: the node's own address, so replies find their way back
-  bool operator==(const RouteSpec&) const = default;
+  auto operator<=>(const RouteSpec&) const = default;
 };
 
 // One end of a link between hosts (docs/multihost.md): a VXLAN device whose UDP socket
@@ -121,9 +125,14 @@ class Kernel {
   virtual void set_sysctl(const std::string& ns, const std::string& key,
                           const std::string& value) = 0;
 
-  virtual bool has_route(const std::string& ns, const RouteSpec& route) = 0;
-  virtual void add_route(const std::string& ns, const RouteSpec& route) = 0;
-  virtual void delete_route(const std::string& ns, const RouteSpec& route) = 0;
+  // Routes the testbed installs carry its own routing protocol number (kRouteProtocol), so
+  // that they are found and removed by ownership, whatever else lives in the namespace (a
+  // pod's own routes, made by its CNI). routes(): the testbed's routes in `ns`.
+  virtual std::vector<RouteSpec> routes(const std::string& ns) = 0;
+  // Installs every route, the requests batched; all or nothing: when the kernel refuses one,
+  // those installed by the call are deleted and KernelError names the first refused.
+  virtual void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) = 0;
+  virtual void delete_routes(const std::string& ns) = 0;  // every route the testbed owns
 
   virtual std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) = 0;
   // Creates the HTB tree, or changes an existing one in place (no queue flush).

@@ -211,62 +211,6 @@ void LibnlKernel::set_sysctl(const std::string& ns, const std::string& key,
   if (!out) throw KernelError("write(/proc/sys/" + key + " = " + value + " in " + ns + ") failed");
 }
 
-nl::Route LibnlKernel::route_object(const std::string& ns, const RouteSpec& r) {
-  nl::Route route(nl::check_alloc(rtnl_route_alloc(), "rtnl_route_alloc"));
-  rtnl_route_set_family(route.get(), AF_INET);
-  rtnl_route_set_table(route.get(), RT_TABLE_MAIN);
-  rtnl_route_set_protocol(route.get(), RTPROT_STATIC);
-  rtnl_route_set_scope(route.get(), RT_SCOPE_UNIVERSE);
-  nl::Address dst = nl::ipv4(r.dst.address, r.dst.length);
-  nl::check(rtnl_route_set_dst(route.get(), dst.get()), "rtnl_route_set_dst");
-  nl::Address src = nl::ipv4(r.src);
-  nl::check(rtnl_route_set_pref_src(route.get(), src.get()), "rtnl_route_set_pref_src");
-  rtnl_nexthop* nh = nl::check_alloc(rtnl_route_nh_alloc(), "rtnl_route_nh_alloc");
-  rtnl_route_nh_set_ifindex(nh, ifindex(ns, r.dev));
-  nl::Address via = nl::ipv4(r.via);
-  rtnl_route_nh_set_gateway(nh, via.get());
-  rtnl_route_add_nexthop(route.get(), nh);  // the route owns the nexthop from here
-  return route;
-}
-
-bool LibnlKernel::has_route(const std::string& ns, const RouteSpec& r) {
-  if (!link_exists(ns, r.dev)) return false;
-  nl_cache* raw = nullptr;
-  nl::check(rtnl_route_alloc_cache(context(ns).sock.get(), AF_INET, 0, &raw),
-            "rtnl_route_alloc_cache(" + ns + ")");
-  nl::Cache cache(raw);
-  nl::Address dst = nl::ipv4(r.dst.address, r.dst.length);
-  nl::Address via = nl::ipv4(r.via);
-  nl::Address src = nl::ipv4(r.src);
-  const int index = ifindex(ns, r.dev);
-  for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
-    auto* route = reinterpret_cast<rtnl_route*>(o);
-    if (rtnl_route_get_table(route) != RT_TABLE_MAIN ||
-        nl_addr_cmp(rtnl_route_get_dst(route), dst.get()) != 0 ||
-        rtnl_route_get_nnexthops(route) != 1) {
-      continue;
-    }
-    rtnl_nexthop* nh = rtnl_route_nexthop_n(route, 0);
-    const nl_addr* pref = rtnl_route_get_pref_src(route);
-    if (rtnl_route_nh_get_ifindex(nh) == index && rtnl_route_nh_get_gateway(nh) &&
-        nl_addr_cmp(rtnl_route_nh_get_gateway(nh), via.get()) == 0 && pref &&
-        nl_addr_cmp(pref, src.get()) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
-void LibnlKernel::add_route(const std::string& ns, const RouteSpec& r) {
-  nl::check(rtnl_route_add(context(ns).sock.get(), route_object(ns, r).get(), NLM_F_EXCL),
-            "rtnl_route_add(" + r.dst.str() + " via " + r.via.str() + " in " + ns + ")");
-}
-
-void LibnlKernel::delete_route(const std::string& ns, const RouteSpec& r) {
-  nl::check(rtnl_route_delete(context(ns).sock.get(), route_object(ns, r).get(), 0),
-            "rtnl_route_delete(" + r.dst.str() + " in " + ns + ")");
-}
-
 std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev)) return std::nullopt;
   nl_sock* sock = context(ns).sock.get();

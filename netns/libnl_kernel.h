@@ -35,9 +35,9 @@ class LibnlKernel : public Kernel {
   void delete_address(const std::string& ns, const std::string& dev, Ipv4Prefix addr) override;
   std::string sysctl(const std::string& ns, const std::string& key) override;
   void set_sysctl(const std::string& ns, const std::string& key, const std::string& value) override;
-  bool has_route(const std::string& ns, const RouteSpec& route) override;
-  void add_route(const std::string& ns, const RouteSpec& route) override;
-  void delete_route(const std::string& ns, const RouteSpec& route) override;
+  std::vector<RouteSpec> routes(const std::string& ns) override;
+  void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
+  void delete_routes(const std::string& ns) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;

@@ -1,6 +1,6 @@
-// testbed plan FILE [--json] [--steps] [--hosts N|PLACEMENT [--host NAME]]: what `up` would
-// do, without root and without touching anything; with --hosts, the lab cut into per-host
-// slices (docs/multihost.md).
+// testbed plan FILE [--json] [--steps] [--routes] [--hosts N|PLACEMENT [--host NAME]]: what
+// `up` would do, without root and without touching anything; with --hosts, the lab cut into
+// per-host slices (docs/multihost.md). Routes come as their rule unless --routes.
 #include <iostream>
 
 #include "args.h"
@@ -20,7 +20,8 @@ namespace testbed::cli {
 namespace {
 
 const char* const kUsage =
-    "testbed plan FILE [--json] [--steps] [--backend B] [--hosts N|PLACEMENT [--host NAME]]";
+    "testbed plan FILE [--json] [--steps] [--routes] [--backend B] [--hosts N|PLACEMENT [--host "
+    "NAME]]";
 
 // The plan cut over hosts: the placement and every slice, or one host's slice in full.
 int run_sliced_plan(const Plan& plan, const Args& args) {
@@ -29,13 +30,13 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
   if (const auto host = args.option("host")) {
     const PlanSlice slice = host_slice(plan, *placement, *host);
     if (args.flag("json")) {
-      nlohmann::json j = plan_to_json(slice.plan);
+      nlohmann::json j = plan_to_json(slice.plan, args.flag("routes"));
       j["host"] = slice.host;
       j["expected_interfaces"] = slice.expected_interfaces;
       j["vxlan_interfaces"] = slice.vxlan_interfaces;
       std::cout << j.dump(2) << "\n";
     } else {
-      print_plan_table(slice.plan, std::cout, args.flag("steps"));
+      print_plan_table(slice.plan, std::cout, args.flag("steps"), args.flag("routes"));
     }
     return kExitOk;
   }
@@ -51,7 +52,7 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
 }  // namespace
 
 int run_plan(const Argv& argv) {
-  Args args(argv, {"json", "steps"}, {"backend", "hosts", "host"});
+  Args args(argv, {"json", "steps", "routes"}, {"backend", "hosts", "host"});
   args.at_most(1, kUsage);
   if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
   if (args.option("host") && !args.option("hosts")) throw UsageError("--host needs --hosts");
@@ -68,13 +69,13 @@ int run_plan(const Argv& argv) {
   const bool mlfabric =
       strategy != topology.workload.end() && strategy_is_scheduled(strategy->second);
   if (args.flag("json")) {
-    nlohmann::json j = plan_to_json(*plan);
+    nlohmann::json j = plan_to_json(*plan, args.flag("routes"));
     if (!placement.is_null()) j["placement"] = placement;
     if (gaia) j["gaia"] = {{"choices", gaia_choices()}};
     if (mlfabric) j["mlfabric"] = {{"choices", mlfabric_choices()}};
     std::cout << j.dump(2) << "\n";
   } else {
-    print_plan_table(*plan, std::cout, args.flag("steps"));
+    print_plan_table(*plan, std::cout, args.flag("steps"), args.flag("routes"));
     if (!placement.is_null()) {
       std::cout << "\nworkload " << placement["strategy"].get<std::string>() << ": ";
       placement::print_placement(placement, std::cout);

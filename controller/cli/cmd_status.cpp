@@ -1,5 +1,5 @@
-// testbed status [LAB] [--json]: the labs that exist, or one lab's nodes, links with their
-// shaping (configured, and as the kernel reports it with counters) and routes.
+// testbed status [LAB] [--json] [--routes]: the labs that exist, or one lab's nodes, links
+// with their shaping (configured, and as the kernel reports it with counters) and routes.
 #include <iostream>
 
 #include "args.h"
@@ -13,8 +13,8 @@
 namespace testbed::cli {
 
 int run_status(const Argv& argv) {
-  Args args(argv, {"json", "ready"}, {});
-  args.at_most(1, "testbed status [LAB] [--json] [--ready]");
+  Args args(argv, {"json", "ready", "routes"}, {});
+  args.at_most(1, "testbed status [LAB] [--json] [--routes] [--ready]");
   LabStore store;
   if (args.flag("ready")) {
     // For probes (a pod's startupProbe): the exit status alone says whether the lab, named
@@ -37,7 +37,8 @@ int run_status(const Argv& argv) {
     }
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& lab : labs) out.push_back(lab_status(store, lab, kernel.get()));
+  for (const auto& lab : labs)
+    out.push_back(lab_status(store, lab, kernel.get(), args.flag("routes")));
   const bool one = !args.positional(0).empty();
   if (args.flag("json")) {
     std::cout << (one ? out[0] : out).dump(2) << "\n";

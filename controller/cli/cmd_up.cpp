@@ -198,11 +198,11 @@ int run_up(const Argv& argv) {
   ApplyHooks hooks;
   hooks.before_create_namespace = [&](const CreateNamespace& s) {
     state.namespaces.push_back({s.ns, 0});
-    store.save(state);
+    store.record_namespace(state.lab, state.namespaces.back());
   };
   hooks.after_create_namespace = [&](const CreateNamespace& s, uint64_t inode) {
     state.namespaces.back() = {s.ns, inode};
-    store.save(state);
+    store.record_namespace(state.lab, state.namespaces.back());
   };
   hooks.after_rollback_namespace = [&](const CreateNamespace& s) {
     std::erase_if(state.namespaces, [&](const auto& r) { return r.name == s.ns; });
@@ -242,7 +242,7 @@ int run_up(const Argv& argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (slice) std::cout << "host " << slice->host << ": ";
     std::cout << "lab " << plan->lab << " is up: " << plan->nodes.size() << " nodes, "
-              << plan->links.size() << " links, " << plan->routes.size() << " routes ("
+              << plan->links.size() << " links, " << route_count(*plan) << " routes ("
               << result.changed << " kernel changes in " << std::fixed << std::setprecision(2)
               << seconds << " s)\n";
     for (const auto& note : plan->notes) std::cout << "note: " << note << "\n";

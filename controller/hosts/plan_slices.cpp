@@ -60,7 +60,8 @@ std::vector<PlanSlice> slice_plan(const Plan& plan, const HostPlacement& placeme
     slice(l.a).links.push_back(l);
     if (placement.host_of.at(l.a) != placement.host_of.at(l.b)) slice(l.b).links.push_back(l);
   }
-  for (const auto& r : plan.routes) slice(r.node).routes.push_back(r);
+  // Every slice shares the lab's routes; each installs its own nodes' (route_count).
+  for (auto& [host, s] : by_host) s.plan.routes = plan.routes;
   for (const auto& d : plan.delay_lines) slice(d.node).delay_lines.push_back(d);
 
   for (const Step& step : plan.steps) {

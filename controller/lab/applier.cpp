@@ -61,7 +61,12 @@ bool Applier::in_effect(const Step& step) {
                    return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
                           current->config.queue == s.htb.queue;
                  },
-                 [&](const AddRoute& s) { return kernel_.has_route(s.ns, s.route); }},
+                 [&](const AddRoutes& s) {
+                   const auto present = kernel_.routes(s.ns);
+                   const std::set<RouteSpec> have(present.begin(), present.end());
+                   return std::all_of(s.routes.begin(), s.routes.end(),
+                                      [&](const RouteSpec& r) { return have.count(r) > 0; });
+                 }},
       step);
 }
 
@@ -99,7 +104,17 @@ void Applier::execute(const Step& step, Done& done) {
                    }
                    kernel_.set_shaping(s.ns, s.dev, s.htb);
                  },
-                 [&](const AddRoute& s) { kernel_.add_route(s.ns, s.route); }},
+                 [&](const AddRoutes& s) {
+                   // Some may be there already (a lab applied again after a route was lost):
+                   // only the missing ones are asked for, as the kernel refuses duplicates.
+                   std::vector<RouteSpec> missing = s.routes;
+                   if (!fresh_namespaces_.count(s.ns)) {
+                     const auto present = kernel_.routes(s.ns);
+                     const std::set<RouteSpec> have(present.begin(), present.end());
+                     std::erase_if(missing, [&](const RouteSpec& r) { return have.count(r) > 0; });
+                   }
+                   kernel_.add_routes(s.ns, missing);
+                 }},
       step);
 }
 
@@ -117,7 +132,7 @@ void remove_step(Kernel& kernel, const Step& step) {
                           kernel.remove_ingress_delays(s.ns, devs);
                         },
                         [&](const ShapeEgress& s) { kernel.remove_shaping(s.ns, s.dev); },
-                        [&](const AddRoute& s) { kernel.delete_route(s.ns, s.route); }},
+                        [&](const AddRoutes& s) { kernel.delete_routes(s.ns); }},
              step);
 }
 

@@ -17,6 +17,60 @@ namespace testbed {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+nlohmann::json namespace_json(const NamespaceRecord& n) {
+  return {{"name", n.name}, {"inode", n.inode}};
+}
+
+NamespaceRecord namespace_from(const nlohmann::json& n) {
+  return {n.at("name").get<std::string>(), n.value("inode", uint64_t{0})};
+}
+
+nlohmann::json process_json(const ProcessRecord& p) {
+  nlohmann::json j = {{"pid", p.pid},
+                      {"start_time", p.start_time},
+                      {"node", p.node},
+                      {"argv", p.argv},
+                      {"group", p.group}};
+  if (p.owner_pid != 0) j["owner"] = {{"pid", p.owner_pid}, {"start_time", p.owner_start_time}};
+  return j;
+}
+
+ProcessRecord process_from(const nlohmann::json& p) {
+  ProcessRecord r{p.at("pid").get<int>(), p.value("start_time", uint64_t{0}), p.value("node", ""),
+                  p.value("argv", std::vector<std::string>{}), p.value("group", false)};
+  if (const auto owner = p.find("owner"); owner != p.end() && owner->is_object()) {
+    r.owner_pid = owner->value("pid", 0);
+    r.owner_start_time = owner->value("start_time", uint64_t{0});
+  }
+  return r;
+}
+
+// A journal entry folded into the state: a namespace replaces its namesake (its inode
+// arrives after its name), a process is added unless already there (a journal that
+// outlived the save it was folded into, by a crash between the two).
+void replay(LabState& state, const nlohmann::json& entry) {
+  if (const auto n = entry.find("namespace"); n != entry.end()) {
+    const NamespaceRecord r = namespace_from(*n);
+    const auto same = std::find_if(state.namespaces.begin(), state.namespaces.end(),
+                                   [&](const NamespaceRecord& x) { return x.name == r.name; });
+    if (same != state.namespaces.end()) {
+      *same = r;
+    } else {
+      state.namespaces.push_back(r);
+    }
+  } else if (const auto p = entry.find("process"); p != entry.end()) {
+    const ProcessRecord r = process_from(*p);
+    const bool known = std::any_of(
+        state.processes.begin(), state.processes.end(),
+        [&](const ProcessRecord& x) { return x.pid == r.pid && x.start_time == r.start_time; });
+    if (!known) state.processes.push_back(r);
+  }
+}
+
+}  // namespace
+
 nlohmann::json state_to_json(const LabState& s) {
   nlohmann::json j = {{"lab", s.lab},
                       {"source", s.source},
@@ -29,17 +83,8 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"namespaces", nlohmann::json::array()},
                       {"processes", nlohmann::json::array()},
                       {"identities", nlohmann::json::array()}};
-  for (const auto& n : s.namespaces)
-    j["namespaces"].push_back({{"name", n.name}, {"inode", n.inode}});
-  for (const auto& p : s.processes) {
-    j["processes"].push_back({{"pid", p.pid},
-                              {"start_time", p.start_time},
-                              {"node", p.node},
-                              {"argv", p.argv},
-                              {"group", p.group}});
-    if (p.owner_pid != 0)
-      j["processes"].back()["owner"] = {{"pid", p.owner_pid}, {"start_time", p.owner_start_time}};
-  }
+  for (const auto& n : s.namespaces) j["namespaces"].push_back(namespace_json(n));
+  for (const auto& p : s.processes) j["processes"].push_back(process_json(p));
   for (const auto& i : s.identities)
     j["identities"].push_back({{"node", i.node}, {"namespace", i.ns}, {"uts_inode", i.uts_inode}});
   if (!s.host.empty()) {
@@ -59,18 +104,10 @@ LabState state_from_json(const nlohmann::json& j) {
   s.start_at_unix_s = j.value("start_at_unix_s", 0.0);
   s.urls = j.value("urls", std::map<std::string, std::string>{});
   s.created_at = j.value("created_at", "");
-  for (const auto& n : j.value("namespaces", nlohmann::json::array())) {
-    s.namespaces.push_back({n.at("name").get<std::string>(), n.value("inode", uint64_t{0})});
-  }
-  for (const auto& p : j.value("processes", nlohmann::json::array())) {
-    s.processes.push_back({p.at("pid").get<int>(), p.value("start_time", uint64_t{0}),
-                           p.value("node", ""), p.value("argv", std::vector<std::string>{}),
-                           p.value("group", false)});
-    if (const auto owner = p.find("owner"); owner != p.end() && owner->is_object()) {
-      s.processes.back().owner_pid = owner->value("pid", 0);
-      s.processes.back().owner_start_time = owner->value("start_time", uint64_t{0});
-    }
-  }
+  for (const auto& n : j.value("namespaces", nlohmann::json::array()))
+    s.namespaces.push_back(namespace_from(n));
+  for (const auto& p : j.value("processes", nlohmann::json::array()))
+    s.processes.push_back(process_from(p));
   for (const auto& i : j.value("identities", nlohmann::json::array())) {
     s.identities.push_back({i.at("node").get<std::string>(), i.at("namespace").get<std::string>(),
                             i.value("uts_inode", uint64_t{0})});
@@ -124,6 +161,16 @@ LabState LabStore::load(const std::string& lab) const {
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(state_path(lab) + ": unreadable state: " + e.what());
   }
+  std::ifstream journal(journal_path(lab));
+  for (std::string line; std::getline(journal, line);) {
+    // A line cut short by a crash mid-write is no record: skipped.
+    const auto entry = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!entry.is_object()) continue;
+    try {
+      replay(state, entry);
+    } catch (const nlohmann::json::exception&) {
+    }
+  }
   std::ifstream plan(plan_path(lab));
   state.plan = nlohmann::json::parse(plan, nullptr, /*allow_exceptions=*/false);
   if (state.plan.is_discarded()) state.plan = nlohmann::json::object();
@@ -168,6 +215,29 @@ void LabStore::save(const LabState& state) const {
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }
   fs::rename(tmp, state_path(state.lab));
+  // Folded in now; a crash before this line leaves entries that replay finds already there.
+  std::error_code ignored;
+  fs::remove(journal_path(state.lab), ignored);
+}
+
+void LabStore::append(const std::string& lab, const nlohmann::json& entry) const {
+  const std::string path = journal_path(lab);
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw_errno("open(" + path + ")");
+  FileDescriptor owned(fd);
+  // One write per entry: appends of whole lines, which a reader never sees half of unless
+  // the writer died inside the call.
+  const std::string line = entry.dump() + "\n";
+  if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
+    throw_errno("write(" + path + ")");
+}
+
+void LabStore::record_namespace(const std::string& lab, const NamespaceRecord& ns) const {
+  append(lab, {{"namespace", namespace_json(ns)}});
+}
+
+void LabStore::record_process(const std::string& lab, const ProcessRecord& p) const {
+  append(lab, {{"process", process_json(p)}});
 }
 
 void LabStore::remove(const std::string& lab) const {

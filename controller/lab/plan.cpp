@@ -95,7 +95,7 @@ std::string step_op(const Step& step) {
                                [](const SetSysctl&) { return "set_sysctl"; },
                                [](const AddIngressHooks&) { return "add_ingress_hooks"; },
                                [](const ShapeEgress&) { return "shape_egress"; },
-                               [](const AddRoute&) { return "add_route"; }},
+                               [](const AddRoutes&) { return "add_routes"; }},
                     step);
 }
 
@@ -133,9 +133,14 @@ std::string describe_step(const Step& step) {
                    format_rate(Rate{s.htb.rate_bytes_per_s * 8}) + " burst " +
                    std::to_string(s.htb.burst_bytes) + "b queue " + queue_str(s.htb.queue);
           },
-          [](const AddRoute& s) {
-            return "route " + s.route.dst.str() + " via " + s.route.via.str() + " dev " +
-                   s.route.dev + " src " + s.route.src.str() + " in " + s.ns;
+          [](const AddRoutes& s) {
+            std::string out = std::to_string(s.routes.size()) + " routes in " + s.ns;
+            if (!s.routes.empty()) {
+              const RouteSpec& r = s.routes.front();
+              out += " (first: " + r.dst.str() + " via " + r.via.str() + " dev " + r.dev + " src " +
+                     r.src.str() + ")";
+            }
+            return out;
           }},
       step);
 }
@@ -148,7 +153,46 @@ std::vector<std::string> step_namespaces(const Step& step) {
                     step);
 }
 
-nlohmann::json plan_to_json(const Plan& plan) {
+size_t route_count(const Plan& plan) {
+  if (!plan.routes) return 0;
+  size_t n = 0;
+  for (const auto& node : plan.nodes) {
+    if (const auto i = plan.routes->index(node.name)) n += plan.routes->count_from(*i);
+  }
+  return n;
+}
+
+std::vector<PlannedRoute> planned_routes(const Plan& plan) {
+  std::vector<PlannedRoute> out;
+  if (!plan.routes) return out;
+  for (const auto& node : plan.nodes) {
+    const auto src = plan.routes->index(node.name);
+    if (!src) continue;
+    for (size_t dst = 0; dst < plan.routes->nodes().size(); ++dst) {
+      if (auto r = plan.routes->route(*src, dst)) out.push_back(std::move(*r));
+    }
+  }
+  return out;
+}
+
+nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::string>& nodes,
+                              bool with_routes) {
+  size_t count = 0;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& name : nodes) {
+    const auto src = book.index(name);
+    if (!src) continue;
+    count += book.count_from(*src);
+    if (!with_routes) continue;
+    for (size_t dst = 0; dst < book.nodes().size(); ++dst) {
+      if (const auto r = book.route(*src, dst)) list.push_back(planned_route_to_json(*r));
+    }
+  }
+  if (with_routes) return list;
+  return {{"rule", book.rule()}, {"count", count}};
+}
+
+nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   nlohmann::json j;
   j["lab"] = plan.lab;
   j["source"] = plan.source_file;
@@ -186,15 +230,10 @@ nlohmann::json plan_to_json(const Plan& plan) {
                           {"a2b", direction_json(l.a2b)},
                           {"b2a", direction_json(l.b2a)}});
   }
-  j["routes"] = nlohmann::json::array();
-  for (const auto& r : plan.routes) {
-    nlohmann::json rj = route_to_json(r.route);
-    rj["node"] = r.node;
-    rj["destination"] = r.destination;
-    rj["path"] = r.path;
-    rj["cost"] = r.cost;
-    j["routes"].push_back(rj);
-  }
+  std::vector<std::string> names;
+  for (const auto& n : plan.nodes) names.push_back(n.name);
+  j["routes"] =
+      plan.routes ? routes_to_json(*plan.routes, names, with_routes) : nlohmann::json::array();
   j["steps"] = nlohmann::json::array();
   for (const auto& step : plan.steps) j["steps"].push_back(step_to_json(step));
   j["notes"] = plan.notes;

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "kernel.h"
+#include "route_book.h"
 #include "topology.h"
 
 namespace testbed {
@@ -49,9 +51,11 @@ struct ShapeEgress {
   std::string ns, dev;
   HtbShaping htb;
 };
-struct AddRoute {
+// A node's routes, one per destination, installed together (netlink requests batched);
+// undone by deleting every route the testbed owns in the namespace (kernel.h).
+struct AddRoutes {
   std::string ns;
-  RouteSpec route;
+  std::vector<RouteSpec> routes;
 };
 // The receiving side's delay hooks of one namespace (delay-line backend), one per device
 // through which delayed directions arrive: installed together, in one iptables transaction.
@@ -61,7 +65,7 @@ struct AddIngressHooks {
 };
 
 using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp,
-                          AddAddress, SetSysctl, ShapeEgress, AddIngressHooks, AddRoute>;
+                          AddAddress, SetSysctl, ShapeEgress, AddIngressHooks, AddRoutes>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people
@@ -104,13 +108,6 @@ struct PlannedLink {
   PlannedDirection a2b, b2a;
 };
 
-struct PlannedRoute {
-  std::string node, destination;  // node names
-  RouteSpec route;
-  std::vector<std::string> path;  // node names from `node` to `destination`
-  int64_t cost = 0;
-};
-
 struct Plan {
   std::string lab;
   std::string source_file;
@@ -125,14 +122,24 @@ struct Plan {
   std::map<std::string, std::string> workload;  // the profile's, for `testbed train`
   std::vector<PlannedNode> nodes;
   std::vector<PlannedLink> links;
-  std::vector<PlannedRoute> routes;
+  // The whole lab's routes as a rule (route_book.h); a slice shares its lab's book and owns
+  // the routes of its own nodes. Null only in a plan made by hand.
+  std::shared_ptr<const RouteBook> routes;
   std::vector<PlannedDelayLine> delay_lines;
   bool has_schedules = false;
   std::vector<Step> steps;
   std::vector<std::string> notes;  // what the plan declares but does not (yet) apply
 };
 
-nlohmann::json plan_to_json(const Plan& plan);
+// The plan's nodes' routes: every route of the whole lab, or a slice's share of them.
+size_t route_count(const Plan& plan);
+std::vector<PlannedRoute> planned_routes(const Plan& plan);  // in node, destination order
+
+// Routes are written as their rule and count unless `with_routes` (`plan --routes`), which
+// lists every one with its path: at 1000 nodes that is 999,000 records and half a gigabyte.
+nlohmann::json plan_to_json(const Plan& plan, bool with_routes = false);
+nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::string>& nodes,
+                              bool with_routes);
 nlohmann::json htb_to_json(const HtbShaping& h);
 HtbShaping htb_from_json(const nlohmann::json& j);
 const char* backend_name(ImpairmentBackend b);

@@ -26,9 +26,23 @@ static std::string shaping_cell(const PlannedDirection& d) {
          (d.params.jitter.us ? " jitter " + format_duration(d.params.jitter) : "");
 }
 
-void print_plan_table(const Plan& plan, std::ostream& out, bool with_steps) {
+void print_routes(const std::vector<PlannedRoute>& routes, std::ostream& out) {
+  TextTable table({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+  for (const auto& r : routes) {
+    std::string path;
+    for (const auto& hop : r.path) path += (path.empty() ? "" : ">") + hop;
+    table.add({r.node, r.route.dst.str(), r.route.via.str(), r.route.dev, path});
+  }
+  table.print(out);
+}
+
+bool list_routes(size_t count, bool asked) {
+  return asked || count <= kRoutesListedUnasked;
+}
+
+void print_plan_table(const Plan& plan, std::ostream& out, bool with_steps, bool with_routes) {
   out << "lab " << plan.lab << " (" << plan.source_file << "): " << plan.nodes.size() << " nodes, "
-      << plan.links.size() << " links, " << plan.routes.size() << " routes by "
+      << plan.links.size() << " links, " << route_count(plan) << " routes by "
       << (plan.metric == RouteMetric::kHops ? "hop count" : "delay") << ", pool " << plan.pool.str()
       << "\n\nnodes\n";
   TextTable nodes({"NODE", "NAMESPACE", "ADDRESS"});
@@ -44,13 +58,12 @@ void print_plan_table(const Plan& plan, std::ostream& out, bool with_steps) {
   links.print(out);
 
   out << "\nroutes\n";
-  TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
-  for (const auto& r : plan.routes) {
-    std::string path;
-    for (const auto& hop : r.path) path += (path.empty() ? "" : ">") + hop;
-    routes.add({r.node, r.route.dst.str(), r.route.via.str(), r.route.dev, path});
+  if (list_routes(route_count(plan), with_routes)) {
+    print_routes(planned_routes(plan), out);
+  } else if (plan.routes) {
+    out << "  " << route_count(plan) << " routes: " << plan.routes->rule()
+        << " (--routes lists them)\n";
   }
-  routes.print(out);
 
   if (with_steps) {
     out << "\nsteps (" << plan.steps.size() << ")\n";

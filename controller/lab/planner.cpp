@@ -4,7 +4,7 @@
 #include <map>
 
 #include "address_plan.h"
-#include "routing.h"
+#include "route_book.h"
 #include "schedule.h"
 
 namespace testbed {
@@ -135,7 +135,22 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     plan.nodes.push_back({topo.nodes[i].name, namespace_name(topo.lab, topo.nodes[i].name),
                           node_address(topo.pool, i)});
   }
-  const RoutingTable table = compute_routes(topo);
+  // The routes' book (route_book.h): computed here once, shared with the plan's slices.
+  std::vector<RouteBook::Node> book_nodes;
+  for (const auto& n : plan.nodes) book_nodes.push_back({n.name, n.address});
+  std::vector<RouteBook::Link> book_links;
+  std::vector<std::pair<int64_t, int64_t>> worst_delays;  // per link: a->b, b->a, jitter in
+  for (size_t l = 0; l < topo.links.size(); ++l) {
+    const Link& link = topo.links[l];
+    book_links.push_back(
+        {link.a, link.b, link_subnet(topo.pool, l), interface_name(l, topo.nodes[link.b].name),
+         interface_name(l, topo.nodes[link.a].name), link.a2b.delay.us, link.b2a.delay.us});
+    worst_delays.emplace_back(link.a2b.delay.us + link.a2b.jitter.us,
+                              link.b2a.delay.us + link.b2a.jitter.us);
+  }
+  const auto book =
+      std::make_shared<const RouteBook>(topo.metric, std::move(book_nodes), std::move(book_links));
+  plan.routes = book;
 
   // The largest rate and round trip in the lab size every namespace's TCP buffers.
   uint64_t max_rate = 0;
@@ -144,20 +159,11 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
       max_rate = std::max({max_rate, d->rate.bits_per_s, schedule_max_rate(d->schedule)});
     }
   }
-  const auto one_way_us = [&](size_t src, size_t dst) {
-    int64_t sum = 0;
-    const auto path = route_path(table, src, dst);
-    for (size_t i = 0; i + 1 < path.size(); ++i) {
-      const Link& l = topo.links[table[path[i]][dst].link];
-      const DirectionParams& d = l.a == path[i] ? l.a2b : l.b2a;
-      sum += d.delay.us + d.jitter.us;
-    }
-    return sum;
-  };
+  const auto one_way_us = book->path_delays_us(worst_delays);
   int64_t max_rtt_us = 0;
   for (size_t s = 0; s < topo.nodes.size(); ++s) {
     for (size_t d = s + 1; d < topo.nodes.size(); ++d) {
-      max_rtt_us = std::max(max_rtt_us, one_way_us(s, d) + one_way_us(d, s));
+      max_rtt_us = std::max(max_rtt_us, one_way_us[s][d] + one_way_us[d][s]);
     }
   }
   const uint64_t tcp_max =
@@ -235,24 +241,9 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   for (auto& [node, line] : delay_lines) plan.delay_lines.push_back(line);
   for (auto& [ns, h] : hooks) plan.steps.push_back(AddIngressHooks{ns, h});
 
-  for (size_t src = 0; src < topo.nodes.size(); ++src) {
-    for (size_t dst = 0; dst < topo.nodes.size(); ++dst) {
-      const NextHop& hop = table[src][dst];
-      if (src == dst || hop.node == SIZE_MAX) continue;
-      const PlannedLink& via_link = plan.links[hop.link];
-      const bool src_is_a = topo.links[hop.link].a == src;
-      // The neighbour's address on the shared /30: .2 when we are endpoint a, else .1.
-      const Ipv4Address via{via_link.subnet.address.value + (src_is_a ? 2u : 1u)};
-      PlannedRoute r;
-      r.node = plan.nodes[src].name;
-      r.destination = plan.nodes[dst].name;
-      r.route = {Ipv4Prefix{plan.nodes[dst].address, 32}, via,
-                 src_is_a ? via_link.if_a : via_link.if_b, plan.nodes[src].address};
-      for (size_t n : route_path(table, src, dst)) r.path.push_back(plan.nodes[n].name);
-      r.cost = hop.cost;
-      plan.steps.push_back(AddRoute{plan.nodes[src].ns, r.route});
-      plan.routes.push_back(std::move(r));
-    }
+  for (size_t src = 0; src < plan.nodes.size(); ++src) {
+    auto routes = book->specs_from(src);
+    if (!routes.empty()) plan.steps.push_back(AddRoutes{plan.nodes[src].ns, std::move(routes)});
   }
   for (const auto& l : plan.links) {
     for (const PlannedDirection* d : {&l.a2b, &l.b2a}) {

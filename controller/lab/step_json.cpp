@@ -28,10 +28,6 @@ Ipv4Prefix prefix(const json& j, const char* field) {
   return *p;
 }
 
-RouteSpec route_from_json(const json& j) {
-  return RouteSpec{prefix(j, "dst"), address(j, "via"), text(j, "dev"), address(j, "src")};
-}
-
 }  // namespace
 
 json route_to_json(const RouteSpec& r) {
@@ -84,10 +80,10 @@ json step_to_json(const Step& step) {
             r["dev"] = s.dev;
             return r;
           },
-          [](const AddRoute& s) {
-            json r = route_to_json(s.route);
-            r["ns"] = s.ns;
-            return r;
+          // The routes themselves are the plan's (its "routes", listed under `plan
+          // --routes`); undoing the step deletes what the testbed owns in the namespace.
+          [](const AddRoutes& s) {
+            return json{{"ns", s.ns}, {"count", s.routes.size()}};
           }},
       step);
   s["op"] = step_op(step);
@@ -129,7 +125,7 @@ Step step_from_json(const json& j) {
     return s;
   }
   if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), htb_from_json(j)};
-  if (op == "add_route") return AddRoute{text(j, "ns"), route_from_json(j)};
+  if (op == "add_routes") return AddRoutes{text(j, "ns"), {}};
   throw std::invalid_argument("unknown step op '" + op + "'");
 }
 

@@ -212,7 +212,7 @@ int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns
                    const std::string& node) {
   const pid_t pid = spawn_in_netns(ns, argv, log_path);
   state.processes.push_back({pid, process_start_time(pid), node, argv});
-  store.save(state);
+  store.record_process(state.lab, state.processes.back());
   return pid;
 }
 

@@ -7,7 +7,9 @@
 
 #include "delay_line_query.h"
 #include "link_control.h"
+#include "plan.h"
 #include "plan_table.h"
+#include "route_book.h"
 
 namespace testbed {
 namespace {
@@ -150,18 +152,39 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
   }
   links.print(out);
   out << "\nroutes\n";
-  TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
-  for (const auto& r : plan["routes"]) {
-    std::string path;
-    for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
-    routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+  const auto& listed = plan["routes"];
+  if (listed.is_array()) {
+    TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+    for (const auto& r : listed) {
+      std::string path;
+      for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
+      routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+    }
+    routes.print(out);
+  } else if (listed.is_object()) {
+    out << "  " << listed.value("count", 0) << " routes: " << listed.value("rule", "")
+        << " (--routes lists them)\n";
   }
-  routes.print(out);
   if (plan.contains("last_run_health")) print_health(out, plan["last_run_health"]);
   if (!live) out << "\n(run as root to add what the kernel reports)\n";
 }
 
 namespace {
+
+// The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
+// and the whole lab's plan (every host's nodes and links) makes them again.
+void add_routes(nlohmann::json& lab, const LabStore& store, const LabState& s, bool asked) {
+  const auto& summary = lab["routes"];
+  if (!summary.is_object() || !list_routes(summary.value("count", size_t{0}), asked)) return;
+  try {
+    std::vector<std::string> names;
+    for (const auto& n : s.plan.value("nodes", nlohmann::json::array()))
+      names.push_back(n.value("name", ""));
+    lab["routes"] = routes_to_json(route_book_from_json(store.load_whole_plan(s)), names, true);
+  } catch (const std::exception& e) {
+    lab["routes_error"] = std::string("cannot make the routes from the plan: ") + e.what();
+  }
+}
 
 // The delay lines' figures now, cumulative since `up`: packets released and dropped, and
 // how late, with the histogram itself ("B:COUNT ... max:US", lateness_histogram.h) so that
@@ -194,7 +217,8 @@ void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
 
 }  // namespace
 
-nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel) {
+nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
+                          bool with_routes) {
   const LabState s = store.load(lab);
   nlohmann::json j = {{"lab", s.lab},
                       {"phase", s.phase},
@@ -202,7 +226,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
                       {"created_at", s.created_at},
                       {"nodes", s.plan.value("nodes", nlohmann::json::array())},
                       {"links", s.plan.value("links", nlohmann::json::array())},
-                      {"routes", s.plan.value("routes", nlohmann::json::array())},
+                      {"routes", s.plan.value("routes", nlohmann::json::object())},
                       {"backend", s.plan.value("backend", "")},
                       {"backend_reason", s.plan.value("backend_reason", "")},
                       {"time_scale", s.time_scale}};
@@ -213,6 +237,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
     if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
   }
   add_current(j, store.dir(lab));
+  add_routes(j, store, s, with_routes);
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);
   if (kernel) add_delay_lines(j, store.dir(lab));  // root: the delay lines' sockets are root's

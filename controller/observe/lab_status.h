@@ -15,7 +15,10 @@
 namespace testbed {
 
 // `kernel` null (not root): the kernel's view is left out and nodes' presence unknown.
-nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel);
+// Routes are listed (made again from the plan's rule) when `with_routes`, or when they are
+// few enough to read (plan_table.h); otherwise their rule and count.
+nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
+                          bool with_routes = false);
 
 // The tables of one lab's status; `live`: the kernel's view was asked for.
 void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& status,

@@ -12,22 +12,31 @@ struct Edge {
   int64_t weight;  // cost of sending from `to` towards the node owning this edge list
 };
 
-int64_t weight_of(const Topology& topo, const DirectionParams& d) {
-  // With the delay metric a zero-delay link still costs 1 us, so that among equal delays
-  // fewer hops win rather than arbitrary ones.
-  return topo.metric == RouteMetric::kHops ? 1 : d.delay.us + 1;
-}
-
 }  // namespace
 
+int64_t route_weight(RouteMetric metric, int64_t delay_us) {
+  // With the delay metric a zero-delay link still costs 1 us, so that among equal delays
+  // fewer hops win rather than arbitrary ones.
+  return metric == RouteMetric::kHops ? 1 : delay_us + 1;
+}
+
 RoutingTable compute_routes(const Topology& topo) {
-  const size_t n = topo.nodes.size();
+  std::vector<RouteEdge> links;
+  links.reserve(topo.links.size());
+  for (const Link& l : topo.links) {
+    links.push_back({l.a, l.b, route_weight(topo.metric, l.a2b.delay.us),
+                     route_weight(topo.metric, l.b2a.delay.us)});
+  }
+  return compute_routes(topo.nodes.size(), links);
+}
+
+RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
   // incoming[v]: edges u->v, stored at v, since trees are grown from the destination.
   std::vector<std::vector<Edge>> incoming(n);
-  for (size_t l = 0; l < topo.links.size(); ++l) {
-    const Link& link = topo.links[l];
-    incoming[link.b].push_back({link.a, l, weight_of(topo, link.a2b)});
-    incoming[link.a].push_back({link.b, l, weight_of(topo, link.b2a)});
+  for (size_t l = 0; l < links.size(); ++l) {
+    const RouteEdge& link = links[l];
+    incoming[link.b].push_back({link.a, l, link.a2b_weight});
+    incoming[link.a].push_back({link.b, l, link.b2a_weight});
   }
   RoutingTable table(n, std::vector<NextHop>(n));
   for (size_t dst = 0; dst < n; ++dst) {

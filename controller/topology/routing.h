@@ -21,6 +21,15 @@ struct NextHop {
 // table[src][dst]: where src forwards packets for dst. table[n][n] is left unreachable.
 using RoutingTable = std::vector<std::vector<NextHop>>;
 
+// The graph routes are computed over: what a topology, or a plan read back from its JSON,
+// says about its nodes and links. Weights are per direction, under the chosen metric.
+struct RouteEdge {
+  size_t a = 0, b = 0;
+  int64_t a2b_weight = 1, b2a_weight = 1;
+};
+int64_t route_weight(RouteMetric metric, int64_t delay_us);
+
+RoutingTable compute_routes(size_t nodes, const std::vector<RouteEdge>& links);
 RoutingTable compute_routes(const Topology& topo);
 
 // The node sequence from src to dst, both included; empty when unreachable.

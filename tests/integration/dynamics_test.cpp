@@ -27,11 +27,9 @@ std::string write_profile(const std::string& lab, const std::string& links) {
 }
 
 std::vector<int> recorded_pids(const std::string& lab) {
-  std::ifstream in("/run/testbed/" + lab + "/state.json");
   std::vector<int> pids;
-  const auto state =
-      nlohmann::json::parse(in);  // kept: a range-for over a temporary's member dangles
-  for (const auto& p : state["processes"]) pids.push_back(p["pid"]);
+  const auto state = lab_state_json(lab);  // kept: a range-for over a temporary's member dangles
+  for (const auto& p : state.value("processes", nlohmann::json::array())) pids.push_back(p["pid"]);
   return pids;
 }
 

@@ -37,9 +37,8 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 // The pids the lab's state records: after `up`, its own (exporter, Prometheus, ...).
 std::vector<int> recorded_processes() {
-  std::ifstream in("/run/testbed/" + kLab + "/state.json");
   std::vector<int> out;
-  for (const auto& p : nlohmann::json::parse(in).value("processes", nlohmann::json::array()))
+  for (const auto& p : lab_state_json(kLab).value("processes", nlohmann::json::array()))
     out.push_back(p.at("pid").get<int>());
   return out;
 }

@@ -88,8 +88,8 @@ TEST(Health, ALightRunIsHealthyAndStatusShowsIt) {
 class DelayLineStaller {
  public:
   explicit DelayLineStaller(const std::string& lab) {
-    const auto state = nlohmann::json::parse(std::ifstream("/run/testbed/" + lab + "/state.json"));
-    for (const auto& p : state["processes"]) {
+    const auto state = lab_state_json(lab);
+    for (const auto& p : state.value("processes", nlohmann::json::array())) {
       if (p["argv"][0].get<std::string>().ends_with("testbed-delayline"))
         pids_.push_back(p["pid"].get<pid_t>());
     }

@@ -243,7 +243,8 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
 
   // Every data center reaches every other, through links on one host and between hosts.
   std::vector<std::pair<std::string, std::string>> nodes;  // namespace, address
-  const auto whole = nlohmann::json::parse(run_testbed({"plan", profile, "--json"}).output);
+  const auto whole =
+      nlohmann::json::parse(run_testbed({"plan", profile, "--json", "--routes"}).output);
   for (const auto& n : whole["nodes"]) nodes.emplace_back(n["namespace"], n["address"]);
   int pairs = 0;
   for (const auto& [src, _] : nodes) {
@@ -502,9 +503,8 @@ class OnHost {
 std::vector<std::pair<int, std::string>> agents_on(const ThreeHosts& machines,
                                                    const std::string& host) {
   std::vector<std::pair<int, std::string>> out;
-  std::ifstream in(machines.dir(host) + "/" + kLab + "/state.json");
-  const auto state = nlohmann::json::parse(in, nullptr, false);
-  if (state.is_discarded()) return out;
+  const auto state = lab_state_json(kLab, machines.dir(host));
+  if (state.is_null()) return out;
   for (const auto& p : state.value("processes", nlohmann::json::array())) {
     const auto argv = p.value("argv", nlohmann::json::array());
     if (!argv.empty() && argv[0].get<std::string>().ends_with("testbed-agent"))

@@ -1,5 +1,7 @@
 #include "testbed_cli.h"
 
+#include "lab_state.h"
+
 #include "netns_exec.h"
 
 #include <signal.h>
@@ -152,11 +154,18 @@ nlohmann::json train_json(const std::string& lab, std::vector<std::string> args)
   return r.status == 0 ? summary_of(r.output) : nlohmann::json();
 }
 
+nlohmann::json lab_state_json(const std::string& lab, const std::string& run_dir) {
+  try {
+    return state_to_json(LabStore(run_dir).load(lab));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab) {
-  std::ifstream in("/run/testbed/" + lab + "/state.json");
-  const auto state = nlohmann::json::parse(in, nullptr, false);
+  const auto state = lab_state_json(lab);
   std::vector<std::pair<int, std::string>> out;
-  if (state.is_discarded()) return out;
+  if (state.is_null()) return out;
   for (const auto& p : state["processes"]) {
     if (!p["argv"].empty() &&
         p["argv"][0].get<std::string>().find("testbed-agent") != std::string::npos) {

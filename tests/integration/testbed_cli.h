@@ -77,6 +77,9 @@ nlohmann::json train_json(const std::string& lab, std::vector<std::string> args)
 
 // The agents a lab's state records: (pid, node).
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab);
+// A lab's state as the testbed reads it (state.json with its journal replayed), as JSON;
+// null when there is none. `run_dir`: the labs' root.
+nlohmann::json lab_state_json(const std::string& lab, const std::string& run_dir = "/run/testbed");
 
 // `testbed train LAB ARGS...` is refused before any agent starts: exit status 2, the
 // output saying `says`, no agent recorded.

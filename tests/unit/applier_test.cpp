@@ -53,10 +53,11 @@ TEST(Applier, ReapplyRepairsOnlyWhatIsMissing) {
   FakeKernel kernel;
   const Plan plan = internet2_plan();
   Applier(kernel).apply(plan);
-  const auto& route = std::get<AddRoute>(plan.steps.back());
-  kernel.delete_route(route.ns, route.route);
+  const auto& routes = std::get<AddRoutes>(plan.steps.back());
+  kernel.delete_routes(routes.ns);
+  EXPECT_TRUE(kernel.routes(routes.ns).empty());
   EXPECT_EQ(Applier(kernel).apply(plan).changed, 1u);
-  EXPECT_TRUE(kernel.has_route(route.ns, route.route));
+  EXPECT_EQ(kernel.routes(routes.ns), routes.routes);
 }
 
 struct Injection {
@@ -92,7 +93,7 @@ INSTANTIATE_TEST_SUITE_P(Injected, Rollback,
                          testing::Values(Injection{"create_namespace", 1},
                                          Injection{"create_namespace", 5},
                                          Injection{"create_veth", 7}, Injection{"set_shaping", 20},
-                                         Injection{"add_route", 72}),
+                                         Injection{"add_routes", 5}),
                          [](const auto& info) {
                            return info.param.op + "_" + std::to_string(info.param.nth);
                          });
@@ -109,9 +110,9 @@ TEST(Applier, RollbackOverExistingLabRestoresWhatWasThere) {
       }));
   const uint64_t old_rate = shape.htb.rate_bytes_per_s;
   shape.htb.rate_bytes_per_s = 1000;
-  const auto& route = std::get<AddRoute>(plan.steps.back());
-  kernel.delete_route(route.ns, route.route);
-  kernel.fail_on("add_route", 1);
+  const auto& routes = std::get<AddRoutes>(plan.steps.back());
+  kernel.delete_routes(routes.ns);
+  kernel.fail_on("add_routes", 1);
   EXPECT_THROW(Applier(kernel).apply(plan), ApplyError);
   EXPECT_EQ(kernel.namespaces().size(), 9u);
   EXPECT_EQ(kernel.shaping(shape.ns, shape.dev)->config.rate_bytes_per_s, old_rate);

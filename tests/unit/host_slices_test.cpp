@@ -227,7 +227,7 @@ TEST(PlanSlices, RollbackLeavesWhatOthersMade) {
   const PlanSlice slice = slice_for_host(plan, placement, "host1");
   FakeKernel kernel;
   make_cross_host_links(kernel, plan, placement);
-  kernel.fail_on("add_route", 3);
+  kernel.fail_on("add_routes", 3);
   EXPECT_THROW(Applier(kernel).apply(slice.plan), ApplyError);
   size_t kept = 0;
   for (const Step& step : slice.plan.steps) {

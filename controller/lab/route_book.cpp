@@ -1,0 +1,162 @@
+#include "route_book.h"
+
+#include <stdexcept>
+
+#include "step_json.h"
+
+namespace testbed {
+
+RouteBook::RouteBook(RouteMetric metric, std::vector<Node> nodes, std::vector<Link> links)
+    : metric_(metric), nodes_(std::move(nodes)), links_(std::move(links)) {
+  for (size_t i = 0; i < nodes_.size(); ++i) by_name_[nodes_[i].name] = i;
+  std::vector<RouteEdge> edges;
+  edges.reserve(links_.size());
+  for (const Link& l : links_) {
+    edges.push_back(
+        {l.a, l.b, route_weight(metric_, l.a2b_delay_us), route_weight(metric_, l.b2a_delay_us)});
+  }
+  table_ = compute_routes(nodes_.size(), edges);
+}
+
+std::string RouteBook::rule() const {
+  return std::string("static shortest paths by ") +
+         (metric_ == RouteMetric::kHops ? "hop count" : "delay") +
+         ", one /32 route per reachable pair; ties go to fewer hops, then to the lower-numbered "
+         "next hop";
+}
+
+std::optional<size_t> RouteBook::index(const std::string& node) const {
+  const auto it = by_name_.find(node);
+  return it == by_name_.end() ? std::nullopt : std::optional<size_t>(it->second);
+}
+
+size_t RouteBook::count_from(size_t src) const {
+  size_t n = 0;
+  for (size_t dst = 0; dst < table_.size(); ++dst) n += table_[src][dst].node != SIZE_MAX;
+  return n;
+}
+
+size_t RouteBook::count() const {
+  size_t n = 0;
+  for (size_t src = 0; src < table_.size(); ++src) n += count_from(src);
+  return n;
+}
+
+RouteSpec RouteBook::spec(size_t src, size_t dst, const NextHop& hop) const {
+  const Link& via_link = links_[hop.link];
+  const bool src_is_a = via_link.a == src;
+  // The neighbour's address on the shared /30: .2 when we are endpoint a, else .1.
+  const Ipv4Address via{via_link.subnet.address.value + (src_is_a ? 2u : 1u)};
+  return RouteSpec{Ipv4Prefix{nodes_[dst].address, 32}, via,
+                   src_is_a ? via_link.if_a : via_link.if_b, nodes_[src].address};
+}
+
+std::optional<PlannedRoute> RouteBook::route(size_t src, size_t dst) const {
+  if (src >= table_.size() || dst >= table_.size()) return std::nullopt;
+  const NextHop& hop = table_[src][dst];
+  if (hop.node == SIZE_MAX) return std::nullopt;
+  PlannedRoute r;
+  r.node = nodes_[src].name;
+  r.destination = nodes_[dst].name;
+  r.route = spec(src, dst, hop);
+  r.cost = hop.cost;
+  for (size_t n : route_path(table_, src, dst)) r.path.push_back(nodes_[n].name);
+  return r;
+}
+
+std::vector<RouteSpec> RouteBook::specs_from(size_t src) const {
+  std::vector<RouteSpec> out;
+  out.reserve(table_.size());
+  for (size_t dst = 0; dst < table_.size(); ++dst) {
+    const NextHop& hop = table_[src][dst];
+    if (hop.node != SIZE_MAX) out.push_back(spec(src, dst, hop));
+  }
+  return out;
+}
+
+std::vector<std::vector<int64_t>> RouteBook::path_delays_us(
+    const std::vector<std::pair<int64_t, int64_t>>& per_link) const {
+  const size_t n = table_.size();
+  std::vector<std::vector<int64_t>> delay(n, std::vector<int64_t>(n, 0));
+  std::vector<size_t> chain;
+  for (size_t dst = 0; dst < n; ++dst) {
+    // known[v]: v's delay to dst is final. Each node is walked once per destination: the
+    // walk stops at the first node already known and fills the chain back from there.
+    std::vector<bool> known(n, false);
+    known[dst] = true;
+    for (size_t src = 0; src < n; ++src) {
+      chain.clear();
+      size_t v = src;
+      while (!known[v] && table_[v][dst].node != SIZE_MAX && chain.size() <= n) {
+        chain.push_back(v);
+        v = table_[v][dst].node;
+      }
+      if (!known[v]) {  // unreachable: every node on the chain is too
+        for (size_t u : chain) known[u] = true;
+        continue;
+      }
+      for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+        const NextHop& hop = table_[*it][dst];
+        const auto& [a2b, b2a] = per_link[hop.link];
+        delay[*it][dst] = delay[hop.node][dst] + (links_[hop.link].a == *it ? a2b : b2a);
+        known[*it] = true;
+      }
+    }
+  }
+  return delay;
+}
+
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& j, const char* name) {
+  if (!j.is_object() || !j.contains(name)) {
+    throw std::invalid_argument(std::string("plan field '") + name + "' is missing");
+  }
+  return j[name];
+}
+
+Ipv4Prefix prefix_field(const nlohmann::json& j, const char* name) {
+  const auto& v = field(j, name);
+  const auto p = v.is_string() ? Ipv4Prefix::parse(v.get<std::string>(), true) : std::nullopt;
+  if (!p) throw std::invalid_argument(std::string("plan field '") + name + "' is no prefix");
+  return *p;
+}
+
+}  // namespace
+
+RouteBook route_book_from_json(const nlohmann::json& plan) {
+  std::vector<RouteBook::Node> nodes;
+  std::map<std::string, size_t> index;
+  for (const auto& n : field(plan, "nodes")) {
+    const auto address = Ipv4Address::parse(field(n, "address").get<std::string>());
+    if (!address) throw std::invalid_argument("plan field 'address' is no address");
+    index[field(n, "name").get<std::string>()] = nodes.size();
+    nodes.push_back({field(n, "name").get<std::string>(), *address});
+  }
+  const auto node = [&](const nlohmann::json& l, const char* end) {
+    const auto it = index.find(field(l, end).get<std::string>());
+    if (it == index.end()) throw std::invalid_argument("a link's end is not a node of the plan");
+    return it->second;
+  };
+  std::vector<RouteBook::Link> links;
+  for (const auto& l : field(plan, "links")) {
+    links.push_back({node(l, "a"), node(l, "b"), prefix_field(l, "subnet"),
+                     field(l, "if_a").get<std::string>(), field(l, "if_b").get<std::string>(),
+                     field(field(l, "a2b"), "delay_us").get<int64_t>(),
+                     field(field(l, "b2a"), "delay_us").get<int64_t>()});
+  }
+  const RouteMetric metric =
+      plan.value("routing", "hops") == "delay" ? RouteMetric::kDelay : RouteMetric::kHops;
+  return RouteBook(metric, std::move(nodes), std::move(links));
+}
+
+nlohmann::json planned_route_to_json(const PlannedRoute& r) {
+  nlohmann::json j = route_to_json(r.route);
+  j["node"] = r.node;
+  j["destination"] = r.destination;
+  j["path"] = r.path;
+  j["cost"] = r.cost;
+  return j;
+}
+
+}  // namespace testbed
