@@ -142,6 +142,7 @@ void LinkCollectable::update(std::vector<DirectionSample> samples) {
 }
 
 std::vector<MetricFamily> LinkCollectable::Collect() const {
+  last_collected_ = std::chrono::steady_clock::now().time_since_epoch().count();
   std::lock_guard lock(mutex_);
   return link_families(lab_, samples_);
 }

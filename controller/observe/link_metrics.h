@@ -10,6 +10,8 @@
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -70,9 +72,16 @@ class LinkCollectable : public prometheus::Collectable {
   explicit LinkCollectable(std::string lab) : lab_(std::move(lab)) {}
   void update(std::vector<DirectionSample> samples);
   std::vector<prometheus::MetricFamily> Collect() const override;
+  // When /metrics was last read (steady clock), so that the exporter samples the links only
+  // while someone watches; the epoch when never.
+  std::chrono::steady_clock::time_point last_collected() const {
+    return std::chrono::steady_clock::time_point(
+        std::chrono::steady_clock::duration(last_collected_.load()));
+  }
 
  private:
   std::string lab_;
+  mutable std::atomic<std::chrono::steady_clock::rep> last_collected_{0};
   mutable std::mutex mutex_;
   std::vector<DirectionSample> samples_;
 };

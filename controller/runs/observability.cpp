@@ -93,7 +93,9 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
   // Readiness is still asked through loopback, which 0.0.0.0 includes.
   if (options.metrics_on_all_addresses) exporter.push_back("--all-addresses");
   const pid_t exporter_pid = start(store, state, exporter, "exporter.log");
-  wait_ready(exporter_pid, exporter_port, "/metrics", "the exporter", dir + "/exporter.log");
+  // Its readiness page, not /metrics: a read of /metrics counts as someone watching, and
+  // the links are sampled for a minute after it (cmd_exporter.cpp).
+  wait_ready(exporter_pid, exporter_port, "/ready", "the exporter", dir + "/exporter.log");
   state.urls["exporter"] = url(exporter_port) + "/metrics";
 
   if (options.prometheus == PrometheusMode::kExisting) {
