@@ -1,17 +1,22 @@
-// testbed-delayline: holds the packets arriving on a node's interfaces for each link
-// direction's delay (and jitter), where the kernel has no sch_netem. It runs inside the
-// receiving node's namespace; iptables' NFQUEUE target in PREROUTING hands it each packet
-// (metadata only: the packet itself stays in the kernel) and it returns an ACCEPT verdict
-// when the packet's time has come. Holding packets on the receiving side keeps TCP at full
-// rate; on the sender's side TCP Small Queues would count them against the socket.
+// testbed-delayline: holds the packets arriving on nodes' interfaces for each link
+// direction's delay (and jitter), where the kernel has no sch_netem. In each receiving
+// node's namespace, iptables' NFQUEUE target in PREROUTING hands it each packet (metadata
+// only: the packet itself stays in the kernel) and it returns an ACCEPT verdict when the
+// packet's time has come. Holding packets on the receiving side keeps TCP at full rate; on
+// the sender's side TCP Small Queues would count them against the socket.
 //
-// usage: testbed-delayline --control PATH [--release-window-us N]
-//                          --queue NUM:DELAY_US:JITTER_US:SEED[:reorder] ...
-// Control datagrams on PATH (a filesystem socket, reachable from any namespace):
+// One process serves one node or many: each node's queues are bound through a netlink
+// socket opened inside that node's namespace (--netns; without it, the namespace the
+// process runs in), and each node keeps its own control socket.
+//
+// usage: testbed-delayline NODE... [--release-window-us N]
+//   NODE: --control PATH [--netns /run/netns/NS] --queue NUM:DELAY_US:JITTER_US:SEED[:reorder]...
+// Control datagrams on a node's PATH (a filesystem socket, reachable from any namespace):
 //   "set NUM DELAY_US JITTER_US"   changes a queue's delay for packets that arrive from then on
-//   "stats FILE"                   writes the queues' release lateness and kernel drops to
-//                                  FILE (see delay_line_stats.h), atomically by rename
+//   "stats FILE"                   writes the node's queues' release lateness and kernel drops
+//                                  to FILE (see delay_line_stats.h), atomically by rename
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <linux/netfilter.h>
 #include <poll.h>
@@ -116,13 +121,35 @@ void release(Queue& q, int64_t now, int64_t stalled_us) {
   for (uint32_t id : ids) nfq_set_verdict(q.handle, id, NF_ACCEPT, 0, nullptr);
 }
 
-// Our queues' figures; the kernel's drop counters are per namespace, which is ours.
-void write_stats(const std::string& path, const std::map<uint16_t, Queue>& queues) {
-  std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
-  const auto drops = testbed::parse_nfqueue_table(
-      std::string(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>()));
+// One node served: its namespace, its queues bound there, its control socket.
+struct Node {
+  std::string control;
+  std::string netns;  // empty: the namespace this process runs in
+  int netns_fd = -1;  // held, to read the node's kernel drop counters there
+  nfq_handle* nfq = nullptr;
+  int ctl = -1;
+  std::map<uint16_t, Queue> queues;
+};
+
+// Runs `f` inside `ns_fd`'s network namespace (or where we are, for -1), then returns to
+// `home`. Netlink sockets opened inside stay bound to that namespace.
+template <typename F>
+bool inside(int ns_fd, int home, F f) {
+  if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) return false;
+  f();
+  return ns_fd < 0 || setns(home, CLONE_NEWNET) == 0;
+}
+
+// A node's queues' figures; the kernel's drop counters are per namespace: the node's.
+void write_stats(const std::string& path, const Node& node, int home) {
+  std::string text;
+  inside(node.netns_fd, home, [&] {
+    std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
+    text.assign(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>());
+  });
+  const auto drops = testbed::parse_nfqueue_table(text);
   std::vector<testbed::DelayLineQueueStats> stats;
-  for (const auto& [num, q] : queues) {
+  for (const auto& [num, q] : node.queues) {
     testbed::DelayLineQueueStats s;
     s.queue = num;
     s.released = q.delay.lateness().count();
@@ -140,9 +167,9 @@ void write_stats(const std::string& path, const std::map<uint16_t, Queue>& queue
     std::fprintf(stderr, "testbed-delayline: rename %s: %s\n", tmp.c_str(), std::strerror(errno));
 }
 
-void handle_control(int fd, std::map<uint16_t, Queue>& queues, int64_t window_cap_us) {
+void handle_control(Node& node, int64_t window_cap_us, int home) {
   char buf[4096];
-  for (ssize_t n; (n = recv(fd, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0;) {
+  for (ssize_t n; (n = recv(node.ctl, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0;) {
     buf[n] = '\0';
     std::istringstream in(buf);
     std::string verb;
@@ -151,9 +178,9 @@ void handle_control(int fd, std::map<uint16_t, Queue>& queues, int64_t window_ca
     int64_t delay = 0, jitter = 0;
     std::string path;
     if (verb == "stats" && in >> path) {
-      write_stats(path, queues);
-    } else if (verb == "set" && in >> num >> delay >> jitter && queues.count(num)) {
-      auto& q = queues.at(num);
+      write_stats(path, node, home);
+    } else if (verb == "set" && in >> num >> delay >> jitter && node.queues.count(num)) {
+      auto& q = node.queues.at(num);
       q.delay.set_params({delay, jitter, q.delay.params().reorder});
       q.window_us = release_window(delay, window_cap_us);
     } else {
@@ -162,23 +189,30 @@ void handle_control(int fd, std::map<uint16_t, Queue>& queues, int64_t window_ca
   }
 }
 
-int fail(const char* call) {
-  std::fprintf(stderr, "testbed-delayline: %s: %s\n", call, std::strerror(errno));
+int fail(const std::string& call) {
+  std::fprintf(stderr, "testbed-delayline: %s: %s\n", call.c_str(), std::strerror(errno));
   return 1;
 }
 
-}  // namespace
+const char* const kUsage =
+    "usage: testbed-delayline NODE... [--release-window-us N]\n"
+    "  NODE: --control PATH [--netns /run/netns/NS] --queue "
+    "NUM:DELAY_US:JITTER_US:SEED[:reorder] ...\n";
 
-int main(int argc, char** argv) {
-  std::string control;
-  int64_t window_cap_us = kDefaultWindowCapUs;
-  std::map<uint16_t, Queue> queues;
+// Reads the nodes; false (after saying why) on a malformed command line.
+bool parse(int argc, char** argv, std::vector<Node>& nodes, int64_t& window_cap_us) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string opt = argv[i], val = argv[i + 1];
     if (opt == "--control") {
-      control = val;
+      nodes.emplace_back();
+      nodes.back().control = val;
     } else if (opt == "--release-window-us") {
       window_cap_us = std::atoll(val.c_str());
+    } else if ((opt == "--netns" || opt == "--queue") && nodes.empty()) {
+      std::fprintf(stderr, "testbed-delayline: %s before any --control\n", opt.c_str());
+      return false;
+    } else if (opt == "--netns") {
+      nodes.back().netns = val;
     } else if (opt == "--queue") {
       unsigned num = 0;
       long long delay = 0, jitter = 0;
@@ -187,25 +221,79 @@ int main(int argc, char** argv) {
       if (std::sscanf(val.c_str(), "%u:%lld:%lld:%llu:%15s", &num, &delay, &jitter, &seed, mode) <
           4) {
         std::fprintf(stderr, "testbed-delayline: bad --queue '%s'\n", val.c_str());
-        return 2;
+        return false;
       }
-      queues.emplace(
+      nodes.back().queues.emplace(
           num,
           Queue{static_cast<uint16_t>(num), nullptr,
                 testbed::DelayQueue({delay, jitter, std::string(mode) == "reorder"}, seed), 0});
     } else {
       std::fprintf(stderr, "testbed-delayline: unknown option %s\n", opt.c_str());
-      return 2;
+      return false;
     }
   }
-  if (control.empty() || queues.empty()) {
-    std::fprintf(stderr,
-                 "usage: testbed-delayline --control PATH [--release-window-us N] --queue "
-                 "NUM:DELAY_US:JITTER_US:SEED[:reorder] ...\n");
+  if (nodes.empty()) return false;
+  for (const Node& n : nodes) {
+    if (n.queues.empty()) return false;
+  }
+  return true;
+}
+
+// Binds a node's queues inside its namespace, then its control socket; 0, or the exit
+// status after saying which call failed.
+int open_node(Node& node, int home) {
+  if (!node.netns.empty()) {
+    node.netns_fd = open(node.netns.c_str(), O_RDONLY | O_CLOEXEC);
+    if (node.netns_fd < 0) return fail("open(" + node.netns + ")");
+  }
+  std::string failed;
+  const bool back = inside(node.netns_fd, home, [&] {
+    node.nfq = nfq_open();
+    if (!node.nfq) {
+      failed = "nfq_open";
+      return;
+    }
+    nfnl_rcvbufsiz(nfq_nfnlh(node.nfq), kReceiveBuffer);
+    for (auto& [num, q] : node.queues) {
+      q.handle = nfq_create_queue(node.nfq, num, on_packet, &q);
+      if (!q.handle) {
+        failed = "nfq_create_queue " + std::to_string(num);
+        return;
+      }
+      if (nfq_set_mode(q.handle, NFQNL_COPY_META, 0) < 0) {
+        failed = "nfq_set_mode";
+        return;
+      }
+      nfq_set_queue_maxlen(q.handle, kQueueMaxLen);
+      nfq_set_queue_flags(q.handle, NFQA_CFG_F_GSO, NFQA_CFG_F_GSO);
+    }
+  });
+  if (!back) return fail("setns(" + node.netns + ")");
+  if (!failed.empty()) return fail(failed + " in " + (node.netns.empty() ? "here" : node.netns));
+  node.ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", node.control.c_str());
+  unlink(node.control.c_str());
+  // Bound last: the socket's existence tells the controller the queues are ready.
+  if (node.ctl < 0 || bind(node.ctl, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
+    return fail("bind(" + node.control + ")");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int64_t window_cap_us = kDefaultWindowCapUs;
+  std::vector<Node> nodes;
+  if (!parse(argc, argv, nodes, window_cap_us)) {
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
-  for (auto& [num, q] : queues)
-    q.window_us = release_window(q.delay.params().delay_us, window_cap_us);
+  for (Node& n : nodes) {
+    for (auto& [num, q] : n.queues)
+      q.window_us = release_window(q.delay.params().delay_us, window_cap_us);
+  }
   signal(SIGTERM, on_stop);
   signal(SIGINT, on_stop);
   prctl(PR_SET_TIMERSLACK, 1UL);  // wake within a microsecond of a release, not 50 us late
@@ -213,28 +301,12 @@ int main(int argc, char** argv) {
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)  // best effort: health shows the cost
     std::fprintf(stderr, "testbed-delayline: sched_setscheduler(SCHED_FIFO): %s\n",
                  std::strerror(errno));
-
-  nfq_handle* h = nfq_open();
-  if (!h) return fail("nfq_open");
-  nfnl_rcvbufsiz(nfq_nfnlh(h), kReceiveBuffer);
-  for (auto& [num, q] : queues) {
-    q.handle = nfq_create_queue(h, num, on_packet, &q);
-    if (!q.handle) return fail(("nfq_create_queue " + std::to_string(num)).c_str());
-    if (nfq_set_mode(q.handle, NFQNL_COPY_META, 0) < 0) return fail("nfq_set_mode");
-    nfq_set_queue_maxlen(q.handle, kQueueMaxLen);
-    nfq_set_queue_flags(q.handle, NFQA_CFG_F_GSO, NFQA_CFG_F_GSO);
+  const int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (home < 0) return fail("open(/proc/self/ns/net)");
+  for (Node& n : nodes) {
+    if (const int status = open_node(n, home); status != 0) return status;
   }
 
-  const int ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", control.c_str());
-  unlink(control.c_str());
-  // Bound last: the socket's existence tells the controller the queues are ready.
-  if (ctl < 0 || bind(ctl, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return fail("bind control");
-
-  const int nfd = nfq_fd(h);
   std::vector<char> buf(kReceiveBatch * kNotificationBytes);
   std::vector<iovec> iov(kReceiveBatch);
   std::vector<mmsghdr> msgs(kReceiveBatch);
@@ -244,6 +316,12 @@ int main(int argc, char** argv) {
     msgs[i].msg_hdr.msg_iov = &iov[i];
     msgs[i].msg_hdr.msg_iovlen = 1;
   }
+  // Two descriptors per node: its queues' netlink socket, then its control socket.
+  std::vector<pollfd> fds;
+  for (const Node& n : nodes) {
+    fds.push_back({nfq_fd(n.nfq), POLLIN, 0});
+    fds.push_back({n.ctl, POLLIN, 0});
+  }
   while (!g_stop) {
     // The host's stalls this turn: wall time that was neither this thread running nor the
     // sleep it asked for (at SCHED_FIFO no task of this host outranks us, so that is the
@@ -252,9 +330,11 @@ int main(int argc, char** argv) {
     // the emulator's own (see DelayQueue::release_due).
     const int64_t top = now_us(), ran_at_top = ran_us();
     int64_t next = -1;
-    for (auto& [num, q] : queues) {
-      const int64_t r = q.delay.next_release();
-      if (r >= 0 && (next < 0 || r - q.window_us < next)) next = r - q.window_us;
+    for (auto& n : nodes) {
+      for (auto& [num, q] : n.queues) {
+        const int64_t r = q.delay.next_release();
+        if (r >= 0 && (next < 0 || r - q.window_us < next)) next = r - q.window_us;
+      }
     }
     timespec timeout{}, *tp = nullptr;
     if (next >= 0) {
@@ -262,30 +342,36 @@ int main(int argc, char** argv) {
       timeout = {static_cast<time_t>(wait / 1000000), static_cast<long>(wait % 1000000) * 1000};
       tp = &timeout;
     }
-    pollfd fds[2] = {{nfd, POLLIN, 0}, {ctl, POLLIN, 0}};
     const int64_t asleep = now_us();
-    if (ppoll(fds, 2, tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
+    if (ppoll(fds.data(), fds.size(), tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
     const int64_t woke = now_us();
     // Asked: until the next release is due (from when ppoll began, if that was later), or
     // until a packet comes; a packet may end it sooner.
     const int64_t asked = next >= 0 ? std::max(next, asleep) : woke;
     const int64_t slept = std::min(woke, asked) - asleep;
-    if (fds[0].revents & POLLIN) {
-      for (int n = kReceiveBatch; n == kReceiveBatch;) {
-        n = recvmmsg(nfd, msgs.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
-        for (int i = 0; i < n; ++i)
-          nfq_handle_packet(h, static_cast<char*>(iov[i].iov_base),
-                            static_cast<int>(msgs[i].msg_len));
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      Node& n = nodes[i];
+      if (fds[2 * i].revents & POLLIN) {
+        for (int got = kReceiveBatch; got == kReceiveBatch;) {
+          got = recvmmsg(fds[2 * i].fd, msgs.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+          for (int k = 0; k < got; ++k)
+            nfq_handle_packet(n.nfq, static_cast<char*>(iov[k].iov_base),
+                              static_cast<int>(msgs[k].msg_len));
+        }
       }
+      if (fds[2 * i + 1].revents & POLLIN) handle_control(n, window_cap_us, home);
     }
-    if (fds[1].revents & POLLIN) handle_control(ctl, queues, window_cap_us);
     const int64_t now = now_us();
     const int64_t stalled = std::max<int64_t>(0, (now - top) - (ran_us() - ran_at_top) - slept);
-    for (auto& [num, q] : queues) release(q, now, stalled);
+    for (auto& n : nodes) {
+      for (auto& [num, q] : n.queues) release(q, now, stalled);
+    }
   }
-  for (auto& [num, q] : queues) nfq_destroy_queue(q.handle);
-  nfq_close(h);
-  close(ctl);
-  unlink(control.c_str());
+  for (Node& n : nodes) {
+    for (auto& [num, q] : n.queues) nfq_destroy_queue(q.handle);
+    nfq_close(n.nfq);
+    close(n.ctl);
+    unlink(n.control.c_str());
+  }
   return 0;
 }

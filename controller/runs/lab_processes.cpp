@@ -1,5 +1,6 @@
 #include "lab_processes.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <stdexcept>
@@ -7,34 +8,60 @@
 
 #include "child_process.h"
 #include "link_control.h"
+#include "named_netns.h"
 #include "node_hosts.h"
 #include "node_identity.h"
 #include "teardown.h"
 
 namespace testbed {
 
-// Starts the lab's long-lived processes, recording each before anything can fail: a
-// delay line per node that receives delayed links, and the timeline when there are
+std::vector<std::vector<const PlannedDelayLine*>> delay_line_groups(
+    const std::vector<PlannedDelayLine>& lines, size_t processes) {
+  std::vector<std::vector<const PlannedDelayLine*>> groups;
+  if (lines.empty() || processes == 0) return groups;
+  const size_t count = std::min(processes, lines.size());
+  size_t next = 0;
+  for (size_t g = 0; g < count; ++g) {
+    // The first (size % count) groups take one more, so sizes differ by one at most.
+    const size_t size = lines.size() / count + (g < lines.size() % count ? 1 : 0);
+    groups.emplace_back();
+    for (size_t i = 0; i < size; ++i) groups.back().push_back(&lines[next++]);
+  }
+  return groups;
+}
+
+// Starts the lab's long-lived processes, recording each before anything can fail: the
+// delay lines of the nodes that receive delayed links, and the timeline when there are
 // schedules. Waits until every delay line has bound its queues.
 void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   const std::string dir = store.dir(plan.lab);
   std::vector<std::pair<pid_t, std::string>> waiting;  // pid, control socket
-  for (const auto& line : plan.delay_lines) {
-    std::vector<std::string> argv = {program_path("testbed-delayline"), "--control",
-                                     delay_line_socket(dir, line.node)};
+  const auto groups = delay_line_groups(plan.delay_lines);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    std::vector<std::string> argv = {program_path("testbed-delayline")};
+    for (const PlannedDelayLine* line : groups[g]) {
+      // Each node's queues are bound inside its namespace by the process, which itself runs
+      // in the host's: one process serves many namespaces.
+      argv.insert(argv.end(), {"--control", delay_line_socket(dir, line->node), "--netns",
+                               netns_path(line->ns)});
+      for (const auto& q : line->queues) {
+        argv.push_back("--queue");
+        argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
+                       std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
+                       (q.reorder ? ":reorder" : ""));
+      }
+    }
     if (plan.release_window_us) {
       argv.push_back("--release-window-us");
       argv.push_back(std::to_string(*plan.release_window_us));
     }
-    for (const auto& q : line.queues) {
-      argv.push_back("--queue");
-      argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
-                     std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
-                     (q.reorder ? ":reorder" : ""));
-    }
-    const pid_t pid = spawn_recorded(store, state, line.ns, argv,
-                                     dir + "/delayline-" + line.node + ".log", line.node);
-    waiting.emplace_back(pid, delay_line_socket(dir, line.node));
+    // A process of one node is named after it (its log, and the node in its record).
+    const bool one = groups[g].size() == 1;
+    const std::string name = one ? groups[g].front()->node : "group" + std::to_string(g);
+    const pid_t pid = spawn_recorded(store, state, "", argv, dir + "/delayline-" + name + ".log",
+                                     one ? groups[g].front()->node : "");
+    for (const PlannedDelayLine* line : groups[g])
+      waiting.emplace_back(pid, delay_line_socket(dir, line->node));
   }
   // A delay line binds its queues, then its control socket: the socket means ready.
   // Five seconds is far beyond the milliseconds this takes even on a loaded host.
