@@ -56,10 +56,13 @@ uint64_t LibnlKernel::namespace_inode(const std::string& ns) {
 }
 
 uint64_t LibnlKernel::create_namespace(const std::string& ns) {
-  return create_netns(ns);
+  const uint64_t inode = create_netns(ns);
+  own_hooks_[ns] = {};
+  return inode;
 }
 
 void LibnlKernel::delete_namespace(const std::string& ns) {
+  own_hooks_.erase(ns);
   contexts_.erase(ns);  // close our socket first: it would keep the namespace alive
   delete_netns(ns);
 }
@@ -330,7 +333,8 @@ Kernel::IngressHooks LibnlKernel::ingress_delays(const std::string& ns) {
 }
 
 void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& hooks) {
-  const IngressHooks existing = ingress_delays(ns);
+  const auto own = own_hooks_.find(ns);
+  const IngressHooks existing = own != own_hooks_.end() ? own->second : ingress_delays(ns);
   std::string rules;
   for (const auto& [dev, d] : hooks) {
     rules += chain_rules(dev, d);
@@ -340,6 +344,9 @@ void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& 
     }
   }
   iptables_restore(ns, rules, "delay hooks");
+  if (own != own_hooks_.end()) {
+    for (const auto& [dev, d] : hooks) own->second[dev] = d;
+  }
 }
 
 void LibnlKernel::remove_ingress_delays(const std::string& ns,
@@ -350,6 +357,9 @@ void LibnlKernel::remove_ingress_delays(const std::string& ns,
              "\n-X " + chain_of(dev) + "\n";
   }
   iptables_restore(ns, rules, "remove delay hooks");
+  if (const auto own = own_hooks_.find(ns); own != own_hooks_.end()) {
+    for (const auto& dev : devs) own->second.erase(dev);
+  }
   for (const auto& dev : devs) {
     nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
     rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));

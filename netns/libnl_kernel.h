@@ -65,6 +65,10 @@ class LibnlKernel : public Kernel {
   nl::Addr addr_object(const std::string& ns, const std::string& dev, Ipv4Prefix addr);
 
   std::map<std::string, std::unique_ptr<Context>> contexts_;
+  // The delay hooks of the namespaces this object created, as it installed them: nothing
+  // else can have added any, so installing them needs no `iptables -S` first (a process
+  // start per namespace: 7% of a 1000-node `up`'s CPU).
+  std::map<std::string, IngressHooks> own_hooks_;
 };
 
 }  // namespace testbed

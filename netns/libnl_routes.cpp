@@ -20,6 +20,10 @@ namespace {
 // (about 80 bytes each) stay well inside libnl's 32 KiB socket buffers.
 constexpr size_t kRoutesPerSend = 128;
 
+// A batch's requests are numbered from here, on a socket used for nothing else; any
+// number does, as every reply to a batch is read before the next is sent.
+constexpr unsigned int kBatchSeq = 1;
+
 struct BatchReplies {
   unsigned int last_seq = 0;  // the batch's acknowledged request
   bool done = false;
@@ -116,7 +120,15 @@ std::vector<RouteSpec> LibnlKernel::routes(const std::string& ns) {
 }
 
 void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) {
-  nl_sock* sock = context(ns).sock.get();
+  // A socket of its own: libnl counts the replies a socket reads against the requests it
+  // numbered, and a batch answered once would leave the namespace's socket out of step
+  // ("Message sequence number mismatch" at its next request).
+  nl::Socket batch_socket(nl::check_alloc(nl_socket_alloc(), "nl_socket_alloc"));
+  {
+    NetnsScope inside(context(ns).fd.get());
+    nl::check(nl_connect(batch_socket.get(), NETLINK_ROUTE), "nl_connect(" + ns + ")");
+  }
+  nl_sock* sock = batch_socket.get();
   nl_cb* own = nl::check_alloc(nl_cb_clone(nl_socket_get_cb(sock)), "nl_cb_clone");
   std::unique_ptr<nl_cb, nl::Deleter<nl_cb, nl_cb_put>> cb(own);
   BatchReplies replies;
@@ -128,7 +140,7 @@ void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>
   for (size_t first = 0; first < routes.size(); first += kRoutesPerSend) {
     const size_t end = std::min(routes.size(), first + kRoutesPerSend);
     batch.clear();
-    const unsigned int first_seq = nl_socket_use_seq(sock);
+    const unsigned int first_seq = kBatchSeq + static_cast<unsigned int>(first);
     for (size_t i = first; i < end; ++i) {
       nl_msg* raw = nullptr;
       nl::check(rtnl_route_build_add_request(route_object(ns, routes[i]).get(),
@@ -136,7 +148,7 @@ void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>
                 "rtnl_route_build_add_request(" + describe(routes[i], ns) + ")");
       std::unique_ptr<nl_msg, nl::Deleter<nl_msg, nlmsg_free>> msg(raw);
       nlmsghdr* hdr = nlmsg_hdr(msg.get());
-      hdr->nlmsg_seq = i == first ? first_seq : nl_socket_use_seq(sock);
+      hdr->nlmsg_seq = kBatchSeq + static_cast<unsigned int>(i);
       hdr->nlmsg_pid = nl_socket_get_local_port(sock);
       hdr->nlmsg_flags |= NLM_F_REQUEST | (i + 1 == end ? NLM_F_ACK : 0);
       const char* bytes = reinterpret_cast<const char*>(hdr);
@@ -153,7 +165,8 @@ void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>
       // All or nothing: what this call installed goes again (those the kernel refused are
       // not there to delete, which is as good).
       for (size_t i = 0; i < end; ++i) {
-        if (i != failed) rtnl_route_delete(sock, route_object(ns, routes[i]).get(), 0);
+        if (i != failed)
+          rtnl_route_delete(context(ns).sock.get(), route_object(ns, routes[i]).get(), 0);
       }
       throw KernelError("add_routes(" +
                         (failed < end ? describe(routes[failed], ns) : "a route in " + ns) +

@@ -93,8 +93,9 @@ int run_up(const Argv& argv) {
       "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
       "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
       "[--hosts N|PLACEMENT --host NAME] [--adopt] [--metrics ADDR:PORT] [--foreground] "
-      "[--start-at UNIX_SECONDS]";
-  Args args(argv, {"dry-run", "grafana", "adopt", "foreground"},
+      "[--start-at UNIX_SECONDS] [--timings]";
+  const auto began = std::chrono::steady_clock::now();
+  Args args(argv, {"dry-run", "grafana", "adopt", "foreground", "timings"},
             {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics",
              "start-at"});
   if (args.option("hosts").has_value() != args.option("host").has_value()) {
@@ -127,6 +128,15 @@ int run_up(const Argv& argv) {
   const double start_at = parse_start_at(args.option("start-at"));
   const auto whole = load_plan(args.positional(0), options);
   if (!whole) return kExitInvalid;
+  // Where the time goes (--timings): each phase's seconds, in order.
+  std::vector<std::pair<std::string, double>> phases;
+  auto lap = began;
+  const auto phase = [&](const std::string& name) {
+    const auto now = std::chrono::steady_clock::now();
+    phases.emplace_back(name, std::chrono::duration<double>(now - lap).count());
+    lap = now;
+  };
+  phase("plan");
   std::optional<PlanSlice> slice;
   if (const auto hosts = args.option("hosts")) {
     const auto placement = load_host_placement(*hosts, *whole);
@@ -194,6 +204,7 @@ int run_up(const Argv& argv) {
   store.save_plan(plan->lab, state.plan);
   if (slice) store.save_whole_plan(plan->lab, plan_to_json(*whole));
   store.save(state);
+  phase("checks and plan.json");
 
   ApplyHooks hooks;
   hooks.before_create_namespace = [&](const CreateNamespace& s) {
@@ -225,10 +236,16 @@ int run_up(const Argv& argv) {
   std::vector<std::string> watch;  // URLs and advice for watching the lab
   try {
     const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
+    for (const auto& [op, t] : result.by_op)
+      phases.emplace_back(op + " x" + std::to_string(t.steps), t.seconds);
+    phase("kernel changes (all)");
     try {
       create_identities(*plan, *whole, store, state);
+      phase("hostnames and hosts files");
       start_processes(*plan, store, state);
+      phase("delay lines and timeline");
       watch = start_observability(store, state, observability);
+      phase("exporter and dashboards");
       if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);
       if (g_interrupted) throw std::runtime_error("interrupted by a signal");
     } catch (const std::exception& e) {
@@ -246,6 +263,12 @@ int run_up(const Argv& argv) {
               << result.changed << " kernel changes in " << std::fixed << std::setprecision(2)
               << seconds << " s)\n";
     for (const auto& note : plan->notes) std::cout << "note: " << note << "\n";
+    if (args.flag("timings")) {
+      std::cout << "timings:\n";
+      for (const auto& [name, seconds] : phases)
+        std::cout << "  " << std::setw(8) << std::setprecision(3) << seconds << " s  " << name
+                  << "\n";
+    }
     for (const auto& [what, where] : state.urls) std::cout << what << ": " << where << "\n";
     for (const auto& line : watch) std::cout << line << "\n";
     if (plan->nodes.size() >= 2) {

@@ -25,6 +25,7 @@ std::string normalize_space(const std::string& s) {
 }  // namespace testbed
 
 #include <algorithm>
+#include <chrono>
 
 namespace testbed {
 bool Applier::in_effect(const Step& step) {
@@ -193,11 +194,16 @@ ApplyResult Applier::apply(const Plan& plan) {
         ++result.unchanged;
         continue;
       }
+      const auto started = std::chrono::steady_clock::now();
       if (hooks_.before_step) hooks_.before_step(i, step);
       Done done{i, std::nullopt, std::nullopt};
       execute(step, done);
       done_.push_back(done);
       ++result.changed;
+      auto& timing = result.by_op[step_op(step)];
+      ++timing.steps;
+      timing.seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     } catch (const std::exception& e) {
       const std::string what =
           "step " + std::to_string(i + 1) + " (" + describe_step(step) + "): " + e.what();

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -30,6 +31,13 @@ struct ApplyHooks {
 struct ApplyResult {
   size_t changed = 0;
   size_t unchanged = 0;
+  // Where the time went, by kind of step (step_op): steps changed and their seconds, the
+  // hooks' work (state records) included.
+  struct Timing {
+    size_t steps = 0;
+    double seconds = 0;
+  };
+  std::map<std::string, Timing> by_op;
 };
 
 class ApplyError : public std::runtime_error {

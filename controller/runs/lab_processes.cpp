@@ -15,21 +15,6 @@
 
 namespace testbed {
 
-std::vector<std::vector<const PlannedDelayLine*>> delay_line_groups(
-    const std::vector<PlannedDelayLine>& lines, size_t processes) {
-  std::vector<std::vector<const PlannedDelayLine*>> groups;
-  if (lines.empty() || processes == 0) return groups;
-  const size_t count = std::min(processes, lines.size());
-  size_t next = 0;
-  for (size_t g = 0; g < count; ++g) {
-    // The first (size % count) groups take one more, so sizes differ by one at most.
-    const size_t size = lines.size() / count + (g < lines.size() % count ? 1 : 0);
-    groups.emplace_back();
-    for (size_t i = 0; i < size; ++i) groups.back().push_back(&lines[next++]);
-  }
-  return groups;
-}
-
 // Starts the lab's long-lived processes, recording each before anything can fail: the
 // delay lines of the nodes that receive delayed links, and the timeline when there are
 // schedules. Waits until every delay line has bound its queues.

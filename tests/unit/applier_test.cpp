@@ -60,6 +60,35 @@ TEST(Applier, ReapplyRepairsOnlyWhatIsMissing) {
   EXPECT_EQ(kernel.routes(routes.ns), routes.routes);
 }
 
+TEST(Applier, ReapplyAsksOnlyForTheMissingRoutes) {
+  // The kernel refuses a route that exists: asking for a node's every route again would fail.
+  FakeKernel kernel;
+  const Plan plan = internet2_plan();
+  Applier(kernel).apply(plan);
+  const auto& routes = std::get<AddRoutes>(plan.steps.back());
+  kernel.delete_routes(routes.ns);
+  kernel.add_routes(routes.ns, {routes.routes.front()});
+  EXPECT_EQ(Applier(kernel).apply(plan).changed, 1u);
+  auto now = kernel.routes(routes.ns);
+  auto want = routes.routes;
+  std::sort(now.begin(), now.end());
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(now, want);
+}
+
+TEST(Applier, TimesEachKindOfStep) {
+  FakeKernel kernel;
+  const Plan plan = internet2_plan();
+  const ApplyResult r = Applier(kernel).apply(plan);
+  size_t steps = 0;
+  for (const auto& [op, t] : r.by_op) {
+    steps += t.steps;
+    EXPECT_GE(t.seconds, 0) << op;
+  }
+  EXPECT_EQ(steps, plan.steps.size());
+  EXPECT_EQ(r.by_op.at("add_routes").steps, 9u);  // one per node
+}
+
 struct Injection {
   std::string op;
   int nth;

@@ -5,6 +5,7 @@
 
 #include <sys/wait.h>
 #include <filesystem>
+#include <fstream>
 
 #include "fake_kernel.h"
 #include "teardown.h"
@@ -41,6 +42,34 @@ TEST_F(LabStateTest, SaveLoadRoundTrip) {
   EXPECT_EQ(back.processes.at(0).argv, (std::vector<std::string>{"iperf3", "-s"}));
   EXPECT_EQ(store.resolve(""), "x");
   EXPECT_THROW(store.resolve("y"), std::runtime_error);
+}
+
+TEST_F(LabStateTest, JournalledRecordsAreLoadedAndFoldedIntoTheNextSave) {
+  LabStore store(root_);
+  LabState s;
+  s.lab = "x";
+  s.phase = "applying";
+  store.save(s);
+  store.record_namespace("x", {"tb-x-a", 0});
+  store.record_namespace("x", {"tb-x-a", 77});  // its inode, once made: replaces the first
+  store.record_process("x", {123, 456, "a", {"testbed-delayline"}});
+  store.record_process("x", {123, 456, "a", {"testbed-delayline"}});  // replayed twice: once
+  LabState back = store.load("x");
+  ASSERT_EQ(back.namespaces.size(), 1u);
+  EXPECT_EQ(back.namespaces[0].inode, 77u);
+  ASSERT_EQ(back.processes.size(), 1u);
+  EXPECT_EQ(back.processes[0].pid, 123);
+  // A record cut short by a crash mid-write is skipped, the rest kept.
+  { std::ofstream(store.journal_path("x"), std::ios::app) << "{\"namespace\": {\"na"; }
+  EXPECT_EQ(store.load("x").namespaces.size(), 1u);
+  // A save folds the journal in and removes it; what it held stays.
+  back.phase = "up";
+  store.save(back);
+  EXPECT_FALSE(std::filesystem::exists(store.journal_path("x")));
+  const LabState saved = store.load("x");
+  EXPECT_EQ(saved.phase, "up");
+  EXPECT_EQ(saved.namespaces.size(), 1u);
+  EXPECT_EQ(saved.processes.size(), 1u);
 }
 
 TEST_F(LabStateTest, LockIsExclusive) {

@@ -1,0 +1,173 @@
+// What keeps a large lab quick and cheap (issue 37), on real namespaces: a node's routes
+// installed in batches and removed by ownership, one delay-line process serving many nodes,
+// and an exporter that samples the links only while someone watches.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "libnl_kernel.h"
+#include "netns_exec.h"
+#include "netns_shell.h"
+#include "prometheus_server.h"
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+// The namespaces a test makes, removed whatever its outcome (they are the test's own,
+// named tb-tsc-*, and it refuses to start when one exists already).
+class Namespaces {
+ public:
+  explicit Namespaces(std::vector<std::string> names) : names_(std::move(names)) {}
+  ~Namespaces() {
+    LibnlKernel kernel;
+    for (const auto& n : names_) {
+      if (kernel.namespace_exists(n)) kernel.delete_namespace(n);
+    }
+  }
+
+ private:
+  std::vector<std::string> names_;
+};
+
+// 300 /32 routes through b: more than two of add_routes' batches (128 requests each).
+std::vector<RouteSpec> routes_via_b(size_t count) {
+  std::vector<RouteSpec> out;
+  for (size_t i = 0; i < count; ++i) {
+    out.push_back(
+        {Ipv4Prefix{Ipv4Address{0xC612C800 + static_cast<uint32_t>(i)}, 32},  // 198.18.200.x
+         Ipv4Address{0xC613FF02}, "tb0-b", Ipv4Address{0xC613FF01}});
+  }
+  return out;
+}
+
+size_t lines_of(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(Scale, RoutesGoInBatchesAllOrNothingAndLeaveByOwnership) {
+  REQUIRE_ROOT();
+  const std::vector<std::string> names = {"tb-tsc-a", "tb-tsc-b"};
+  LibnlKernel kernel;
+  for (const auto& n : names) ASSERT_FALSE(kernel.namespace_exists(n)) << n << " exists already";
+  Namespaces guard(names);
+  for (const auto& n : names) kernel.create_namespace(n);
+  kernel.create_veth("tb-tsc-a", "tb0-b", "tb-tsc-b", "tb0-a");
+  kernel.add_address("tb-tsc-a", "tb0-b", Ipv4Prefix{Ipv4Address{0xC613FF01}, 30});
+  kernel.add_address("tb-tsc-b", "tb0-a", Ipv4Prefix{Ipv4Address{0xC613FF02}, 30});
+  kernel.set_link_up("tb-tsc-a", "tb0-b", true);
+  kernel.set_link_up("tb-tsc-b", "tb0-a", true);
+
+  // A route someone else made, which the testbed must leave alone.
+  ASSERT_EQ(run_in_netns("tb-tsc-a", {"ip", "route", "add", "198.18.250.1/32", "via",
+                                      "198.19.255.2", "proto", "static"})
+                .status,
+            0);
+  const auto routes = routes_via_b(300);
+  kernel.add_routes("tb-tsc-a", routes);
+  auto installed = kernel.routes("tb-tsc-a");
+  std::sort(installed.begin(), installed.end());
+  EXPECT_EQ(installed, routes) << "every route, and only the testbed's, read back";
+  EXPECT_EQ(lines_of(run_in_netns("tb-tsc-a", {"ip", "route", "show", "proto", "116"}).output),
+            300u);
+  // A packet follows one of them: 198.18.200.7 is b's once b has it.
+  kernel.add_address("tb-tsc-b", "lo", Ipv4Prefix{Ipv4Address{0xC612C807}, 32});
+  kernel.set_link_up("tb-tsc-b", "lo", true);
+  kernel.set_link_up("tb-tsc-a", "lo", true);
+  EXPECT_EQ(run_in_netns("tb-tsc-a", {"ping", "-c", "1", "-W", "5", "198.18.200.7"}).status, 0);
+
+  kernel.delete_routes("tb-tsc-a");
+  EXPECT_TRUE(kernel.routes("tb-tsc-a").empty());
+  EXPECT_NE(run_in_netns("tb-tsc-a", {"ip", "route"}).output.find("198.18.250.1"),
+            std::string::npos)
+      << "the route the testbed did not make stays";
+
+  // One refused route in the middle of the second batch: none of the call's routes stay,
+  // and the error names the refused one.
+  auto bad = routes_via_b(300);
+  bad[200].via = Ipv4Address{0x0A090909};  // 10.9.9.9: not on any of a's subnets
+  try {
+    kernel.add_routes("tb-tsc-a", bad);
+    FAIL() << "a route through an unreachable gateway was accepted";
+  } catch (const KernelError& e) {
+    EXPECT_NE(std::string(e.what()).find(bad[200].dst.str()), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(kernel.routes("tb-tsc-a").empty()) << "all or nothing";
+}
+
+// A ring of `n` nodes whose links each delay 5 ms: every node receives delayed links.
+std::string ring_profile(const std::string& lab, int n) {
+  const std::string path = "/tmp/" + lab + ".yaml";
+  std::ofstream out(path);
+  out << "lab: " << lab << "\ndefaults: {delay: 5ms, bandwidth: 100mbit}\nnodes:\n";
+  for (int i = 0; i < n; ++i) out << "  n" << i << ": {}\n";
+  out << "links:\n";
+  for (int i = 0; i < n; ++i) out << "  - {endpoints: [n" << i << ", n" << (i + 1) % n << "]}\n";
+  return path;
+}
+
+TEST(Scale, SixteenDelayLineProcessesServeTwentyNodesAtTheirDelays) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-ring");
+  const Result up = run_testbed({"up", ring_profile("tbt-ring", 20), "--prometheus", "off"});
+  ASSERT_EQ(up.status, 0) << up.output;
+  const auto state = lab_state_json("tbt-ring");
+  int delay_lines = 0;
+  for (const auto& p : state["processes"])
+    delay_lines += p["argv"][0].get<std::string>().ends_with("testbed-delayline");
+  EXPECT_EQ(delay_lines, 16);
+  // n0 to n10 is 10 hops each way: 100 ms of delay, whichever process holds which hop.
+  const Result ping =
+      run_testbed({"exec", "--lab", "tbt-ring", "n0", "--", "ping", "-c", "3", "-q", "n10"});
+  ASSERT_EQ(ping.status, 0) << ping.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(ping.output, m, std::regex("= ([0-9.]+)/([0-9.]+)/")))
+      << ping.output;
+  EXPECT_GE(std::stod(m[1]), 100.0) << ping.output;
+  EXPECT_LT(std::stod(m[1]), 150.0) << ping.output;
+  // Every node's control socket answers, for health and for the timeline.
+  const auto status = nlohmann::json::parse(run_testbed({"status", "tbt-ring", "--json"}).output);
+  EXPECT_EQ(status["delay_lines"]["answering"], 20);
+  ASSERT_TRUE(status["routes"].is_array()) << "380 routes are few enough to list";
+  EXPECT_EQ(status["routes"].size(), 20u * 19u);
+  EXPECT_EQ(run_testbed({"down", "tbt-ring"}).status, 0);
+  EXPECT_FALSE(LibnlKernel().namespace_exists("tb-tbt-ring-n0"));
+}
+
+TEST(Scale, TheExporterSamplesOnlyWhileWatched) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-pair");
+  const Result up = run_testbed(
+      {"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml", "--prometheus", "off"});
+  ASSERT_EQ(up.status, 0) << up.output;
+  const std::string csv = "/run/testbed/tbt-pair/link_samples.csv";
+  const auto samples = [&] {
+    std::ifstream in(csv);
+    return lines_of(std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  // Its first sample (a header and the pair's two directions), then nothing while at rest:
+  // unwatched, it does not sample at all, so no wait here can be too short.
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  EXPECT_EQ(samples(), 3u);
+  const auto status = nlohmann::json::parse(run_testbed({"status", "tbt-pair", "--json"}).output);
+  std::smatch m;
+  const std::string url = status["metrics_url"];
+  ASSERT_TRUE(std::regex_search(url, m, std::regex(":(\\d+)")));
+  ASSERT_TRUE(http_get(std::stoi(m[1]), "/metrics").has_value());
+  // Watched: a sample a second from now on. Ten seconds is ample on a loaded machine.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (samples() < 5 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_GE(samples(), 5u);
+  EXPECT_EQ(run_testbed({"down", "tbt-pair"}).status, 0);
+}
+
+}  // namespace
+}  // namespace testbed::it
