@@ -48,7 +48,7 @@ printf '%-10s %6s %6s %11s %11s %8s %11s %11s %8s\n' topology nodes links "tb up
 for topo in internet2 b4 gen200; do
   file="$out/$topo.yaml"
   lab=$(awk '/^lab:/ {print $2}' "$file")
-  "$tb" plan --json "$file" > "$out/$topo.plan.json"
+  "$tb" plan --json --routes "$file" > "$out/$topo.plan.json"
   python3 bench/plan_to_shell.py up < "$out/$topo.plan.json" > "$out/$topo.up.sh"
   python3 bench/plan_to_shell.py down < "$out/$topo.plan.json" > "$out/$topo.down.sh"
   : > "$out/$topo.times"

@@ -25,7 +25,7 @@ lab=tbb-xcheck
 out=${OUT:-bench/results/launch-crosscheck}
 mkdir -p "$out" bench/out
 sed "s/^lab: internet2$/lab: $lab/" profiles/internet2.yaml > bench/out/xcheck.yaml
-"$tb" plan bench/out/xcheck.yaml --json > bench/out/xcheck-plan.json
+"$tb" plan bench/out/xcheck.yaml --json --routes > bench/out/xcheck-plan.json
 cleanup() { "$tb" down "$lab" >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 # REPORT_ONLY=1: the tables again from the results already in OUT, nothing run.

@@ -3,12 +3,16 @@
 testbeds (Mininet, the NetStorm scripts) run: one process per kernel change. The benchmark times
 it against `testbed up`/`down`, which make the same changes through netlink.
 
-usage: plan_to_shell.py up|down < plan.json > script.sh"""
+usage: plan_to_shell.py up|down < plan.json > script.sh   (plan.json: `plan --json --routes`)"""
 import json
 import sys
 
 
 def up(plan):
+    namespace = {n["name"]: n["namespace"] for n in plan["nodes"]}
+    routes_of = {}
+    for r in plan["routes"]:
+        routes_of.setdefault(namespace[r["node"]], []).append(r)
     yield "set -e"
     for s in plan["steps"]:
         op = s["op"]
@@ -44,8 +48,12 @@ def up(plan):
                    f"ceil {rate}bit burst {burst} cburst {burst} quantum {s['quantum_bytes']}")
             yield (f"tc -n {ns} qdisc add dev {dev} parent 1:1 handle 10: {leaf} "
                    f"limit {s['queue']['limit']}")
-        elif op == "add_route":
-            yield f"ip -n {s['ns']} route add {s['dst']} via {s['via']} dev {s['dev']} src {s['src']}"
+        elif op == "add_routes":
+            # The node's routes are the plan's (`plan --json --routes` lists them), one
+            # command each, as a person would type them.
+            for r in routes_of.get(s["ns"], []):
+                yield (f"ip -n {s['ns']} route add {r['dst']} via {r['via']} dev {r['dev']} "
+                       f"src {r['src']}")
         else:
             raise SystemExit(f"unknown step {op}")
 

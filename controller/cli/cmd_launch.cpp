@@ -60,13 +60,9 @@ void record_rank(const LabStore& store, const std::string& lab, const RankPlan& 
 }
 
 void forget_ranks(const LabStore& store, const std::string& lab, const JobOutcome& outcome) {
-  auto lock = store.lock(lab, /*wait=*/true);
-  LabState s = store.load(lab);
-  std::erase_if(s.processes, [&](const ProcessRecord& p) {
-    return std::any_of(outcome.ranks.begin(), outcome.ranks.end(),
-                       [&](const RankOutcome& r) { return r.pid == p.pid; });
-  });
-  store.save(s);
+  std::vector<int> pids;
+  for (const RankOutcome& r : outcome.ranks) pids.push_back(r.pid);
+  forget_processes(store, lab, pids);
 }
 
 }  // namespace

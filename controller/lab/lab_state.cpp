@@ -94,6 +94,13 @@ nlohmann::json state_to_json(const LabState& s) {
   return j;
 }
 
+std::set<std::string> plan_namespaces(const nlohmann::json& plan) {
+  std::set<std::string> out;
+  for (const auto& n : plan.value("nodes", nlohmann::json::array()))
+    out.insert(n.value("namespace", ""));
+  return out;
+}
+
 LabState state_from_json(const nlohmann::json& j) {
   LabState s;
   s.lab = j.at("lab").get<std::string>();

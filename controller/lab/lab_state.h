@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,10 @@ struct LabState {
 };
 
 nlohmann::json state_to_json(const LabState& s);
+
+// The namespaces of a plan's nodes, from its JSON: on a slice of a lab spread over hosts,
+// this host's.
+std::set<std::string> plan_namespaces(const nlohmann::json& plan);
 LabState state_from_json(const nlohmann::json& j);
 
 // An exclusive flock on the lab's lock file; released on destruction or process death.

@@ -184,6 +184,18 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
   return report;
 }
 
+void forget_processes(const LabStore& store, const std::string& lab, const std::vector<int>& pids,
+                      const std::function<void(const ProcessRecord&)>& before) {
+  auto lock = store.lock(lab, /*wait=*/true);
+  LabState s = store.load(lab);
+  std::erase_if(s.processes, [&](const ProcessRecord& p) {
+    if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) return false;
+    if (before) before(p);
+    return true;
+  });
+  store.save(s);
+}
+
 ProcessRecord owned_by_me(ProcessRecord p) {
   p.owner_pid = getpid();
   p.owner_start_time = process_start_time(p.owner_pid);

@@ -2,6 +2,8 @@
 // their start time) and namespaces by recorded identity. Used by `down` and `clean`.
 #pragma once
 
+#include <functional>
+
 #include <string>
 #include <vector>
 
@@ -19,6 +21,12 @@ uint64_t process_start_time(int pid);
 int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns,
                    const std::vector<std::string>& argv, const std::string& log_path,
                    const std::string& node = "");
+
+// Removes the records of `pids` from the lab's saved state, under the lab's lock: processes
+// a run started and has ended. `before` (when given) sees each record first (a run uses it
+// to end an agent that did not quit in time).
+void forget_processes(const LabStore& store, const std::string& lab, const std::vector<int>& pids,
+                      const std::function<void(const ProcessRecord&)>& before = {});
 
 // `p`, owned by this process: `clean` ends it if this process dies without doing so.
 ProcessRecord owned_by_me(ProcessRecord p);

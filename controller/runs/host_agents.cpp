@@ -70,14 +70,9 @@ void end_agents(std::vector<Agent>& agents) {
 }
 
 void forget(LabStore& store, const std::string& lab, const std::vector<Agent>& agents) {
-  auto lock = store.lock(lab, /*wait=*/true);
-  LabState s = store.load(lab);
-  std::erase_if(s.processes, [&](const ProcessRecord& p) {
-    for (const auto& a : agents)
-      if (a.pid == p.pid) return true;
-    return false;
-  });
-  store.save(s);
+  std::vector<int> pids;
+  for (const auto& a : agents) pids.push_back(a.pid);
+  forget_processes(store, lab, pids);
 }
 
 }  // namespace
@@ -90,8 +85,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                              " is not a slice of a lab spread over hosts; `testbed train` starts "
                              "its agents itself");
   const nlohmann::json whole = store.load_whole_plan(state);
-  std::set<std::string> here;
-  for (const auto& n : state.plan["nodes"]) here.insert(n["namespace"].get<std::string>());
+  const std::set<std::string> here = plan_namespaces(state.plan);
   const std::string dir = store.dir(lab);
   // The agents make their control channels in this process's network: this host's.
   const std::string host_netns = "/proc/" + std::to_string(getpid()) + "/ns/net";

@@ -87,19 +87,14 @@ void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& s
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
-  auto lock = store.lock(lab, /*wait=*/true);
-  LabState s = store.load(lab);
-  std::erase_if(s.processes, [&](const ProcessRecord& p) {
-    if (std::find(pids.begin(), pids.end(), p.pid) == pids.end()) return false;
+  forget_processes(store, lab, {pids.begin(), pids.end()}, [](const ProcessRecord& p) {
     if (process_start_time(p.pid) == p.start_time) {  // did not quit in time
       std::cerr << "testbed train: the agent of node " << p.node << " did not quit within "
                 << kQuitGrace.count() << " s of being told; killed\n";
       kill(p.pid, SIGKILL);
       waitpid(p.pid, nullptr, 0);
     }
-    return true;
   });
-  store.save(s);
 }
 
 std::string write_run(const std::string& dir, const std::string& strategy,
@@ -126,8 +121,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   // Every node of the lab, on a slice of a lab spread over hosts too (docs/multihost.md):
   // this host's nodes get their agents here, the others' from their hosts' `testbed agents`.
   const nlohmann::json lab_plan = store.load_whole_plan(state);
-  std::set<std::string> here;
-  for (const auto& n : state.plan["nodes"]) here.insert(n["namespace"].get<std::string>());
+  const std::set<std::string> here = plan_namespaces(state.plan);
   std::vector<std::string> names, namespaces, endpoints, addresses, elsewhere;
   std::vector<bool> remote;
   for (const auto& n : lab_plan["nodes"]) {
