@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "libnl_kernel.h"
 #include "netns_exec.h"
 
 namespace testbed::it {
@@ -37,6 +38,13 @@ double iperf3_mbit(const std::string& client_ns, const std::string& server_ns,
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return 0;
+}
+
+NamespacesGuard::~NamespacesGuard() {
+  LibnlKernel kernel;
+  for (const auto& n : names_) {
+    if (kernel.namespace_exists(n)) kernel.delete_namespace(n);
+  }
 }
 
 }  // namespace testbed::it

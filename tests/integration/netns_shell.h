@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace testbed::it {
 
@@ -10,5 +11,18 @@ namespace testbed::it {
 // server started in `server_ns` at `server_address`: the receiver's Mbit/s, 0 on failure.
 double iperf3_mbit(const std::string& client_ns, const std::string& server_ns,
                    const std::string& server_address);
+
+// Namespaces a test makes itself (not through `up`), deleted whatever its outcome. They are
+// the test's own, named tb-t..., and it refuses to start when one exists already.
+class NamespacesGuard {
+ public:
+  explicit NamespacesGuard(std::vector<std::string> names) : names_(std::move(names)) {}
+  ~NamespacesGuard();
+  NamespacesGuard(const NamespacesGuard&) = delete;
+  NamespacesGuard& operator=(const NamespacesGuard&) = delete;
+
+ private:
+  std::vector<std::string> names_;
+};
 
 }  // namespace testbed::it

@@ -21,22 +21,6 @@
 namespace testbed::it {
 namespace {
 
-// The namespaces a test makes, removed whatever its outcome (they are the test's own,
-// named tb-tsc-*, and it refuses to start when one exists already).
-class Namespaces {
- public:
-  explicit Namespaces(std::vector<std::string> names) : names_(std::move(names)) {}
-  ~Namespaces() {
-    LibnlKernel kernel;
-    for (const auto& n : names_) {
-      if (kernel.namespace_exists(n)) kernel.delete_namespace(n);
-    }
-  }
-
- private:
-  std::vector<std::string> names_;
-};
-
 // 300 /32 routes through b: more than two of add_routes' batches (128 requests each).
 std::vector<RouteSpec> routes_via_b(size_t count) {
   std::vector<RouteSpec> out;
@@ -57,7 +41,7 @@ TEST(Scale, RoutesGoInBatchesAllOrNothingAndLeaveByOwnership) {
   const std::vector<std::string> names = {"tb-tsc-a", "tb-tsc-b"};
   LibnlKernel kernel;
   for (const auto& n : names) ASSERT_FALSE(kernel.namespace_exists(n)) << n << " exists already";
-  Namespaces guard(names);
+  NamespacesGuard guard(names);
   for (const auto& n : names) kernel.create_namespace(n);
   kernel.create_veth("tb-tsc-a", "tb0-b", "tb-tsc-b", "tb0-a");
   kernel.add_address("tb-tsc-a", "tb0-b", Ipv4Prefix{Ipv4Address{0xC613FF01}, 30});

@@ -22,22 +22,6 @@
 namespace testbed::it {
 namespace {
 
-// The namespaces this test makes, removed whatever its outcome (by name: they are the
-// test's own, named tb-tvx-*, and it refuses to start when one already exists).
-class NamespacesGuard {
- public:
-  explicit NamespacesGuard(std::vector<std::string> names) : names_(std::move(names)) {}
-  ~NamespacesGuard() {
-    LibnlKernel kernel;
-    for (const auto& n : names_) {
-      if (kernel.namespace_exists(n)) kernel.delete_namespace(n);
-    }
-  }
-
- private:
-  std::vector<std::string> names_;
-};
-
 int in_namespace(const std::string& ns, const std::string& command) {
   return std::system(("ip netns exec " + ns + " " + command + " >/dev/null 2>&1").c_str());
 }
