@@ -37,8 +37,11 @@ int run_status(const Argv& argv) {
     }
   }
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& lab : labs)
-    out.push_back(lab_status(store, lab, kernel.get(), args.flag("routes")));
+  // Tables list a small lab's routes unasked; JSON keeps one shape: listed with --routes.
+  const RouteListing routes = args.flag("routes") ? RouteListing::kAll
+                              : args.flag("json") ? RouteListing::kNone
+                                                  : RouteListing::kFew;
+  for (const auto& lab : labs) out.push_back(lab_status(store, lab, kernel.get(), routes));
   const bool one = !args.positional(0).empty();
   if (args.flag("json")) {
     std::cout << (one ? out[0] : out).dump(2) << "\n";

@@ -173,9 +173,13 @@ namespace {
 
 // The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
 // and the whole lab's plan (every host's nodes and links) makes them again.
-void add_routes(nlohmann::json& lab, const LabStore& store, const LabState& s, bool asked) {
+void add_routes(nlohmann::json& lab, const LabStore& store, const LabState& s,
+                RouteListing listing) {
   const auto& summary = lab["routes"];
-  if (!summary.is_object() || !list_routes(summary.value("count", size_t{0}), asked)) return;
+  if (!summary.is_object() || listing == RouteListing::kNone ||
+      !list_routes(summary.value("count", size_t{0}), listing == RouteListing::kAll)) {
+    return;
+  }
   try {
     std::vector<std::string> names;
     for (const auto& n : s.plan.value("nodes", nlohmann::json::array()))
@@ -218,7 +222,7 @@ void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
 }  // namespace
 
 nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
-                          bool with_routes) {
+                          RouteListing listing) {
   const LabState s = store.load(lab);
   nlohmann::json j = {{"lab", s.lab},
                       {"phase", s.phase},
@@ -237,7 +241,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
     if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
   }
   add_current(j, store.dir(lab));
-  add_routes(j, store, s, with_routes);
+  add_routes(j, store, s, listing);
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);
   if (kernel) add_delay_lines(j, store.dir(lab));  // root: the delay lines' sockets are root's

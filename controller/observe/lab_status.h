@@ -15,10 +15,12 @@
 namespace testbed {
 
 // `kernel` null (not root): the kernel's view is left out and nodes' presence unknown.
-// Routes are listed (made again from the plan's rule) when `with_routes`, or when they are
-// few enough to read (plan_table.h); otherwise their rule and count.
+// Routes come as their rule and count, or listed (made again from the plan's rule): all
+// of them for kAll, those of a lab with few enough to read for kFew (plan_table.h; people's
+// tables), none for kNone (`--json` without `--routes`, whose shape must not hang on size).
+enum class RouteListing { kNone, kFew, kAll };
 nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
-                          bool with_routes = false);
+                          RouteListing routes = RouteListing::kNone);
 
 // The tables of one lab's status; `live`: the kernel's view was asked for.
 void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& status,
