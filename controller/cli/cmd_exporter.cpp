@@ -121,11 +121,17 @@ int run_exporter(const Argv& argv) {
       if (e.num() != EINTR) throw;
     }
     if (ready <= 0) continue;
-    last_event = std::chrono::steady_clock::now();
+    const auto received = std::chrono::steady_clock::now();
+    // A run that starts on a lab at rest is sampled at once, and its end too: a run shorter
+    // than a second still has its links' bytes before and after it (`testbed run`'s report).
+    if (received - std::max(last_event, links->last_collected()) >= kWatchWindow)
+      next_sample = received;
+    last_event = received;
     zmq::message_t msg;
     while (events.recv(msg, zmq::recv_flags::dontwait)) {
       try {
         const auto event = nlohmann::json::parse(msg.to_string());
+        if (event.value("event", "") == "run_end") next_sample = received;
         train.apply(event);
         health.apply(event);
       } catch (const std::exception& e) {
