@@ -86,6 +86,7 @@ std::vector<RouteSpec> LibnlKernel::routes(const std::string& ns) {
   nl::Cache cache(raw);
   std::map<int, std::string> names;  // ifindex -> device, for this namespace's devices
   for (const auto& [dev, index] : context(ns).ifindex) names[index] = dev;
+  nl::Cache links;  // the namespace's devices by index, made when first needed
   std::vector<RouteSpec> out;
   for (nl_object* o = nl_cache_get_first(cache.get()); o; o = nl_cache_get_next(o)) {
     auto* route = reinterpret_cast<rtnl_route*>(o);
@@ -105,12 +106,15 @@ std::vector<RouteSpec> LibnlKernel::routes(const std::string& ns) {
     };
     const int index = rtnl_route_nh_get_ifindex(nh);
     if (!names.count(index)) {
-      char name[IFNAMSIZ] = {};
-      nl_cache* links = nullptr;
-      if (rtnl_link_alloc_cache(context(ns).sock.get(), AF_UNSPEC, &links) == 0) {
-        nl::Cache link_cache(links);
-        rtnl_link_i2name(link_cache.get(), index, name, sizeof name);
+      // A device not looked up yet: the namespace's links, read once for the call.
+      if (!links) {
+        nl_cache* raw_links = nullptr;
+        nl::check(rtnl_link_alloc_cache(context(ns).sock.get(), AF_UNSPEC, &raw_links),
+                  "rtnl_link_alloc_cache(" + ns + ")");
+        links.reset(raw_links);
       }
+      char name[IFNAMSIZ] = {};
+      rtnl_link_i2name(links.get(), index, name, sizeof name);
       names[index] = name;
     }
     out.push_back({Ipv4Prefix{v4(dst), static_cast<int>(nl_addr_get_prefixlen(dst))}, v4(via),

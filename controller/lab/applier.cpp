@@ -62,13 +62,18 @@ bool Applier::in_effect(const Step& step) {
                    return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
                           current->config.queue == s.htb.queue;
                  },
-                 [&](const AddRoutes& s) {
-                   const auto present = kernel_.routes(s.ns);
-                   const std::set<RouteSpec> have(present.begin(), present.end());
-                   return std::all_of(s.routes.begin(), s.routes.end(),
-                                      [&](const RouteSpec& r) { return have.count(r) > 0; });
-                 }},
+                 [&](const AddRoutes& s) { return missing_routes(s).empty(); }},
       step);
+}
+
+std::vector<RouteSpec> Applier::missing_routes(const AddRoutes& step) {
+  if (fresh_namespaces_.count(step.ns)) return step.routes;  // nothing can be there yet
+  const auto present = kernel_.routes(step.ns);
+  const std::set<RouteSpec> have(present.begin(), present.end());
+  std::vector<RouteSpec> missing;
+  for (const RouteSpec& r : step.routes)
+    if (!have.count(r)) missing.push_back(r);
+  return missing;
 }
 
 void Applier::execute(const Step& step, Done& done) {
@@ -105,17 +110,9 @@ void Applier::execute(const Step& step, Done& done) {
                    }
                    kernel_.set_shaping(s.ns, s.dev, s.htb);
                  },
-                 [&](const AddRoutes& s) {
-                   // Some may be there already (a lab applied again after a route was lost):
-                   // only the missing ones are asked for, as the kernel refuses duplicates.
-                   std::vector<RouteSpec> missing = s.routes;
-                   if (!fresh_namespaces_.count(s.ns)) {
-                     const auto present = kernel_.routes(s.ns);
-                     const std::set<RouteSpec> have(present.begin(), present.end());
-                     std::erase_if(missing, [&](const RouteSpec& r) { return have.count(r) > 0; });
-                   }
-                   kernel_.add_routes(s.ns, missing);
-                 }},
+                 // Some may be there already (a lab applied again after a route was lost):
+                 // only the missing ones are asked for, as the kernel refuses duplicates.
+                 [&](const AddRoutes& s) { kernel_.add_routes(s.ns, missing_routes(s)); }},
       step);
 }
 

@@ -77,6 +77,8 @@ class Applier {
   };
 
   bool in_effect(const Step& step);
+  // The step's routes the kernel does not have (all of them in a namespace this run made).
+  std::vector<RouteSpec> missing_routes(const AddRoutes& step);
   void execute(const Step& step, Done& done);
   void undo(const Step& step, const Done& done);
   std::vector<std::string> rollback(const Plan& plan);
