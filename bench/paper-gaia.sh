@@ -13,6 +13,13 @@
 # bench/out/paper-gaia.jsonl. About 57 minutes.
 #
 # usage: sudo bench/paper-gaia.sh [--quick]   (--quick: V/C and S/S only, no sensitivity)
+#        sudo [REPS=N] [APPEND=1] bench/paper-gaia.sh --readings [vc] [ss] [11]
+#   --readings: both readings of t (--gaia-t pass and clock, each applied to Gaia's threshold
+#   and to the job's step alike), on the 11 regions with the data-center groups and without;
+#   Gaia, Baseline and the LAN, REPS times each (default 1), into
+#   bench/out/paper-gaia-readings.jsonl (kept with APPEND=1), then the table of each row's
+#   runs with their spread, and the bytes on the slowest links. V/C, S/S and 11 regions with
+#   one repetition take about 60 minutes, S/S 30 of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tb=${TESTBED:-build/bin/testbed}
@@ -22,7 +29,9 @@ quick=${1:-}
 labs=(tbgaiavc tbgaiass tbgaia11 tbgaialan2 tbgaialan11)
 cleanup() { for l in "${labs[@]}"; do "$tb" down "$l" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
-: > "$out/paper-gaia.jsonl"
+jsonl=$out/paper-gaia.jsonl
+[ "$quick" = --readings ] && jsonl=$out/paper-gaia-readings.jsonl
+[ "${APPEND:-}" = 1 ] || : > "$jsonl"
 
 # The job and its clocks: enough for single-process BSP to meet Sec. 5.3's convergence rule
 # (mf x2 near clock 62, logreg near clock 140, both measured) with room for the rest.
@@ -46,7 +55,7 @@ import json, sys
 d = json.load(sys.stdin)
 keep = {k: d.get(k) for k in ("strategy", "consistency", "time_to_target_s", "final_loss",
         "target_loss", "target_source", "wan_bytes", "mean_iteration_s", "wall_s",
-        "iterations")}
+        "iterations", "step_t", "wan_bytes_per_direction")}
 keep["profile"], keep["label"], keep["job"] = sys.argv[1], sys.argv[2], d.get("model")
 h = d.get("health", {})
 keep["health"] = {"healthy": h.get("healthy"), "problems": h.get("problems"),
@@ -56,8 +65,8 @@ keep["health"] = {"healthy": h.get("healthy"), "problems": h.get("problems"),
 g = d.get("gaia")
 if g:
     keep["gaia"] = {k: v for k, v in g.items() if k != "per_data_center"}
-print(json.dumps(keep))' "$profile" "$label" <<< "$json" >> "$out/paper-gaia.jsonl"
-  tail -1 "$out/paper-gaia.jsonl" | cut -c1-200
+print(json.dumps(keep))' "$profile" "$label" <<< "$json" >> "$jsonl"
+  tail -1 "$jsonl" | cut -c1-200
 }
 with_lab() {  # with_lab PROFILE COMMANDS...: up, run, down
   local profile=$1
@@ -66,6 +75,48 @@ with_lab() {  # with_lab PROFILE COMMANDS...: up, run, down
   "$@"
   "$tb" down "$(sed -n 's/^lab: //p' "profiles/$profile.yaml")" >/dev/null
 }
+
+if [ "$quick" = --readings ]; then
+  shift
+  wans=("$@")
+  [ ${#wans[@]} -gt 0 ] || wans=(vc ss 11)
+  # The pass reading's single-process BSP meets Sec. 5.3's rule near clock 78 with 22
+  # workers (the clock reading's near 62): 100 clocks leave room to reach it.
+  clocks() { if [ "$1" = pass ]; then echo 100; else echo 80; fi; }
+  # READINGS="pass" runs one reading only; GROUPS_11="a,b/c,d" adds a row on gaia-11 with
+  # those groups by hand.
+  read -r -a ts <<< "${READINGS:-pass clock}"
+  readings() {  # readings PROFILE: Gaia (with and without groups on 11) and Baseline
+    for t in "${ts[@]}"; do
+      job=(--model mf --scale 2 --iterations "$(clocks "$t")")
+      run "$1" "gaia t=$t" gaia --gaia-t "$t"
+      if [ "$1" = gaia-11 ]; then
+        run "$1" "gaia t=$t, no groups" gaia --gaia-t "$t" --gaia-groups off
+        if [ -n "${GROUPS_11:-}" ]; then
+          run "$1" "gaia t=$t, groups by hand" gaia --gaia-t "$t" --gaia-groups "$GROUPS_11"
+        fi
+      fi
+      run "$1" "baseline t=$t" bsp --gaia-t "$t"
+    done
+  }
+  lan_readings() {
+    for t in "${ts[@]}"; do
+      job=(--model mf --scale 2 --iterations "$(clocks "$t")")
+      run "$1" "lan t=$t" bsp --gaia-t "$t"
+    done
+  }
+  for _ in $(seq "${REPS:-1}"); do
+    for w in "${wans[@]}"; do
+      with_lab "gaia-$w" readings "gaia-$w"
+      case $w in
+        vc) with_lab gaia-lan-2 lan_readings gaia-lan-2 ;;
+        11) with_lab gaia-lan-11 lan_readings gaia-lan-11 ;;
+      esac
+    done
+  done
+  python3 bench/paper_gaia_readings.py "$jsonl" | tee "$out/paper-gaia-readings.md"
+  exit 0
+fi
 
 wan_pair() { run "$1" gaia gaia; run "$1" baseline bsp; }
 with_lab gaia-vc wan_pair gaia-vc

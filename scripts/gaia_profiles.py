@@ -74,6 +74,7 @@ WORKLOAD = """workload:
   iterations: "{iterations}"
   target-rule: converged
   eval-every: "0.2"
+  gaia-t: pass
 """
 
 HEADER = """# {title}

@@ -22,6 +22,11 @@ struct JobConfig {
   int workers = 1;
   double scale = 1.0;     // of the job's data and model size; 1 is the benchmark size
   size_t parameters = 0;  // dense: the model's size in floats (a named model, scaled)
+  // What the t of a decaying step size counts: clocks (false) or passes over the worker's
+  // data (true; IterStore's and Bösen's iterations). Gaia's threshold v/sqrt(t) counts the
+  // same t (Sec. 3.5 pairs eta/sqrt(t) with it). Only jobs whose step decays read it (mf,
+  // whose schedule by reading is in matrix_factorization.cpp).
+  bool t_in_passes = false;
 };
 
 // What a worker pushes: additive deltas for some keys (sorted, unique), or for all keys
@@ -52,7 +57,14 @@ class Job {
   virtual double held_out_loss(const std::vector<float>& w) const = 0;
   // Training samples one update processes (for samples/s).
   virtual size_t samples_per_update() const = 0;
+  // Clocks in one pass over the worker's data: 1 for a full-batch job, the mini-batches of
+  // a pass for a mini-batch one.
+  virtual uint64_t clocks_per_pass() const { return 1; }
 };
+
+// The t of v/sqrt(t) and eta/sqrt(t) after `clocks_ended` (>= 1) clocks: those clocks, or
+// the passes begun (the first pass is t = 1).
+uint64_t schedule_t(uint64_t clocks_ended, uint64_t clocks_per_pass, bool in_passes);
 
 // The jobs there are; throws std::invalid_argument naming them for another name.
 const std::vector<std::string>& job_names();

@@ -48,6 +48,11 @@ void add_update(const SparseUpdate& u, std::vector<double>& total) {
   for (size_t i = 0; i < u.values.size(); ++i) total[u.keys.empty() ? i : u.keys[i]] += u.values[i];
 }
 
+uint64_t schedule_t(uint64_t clocks_ended, uint64_t clocks_per_pass, bool in_passes) {
+  if (!in_passes || clocks_per_pass <= 1) return clocks_ended;
+  return (clocks_ended + clocks_per_pass - 1) / clocks_per_pass;
+}
+
 ReferenceRun reference_run(const JobConfig& config, int iterations) {
   std::vector<std::unique_ptr<Job>> jobs;
   for (int w = 0; w < config.workers; ++w) jobs.push_back(make_job(config, w));

@@ -71,6 +71,7 @@ class LocalWorkers : public Job {
     for (const auto& j : jobs_) sum += j->held_out_loss(w);
     return sum / static_cast<double>(jobs_.size());
   }
+  uint64_t clocks_per_pass() const override { return jobs_.front()->clocks_per_pass(); }
   size_t samples_per_update() const override {
     size_t n = 0;
     for (const auto& j : jobs_) n += j->samples_per_update();

@@ -12,12 +12,23 @@
 // Users rate the same number of items each (the data's user skew is not modelled: L
 // never leaves its worker, so it does not shape the traffic).
 //
-// SGD as Bösen's MF application runs it (the system Gaia is built on): each rating is one
-// step on the user's factors and the item's, and a worker's steps see its own earlier ones
-// (Bösen's process cache: read-my-writes), so its update is how far its copy of the item
-// factors moved over the clock's ratings. The step decays as eta0 * sqrt(100 / (100 + t)),
-// that application's schedule eta * (100 + t)^-1/2 scaled to start at eta0: 1/sqrt(t) in
-// the long run, as Gaia's convergence proof (Appendix A) and its threshold v / sqrt(t) have.
+// SGD as Bösen's MF application runs it (one of the two systems the paper measures on WANs
+// in Sec. 2.3; Gaia's prototype and Baseline are built on IterStore for MF, Sec. 5): each
+// rating is one step on the user's factors and the item's, and a worker's steps see its
+// own earlier ones (Bösen's process cache: read-my-writes), so its update is how far its
+// copy of the item factors moved over the clock's ratings.
+//
+// The step's schedule, by what t counts (JobConfig::t_in_passes, Gaia's --gaia-t):
+//   clocks  eta0 * sqrt(100 / (100 + t)), Bösen's schedule eta * (100 + t)^-1/2 scaled to
+//           start at eta0: 1/sqrt(t) in the long run, but over a short run it falls far
+//           less than Gaia's threshold v / sqrt(t) (at t = 80, to 0.75 against 0.11);
+//   passes  eta0 / sqrt(t), t the passes begun (1 in the first): Gaia's Sec. 3.5 pairing,
+//           eta/sqrt(t) with v/sqrt(t), so the step falls as the threshold does. Bösen's
+//           form with t in passes barely falls (0.96 at pass 8), and single-process BSP of
+//           22 workers at scale 2 then diverges (RMSE 1.07 at clock 30, NaN by 35; 0.11 at
+//           clock 80 with this form, measured).
+// The clock reading with eta0 / sqrt(t) was measured too slow to compare (RMSE 0.54 after
+// 80 clocks against 0.11).
 //
 // Sizes at scale 1: 300 users per worker, 1000 items, rank 10, 10% of the matrix known
 // (100 ratings per user) and 2% held out. R has items x rank = 10,000 parameters. A clock
@@ -58,7 +69,7 @@ constexpr double kInitStd = 0.5;  // a random start away from the saddle at zero
 // at RMSE 0.37 after 60 clocks, and at scale 2 at 0.12 (the noise floor is 0.10).
 constexpr double kStep = 0.1;
 constexpr float kLambda = 0.01f;      // L2 regularization, per rating
-constexpr double kDecayClocks = 100;  // the schedule's offset (Bösen's MF application)
+constexpr double kDecayClocks = 100;  // Bösen's schedule's offset (its MF application)
 
 struct Entry {
   uint32_t user, item;
@@ -73,6 +84,7 @@ class MfJob : public Job {
  public:
   MfJob(const JobConfig& c, int worker)
       : seed_(c.seed),
+        t_in_passes_(c.t_in_passes),
         workers_(c.workers),
         users_(scaled(300, c.scale, 10)),
         items_(scaled(1000, c.scale, 20)),
@@ -100,7 +112,9 @@ class MfJob : public Job {
 
   SparseUpdate update(uint64_t clock, const std::vector<float>& R) override {
     const int b = static_cast<int>(clock % kBatches);
-    const double decay = std::sqrt(kDecayClocks / (kDecayClocks + static_cast<double>(clock)));
+    const double decay =
+        t_in_passes_ ? 1.0 / std::sqrt(static_cast<double>(clock / kBatches + 1))
+                     : std::sqrt(kDecayClocks / (kDecayClocks + static_cast<double>(clock)));
     const auto step_r = static_cast<float>(kStep / workers_ * decay);
     const auto step_l = static_cast<float>(kStep * decay);
     SparseUpdate u;
@@ -132,6 +146,7 @@ class MfJob : public Job {
     return std::sqrt(sq / static_cast<double>(held_out_.size()));
   }
   size_t samples_per_update() const override { return train_.size() / kBatches; }
+  uint64_t clocks_per_pass() const override { return kBatches; }
 
  private:
   static std::vector<uint32_t> keys_of(uint32_t item) {
@@ -186,6 +201,7 @@ class MfJob : public Job {
   }
 
   uint64_t seed_;
+  bool t_in_passes_;
   int workers_, users_, items_;
   ZipfLaw popularity_;
   std::vector<Entry> train_, held_out_;  // train_ in batch order

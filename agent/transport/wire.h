@@ -22,6 +22,8 @@ namespace testbed {
 // worker's update, its request for parameters, and the shard's answer. The kMirror kinds
 // are Gaia's between data centers (protocols/gaia/): significant updates (keys and
 // deltas), the selective barrier (keys only), the mirror clock and the data's ack (none).
+// The kWsp kinds are DRPS's WSP (protocols/drps/ps_wsp.cpp): a worker's request to the
+// job's master, its word that an iteration began, and the master's grant to the shards.
 enum class WireKind : uint8_t {
   kChunk = 1,
   kProbe = 2,
@@ -33,7 +35,10 @@ enum class WireKind : uint8_t {
   kMirrorBarrier = 8,
   kMirrorClock = 9,
   kMirrorAck = 10,
-  kRing = 11  // an all-reduce's message (protocols/allreduce/): values only (kDense)
+  kRing = 11,  // an all-reduce's message (protocols/allreduce/): values only (kDense)
+  kWspAsk = 12,
+  kWspStart = 13,
+  kWspGrant = 14
 };
 
 // The longest source route a header carries, in nodes. Auxiliary routes longer than this
@@ -46,6 +51,12 @@ constexpr uint8_t kOrdered = 8;         // a push with the scheduler's place in 
 constexpr uint8_t kToAggregator = 16;   // an ordered push for an aggregator, not the server
 constexpr uint8_t kToReplica = 32;      // an ordered push for the replica (or its aggregator)
 constexpr uint8_t kToDistributor = 64;  // parameters for a distributor to pass on (MLfabric-S)
+constexpr uint8_t kRelayed = 128;       // Gaia: another group's updates a hub passes on
+
+// Key-value kinds whose payload is keys alone (no values).
+constexpr bool keys_only(WireKind k) {
+  return k == WireKind::kPull || k == WireKind::kMirrorBarrier || k == WireKind::kWspGrant;
+}
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;

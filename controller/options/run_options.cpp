@@ -157,7 +157,12 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   }
   // drps: the disk-resident servers under the parallel model --parallel names; the other
   // strategies are their own model.
+    o.gaia_groups = get("gaia-groups", "auto");
   const bool drps = o.strategy == "drps";
+  // Gaia's t counts passes (IterStore's and Bösen's iterations, docs/gaia.md); every other
+  // strategy keeps the job's clocks unless told, and a Gaia profile says `gaia-t` in its
+  // workload so that its Baseline trains the same job.
+  o.t_in_passes = get("gaia-t", o.strategy == "gaia" ? "pass" : "clock") == "pass";
   if (!drps && args.option("parallel"))
     throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
   // MLfabric-A's server is asynchronous (its scheduler bounds the delays); MLfabric-S's is
@@ -215,7 +220,8 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");
-  for (const char* gaia_only : {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local"})
+  for (const char* gaia_only :
+       {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local", "gaia-groups"})
     if (o.strategy != "gaia" && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
   for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",

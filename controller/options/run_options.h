@@ -69,6 +69,12 @@ struct TrainOptions {
   int gaia_ds = 2;
   bool gaia_soft = false;
   int gaia_local_staleness = -1;  // --gaia-local ssp:S; -1: bsp
+  // Sec. 4.5's data-center groups: off (every data center sends to every other), auto
+  // (from the lab's rates, gaia_groups.h), or groups by hand: "a,b/c,d,e".
+  std::string gaia_groups = "auto";
+  // --gaia-t: the t of Gaia's v/sqrt(t) and of the job's step schedule counts passes over
+  // the data (gaia's default) or clocks (every other strategy's, the job as it was).
+  bool t_in_passes = false;
   // DRPS: where the servers keep their parameters (memory, or disk: a RocksDB store per
   // shard in the lab's directory) and the store's memory budget.
   std::string store = "memory";

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "gaia_groups.h"
 #include "job.h"
 #include "strategies.h"
 #include "units.h"
@@ -57,7 +58,8 @@ const std::vector<std::string>& workload_keys() {
       "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
       "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
       "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
-      "aggregators",    "replica",     "div-max",     "distribution",       "gaia-local"};
+      "aggregators",    "replica",     "div-max",     "distribution",       "gaia-local",
+      "gaia-groups",    "gaia-t"};
   return kKeys;
 }
 
@@ -143,6 +145,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
                : "expected bsp or ssp:S (S clocks, 1-100)";
   if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
   if (key == "memory-budget-mb")
+  if (key == "gaia-t") return value == "clock" || value == "pass" ? "" : "expected clock or pass";
+  if (key == "gaia-groups") return check_gaia_groups(value);
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";
   if (key == "parallel")
     return value == "bsp" || value == "ssp" || value == "async" || value == "wsp"

@@ -178,10 +178,16 @@ TEST(GaiaPlan, FiguresGiveFigureFivesSharesAndTheFiltersOverTheLastQuarter) {
 }
 
 TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
-  const GaiaKnobs knobs{0.005, -1, true};
-  EXPECT_EQ(gaia_label(knobs), "gaia(v=0.5%, DS=off, soft)");
-  EXPECT_EQ(gaia_label({}), "gaia(v=1%, DS=2)");
-  const auto setup = gaia_agent_setup(knobs, {0, 2}, {{0, 2, 1e5, 0.01}, {2, 0, 1e5, 0.01}});
+  GaiaKnobs knobs{0.005, -1, true};
+  knobs.t_in_passes = false;
+  EXPECT_EQ(gaia_label(knobs), "gaia(v=0.5%, DS=off, soft, t=clock)");
+  EXPECT_EQ(gaia_label({}), "gaia(v=1%, DS=2, t=pass)");
+  const std::vector<PathDirection> paths = {{0, 2, 1e5, 0.01}, {2, 0, 1e5, 0.01}};
+  const auto overlay =
+      gaia_overlay("auto", {0, 2}, {"a", "b", "c"}, data_center_rates({0, 2}, paths));
+  const auto setup = gaia_agent_setup(knobs, {0, 2}, paths, overlay);
+  EXPECT_EQ(setup["t"], "clock");
+  EXPECT_EQ(setup["mirrors"]["0"][0]["hub"], false);  // two data centers: one group
   EXPECT_DOUBLE_EQ(setup["threshold"].get<double>(), 0.005);
   EXPECT_EQ(setup["ds"], -1);
   EXPECT_EQ(setup["soft"], true);

@@ -23,9 +23,12 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   const auto at = std::find(data_centers_.begin(), data_centers_.end(), self_);
   if (at == data_centers_.end()) throw std::runtime_error("gaia: every node is a data center");
   const int me = static_cast<int>(at - data_centers_.begin());
-  const JobConfig config{j.at("name"), j.at("seed"),
-                         static_cast<int>(data_centers_.size()) * per_node_, j.at("scale"),
-                         j.value("parameters", size_t{0})};
+  const JobConfig config{j.at("name"),
+                         j.at("seed"),
+                         static_cast<int>(data_centers_.size()) * per_node_,
+                         j.at("scale"),
+                         j.value("parameters", size_t{0}),
+                         j.value("t", "clock") == "pass"};
   local_staleness_ = cmd.at("gaia").value("local_staleness", -1);
   if (local_staleness_ >= 0) {  // SSP inside: each local worker steps alone, with its own job
     for (int k = 0; k < per_node_; ++k)
@@ -52,9 +55,21 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
     if (std::find(data_centers_.begin(), data_centers_.end(), n) == data_centers_.end())
       mirrors_->clock_reported(n, UINT64_MAX / 2);
   std::vector<MirrorLink> links;
-  for (const auto& m : g.at("mirrors").at(std::to_string(self_)))
-    links.push_back({m.at("node").get<int>(), m.at("window_bytes").get<size_t>()});
-  client_ = std::make_unique<MirrorClient>(link_.van(), self_, values_.size(), std::move(links));
+  for (const auto& m : g.at("mirrors").at(std::to_string(self_))) {
+    links.push_back(
+        {m.at("node").get<int>(), m.at("window_bytes").get<size_t>(), m.value("hub", false)});
+    if (links.back().hub)
+      hubs_.insert(links.back().node);
+    else
+      group_members_ = true;
+  }
+  std::vector<int> clock_to;
+  for (int dc : data_centers_)
+    if (dc != self_) clock_to.push_back(dc);
+  client_ = std::make_unique<MirrorClient>(link_.van(), self_, values_.size(), std::move(links),
+                                           std::move(clock_to));
+  t_in_passes_ = g.value("t", "clock") == "pass";
+  clocks_per_pass_ = model.clocks_per_pass();
   link_.reply({{"event", "ready"}, {"parameters", values_.size()}});
 }
 
@@ -91,6 +106,7 @@ void GaiaProtocol::message(Received r) {
       }
       applied_keys_ += h.flags & kDense ? values_.size() : r.keys.size();
       ++updates_received_;
+      stage_relay(r);
       mirrors_->arrived(h.origin, h.tag);
       WireHeader ack;
       ack.kind = WireKind::kMirrorAck;
@@ -170,7 +186,12 @@ void GaiaProtocol::end_clock() {
 // accumulated): the filter decides what the mirrors must see, and the clock is reported.
 void GaiaProtocol::server_clock_ended() {
   ++clock_;
-  client_->update(filter_->take(values_, clock_), clock_);
+  const Significant own =
+      filter_->take(values_, schedule_t(clock_, clocks_per_pass_, t_in_passes_));
+  client_->update(own, clock_, Reach::kGroup);
+  // A hub sends its own updates to the other groups' hubs with its group's, summed.
+  if (!hubs_.empty()) add_to(from_group_, own);
+  forward_relays();
   const FilterCounts& now = filter_->counts();
   filtered_by_clock_.push_back(now.updates - counted_.updates);
   sent_by_clock_.push_back(now.significant + now.soft - counted_.significant - counted_.soft);
@@ -202,8 +223,50 @@ std::chrono::milliseconds GaiaProtocol::timeout() const {
                   std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
 }
 
+// Sec. 4.5's hubs: what a group member sent is summed for the other groups' hubs, and
+// what another group's hub sent is summed for this group's members (in messages flagged
+// relayed, which no hub passes on again). Sent at this data center's next clock end, or
+// at once while its workers are not computing (a hub blocked on a read still relays).
+void GaiaProtocol::stage_relay(const Received& r) {
+  const bool from_hub = hubs_.count(r.header.origin) > 0;
+  std::map<uint32_t, float>* into = nullptr;
+  if (from_hub && group_members_) into = &from_other_groups_;
+  if (!from_hub && !(r.header.flags & kRelayed) && !hubs_.empty()) into = &from_group_;
+  if (!into) return;
+  if (r.header.flags & kDense) {
+    for (size_t k = 0; k < r.values.size(); ++k)
+      if (r.values[k] != 0.0f) (*into)[static_cast<uint32_t>(k)] += r.values[k];
+  } else {
+    for (size_t i = 0; i < r.keys.size(); ++i) (*into)[r.keys[i]] += r.values[i];
+  }
+  ++relays_staged_;
+  if (phase_ != Phase::kComputing) forward_relays();
+}
+
+void GaiaProtocol::forward_relays() {
+  const auto take = [](std::map<uint32_t, float>& from) {
+    Significant s;
+    for (const auto& [k, d] : from) {
+      s.keys.push_back(k);
+      s.deltas.push_back(d);
+    }
+    from.clear();
+    return s;
+  };
+  client_->update(take(from_group_), clock_, Reach::kHubs);
+  client_->update(take(from_other_groups_), clock_, Reach::kGroup, Lane::kRelayed);
+  if (phase_ == Phase::kFinished) client_->flush();
+}
+
+void GaiaProtocol::add_to(std::map<uint32_t, float>& into, const Significant& s) {
+  for (size_t i = 0; i < s.keys.size(); ++i) into[s.keys[i]] += s.deltas[i];
+}
+
 void GaiaProtocol::finish() {
+  // A run stopped while a rule holds the read back: that wait counts up to now.
+  note_block(ReadBlock::kNone, Clock::now());
   phase_ = Phase::kFinished;
+  forward_relays();
   client_->flush();  // what waits for the WAN still reaches the mirrors
   log_.finished();
 }
@@ -222,6 +285,9 @@ nlohmann::json GaiaProtocol::stats() const {
                {"barriers_sent", c.barriers},
                {"barrier_keys", c.barrier_keys},
                {"merged_updates", c.merged},
+               {"hub_bytes", c.hub_bytes},
+               {"relayed_bytes", c.relayed_bytes},
+               {"relays_staged", relays_staged_},
                {"barriers_received", barriers_received_},
                {"mirror_updates_received", updates_received_},
                {"mirror_keys_applied", applied_keys_},

@@ -11,13 +11,16 @@
 //   setup {protocol: gaia, endpoints, job: {name, seed, scale, parameters, workers_per_node},
 //          workers: [nodes, one per data center], iterations, compute: {min_ms, max_ms},
 //          seed, eval_interval_ms, slow: {node: factor},
-//          gaia: {threshold, ds, soft, mirrors: {node: [{node, window_bytes}]}}}      -> ready
+//          gaia: {threshold, ds, soft, t: clock|pass,
+//                 mirrors: {node: [{node, window_bytes, hub}]}}}                     -> ready
 //   start, stop, evaluate, stats      as the parameter server's; stats adds `gaia`
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "compute_time.h"
 #include "job.h"
@@ -45,6 +48,10 @@ class GaiaProtocol : public Protocol {
   void end_clock();
   void server_clock_ended();  // the filter's pass, the mirrors' update and clock report
   void note_block(ReadBlock block, Clock::time_point now);
+  // Sec. 4.5's overlay: what a hub passes on, summed until it is sent.
+  void stage_relay(const Received& r);
+  void forward_relays();
+  static void add_to(std::map<uint32_t, float>& into, const Significant& s);
   void finish();
   // The data center's workers' mean held-out loss on the replica (mf's L is the workers').
   double held_out_loss() const;
@@ -67,6 +74,14 @@ class GaiaProtocol : public Protocol {
   FilterCounts counted_;  // the filter's counts at the last clock's end
   std::unique_ptr<MirrorState> mirrors_;
   std::unique_ptr<MirrorClient> client_;
+  std::set<int> hubs_;                    // other groups' hubs this data center exchanges with
+  bool group_members_ = false;            // whether its group has other members
+  std::map<uint32_t, float> from_group_;  // for the other groups' hubs
+  std::map<uint32_t, float> from_other_groups_;  // for this group's members, relayed
+  uint64_t relays_staged_ = 0;
+  // t of v/sqrt(t): clocks, or passes begun (the job's clocks per pass).
+  bool t_in_passes_ = false;
+  uint64_t clocks_per_pass_ = 1;
 
   int iterations_ = 0;
   ComputeRange compute_;

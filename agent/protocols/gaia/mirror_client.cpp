@@ -12,8 +12,9 @@ size_t message_bytes(size_t keys, size_t dense_values) {
 
 }  // namespace
 
-MirrorClient::MirrorClient(Van& van, int self, size_t parameters, std::vector<MirrorLink> mirrors)
-    : van_(van), self_(self), parameters_(parameters) {
+MirrorClient::MirrorClient(Van& van, int self, size_t parameters, std::vector<MirrorLink> mirrors,
+                           std::vector<int> clock_to)
+    : van_(van), self_(self), parameters_(parameters), clock_to_(std::move(clock_to)) {
   for (const auto& m : mirrors) {
     Link l;
     l.config = m;
@@ -39,62 +40,81 @@ void MirrorClient::send_control(int node, WireKind kind, uint64_t iteration, uin
   counts_.control_bytes += sizeof(WireHeader) + keys.size() * sizeof(uint32_t);
 }
 
-void MirrorClient::update(const Significant& s, uint64_t clock) {
+void MirrorClient::update(const Significant& s, uint64_t clock, Reach reach, Lane lane) {
   if (s.keys.empty()) return;
   for (auto& l : links_) {
+    if (l.config.hub != (reach == Reach::kHubs)) continue;
     pump(l, false);  // acks since the last clock may have opened the window
-    if (l.waiting.empty())
-      l.waiting_seq = l.next_seq++;
+    Waiting& w = l.waiting[static_cast<size_t>(lane)];
+    if (w.deltas.empty())
+      w.seq = l.next_seq++;
     else
       counts_.merged += s.keys.size();
-    for (size_t i = 0; i < s.keys.size(); ++i) l.waiting[s.keys[i]] += s.deltas[i];
-    l.waiting_clock = clock;
+    for (size_t i = 0; i < s.keys.size(); ++i) w.deltas[s.keys[i]] += s.deltas[i];
+    w.clock = clock;
     pump(l, false);
-    if (!l.waiting.empty()) {
+    if (!w.deltas.empty()) {
       // The WAN is behind: the indexes go first, and the mirror's readers wait for them.
-      send_control(l.config.node, WireKind::kMirrorBarrier, clock, l.waiting_seq, s.keys);
+      send_control(l.config.node, WireKind::kMirrorBarrier, clock, w.seq, s.keys);
       ++counts_.barriers;
       counts_.barrier_keys += s.keys.size();
     }
   }
 }
 
+// Sends what waits, in the order of its sequence numbers, while the window allows.
 void MirrorClient::pump(Link& l, bool force) {
-  if (l.waiting.empty()) return;
-  const bool whole = dense(l.waiting.size());
-  const size_t bytes = message_bytes(l.waiting.size(), whole ? parameters_ : 0);
-  // A message larger than the window still goes when nothing is in flight.
-  if (!force && l.in_flight_bytes > 0 && l.in_flight_bytes + bytes > l.config.window_bytes) return;
+  for (;;) {
+    Waiting* next = nullptr;
+    for (auto& w : l.waiting)
+      if (!w.deltas.empty() && (!next || w.seq < next->seq)) next = &w;
+    if (!next) return;
+    const size_t keys = next->deltas.size();
+    const size_t bytes = message_bytes(keys, dense(keys) ? parameters_ : 0);
+    // A message larger than the window still goes when nothing is in flight.
+    if (!force && l.in_flight_bytes > 0 && l.in_flight_bytes + bytes > l.config.window_bytes)
+      return;
+    send(l, next == &l.waiting[0] ? Lane::kOwnGroup : Lane::kRelayed);
+  }
+}
+
+void MirrorClient::send(Link& l, Lane lane) {
+  Waiting& w = l.waiting[static_cast<size_t>(lane)];
+  const bool whole = dense(w.deltas.size());
+  const size_t bytes = message_bytes(w.deltas.size(), whole ? parameters_ : 0);
   WireHeader h;
   h.kind = WireKind::kMirrorUpdate;
   h.origin = self_;
   h.dest = l.config.node;
-  h.iteration = l.waiting_clock;
-  h.tag = l.waiting_seq;
+  h.iteration = w.clock;
+  h.tag = w.seq;
+  if (lane == Lane::kRelayed) h.flags |= kRelayed;
   std::vector<uint32_t> keys;
   std::vector<float> deltas;
   if (whole) {
-    h.flags = kDense;
+    h.flags |= kDense;
     deltas.assign(parameters_, 0.0f);
-    for (const auto& [k, d] : l.waiting) deltas[k] = d;
+    for (const auto& [k, d] : w.deltas) deltas[k] = d;
   } else {
-    keys.reserve(l.waiting.size());
-    deltas.reserve(l.waiting.size());
-    for (const auto& [k, d] : l.waiting) {
+    keys.reserve(w.deltas.size());
+    deltas.reserve(w.deltas.size());
+    for (const auto& [k, d] : w.deltas) {
       keys.push_back(k);
       deltas.push_back(d);
     }
   }
   van_.send_kv(l.config.node, h, keys, deltas);
-  l.in_flight[l.waiting_seq] = bytes;
+  l.in_flight[w.seq] = bytes;
   l.in_flight_bytes += bytes;
-  l.waiting.clear();
+  w.deltas.clear();
   ++counts_.data_messages;
   counts_.data_bytes += bytes;
+  if (l.config.hub) counts_.hub_bytes += bytes;
+  if (lane == Lane::kRelayed) counts_.relayed_bytes += bytes;
 }
 
 void MirrorClient::clock(uint64_t clocks) {
-  for (const auto& l : links_) send_control(l.config.node, WireKind::kMirrorClock, clocks, 0, {});
+  for (int node : clock_to_) send_control(node, WireKind::kMirrorClock, clocks, 0, {});
 }
 
 void MirrorClient::acked(int node, uint64_t seq) {
@@ -114,8 +134,15 @@ void MirrorClient::flush() {
 
 bool MirrorClient::idle() const {
   for (const auto& l : links_)
-    if (!l.waiting.empty()) return false;
+    for (const auto& w : l.waiting)
+      if (!w.deltas.empty()) return false;
   return true;
+}
+
+bool MirrorClient::has_hub_links() const {
+  for (const auto& l : links_)
+    if (l.config.hub) return true;
+  return false;
 }
 
 }  // namespace testbed

@@ -8,8 +8,16 @@
 // carry them". Updates that wait are merged into one message per mirror (the client "packs
 // together the messages to the same destination"), and their indexes leave first as a
 // selective barrier, so they overtake the backlog.
+//
+// With data-center groups (Sec. 4.5, controller/training/gaia/gaia_groups.h) a data
+// center's links are its group's members and, where it is a hub, other groups' hubs; a
+// link carries two lanes: its own group's updates, and (to group members only) the
+// updates a hub relays from other groups, flagged kRelayed so that no hub passes them on
+// again. The lanes share the link's sequence numbers and leave in their order, so a
+// mirror's barriers lift as they did with one lane.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -22,22 +30,32 @@ namespace testbed {
 struct MirrorLink {
   int node = 0;             // the mirror's node
   size_t window_bytes = 0;  // data in flight before the queue holds it
+  bool hub = false;         // a link between two groups' hubs (else: within the group)
 };
 
 struct MirrorClientCounts {
   uint64_t data_messages = 0, data_bytes = 0, control_bytes = 0;
   uint64_t barriers = 0, barrier_keys = 0;
-  uint64_t merged = 0;  // updates merged into a message still waiting
+  uint64_t merged = 0;         // updates merged into a message still waiting
+  uint64_t hub_bytes = 0;      // data bytes on links between hubs
+  uint64_t relayed_bytes = 0;  // data bytes of other groups' updates passed on to members
 };
+
+// Which of a data center's links an update goes to, and in which lane.
+enum class Reach { kGroup, kHubs };
+enum class Lane { kOwnGroup = 0, kRelayed = 1 };
 
 class MirrorClient {
  public:
   // `parameters`: the model's size. A message naming at least half of them goes dense (every
-  // value, no keys): 4 bytes a parameter instead of 8 for keys and values.
-  MirrorClient(Van& van, int self, size_t parameters, std::vector<MirrorLink> mirrors);
+  // value, no keys): 4 bytes a parameter instead of 8 for keys and values. `clock_to`: the
+  // data centers told of each clock ended (every other one, whatever the groups).
+  MirrorClient(Van& van, int self, size_t parameters, std::vector<MirrorLink> mirrors,
+               std::vector<int> clock_to);
 
-  // The significant updates of the clock that just ended, to every mirror.
-  void update(const Significant& s, uint64_t clock);
+  // Significant updates, of the clock that just ended, to the links `reach` names.
+  void update(const Significant& s, uint64_t clock, Reach reach = Reach::kGroup,
+              Lane lane = Lane::kOwnGroup);
   // This data center has ended `clocks` clocks.
   void clock(uint64_t clocks);
   // Mirror `node` acknowledged data message `seq`.
@@ -46,19 +64,24 @@ class MirrorClient {
   void flush();
   // Nothing waits for any link.
   bool idle() const;
+  bool has_hub_links() const;
   const MirrorClientCounts& counts() const { return counts_; }
 
  private:
+  struct Waiting {
+    std::map<uint32_t, float> deltas;  // merged deltas not yet sent
+    uint64_t seq = 0;                  // the message they will leave in
+    uint64_t clock = 0;
+  };
   struct Link {
     MirrorLink config;
     uint64_t next_seq = 1;
-    std::map<uint32_t, float> waiting;  // merged deltas not yet sent
-    uint64_t waiting_seq = 0;           // the message they will leave in
-    uint64_t waiting_clock = 0;
+    std::array<Waiting, 2> waiting;        // by Lane
     std::map<uint64_t, size_t> in_flight;  // seq -> bytes
     size_t in_flight_bytes = 0;
   };
   void pump(Link& l, bool force);
+  void send(Link& l, Lane lane);
   void send_control(int node, WireKind kind, uint64_t iteration, uint64_t tag,
                     const std::vector<uint32_t>& keys);
 
@@ -68,6 +91,7 @@ class MirrorClient {
   int self_;
   size_t parameters_;
   std::vector<Link> links_;
+  std::vector<int> clock_to_;
   MirrorClientCounts counts_;
 };
 

@@ -118,8 +118,8 @@ void PsSession::setup() {
   workers_ = workers.size();
   worker_nodes_ = workers;
   curve_ = LossCurve(static_cast<int>(workers_));
-  const JobConfig job{o_.job, o_.seed, static_cast<int>(workers_) * o_.workers_per_dc, o_.scale,
-                      o_.job_parameters};
+  const JobConfig job{o_.job,   o_.seed,           static_cast<int>(workers_) * o_.workers_per_dc,
+                      o_.scale, o_.job_parameters, o_.t_in_passes};
   // One single-process run serves both the default target and the exactness check.
   const int bounded = std::min(o_.iterations, kMaxReferenceIterations);
   const bool bsp = o_.consistency == "bsp" || o_.placement;  // the all-reduces' too
@@ -173,7 +173,8 @@ void PsSession::setup() {
                             {"seed", o_.seed},
                             {"scale", o_.scale},
                             {"parameters", o_.job_parameters},
-                            {"workers_per_node", o_.workers_per_dc}}},
+                            {"workers_per_node", o_.workers_per_dc},
+                            {"t", o_.t_in_passes ? "pass" : "clock"}}},
                           {"slow", slow},
                           {"workers", workers},
                           {"servers", servers_},
@@ -205,7 +206,7 @@ void PsSession::setup() {
 
 // Each data center's mirrors and the window of data their links may have in flight,
 // from the lab's configured rates and delays as they are now.
-nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) const {
+nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) {
   std::vector<PathDirection> paths;
   const auto at = [&](const std::string& n) {
     return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
@@ -213,7 +214,13 @@ nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) const
   for (const auto& d : directions_)
     paths.push_back({at(d.from), at(d.to), static_cast<double>(d.params.rate.bits_per_s),
                      static_cast<double>(d.params.delay.us) / 1e6});
-  return gaia_agent_setup(gaia_knobs(), data_centers, paths);
+  try {
+    gaia_overlay_ =
+        gaia_overlay(o_.gaia_groups, data_centers, names_, data_center_rates(data_centers, paths));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  return gaia_agent_setup(gaia_knobs(), data_centers, paths, gaia_overlay_);
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {

@@ -89,9 +89,11 @@ class PsSession {
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;
   GaiaKnobs gaia_knobs() const {
-    return {o_.gaia_threshold, o_.gaia_ds, o_.gaia_soft, o_.gaia_local_staleness};
+    return {o_.gaia_threshold,       o_.gaia_ds,     o_.gaia_soft,
+            o_.gaia_local_staleness, o_.t_in_passes, o_.gaia_groups};
   }
-  nlohmann::json gaia_setup(const std::vector<int>& data_centers) const;
+  nlohmann::json gaia_setup(const std::vector<int>& data_centers);
+  GaiaOverlay gaia_overlay_;  // the data-center groups and hubs of a Gaia run
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
   std::string partition(const JobConfig& job, const std::vector<int>& workers,
                         const std::vector<std::vector<uint32_t>>& pibs, const IndexOptions& disk);

@@ -123,7 +123,12 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     s["relayed_bytes"] = relayed;
   }
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
-  if (gaia()) s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
+  if (gaia()) {
+    s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
+    s["gaia"]["overlay"] = overlay_to_json(gaia_overlay_, names_);
+  }
+  // What the t of the job's step schedule counted (Gaia's --gaia-t; the same for a Baseline).
+  s["step_t"] = o_.t_in_passes ? "pass" : "clock";
   if (scheduler_) s["mlfabric"] = mlfabric_summary();
   s["peers"] = peer_refusals(stats_, names_);
 

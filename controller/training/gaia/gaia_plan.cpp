@@ -74,8 +74,21 @@ nlohmann::json gaia_choices() {
       "Fig. 5's share of insignificant updates counts each worker's own update of a clock "
       "against the value in its data center's replica when it was read (worker_updates); the "
       "filter's held-back share counts the data center's summed updates against v/sqrt(t)",
-      "data-center groups and hubs (Sec. 4.3) are not built: every data center sends to every "
-      "other"};
+      "t in v/sqrt(t) and in the job's step counts passes over the data by default (--gaia-t "
+      "pass: the paper's MF runs on IterStore, whose MF ends one clock per pass, and Bösen's "
+      "MF counts iterations as passes), t being the passes begun, and the step is "
+      "eta0/sqrt(t), Sec. 3.5's pairing with v/sqrt(t); --gaia-t clock counts mini-batch "
+      "clocks in both, the step on Bösen's schedule eta0*sqrt(100/(100+t)) (the job's before "
+      "this option)",
+      "data-center groups (Sec. 4.5, --gaia-groups auto): two groups merge while every pair "
+      "across them is faster than the mean path rate over all pairs (complete linkage; close "
+      "means faster than the average pair); between two groups the hubs are the pair of "
+      "members with the fastest path; a hub sums the significant updates its group's members "
+      "sent it since its own clock last ended and sends them with its own at that clock's "
+      "end (at once while its workers do not compute); updates a hub brings from another "
+      "group go to its group's members in messages of their own, never forwarded again; "
+      "mirror clocks go to every data center directly (a header each); barriers are per link",
+  };
 }
 
 namespace {
@@ -177,27 +190,61 @@ nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
   return f;
 }
 
+PathRate data_center_rates(const std::vector<int>& data_centers,
+                           const std::vector<PathDirection>& directions) {
+  PathRate rate;
+  for (int dc : data_centers)
+    for (const auto& w : mirror_windows(dc, data_centers, directions))
+      rate[{dc, w.node}] = w.path_bits_per_s;
+  return rate;
+}
+
 nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
-                                const std::vector<PathDirection>& directions) {
+                                const std::vector<PathDirection>& directions,
+                                const GaiaOverlay& overlay) {
   nlohmann::json mirrors = nlohmann::json::object();
   for (int dc : data_centers) {
+    const auto windows = mirror_windows(dc, data_centers, directions);
     nlohmann::json list = nlohmann::json::array();
-    for (const auto& w : mirror_windows(dc, data_centers, directions))
-      list.push_back({{"node", w.node}, {"window_bytes", w.window_bytes}});
+    for (const auto& link : overlay_links(overlay, dc)) {
+      const auto w = std::find_if(windows.begin(), windows.end(),
+                                  [&](const MirrorWindow& m) { return m.node == link.node; });
+      list.push_back({{"node", link.node},
+                      {"window_bytes", w == windows.end() ? kMinWindowBytes : w->window_bytes},
+                      {"hub", link.role == OverlayRole::kHub}});
+    }
     mirrors[std::to_string(dc)] = list;
   }
   return {{"threshold", knobs.threshold},
           {"ds", knobs.ds},
           {"soft", knobs.soft},
           {"local_staleness", knobs.local_staleness},
+          {"t", knobs.t_in_passes ? "pass" : "clock"},
           {"mirrors", mirrors}};
+}
+
+nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names) {
+  nlohmann::json groups = nlohmann::json::array(), hubs = nlohmann::json::array();
+  for (const auto& g : overlay.groups) {
+    nlohmann::json members = nlohmann::json::array();
+    for (int n : g) members.push_back(names.at(static_cast<size_t>(n)));
+    groups.push_back(members);
+  }
+  for (const auto& [pair, node] : overlay.hub)
+    hubs.push_back(
+        {{"group", pair.first},
+         {"towards", pair.second},
+         {"hub", names.at(static_cast<size_t>(node))},
+         {"peer", names.at(static_cast<size_t>(overlay.hub.at({pair.second, pair.first})))}});
+  return {{"groups", groups}, {"hubs", hubs}};
 }
 
 std::string gaia_label(const GaiaKnobs& knobs) {
   std::ostringstream out;
   out << "gaia(v=" << knobs.threshold * 100
       << "%, DS=" << (knobs.ds < 0 ? std::string("off") : std::to_string(knobs.ds))
-      << (knobs.soft ? ", soft" : "")
+      << (knobs.soft ? ", soft" : "") << ", t=" << (knobs.t_in_passes ? "pass" : "clock")
+      << (knobs.groups == "off" ? ", no groups" : "")
       << (knobs.local_staleness >= 0 ? ", SSP " + std::to_string(knobs.local_staleness) + " inside"
                                      : "")
       << ")";
@@ -213,6 +260,8 @@ nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
   g["inside_data_centers"] = knobs.local_staleness < 0
                                  ? nlohmann::json("bsp")
                                  : nlohmann::json("ssp:" + std::to_string(knobs.local_staleness));
+  g["t"] = knobs.t_in_passes ? "pass" : "clock";
+  g["groups_spec"] = knobs.groups;
   g["choices"] = gaia_choices();
   return g;
 }

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gaia_groups.h"
+
 namespace testbed {
 
 struct PathDirection {
@@ -56,12 +58,23 @@ struct GaiaKnobs {
   // Inside a data center: -1 for BSP (the paper's main results), else SSP's bound in
   // clocks (Appendix B).
   int local_staleness = -1;
+  // What t counts in v/sqrt(t) and in the job's step schedule: passes (true) or clocks.
+  bool t_in_passes = true;
+  std::string groups = "auto";  // --gaia-groups: off, auto, or A,B/C,D
 };
 
-// The `gaia` part of the agents' setup: the knobs, and each data center's mirrors with
-// their windows (mirror_windows) over the lab's directions as they are now.
+// The rate of every path between two data centers (mirror_windows' slowest direction).
+PathRate data_center_rates(const std::vector<int>& data_centers,
+                           const std::vector<PathDirection>& directions);
+
+// The `gaia` part of the agents' setup: the knobs, and each data center's overlay links
+// (overlay_links: group members, and other groups' hubs) with their windows
+// (mirror_windows) over the lab's directions as they are now.
 nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
-                                const std::vector<PathDirection>& directions);
+                                const std::vector<PathDirection>& directions,
+                                const GaiaOverlay& overlay);
+// The overlay by names: {groups: [[names]], hubs: [{group, towards, hub, peer}]}.
+nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names);
 // "gaia(v=1%, DS=2)" and the like: the consistency model a run used.
 std::string gaia_label(const GaiaKnobs& knobs);
 
