@@ -98,13 +98,14 @@ Received decode(std::vector<zmq::message_t>& frames) {
   std::memcpy(&r.header, frames[1].data(), sizeof r.header);
   if (r.header.route_nodes > kMaxRouteNodes) throw std::runtime_error("malformed route");
   const auto kind = static_cast<uint8_t>(r.header.kind);
-  if (kind < static_cast<uint8_t>(WireKind::kChunk) || kind > static_cast<uint8_t>(WireKind::kRing))
+  if (kind < static_cast<uint8_t>(WireKind::kChunk) ||
+      kind > static_cast<uint8_t>(WireKind::kWspGrant))
     throw std::runtime_error("malformed message: unknown kind " + std::to_string(kind));
   r.payload_bytes = frames[2].size();
   // The payload must be whole values (and keys): a length that disagrees is not ours. A
   // probe's payload is filler of any length.
   const bool kv = r.header.kind >= WireKind::kPush;
-  const bool pull = r.header.kind == WireKind::kPull || r.header.kind == WireKind::kMirrorBarrier;
+  const bool pull = keys_only(r.header.kind);
   const size_t unit = r.header.kind == WireKind::kProbe          ? 1
                       : !kv || (r.header.flags & kDense) || pull ? sizeof(float)
                                                                  : sizeof(uint32_t) + sizeof(float);
@@ -121,11 +122,11 @@ Received decode(std::vector<zmq::message_t>& frames) {
     // memcpy of nothing from an empty frame's null pointer is still undefined: skip it.
     if (!r.chunk.data.empty())
       std::memcpy(r.chunk.data.data(), frames[2].data(), r.chunk.data.size() * sizeof(float));
-  } else if (r.header.kind >= WireKind::kPush && r.header.kind <= WireKind::kRing) {
-    // A pull or a barrier carries keys only; a push, params or a mirror update keys and
-    // values, one of each per key; a mirror clock or ack nothing; a ring segment values.
+  } else if (r.header.kind >= WireKind::kPush) {
+    // A pull, a barrier or a WSP grant carries keys only; a push, params or a mirror update
+    // keys and values, one of each per key; a mirror clock, an ack, a WSP request or start
+    // nothing; a ring segment values.
     const bool dense = r.header.flags & kDense;
-    const bool pull = r.header.kind == WireKind::kPull || r.header.kind == WireKind::kMirrorBarrier;
     const size_t per_key = pull ? sizeof(uint32_t) : sizeof(uint32_t) + sizeof(float);
     const size_t n =
         dense ? (pull ? 0 : r.payload_bytes / sizeof(float)) : r.payload_bytes / per_key;

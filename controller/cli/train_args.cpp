@@ -12,7 +12,7 @@ const char* const kTrainUsage =
     "[--div-max UPDATES] [--distribution on|off] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
-    "[--compute-ms MS|MIN-MAX] [--staleness S] [--servers all|best|A,B] [--target-loss X] "
+    "[--compute-ms MS|MIN-MAX] [--staleness S|none] [--servers all|best|A,B] [--target-loss X] "
     "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
     "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
     "share|converged] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] [--stragglers SHARE:FACTOR] "

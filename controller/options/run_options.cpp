@@ -8,6 +8,7 @@
 #include "job.h"
 #include "logistic_regression.h"
 #include "strategies.h"
+#include "wsp_selector.h"
 
 namespace testbed {
 namespace {
@@ -130,7 +131,9 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   o.compute_min_ms = compute.min_ms;
   o.compute_max_ms = compute.max_ms;
   o.seed = std::stoull(get("seed", "1"));
-  o.staleness = std::stoi(get("staleness", "3"));
+  // "none": WSP with no delta (its choices alone decide); SSP without one is async.
+  const std::string staleness = get("staleness", "3");
+  o.staleness = staleness == "none" ? kWspNoBound : std::stoi(staleness);
   o.servers = get("servers", "all");
   o.worker_nodes = get("workers", "all");
   // Gaia's data centers each run workers beside their full replica.
@@ -154,15 +157,15 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
     o.gaia_soft = get("gaia-soft", "off") == "on";
     const std::string local = get("gaia-local", "bsp");
     o.gaia_local_staleness = local == "bsp" ? -1 : std::stoi(local.substr(4));  // ssp:S
-  }
-  // drps: the disk-resident servers under the parallel model --parallel names; the other
-  // strategies are their own model.
     o.gaia_groups = get("gaia-groups", "auto");
-  const bool drps = o.strategy == "drps";
+  }
   // Gaia's t counts passes (IterStore's and Bösen's iterations, docs/gaia.md); every other
   // strategy keeps the job's clocks unless told, and a Gaia profile says `gaia-t` in its
   // workload so that its Baseline trains the same job.
   o.t_in_passes = get("gaia-t", o.strategy == "gaia" ? "pass" : "clock") == "pass";
+  // drps: the disk-resident servers under the parallel model --parallel names; the other
+  // strategies are their own model.
+  const bool drps = o.strategy == "drps";
   if (!drps && args.option("parallel"))
     throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
   // MLfabric-A's server is asynchronous (its scheduler bounds the delays); MLfabric-S's is
@@ -217,6 +220,10 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
       make_job({o.job, o.seed, 1, o.scale, o.job_parameters}, 0)->keys_for(0).empty())
     throw UsageError("--partition: " + o.job + " reads every key each clock (dense); " +
                      "partitioning places the keys of sparse batches (sparse-lr, lmf, mf)");
+  if (o.staleness == kWspNoBound && o.consistency != "wsp")
+    throw UsageError(
+        "--staleness none is for WSP (--parallel wsp); SSP without a bound is "
+        "--parallel async");
   for (const char* disk_only : {"memory-budget-mb", "index", "index-k", "index-prune", "partition"})
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");

@@ -95,7 +95,9 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return whole(value, n) && n >= 1 && n <= 1000000000 ? "" : "expected a whole number from 1";
   }
   if (key == "staleness")
-    return whole(value, n) && n >= 0 && n <= 1000 ? "" : "expected clocks, 0-1000";
+    return value == "none" || (whole(value, n) && n >= 0 && n <= 1000)
+               ? ""
+               : "expected clocks, 0-1000, or none (WSP)";
   if (key == "servers") {
     return value.empty() ? "expected all, best, or node names separated by commas" : "";
   }
@@ -143,10 +145,10 @@ std::string check_workload_setting(const std::string& key, const std::string& va
                    (value.rfind("ssp:", 0) == 0 && whole(value.substr(4), n) && n >= 1 && n <= 100)
                ? ""
                : "expected bsp or ssp:S (S clocks, 1-100)";
-  if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
-  if (key == "memory-budget-mb")
   if (key == "gaia-t") return value == "clock" || value == "pass" ? "" : "expected clock or pass";
   if (key == "gaia-groups") return check_gaia_groups(value);
+  if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
+  if (key == "memory-budget-mb")
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";
   if (key == "parallel")
     return value == "bsp" || value == "ssp" || value == "async" || value == "wsp"

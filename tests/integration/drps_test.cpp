@@ -105,10 +105,36 @@ TEST_F(Drps, WspWaitsByChoiceAndNeverBeyondDelta) {
   EXPECT_LE(wsp["max_staleness"].get<int>(), 1) << wsp["staleness_histogram"].dump();
   const auto& choices = wsp["wsp"];
   ASSERT_TRUE(choices.is_object()) << wsp.dump().substr(0, 400);
-  // 3 fast workers x 11 clocks after the first, on 4 shards: most reads choose.
-  EXPECT_GT(choices["choices"].get<double>(), 40) << choices.dump();
+  // One master decides for the job: each of the 4 workers' requests for clocks 1-12
+  // either chooses or is held in another's waiting set, once (not once per shard).
+  EXPECT_EQ(choices["master"], "n1");
+  EXPECT_GE(choices["choices"].get<double>(), 4) << choices.dump();
+  EXPECT_EQ(choices["choices"].get<double>() + choices["held"].get<double>(), 4 * 12)
+      << choices.dump();
   EXPECT_GT(choices["waited"].get<double>(), 0) << choices.dump();
+  // Every wait is logged with its estimate and its realized length.
+  const auto& waits = choices["waits"];
+  EXPECT_EQ(waits.size(), choices["waited"].get<size_t>());
+  for (const auto& w : waits) {
+    EXPECT_GE(w["realized_s"].get<double>(), 0) << w.dump();
+    EXPECT_GE(w["estimated_s"].get<double>(), 0) << w.dump();
+  }
+  const double share = choices["wait_summary"]["forced_share"];
+  EXPECT_GE(share, 0);
+  EXPECT_LE(share, 1);
+  EXPECT_EQ(choices["readings"]["delta"], 1);
   EXPECT_LT(wsp["final_loss"].get<double>(), wsp["loss_curve"][0][1].get<double>());
+
+  // With no bound, nothing is forced and the run still trains.
+  const auto free = train({"--strategy", "drps", "--parallel", "wsp", "--staleness", "none",
+                           "--model", "sparse-lr", "--scale", "0.05", "--iterations", "12",
+                           "--compute-ms", "40-60", "--slow-dc", "n4:4"});
+  ASSERT_FALSE(free.is_null());
+  EXPECT_EQ(free["consistency"], "drps wsp(none)");
+  EXPECT_EQ(free["staleness_bound"], "none");
+  EXPECT_EQ(free["wsp"]["bound_forced"], 0);
+  EXPECT_EQ(free["wsp"]["readings"]["delta"], "none");
+  EXPECT_LT(free["final_loss"].get<double>(), free["loss_curve"][0][1].get<double>());
 }
 
 // A server shard's node killed mid-run: the run fails naming it (an agent cannot rejoin a
@@ -155,7 +181,8 @@ TEST_F(Drps, StoreOptionsAreCheckedBeforeAnyAgentStarts) {
            {{"--strategy", "mst", "--store", "disk"}, "parameter-server strategies"},
            {{"--strategy", "drps", "--store", "memory"}, "keeps its parameters on disk"},
            {{"--strategy", "drps", "--parallel", "lazy"}, "expected bsp, ssp, async or wsp"},
-           {{"--strategy", "ssp", "--parallel", "wsp"}, "--parallel is for drps"}}) {
+           {{"--strategy", "ssp", "--parallel", "wsp"}, "--parallel is for drps"},
+           {{"--strategy", "ssp", "--staleness", "none"}, "--staleness none is for WSP"}}) {
     expect_train_refused(kLab, args, says);
   }
 }

@@ -108,7 +108,9 @@ void expect_stall_reported_and_run_ended_on_time(LabGuard& guard,
   }
   // Ended at the budget, not after it (a parameter server's wall time counts from its
   // start; a tree's iterations end before it).
-  if (summary.contains("wall_s")) EXPECT_LT(summary["wall_s"].get<double>(), budget + 5);
+  if (summary.contains("wall_s")) {
+    EXPECT_LT(summary["wall_s"].get<double>(), budget + 5);
+  }
   double iterating = 0;
   for (double t : summary.value("iteration_s", std::vector<double>{})) iterating += t;
   EXPECT_LT(iterating, budget + 5);

@@ -125,8 +125,8 @@ TEST(StoredShardValues, AShardOnBlocksAppliesEveryModelAsInMemory) {
         const auto a = memory.push(w, clock, clock, false, keys, values, 0);
         const auto b = disk.push(w, clock, clock, false, keys, values, 0);
         ASSERT_EQ(a.size(), b.size());
-        const auto pa = memory.pull(w, clock + 1, false, {103, 107}, 0, true);
-        const auto pb = disk.pull(w, clock + 1, false, {103, 107}, 0, true);
+        const auto pa = memory.pull(w, clock + 1, false, {103, 107}, true);
+        const auto pb = disk.pull(w, clock + 1, false, {103, 107}, true);
         EXPECT_EQ(pa[0].values, pb[0].values);
       }
     }

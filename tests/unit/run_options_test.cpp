@@ -53,6 +53,12 @@ TEST(RunOptions, ErrorsNameTheOptionAndWhereItsValueCameFrom) {
   EXPECT_NE(usage_error({}, {{"strategy", "bsp"}, {"staleness", "x"}})
                 .find("the profile's workload.staleness"),
             std::string::npos);
+  // WSP may have no bound; SSP without one is async, and is said so.
+  cli.options = {{"strategy", "drps"}, {"parallel", "wsp"}, {"staleness", "none"}};
+  EXPECT_EQ(usage_error(cli, nlohmann::json::object()), "");
+  cli.options = {{"strategy", "drps"}, {"parallel", "ssp"}, {"staleness", "none"}};
+  EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--staleness none is for WSP"),
+            std::string::npos);
   // An option of another strategy's: refused, naming it.
   cli.options = {{"strategy", "bsp"}, {"parallel", "wsp"}};
   EXPECT_NE(usage_error(cli, nlohmann::json::object()).find("--parallel"), std::string::npos);

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <random>
 
+#include "wsp_selector.h"
+
 namespace testbed {
 namespace {
 
@@ -21,9 +23,9 @@ std::vector<float> ones() {
 
 TEST(ServerShard, BspAppliesAClockAtOnceAndAnswersOnlyThen) {
   auto s = shard({Consistency::Kind::kBsp, 0});
-  EXPECT_EQ(s.pull(0, 0, true, {}, 0).size(), 1u);  // clock 0 needs nothing
+  EXPECT_EQ(s.pull(0, 0, true, {}).size(), 1u);  // clock 0 needs nothing
   EXPECT_TRUE(s.push(2, 0, 0, true, {}, ones(), 1).empty());
-  EXPECT_TRUE(s.pull(2, 1, true, {}, 0).empty());
+  EXPECT_TRUE(s.pull(2, 1, true, {}).empty());
   EXPECT_TRUE(s.push(0, 0, 0, true, {}, ones(), 2).empty());
   EXPECT_EQ(s.values()[0], 0.0f) << "nothing applied before the clock's last update";
   const auto replies = s.push(1, 0, 0, false, {10, 13}, {5, 5}, 3);
@@ -39,10 +41,10 @@ TEST(ServerShard, SspLetsAWorkerRunAtMostSClocksAhead) {
   auto s = shard({Consistency::Kind::kSsp, 1});
   // Worker 0 races: clock 1 needs min clock 0, granted; clock 2 needs every worker at 1.
   s.push(0, 0, 0, true, {}, ones(), 1);
-  EXPECT_EQ(s.pull(0, 1, true, {}, 0).size(), 1u);
+  EXPECT_EQ(s.pull(0, 1, true, {}).size(), 1u);
   EXPECT_EQ(s.values()[0], 1.0f) << "applied as it arrives";
   s.push(0, 1, 0, true, {}, ones(), 2);
-  EXPECT_TRUE(s.pull(0, 2, true, {}, 0).empty());
+  EXPECT_TRUE(s.pull(0, 2, true, {}).empty());
   EXPECT_TRUE(s.push(1, 0, 0, true, {}, ones(), 3).empty());
   const auto replies = s.push(2, 0, 0, true, {}, ones(), 4);
   ASSERT_EQ(replies.size(), 1u);
@@ -55,7 +57,7 @@ TEST(ServerShard, AsyncNeverWaitsAndRecordsStaleness) {
   auto s = shard({Consistency::Kind::kAsync, 0});
   for (uint64_t c = 0; c < 5; ++c) {
     s.push(0, c, 0, true, {}, ones(), 1);
-    EXPECT_EQ(s.pull(0, c + 1, true, {}, 0).size(), 1u);
+    EXPECT_EQ(s.pull(0, c + 1, true, {}).size(), 1u);
   }
   EXPECT_EQ(s.staleness_histogram().at(4), 1u);
   EXPECT_EQ(s.values()[3], 5.0f);
@@ -63,30 +65,30 @@ TEST(ServerShard, AsyncNeverWaitsAndRecordsStaleness) {
 
 TEST(ServerShard, LatestPullsAnswerAtOnceAndBadMessagesAreRefused) {
   auto s = shard({Consistency::Kind::kBsp, 0});
-  EXPECT_TRUE(s.pull(0, 3, false, {11}, 0).empty());
-  const auto r = s.pull(0, 3, false, {11, 12}, 0, /*latest=*/true);
+  EXPECT_TRUE(s.pull(0, 3, false, {11}).empty());
+  const auto r = s.pull(0, 3, false, {11, 12}, /*latest=*/true);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_TRUE(r[0].latest);
   EXPECT_EQ(r[0].keys, (std::vector<uint32_t>{11, 12}));
   EXPECT_THROW(s.push(0, 1, 0, true, {}, ones(), 1), std::runtime_error) << "clock skipped";
   EXPECT_THROW(s.push(0, 0, 0, false, {9}, {1}, 1), std::runtime_error) << "outside the range";
-  EXPECT_THROW(s.pull(0, 0, false, {14}, 0), std::runtime_error);
+  EXPECT_THROW(s.pull(0, 0, false, {14}), std::runtime_error);
 }
 
 TEST(ServerShard, MlfabricSAppliesAClocksPlacesTogetherDirectOrSummed) {
   // Three workers: place 0 comes alone, places 1-2 as an aggregator's sum.
   auto s = shard({Consistency::Kind::kBsp, 0});
-  EXPECT_TRUE(s.pull(0, 1, true, {}, 0).empty()) << "clock 1 waits for clock 0's updates";
-  EXPECT_TRUE(s.push_ordered(1, true, {}, ones(), 1).empty());
+  EXPECT_TRUE(s.pull(0, 1, true, {}).empty()) << "clock 1 waits for clock 0's updates";
+  EXPECT_TRUE(s.push_ordered(1, true, {}, ones()).empty());
   EXPECT_EQ(s.values()[0], 0.0f) << "nothing applied before the clock's last place";
-  const auto replies = s.push_ordered(2, false, {11}, {6}, 2);
+  const auto replies = s.push_ordered(2, false, {11}, {6});
   ASSERT_EQ(replies.size(), 1u);
   EXPECT_EQ(replies[0].min_clock, 1u);
   EXPECT_EQ(s.values(), (std::vector<float>{1, 7, 1, 1}));
   EXPECT_EQ(s.updates_applied(), 3u);
   // A sum reaching past the clock's W places would mix two clocks.
-  EXPECT_TRUE(s.push_ordered(2, true, {}, ones(), 3).empty());
-  EXPECT_THROW(s.push_ordered(2, true, {}, ones(), 4), std::runtime_error);
+  EXPECT_TRUE(s.push_ordered(2, true, {}, ones()).empty());
+  EXPECT_THROW(s.push_ordered(2, true, {}, ones()), std::runtime_error);
 }
 
 TEST(KeyRanges, CoverTheKeysInNearEqualParts) {
@@ -122,8 +124,14 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
   int answered = 0;
   constexpr uint64_t kMaxStepNs = 10'000'000;
   int64_t now_ns = 0;
+  // WSP: the job's master, asked beside each pull; its grants reach the shard at once.
+  const bool wsp = model.kind == Consistency::Kind::kWsp;
+  WspSelector master(workers, std::max(model.staleness, 0));
+  std::vector<int64_t> started(clock.size(), 0);
   const auto deliver = [&](const std::vector<PullReply>& replies) {
     for (const auto& r : replies) {
+      if (wsp) master.started(r.worker, now_ns);
+      started[static_cast<size_t>(r.worker)] = now_ns;
       if (model.kind != Consistency::Kind::kAsync) {
         ASSERT_GE(r.min_clock + static_cast<uint64_t>(model.staleness), r.clock);
       }
@@ -155,7 +163,13 @@ void simulate(Consistency model, int workers, int clocks, uint64_t seed) {
     if (m.push) {
       deliver(s.push(m.worker, m.clock, m.read, true, {}, {1.0f}, now_ns));
     } else {
-      deliver(s.pull(m.worker, m.clock, true, {}, now_ns));
+      deliver(s.pull(m.worker, m.clock, true, {}));
+      if (wsp) {
+        const double iter_s =
+            static_cast<double>(now_ns - started[static_cast<size_t>(m.worker)]) / 1e9;
+        for (const auto& g : master.request(m.worker, m.clock, iter_s, now_ns))
+          deliver(s.grant(g.worker, g.clock, master.pushes()));
+      }
     }
   }
   EXPECT_EQ(answered, workers * (clocks + 1));

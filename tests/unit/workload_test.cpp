@@ -54,6 +54,14 @@ TEST(Stragglers, ParseAndRefuseNonsense) {
   EXPECT_EQ(check_workload_setting("gaia-local", "ssp:3"), "");
   for (const char* bad : {"ssp", "ssp:0", "ssp:101", "ssp:x", "asp"})
     EXPECT_NE(check_workload_setting("gaia-local", bad), "") << bad;
+  // What Gaia's t counts, and WSP's delta, which may be none.
+  EXPECT_EQ(check_workload_setting("gaia-t", "pass"), "");
+  EXPECT_EQ(check_workload_setting("gaia-t", "clock"), "");
+  EXPECT_NE(check_workload_setting("gaia-t", "epoch"), "");
+  EXPECT_EQ(check_workload_setting("staleness", "none"), "");
+  EXPECT_EQ(check_workload_setting("staleness", "16"), "");
+  EXPECT_NE(check_workload_setting("staleness", "-1"), "");
+  EXPECT_NE(check_workload_setting("staleness", "inf"), "");
 }
 
 TEST(Stragglers, SlowTheirShareOfClocksByTheFactorAndNothingElse) {

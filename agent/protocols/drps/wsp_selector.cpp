@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace testbed {
 namespace {
@@ -17,26 +17,28 @@ constexpr double kShortestIterationS = 1e-6;
 }  // namespace
 
 WspSelector::WspSelector(int workers, int delta)
-    : workers_(workers), delta_(delta), table_(static_cast<size_t>(workers)) {
+    : workers_(workers),
+      delta_(delta),
+      table_(static_cast<size_t>(std::max(workers, 0))),
+      pushes_(static_cast<size_t>(std::max(workers, 0)), 0) {
   if (workers < 1) throw std::invalid_argument("wsp: at least one worker");
   if (delta < 0) throw std::invalid_argument("wsp: the staleness bound must not be negative");
 }
 
-WspSelector::Choice WspSelector::choose(int r, const std::vector<uint64_t>& pushes,
-                                        int64_t now_ns) const {
+WspSelector::Choice WspSelector::choose(int r, int64_t now_ns) const {
   Choice c;
-  const uint64_t mine = pushes.at(static_cast<size_t>(r));
+  const uint64_t mine = pushes_.at(static_cast<size_t>(r));
   std::vector<int> missing(static_cast<size_t>(workers_), 0);
   std::vector<int> candidates;  // computing workers the read would miss, by expected arrival
   std::vector<double> arrival(static_cast<size_t>(workers_), 0);
   bool initial_round = false;
   for (int l = 0; l < workers_; ++l) {
     const auto& row = table_[static_cast<size_t>(l)];
-    if (l == r || pushes[static_cast<size_t>(l)] >= mine) continue;
-    missing[static_cast<size_t>(l)] = static_cast<int>(mine - pushes[static_cast<size_t>(l)]);
+    if (l == r || pushes_[static_cast<size_t>(l)] >= mine) continue;
+    missing[static_cast<size_t>(l)] = static_cast<int>(mine - pushes_[static_cast<size_t>(l)]);
     if (row.waiting) continue;
     candidates.push_back(l);
-    initial_round |= row.iter_s < 0;
+    initial_round |= row.iter_s < 0 || row.start_ns < 0;
     const double due = static_cast<double>(row.start_ns) / kNsPerS + std::max(row.iter_s, 0.0);
     arrival[static_cast<size_t>(l)] = std::max(0.0, due - static_cast<double>(now_ns) / kNsPerS);
   }
@@ -71,7 +73,7 @@ WspSelector::Choice WspSelector::choose(int r, const std::vector<uint64_t>& push
     const bool feasible = within_bound(after);
     // A feasible choice beats an infeasible one; among alike, only a strictly higher gain
     // is worth a wait. When nothing keeps within delta, waiting for every candidate
-    // misses the least, and the shard's own bound check covers the rest.
+    // misses the least, and the shards' own bound check covers the rest.
     const bool last = i + 1 == candidates.size();
     if ((feasible && (!best_feasible || gain > best)) || (!best_feasible && !feasible && last)) {
       best = gain;
@@ -84,11 +86,18 @@ WspSelector::Choice WspSelector::choose(int r, const std::vector<uint64_t>& push
   return c;
 }
 
-void WspSelector::request(int w, uint64_t clock, const std::vector<uint64_t>& pushes,
-                          int64_t now_ns) {
+void WspSelector::started(int w, int64_t now_ns) {
   auto& row = table_.at(static_cast<size_t>(w));
-  if (row.start_ns >= 0) row.iter_s = static_cast<double>(now_ns - row.start_ns) / kNsPerS;
+  if (!row.waiting) row.start_ns = now_ns;  // a late word of an iteration already ended: no
+}
+
+std::vector<WspGrant> WspSelector::request(int w, uint64_t clock, double iter_s, int64_t now_ns) {
+  if (w < 0 || w >= workers_) throw std::out_of_range("wsp: no worker " + std::to_string(w));
+  auto& row = table_[static_cast<size_t>(w)];
+  if (clock > 0) row.iter_s = std::max(iter_s, 0.0);
   row.waiting = true;
+  pushes_[static_cast<size_t>(w)] = std::max(pushes_[static_cast<size_t>(w)], clock);
+  std::vector<WspGrant> out;
   bool held = false;
   for (auto& s : sets_) {
     if (s.members.erase(w) > 0) {
@@ -98,32 +107,41 @@ void WspSelector::request(int w, uint64_t clock, const std::vector<uint64_t>& pu
   }
   if (held) {
     ++counters_.held;
-    return;
+    // The sets w completes are answered now, each member once.
+    std::set<int> go;
+    for (auto& s : sets_) {
+      if (!s.members.empty() || s.held.empty()) continue;
+      auto& wait = waits_[s.wait];
+      wait.realized_s = static_cast<double>(now_ns - s.opened_ns) / kNsPerS;
+      counters_.realized_wait_s += wait.realized_s;
+      go.insert(s.held.begin(), s.held.end());
+    }
+    for (int g : go) grant(g, now_ns, out);
+    return out;
   }
-  if (clock == 0) return;  // the first read: nothing to wait for
-  const Choice c = choose(w, pushes, now_ns);
+  if (clock == 0) {  // the first read: nothing to wait for
+    grant(w, now_ns, out);
+    return out;
+  }
+  const Choice c = choose(w, now_ns);
   ++counters_.choices;
   counters_.bound_forced += c.bound_forced ? 1 : 0;
-  if (!c.wait_for) return;
+  if (!c.wait_for) {
+    grant(w, now_ns, out);
+    return out;
+  }
   ++counters_.waited;
   counters_.expected_wait_s += c.wait_s;
-  sets_.push_back({{c.waiting_set.begin(), c.waiting_set.end()}, {w}});
+  waits_.push_back({w, clock, c.wait_s, 0, c.bound_forced});
+  sets_.push_back({{c.waiting_set.begin(), c.waiting_set.end()}, {w}, waits_.size() - 1, now_ns});
+  return out;
 }
 
-bool WspSelector::may_answer(int w) const {
-  bool in_a_set = false;
-  for (const auto& s : sets_) {
-    if (!s.held.contains(w)) continue;
-    if (s.members.empty()) return true;  // one of its sets is complete
-    in_a_set = true;
-  }
-  return !in_a_set;
-}
-
-void WspSelector::answered(int w, int64_t now_ns) {
-  auto& row = table_.at(static_cast<size_t>(w));
-  row.start_ns = now_ns;
+void WspSelector::grant(int w, int64_t now_ns, std::vector<WspGrant>& out) {
+  auto& row = table_[static_cast<size_t>(w)];
   row.waiting = false;
+  row.start_ns = now_ns;  // until the worker says when its parameters arrived
+  out.push_back({w, pushes_[static_cast<size_t>(w)]});
   for (auto& s : sets_) s.held.erase(w);
   std::erase_if(sets_, [](const WaitingSet& s) { return s.held.empty() && s.members.empty(); });
 }

@@ -158,8 +158,7 @@ void PsProtocol::on_ordered_push(Received r) {
     const Received& u = next->first;
     ++ordered_messages_;
     ordered_bytes_ += u.keys.size() * sizeof(uint32_t) + u.values.size() * sizeof(float);
-    send_replies(shard_->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values,
-                                      u.received_ns));
+    send_replies(shard_->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values));
     if (replica_ >= 0) apply_log_.emplace_back(ordered_.applied(), monotonic_ns());
     // MLfabric-S: when each clock took effect (its last place applied).
     if (shard_->min_clock() > clock_applied_ns_.size()) clock_applied_ns_.push_back(monotonic_ns());

@@ -79,6 +79,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
   if (scheduled_) setup_scheduled();
+  if (model_.kind == Consistency::Kind::kWsp) setup_wsp();
   read_min_clock_.assign(servers_.size(), 0);
   link_.reply({{"event", "ready"}, {"parameters", keys_.keys()}});
 }
@@ -178,12 +179,19 @@ void PsProtocol::count_pulled(const std::vector<uint32_t>& keys) {
 
 void PsProtocol::message(Received received) {
   const WireKind kind = received.header.kind;
-  if (kind != WireKind::kPush && kind != WireKind::kPull && kind != WireKind::kParams) return;
+  const bool wsp =
+      kind == WireKind::kWspAsk || kind == WireKind::kWspStart || kind == WireKind::kWspGrant;
+  if (kind != WireKind::kPush && kind != WireKind::kPull && kind != WireKind::kParams && !wsp)
+    return;
   // A relay passes the message on; a part waits for the rest of its message.
   std::optional<Received> whole = transfer_->receive(std::move(received));
   if (!whole) return;
   Received& r = *whole;
   const WireHeader& h = r.header;
+  if (wsp) {
+    if (model_.kind != Consistency::Kind::kWsp) throw std::runtime_error("a WSP message, no WSP");
+    return wsp_message(r);
+  }
   if (h.kind == WireKind::kParams && (h.flags & kToDistributor))
     return on_distributed(std::move(r));
   if (h.kind == WireKind::kParams) return on_params(r);
@@ -199,8 +207,7 @@ void PsProtocol::message(Received received) {
   } else if (h.kind == WireKind::kPush) {
     apply_push(r);
   } else {
-    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), r.received_ns,
-                              h.flags & kLatest));
+    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
   }
 }
 
@@ -260,6 +267,8 @@ void PsProtocol::params_complete() {
     log_.evaluated(clock_, loss);
   }
   log_.started(clock_, now);
+  iteration_start_ = now;
+  if (wsp_master_ >= 0) tell_wsp_master(WireKind::kWspStart);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   // The real computation, then the rest of the emulated compute time (stragglers).
   phase_ = Phase::kComputing;
@@ -299,6 +308,12 @@ void PsProtocol::pushed() {
 void PsProtocol::next_clock() {
   if (phase_ == Phase::kFinished) return;  // sent after a stop: nothing follows
   ++clock_;
+  // WSP: the master decides when this read may go; the iteration's length is the worker's
+  // own, from its parameters' arrival to this request.
+  if (wsp_master_ >= 0)
+    tell_wsp_master(WireKind::kWspAsk, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           Clock::now() - iteration_start_)
+                                           .count());
   request(clock_, false);
 }
 

@@ -48,6 +48,8 @@
 // and each distributor
 //   forward {clock, to: [nodes]}  pass the model of `clock` the server sends on to them
 // The scheduled parts are in ps_scheduled.cpp, the distribution in ps_distribution.cpp.
+// Under WSP (consistency wsp) the first server's node is the job's master, and workers
+// ask it for each clock beside their pulls (drps/ps_wsp.cpp).
 #pragma once
 
 #include <chrono>
@@ -66,7 +68,9 @@
 #include "server_shard.h"
 #include "stored_shard_values.h"
 #include "update_sums.h"
+#include "wire.h"
 #include "worker_clock_log.h"
+#include "wsp_selector.h"
 
 namespace testbed {
 
@@ -124,6 +128,11 @@ class PsProtocol : public Protocol {
   std::chrono::milliseconds paced_timeout() const;
   void on_distributed(Received r);
   void forward(uint64_t clock);
+  // WSP's master (drps/ps_wsp.cpp).
+  void setup_wsp();
+  void tell_wsp_master(WireKind kind, int64_t iteration_ns = 0);
+  void wsp_message(const Received& r);
+  nlohmann::json wsp_stats() const;
   void finish();
   void count_pulled(const std::vector<uint32_t>& keys);
   // Server side.
@@ -188,6 +197,11 @@ class PsProtocol : public Protocol {
   std::map<uint64_t, std::vector<int>> forward_to_;    // as a distributor: by clock
   std::map<uint64_t, Received> held_models_;           // as a distributor: came before the word
   uint64_t to_distributors_ = 0, answered_directly_ = 0, forwarded_ = 0, kept_ = 0;
+  // WSP: the master's node, its selector (on that node), and as a worker when the
+  // iteration under way began (its parameters arrived).
+  int wsp_master_ = -1;
+  std::unique_ptr<WspSelector> wsp_;
+  Clock::time_point iteration_start_;
 };
 
 }  // namespace testbed

@@ -1,6 +1,6 @@
 // What a parameter-server node reports when asked for its statistics: its bytes, as a
 // worker what its pulls asked of which shards, and as a shard its updates, staleness,
-// store and WSP counters, and its values (for the exactness check).
+// store counters, and its values (for the exactness check); WSP's master its choices.
 #include "ps_protocol.h"
 
 namespace testbed {
@@ -23,6 +23,7 @@ nlohmann::json PsProtocol::stats() const {
         {"sums", sums_->sums()}, {"updates", sums_->updates()}, {"waiting", sums_->waiting()}};
     s["distributor"] = {{"forwarded", forwarded_}, {"kept", kept_}};
   }
+  if (wsp_) s["wsp_master"] = wsp_stats();
   if (shard_) {
     // MLfabric's replica reports its copy apart: the run's server figures are the server's.
     const char* role = replica_ >= 0 && self_ == replica_ ? "replica" : "server";
@@ -41,14 +42,6 @@ nlohmann::json PsProtocol::stats() const {
                           {"disk_reads", c.disk_reads - loaded_.disk_reads},
                           {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
                           {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
-    }
-    if (const WspSelector* wsp = shard_->wsp()) {
-      const WspCounters& c = wsp->counters();
-      s[role]["wsp"] = {{"choices", c.choices},
-                        {"waited", c.waited},
-                        {"bound_forced", c.bound_forced},
-                        {"held", c.held},
-                        {"expected_wait_s", c.expected_wait_s}};
     }
     if (scheduled_)
       s[role]["ordered"] = {{"applied", ordered_.applied()},

@@ -21,7 +21,7 @@ ServerShard::ServerShard(KeyRange range, int workers, Consistency model,
     bsp_sum_.assign(values_->size(), 0.0);
     bsp_touched_.assign(values_->size(), 0);
   }
-  if (model_.kind == Consistency::Kind::kWsp) wsp_.emplace(workers, model_.staleness);
+  if (model_.kind == Consistency::Kind::kWsp) grants_.resize(static_cast<size_t>(workers));
 }
 
 uint64_t ServerShard::min_clock() const {
@@ -62,7 +62,7 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   if (model_.kind != Consistency::Kind::kBsp) {
     ++applied_;
     stamps.push_back(now_ns);
-    return release(now_ns);
+    return release();
   }
   bsp_waiting_.emplace_back(worker, clock);
   if (static_cast<int>(bsp_waiting_.size()) < workers_) return {};
@@ -70,7 +70,7 @@ std::vector<PullReply> ServerShard::push(int worker, uint64_t clock, uint64_t re
   for (const auto& [w, cl] : bsp_waiting_) applied_ns_[static_cast<size_t>(w)].push_back(now_ns);
   applied_ += bsp_waiting_.size();
   bsp_waiting_.clear();
-  return release(now_ns);
+  return release();
 }
 
 // The clock's last update is in: all of them take effect now, as one sum (a key no update
@@ -90,7 +90,7 @@ void ServerShard::apply_clock_sum() {
 
 std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
                                                  const std::vector<uint32_t>& keys,
-                                                 const std::vector<float>& values, int64_t now_ns) {
+                                                 const std::vector<float>& values) {
   if (model_.kind != Consistency::Kind::kBsp && model_.kind != Consistency::Kind::kAsync)
     throw std::runtime_error("ordered pushes are asynchronous (MLfabric-A) or BSP (MLfabric-S)");
   if (dense ? values.size() != values_->size() : keys.size() != values.size())
@@ -100,7 +100,7 @@ std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
   add(dense, keys, values);
   if (model_.kind != Consistency::Kind::kBsp) {
     applied_ += places;
-    return release(now_ns);
+    return release();
   }
   // MLfabric-S: nothing is dropped and no worker computes clock c+1 before clock c is
   // applied, so places W*c .. W*c+W-1 are clock c's updates, one by one or summed.
@@ -112,7 +112,7 @@ std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
   applied_ += bsp_places_;
   bsp_places_ = 0;
   for (auto& c : clock_) ++c;  // every worker's update of the clock is in
-  return release(now_ns);
+  return release();
 }
 
 PullReply ServerShard::answer(const Pending& p) {
@@ -129,11 +129,27 @@ PullReply ServerShard::answer(const Pending& p) {
 }
 
 bool ServerShard::may_answer(const Pending& p) const {
-  return min_clock() >= model_.required_min_clock(p.clock) && (!wsp_ || wsp_->may_answer(p.worker));
+  if (min_clock() < model_.required_min_clock(p.clock)) return false;
+  if (model_.kind != Consistency::Kind::kWsp || p.clock == 0) return true;  // clock 0: no wait
+  const auto& g = grants_[static_cast<size_t>(p.worker)];
+  if (!g || g->clock != p.clock) return false;
+  for (size_t l = 0; l < clock_.size(); ++l)
+    if (clock_[l] < g->need[l]) return false;
+  return true;
+}
+
+std::vector<PullReply> ServerShard::grant(int worker, uint64_t clock,
+                                          const std::vector<uint64_t>& need) {
+  if (model_.kind != Consistency::Kind::kWsp) throw std::invalid_argument("a grant without wsp");
+  if (worker < 0 || worker >= workers_ || need.size() != clock_.size())
+    throw std::invalid_argument("a grant for worker " + std::to_string(worker) + " naming " +
+                                std::to_string(need.size()) + " workers' pushes");
+  grants_[static_cast<size_t>(worker)] = Grant{clock, need};
+  return release();
 }
 
 std::vector<PullReply> ServerShard::pull(int worker, uint64_t clock, bool dense,
-                                         std::vector<uint32_t> keys, int64_t now_ns, bool latest) {
+                                         std::vector<uint32_t> keys, bool latest) {
   for (uint32_t k : keys)
     if (!range_.contains(k)) throw std::runtime_error("a pull for a key outside the shard");
   Pending p{worker, clock, dense, std::move(keys)};
@@ -142,28 +158,20 @@ std::vector<PullReply> ServerShard::pull(int worker, uint64_t clock, bool dense,
     r.latest = true;
     return {r};
   }
-  if (wsp_) {
-    // The request may complete others' waiting sets; then they are answered with it.
-    wsp_->request(worker, clock, clock_, now_ns);
-    pending_.push_back(std::move(p));
-    return release(now_ns);
-  }
   if (may_answer(p)) return {answer(p)};
   pending_.push_back(std::move(p));
   return {};
 }
 
-std::vector<PullReply> ServerShard::release(int64_t now_ns) {
+std::vector<PullReply> ServerShard::release() {
   std::vector<PullReply> out;
-  // Which requests may go is decided before any is answered: answering one closes the
-  // waiting sets it completes, and its fellow members must still see them complete.
   std::vector<char> go(pending_.size());
   for (size_t i = 0; i < pending_.size(); ++i) go[i] = may_answer(pending_[i]);
   size_t i = 0;
   std::erase_if(pending_, [&](const Pending& p) {
     if (!go[i++]) return false;
     out.push_back(answer(p));
-    if (wsp_) wsp_->answered(p.worker, now_ns);
+    if (!grants_.empty()) grants_[static_cast<size_t>(p.worker)].reset();
     return true;
   });
   return out;

@@ -6,6 +6,10 @@
 // A worker pushes its update of clock c (computed from parameters that reflected every
 // worker's updates up to read_min_clock), then pulls the parameters of clock c+1. The
 // shard's clock of a worker is the number of its pushes; min_clock is the smallest.
+//
+// Under WSP the job's master (drps/wsp_selector.h) decides when a read may go; it tells
+// every shard with a grant naming the pushes of each worker the read must reflect, and
+// the shard answers once the grant is in, those pushes are applied, and delta holds.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +20,6 @@
 
 #include "consistency.h"
 #include "shard_values.h"
-#include "wsp_selector.h"
 
 namespace testbed {
 
@@ -48,11 +51,14 @@ class ServerShard {
   // sums a clock's W places and applies them together, advancing every worker's clock.
   std::vector<PullReply> push_ordered(uint64_t places, bool dense,
                                       const std::vector<uint32_t>& keys,
-                                      const std::vector<float>& values, int64_t now_ns);
+                                      const std::vector<float>& values);
   // latest: answer now with what is applied, whatever the model (evaluation at the end).
-  // `now_ns` stamps the request (WSP's ITTable).
   std::vector<PullReply> pull(int worker, uint64_t clock, bool dense, std::vector<uint32_t> keys,
-                              int64_t now_ns, bool latest = false);
+                              bool latest = false);
+  // wsp: the master let `worker` read clock `clock` once `need[l]` pushes of each worker l
+  // are applied here. Throws std::invalid_argument for a grant that names no worker or
+  // not every worker (a peer's malformed message).
+  std::vector<PullReply> grant(int worker, uint64_t clock, const std::vector<uint64_t>& need);
 
   uint64_t min_clock() const;
   std::vector<float> values() const { return values_->read_all(); }
@@ -62,8 +68,6 @@ class ServerShard {
   const std::map<uint64_t, uint64_t>& staleness_histogram() const { return staleness_; }
   // applied_ns()[worker][clock]: when that update took effect here.
   const std::vector<std::vector<int64_t>>& applied_ns() const { return applied_ns_; }
-  // wsp: what its choices were; null for the other models.
-  const WspSelector* wsp() const { return wsp_ ? &*wsp_ : nullptr; }
 
  private:
   struct Pending {
@@ -76,7 +80,7 @@ class ServerShard {
   void apply_clock_sum();  // bsp: the clock's summed updates take effect
   PullReply answer(const Pending& p);
   bool may_answer(const Pending& p) const;
-  std::vector<PullReply> release(int64_t now_ns);
+  std::vector<PullReply> release();
 
   KeyRange range_;
   int workers_;
@@ -95,7 +99,11 @@ class ServerShard {
   std::vector<std::pair<int, uint64_t>> bsp_waiting_;  // (worker, clock) summed, not applied
   uint64_t bsp_places_ = 0;  // ordered places of the clock summed so far (MLfabric-S)
   std::vector<Pending> pending_;
-  std::optional<WspSelector> wsp_;
+  struct Grant {
+    uint64_t clock;
+    std::vector<uint64_t> need;
+  };
+  std::vector<std::optional<Grant>> grants_;  // wsp: per worker, its next read's grant
 };
 
 }  // namespace testbed

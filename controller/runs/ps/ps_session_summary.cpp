@@ -8,6 +8,8 @@
 #include "peer_refusals.h"
 #include "ps_session.h"
 #include "units.h"
+#include "wsp_selector.h"
+#include "wsp_summary.h"
 
 namespace testbed {
 namespace {
@@ -33,7 +35,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
       {"stragglers", {{"share", o_.stragglers.share}, {"factor", o_.stragglers.factor}}},
-      {"staleness_bound", bounded() ? nlohmann::json(o_.staleness) : nlohmann::json(nullptr)},
+      {"staleness_bound", !bounded()                    ? nlohmann::json(nullptr)
+                          : o_.staleness == kWspNoBound ? nlohmann::json("none")
+                                                        : nlohmann::json(o_.staleness)},
       {"model", o_.job},
       {"job", {{"name", o_.job}, {"scale", o_.scale}}},
       {"scale", o_.scale},
@@ -160,7 +164,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   std::vector<float> model(parameters, 0.0f);
   bool have_values = true;
   // DRPS: the shards' disk-resident stores together, the initial load left out.
-  nlohmann::json store = nlohmann::json::object(), wsp = nlohmann::json::object();
+  nlohmann::json store = nlohmann::json::object();
   for (size_t n = 0; n < stats_.size(); ++n) {
     if (!stats_[n].contains("server")) continue;
     const auto& sv = stats_[n]["server"];
@@ -174,8 +178,6 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       shards[names_[n]]["store"] = sv["store"];
       add_counters(store, sv["store"]);
     }
-    // WSP: the choices of every shard together (each chooses for its own keys).
-    if (sv.contains("wsp")) add_counters(wsp, sv["wsp"]);
     if (!sv.contains("values")) {
       have_values = false;
       continue;
@@ -208,16 +210,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["staleness_histogram"] = h;
   s["max_staleness"] = max_staleness;
   s["shards"] = shards;
-  if (!wsp.empty()) {
-    s["wsp"] = wsp;
-    // Where the paper is silent or its text lost the formula: our readings (docs/drps.md).
-    s["wsp"]["readings"] = {
-        {"gain", "-t_k/TE_r - 1/(W-1) * sum_l ln(1 + clocks of l missed), Eq. 7 as we read it"},
-        {"estimate", "a worker's next update is due at its last start plus its last iteration"},
-        {"decided_by", "each server shard for its own keys, from the requests it sees"},
-        {"first_clock", "synchronous, to fill the ITTable"},
-        {"delta", o_.staleness}};
-  }
+  for (size_t n = 0; n < stats_.size(); ++n)
+    if (stats_[n].contains("wsp_master"))
+      s["wsp"] = wsp_summary(stats_[n]["wsp_master"], names_[n], o_.staleness);
   // All-reduce runs have no server to read the model's end from: the job's own size.
   s["job"]["parameters"] = std::max({parameters, model.size(), o_.job_parameters});
   s["store"] = {{"kind", o_.store}};
@@ -240,8 +235,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
 
 std::string PsSession::consistency_label() const {
   if (gaia()) return gaia_label(gaia_knobs());
-  const std::string model =
-      bounded() ? o_.consistency + "(" + std::to_string(o_.staleness) + ")" : o_.consistency;
+  const std::string bound =
+      o_.staleness == kWspNoBound ? std::string("none") : std::to_string(o_.staleness);
+  const std::string model = bounded() ? o_.consistency + "(" + bound + ")" : o_.consistency;
   if (o_.strategy == "mlfabric-a") return "mlfabric-a(" + std::to_string(o_.delay_bound) + ")";
   if (o_.strategy == "mlfabric-s" || all_reduce()) return o_.strategy;
   return o_.strategy == "drps" ? "drps " + model : model;
