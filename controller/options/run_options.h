@@ -60,7 +60,9 @@ struct TrainOptions {
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
   double eval_every_s = 0.5;
   int workers_per_dc = 1;              // workers each node stands for (its data center's)
-  std::string target_rule = "share";   // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia
+  // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia; long-run: within 1% of where
+  // single-process BSP ends the run (DRPS's rows timed to convergence)
+  std::string target_rule = "share";
   std::map<std::string, double> slow;  // node -> compute time factor
   Stragglers stragglers;               // each worker's clock slowed now and then (MLfabric)
   // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and

@@ -134,7 +134,9 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "workers-per-dc")
     return whole(value, n) && n >= 1 && n <= 64 ? "" : "expected workers, 1-64";
   if (key == "target-rule")
-    return value == "share" || value == "converged" ? "" : "expected share or converged";
+    return value == "share" || value == "converged" || value == "long-run"
+               ? ""
+               : "expected share, converged or long-run";
   if (key == "gaia-ds")
     return value == "off" || (whole(value, n) && n >= 0 && n <= 1000)
                ? ""

@@ -62,6 +62,7 @@ TEST(Stragglers, ParseAndRefuseNonsense) {
   EXPECT_EQ(check_workload_setting("staleness", "16"), "");
   EXPECT_NE(check_workload_setting("staleness", "-1"), "");
   EXPECT_NE(check_workload_setting("staleness", "inf"), "");
+  EXPECT_EQ(check_workload_setting("target-rule", "long-run"), "");
 }
 
 TEST(Stragglers, SlowTheirShareOfClocksByTheFactorAndNothingElse) {

@@ -96,13 +96,47 @@ TEST(Wsp, WithNoBoundNothingIsForced) {
   EXPECT_FALSE(c.wait_for.has_value());
 }
 
+// The first round of after_first_round, every worker answered at 5 s and none started.
+WspSelector answered_at_five() {
+  WspSelector wsp(3, 3);
+  for (int w = 0; w < 3; ++w) wsp.started(w, 0);
+  wsp.request(0, 1, 1.0, 1 * kS);
+  wsp.request(1, 1, 1.1, 1 * kS + 100 * kMs);
+  wsp.request(2, 1, 5.0, 5 * kS);
+  return wsp;
+}
+
 TEST(Wsp, TheWorkersWordOfItsStartMovesWhenItIsDue) {
-  // Worker 1's parameters arrived 0.5 s after it was answered: it is due at 6.6 s, not
-  // 6.1 s, and the 0.6 s wait is no longer worth it to worker 0.
-  WspSelector wsp = after_first_round(3);
+  // Before worker 1's word: due at its answer (5 s) plus its last read (none yet) plus its
+  // iteration, 6.1 s, and worker 0 waits 0.1 s for it.
+  WspSelector before = answered_at_five();
+  before.started(0, 5 * kS);
+  before.started(2, 5 * kS);
+  EXPECT_TRUE(before.request(0, 2, 1.0, 6 * kS).empty());
+  EXPECT_NEAR(before.choose(0, 6 * kS).gains.at(1), -0.1 - std::log(2.0) / 2, 1e-9);
+  // Its parameters arrived 0.5 s after it was answered: it is due at 6.6 s, and the 0.6 s
+  // wait is no longer worth it to worker 0.
+  WspSelector after = answered_at_five();
+  after.started(0, 5 * kS);
+  after.started(2, 5 * kS);
+  after.started(1, 5 * kS + 500 * kMs);
+  after.started(1, 5 * kS + 900 * kMs);  // a repeated word changes nothing
+  EXPECT_EQ(after.request(0, 2, 1.0, 6 * kS), grants({{0, 2}}));
+  EXPECT_NEAR(after.choose(0, 6 * kS).gains.at(1), -0.6 - std::log(2.0) / 2, 1e-9);
+}
+
+TEST(Wsp, AWorkerStillReadingIsDueAfterItsLastRead) {
+  // Worker 1 took 0.5 s to read clock 1. Answered again at 6.7 s and still reading, it is
+  // due at 6.7 + 0.5 + 1.1 s: on a disk-resident store the read is most of a clock.
+  WspSelector wsp = answered_at_five();
+  wsp.started(0, 5 * kS);
+  wsp.started(2, 5 * kS);
   wsp.started(1, 5 * kS + 500 * kMs);
-  EXPECT_EQ(wsp.request(0, 2, 1.0, 6 * kS), grants({{0, 2}}));
-  EXPECT_NEAR(wsp.choose(0, 6 * kS).gains.at(1), -0.6 - std::log(2.0) / 2, 1e-9);
+  EXPECT_TRUE(wsp.request(1, 2, 1.1, 6 * kS + 600 * kMs).empty()) << "waits for 0, due at 6 s";
+  EXPECT_EQ(wsp.request(0, 2, 1.0, 6 * kS + 700 * kMs), grants({{0, 2}, {1, 2}}));
+  wsp.started(0, 6 * kS + 700 * kMs);
+  wsp.request(0, 3, 1.0, 7 * kS + 700 * kMs);
+  EXPECT_NEAR(wsp.choose(0, 7 * kS + 700 * kMs).gains.at(1), -0.6 - std::log(3.0) / 2, 1e-9);
 }
 
 TEST(Wsp, AWorkerHeldInAWaitingSetMakesNoChoiceOfItsOwn) {

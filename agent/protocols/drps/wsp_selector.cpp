@@ -39,8 +39,8 @@ WspSelector::Choice WspSelector::choose(int r, int64_t now_ns) const {
     if (row.waiting) continue;
     candidates.push_back(l);
     initial_round |= row.iter_s < 0 || row.start_ns < 0;
-    const double due = static_cast<double>(row.start_ns) / kNsPerS + std::max(row.iter_s, 0.0);
-    arrival[static_cast<size_t>(l)] = std::max(0.0, due - static_cast<double>(now_ns) / kNsPerS);
+    arrival[static_cast<size_t>(l)] =
+        std::max(0.0, due_s(row) - static_cast<double>(now_ns) / kNsPerS);
   }
   std::stable_sort(candidates.begin(), candidates.end(),
                    [&](int a, int b) { return arrival[a] < arrival[b]; });
@@ -86,9 +86,19 @@ WspSelector::Choice WspSelector::choose(int r, int64_t now_ns) const {
   return c;
 }
 
+double WspSelector::due_s(const Row& row) const {
+  const int64_t start =
+      row.started ? row.start_ns : row.answered_ns + static_cast<int64_t>(row.read_s * kNsPerS);
+  return static_cast<double>(start) / kNsPerS + std::max(row.iter_s, 0.0);
+}
+
 void WspSelector::started(int w, int64_t now_ns) {
   auto& row = table_.at(static_cast<size_t>(w));
-  if (!row.waiting) row.start_ns = now_ns;  // a late word of an iteration already ended: no
+  if (row.waiting || row.started) return;  // a late word of an iteration already ended
+  row.start_ns = now_ns;
+  row.started = true;
+  if (row.answered_ns >= 0)
+    row.read_s = std::max(0.0, static_cast<double>(now_ns - row.answered_ns) / kNsPerS);
 }
 
 std::vector<WspGrant> WspSelector::request(int w, uint64_t clock, double iter_s, int64_t now_ns) {
@@ -140,7 +150,8 @@ std::vector<WspGrant> WspSelector::request(int w, uint64_t clock, double iter_s,
 void WspSelector::grant(int w, int64_t now_ns, std::vector<WspGrant>& out) {
   auto& row = table_[static_cast<size_t>(w)];
   row.waiting = false;
-  row.start_ns = now_ns;  // until the worker says when its parameters arrived
+  row.started = false;  // until the worker says when its parameters arrived
+  row.answered_ns = now_ns;
   out.push_back({w, pushes_[static_cast<size_t>(w)]});
   for (auto& s : sets_) s.held.erase(w);
   std::erase_if(sets_, [](const WaitingSet& s) { return s.held.empty() && s.members.empty(); });

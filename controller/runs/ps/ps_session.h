@@ -116,6 +116,7 @@ class PsSession {
   size_t workers_ = 0;
   double target_ = 0;
   std::string target_source_;
+  nlohmann::json long_run_;              // --target-rule long-run: BSP's end and how still it was
   std::vector<float> reference_;         // the single-process model after `iterations` clocks
   std::vector<double> reference_curve_;  // its held-out loss before each clock (0..clocks)
   nlohmann::json index_;                 // DRPS's parameter index, when --index on: its figures

@@ -141,6 +141,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["final_loss"] = final_loss_;
   s["target_loss"] = target_;
   s["target_source"] = target_source_;
+  if (!long_run_.is_null()) s["target_long_run"] = long_run_;
   s["reference_loss_curve"] = reference_curve_;  // single-process BSP, before clock 0..n
   const auto t = curve_.time_to(target_);
   s["time_to_target_s"] = t ? nlohmann::json(*t) : nlohmann::json(nullptr);
