@@ -139,10 +139,4 @@ bool MirrorClient::idle() const {
   return true;
 }
 
-bool MirrorClient::has_hub_links() const {
-  for (const auto& l : links_)
-    if (l.config.hub) return true;
-  return false;
-}
-
 }  // namespace testbed

@@ -64,7 +64,6 @@ class MirrorClient {
   void flush();
   // Nothing waits for any link.
   bool idle() const;
-  bool has_hub_links() const;
   const MirrorClientCounts& counts() const { return counts_; }
 
  private:
