@@ -188,6 +188,40 @@ TEST(MirrorClient, TheTwoLanesLeaveInTheirOrderAndOnlyRelaysAreFlagged) {
   EXPECT_GT(client.counts().relayed_bytes, 0u);
 }
 
+TEST(MirrorClient, ABarrierNamesOnlyTheKeysNewToTheMessageThatWaits) {
+  zmq::context_t c0, c1;
+  Van v0{c0, 0, {"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}};
+  Van v1{c1, 1, {v0.endpoint(), "tcp://127.0.0.1:*"}};
+  MirrorClient client(v1, 1, 1000, {{0, 64, false}}, {0});
+  client.update({{1, 2}, {0.5f, 0.5f}}, 1);  // goes at once: no barrier
+  client.update({{3, 4}, {1.0f, 1.0f}}, 2);  // waits: both named
+  client.update({{3, 5}, {1.0f, 1.0f}}, 3);  // merged: 3 is barred already, 5 is new
+  client.update({{4, 5}, {1.0f, 1.0f}}, 4);  // merged: nothing new, no barrier at all
+  EXPECT_EQ(client.counts().barriers, 2u);
+  EXPECT_EQ(client.counts().barrier_keys, 3u);
+  EXPECT_EQ(client.counts().merged, 4u);
+  // 497 more make the message name half the model: one header bars every key, and what
+  // merges after it needs no barrier.
+  Significant half;
+  for (uint32_t k = 10; k < 507; ++k) half.keys.push_back(k), half.deltas.push_back(1.0f);
+  client.update(half, 5);
+  client.update({{900}, {1.0f}}, 6);
+  EXPECT_EQ(client.counts().barriers, 3u);
+  std::vector<std::pair<uint64_t, std::vector<uint32_t>>> barriers;  // seq, keys
+  std::vector<bool> dense;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (barriers.size() < 3 && std::chrono::steady_clock::now() < deadline)
+    if (auto r = v0.receive(std::chrono::milliseconds(100)))
+      if (r->header.kind == WireKind::kMirrorBarrier) {
+        barriers.push_back({r->header.tag, r->keys});
+        dense.push_back((r->header.flags & kDense) != 0);
+      }
+  const std::vector<std::pair<uint64_t, std::vector<uint32_t>>> expected = {
+      {2, {3, 4}}, {2, {5}}, {2, {}}};
+  EXPECT_EQ(barriers, expected);
+  EXPECT_EQ(dense, (std::vector<bool>{false, false, true}));
+}
+
 TEST(ScheduleT, PassesBegunOrClocksAndTheJobsStepCountsTheSame) {
   EXPECT_EQ(schedule_t(1, 10, true), 1u);
   EXPECT_EQ(schedule_t(10, 10, true), 1u);

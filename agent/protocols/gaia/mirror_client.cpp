@@ -23,14 +23,14 @@ MirrorClient::MirrorClient(Van& van, int self, size_t parameters, std::vector<Mi
 }
 
 void MirrorClient::send_control(int node, WireKind kind, uint64_t iteration, uint64_t tag,
-                                const std::vector<uint32_t>& keys) {
+                                const std::vector<uint32_t>& keys, bool all_keys) {
   WireHeader h;
   h.kind = kind;
   h.origin = self_;
   h.dest = node;
   h.iteration = iteration;
   h.tag = tag;
-  if (dense(keys.size())) {  // a barrier on most keys bars them all: no index list
+  if (all_keys || dense(keys.size())) {  // a barrier on most keys bars them all: no index list
     h.flags = kDense;
     van_.send_kv(node, h, {}, {});
     counts_.control_bytes += sizeof(WireHeader);
@@ -50,15 +50,25 @@ void MirrorClient::update(const Significant& s, uint64_t clock, Reach reach, Lan
       w.seq = l.next_seq++;
     else
       counts_.merged += s.keys.size();
-    for (size_t i = 0; i < s.keys.size(); ++i) w.deltas[s.keys[i]] += s.deltas[i];
+    // Every key already waiting was named by a barrier for this same message (w.seq) when it
+    // was left waiting, and stays barred at the mirror until that message arrives, merged
+    // updates and all: naming it again only adds bytes to a link that is already behind.
+    std::vector<uint32_t> unnamed;
+    for (size_t i = 0; i < s.keys.size(); ++i) {
+      const auto [it, added] = w.deltas.try_emplace(s.keys[i], 0.0f);
+      it->second += s.deltas[i];
+      if (added) unnamed.push_back(s.keys[i]);
+    }
     w.clock = clock;
     pump(l, false);
-    if (!w.deltas.empty()) {
-      // The WAN is behind: the indexes go first, and the mirror's readers wait for them.
-      send_control(l.config.node, WireKind::kMirrorBarrier, clock, w.seq, s.keys);
-      ++counts_.barriers;
-      counts_.barrier_keys += s.keys.size();
-    }
+    if (w.deltas.empty() || w.barred_all || unnamed.empty()) continue;
+    // The WAN is behind: the indexes go first, and the mirror's readers wait for them. Once
+    // the message names most keys, one header bars them all (send_control), and whatever
+    // merges into it later needs no barrier.
+    w.barred_all = dense(w.deltas.size());
+    send_control(l.config.node, WireKind::kMirrorBarrier, clock, w.seq, unnamed, w.barred_all);
+    ++counts_.barriers;
+    counts_.barrier_keys += w.barred_all ? parameters_ : unnamed.size();
   }
 }
 
@@ -104,6 +114,7 @@ void MirrorClient::send(Link& l, Lane lane) {
     }
   }
   van_.send_kv(l.config.node, h, keys, deltas);
+  w.barred_all = false;
   l.in_flight[w.seq] = bytes;
   l.in_flight_bytes += bytes;
   w.deltas.clear();

@@ -71,6 +71,7 @@ class MirrorClient {
     std::map<uint32_t, float> deltas;  // merged deltas not yet sent
     uint64_t seq = 0;                  // the message they will leave in
     uint64_t clock = 0;
+    bool barred_all = false;  // a dense barrier for seq has gone: every key is barred
   };
   struct Link {
     MirrorLink config;
@@ -81,8 +82,9 @@ class MirrorClient {
   };
   void pump(Link& l, bool force);
   void send(Link& l, Lane lane);
+  // `all_keys`, or a list naming most keys: the header alone, flagged dense (every key).
   void send_control(int node, WireKind kind, uint64_t iteration, uint64_t tag,
-                    const std::vector<uint32_t>& keys);
+                    const std::vector<uint32_t>& keys, bool all_keys = false);
 
   bool dense(size_t keys) const { return keys * 2 >= parameters_; }
 
