@@ -52,6 +52,9 @@ constexpr uint8_t kToAggregator = 16;   // an ordered push for an aggregator, no
 constexpr uint8_t kToReplica = 32;      // an ordered push for the replica (or its aggregator)
 constexpr uint8_t kToDistributor = 64;  // parameters for a distributor to pass on (MLfabric-S)
 constexpr uint8_t kRelayed = 128;       // Gaia: another group's updates a hub passes on
+// Gaia's selective barriers: the keys frame is a bitmap (key_bitmap.h). Barriers never
+// carry kOrdered, MLfabric's pushes' flag, whose bit it shares: the eight are taken.
+constexpr uint8_t kKeyBitmap = kOrdered;
 
 // Key-value kinds whose payload is keys alone (no values).
 constexpr bool keys_only(WireKind k) {

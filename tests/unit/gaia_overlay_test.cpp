@@ -9,6 +9,7 @@
 
 #include "gaia_plan.h"
 #include "job.h"
+#include "key_bitmap.h"
 #include "mirror_client.h"
 #include "read_text.h"
 #include "workload_settings.h"
@@ -220,6 +221,36 @@ TEST(MirrorClient, ABarrierNamesOnlyTheKeysNewToTheMessageThatWaits) {
       {2, {3, 4}}, {2, {5}}, {2, {}}};
   EXPECT_EQ(barriers, expected);
   EXPECT_EQ(dense, (std::vector<bool>{false, false, true}));
+}
+
+TEST(KeyBitmap, ABarriersKeysGoAsABitmapWhereTheListWouldBeLongerAndComeBackTheSame) {
+  EXPECT_EQ(bitmap_words(1000), 32u);
+  EXPECT_FALSE(bitmap_is_shorter(32, 1000));
+  EXPECT_TRUE(bitmap_is_shorter(33, 1000));
+  const std::vector<uint32_t> keys = {0, 31, 32, 500, 999};
+  EXPECT_EQ(from_bitmap(to_bitmap(keys, 1000), 1000), keys);
+  EXPECT_THROW(from_bitmap(std::vector<uint32_t>(31, 0), 1000), std::runtime_error);
+  auto past = to_bitmap({}, 1000);
+  past.back() = 1u << 31;  // key 1023 of a model of 1000
+  EXPECT_THROW(from_bitmap(past, 1000), std::runtime_error);
+  // The client picks the shorter: 100 waiting keys of 1000 leave as 32 words.
+  zmq::context_t c0, c1;
+  Van v0{c0, 0, {"tcp://127.0.0.1:*", "tcp://127.0.0.1:*"}};
+  Van v1{c1, 1, {v0.endpoint(), "tcp://127.0.0.1:*"}};
+  MirrorClient client(v1, 1, 1000, {{0, 64, false}}, {0});
+  client.update({{1}, {1.0f}}, 1);  // in flight: what follows waits
+  Significant hundred;
+  for (uint32_t k = 0; k < 100; ++k) hundred.keys.push_back(k * 7), hundred.deltas.push_back(1.0f);
+  client.update(hundred, 2);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  std::optional<Received> barrier;
+  while (!barrier && std::chrono::steady_clock::now() < deadline)
+    if (auto r = v0.receive(std::chrono::milliseconds(100)))
+      if (r->header.kind == WireKind::kMirrorBarrier) barrier = std::move(r);
+  ASSERT_TRUE(barrier);
+  EXPECT_TRUE(barrier->header.flags & kKeyBitmap);
+  EXPECT_EQ(barrier->keys.size(), 32u);
+  EXPECT_EQ(from_bitmap(barrier->keys, 1000), hundred.keys);
 }
 
 TEST(ScheduleT, PassesBegunOrClocksAndTheJobsStepCountsTheSame) {

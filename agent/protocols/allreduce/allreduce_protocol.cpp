@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "job_command.h"
 #include "local_workers.h"
 #include "wire.h"
 
@@ -28,12 +29,7 @@ void AllReduceProtocol::setup(const nlohmann::json& cmd) {
   slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   const auto& j = cmd.at("job");
-  const JobConfig config{j.at("name"),
-                         j.at("seed"),
-                         static_cast<int>(workers_.size()),
-                         j.at("scale"),
-                         j.value("parameters", size_t{0}),
-                         j.value("t", "clock") == "pass"};
+  const JobConfig config = job_config(j, static_cast<int>(workers_.size()));
   job_ = make_local_workers(config, std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
   // Every node checks the name, so a wrong one fails the setup, not the first clock.

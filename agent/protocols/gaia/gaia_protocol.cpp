@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "job_command.h"
+#include "key_bitmap.h"
 #include "local_workers.h"
 #include "wire.h"
 
@@ -23,12 +25,7 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   const auto at = std::find(data_centers_.begin(), data_centers_.end(), self_);
   if (at == data_centers_.end()) throw std::runtime_error("gaia: every node is a data center");
   const int me = static_cast<int>(at - data_centers_.begin());
-  const JobConfig config{j.at("name"),
-                         j.at("seed"),
-                         static_cast<int>(data_centers_.size()) * per_node_,
-                         j.at("scale"),
-                         j.value("parameters", size_t{0}),
-                         j.value("t", "clock") == "pass"};
+  const JobConfig config = job_config(j, static_cast<int>(data_centers_.size()) * per_node_);
   local_staleness_ = cmd.at("gaia").value("local_staleness", -1);
   if (local_staleness_ >= 0) {  // SSP inside: each local worker steps alone, with its own job
     for (int k = 0; k < per_node_; ++k)
@@ -121,7 +118,11 @@ void GaiaProtocol::message(Received r) {
         std::vector<uint32_t> all(values_.size());
         for (uint32_t k = 0; k < all.size(); ++k) all[k] = k;
         mirrors_->barrier(h.origin, h.tag, all);
+      } else if (h.flags & kKeyBitmap) {
+        mirrors_->barrier(h.origin, h.tag, from_bitmap(r.keys, values_.size()));
       } else {
+        for (uint32_t k : r.keys)
+          if (k >= values_.size()) throw std::runtime_error("a barrier names a key past the model");
         mirrors_->barrier(h.origin, h.tag, r.keys);
       }
       ++barriers_received_;

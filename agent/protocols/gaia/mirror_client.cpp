@@ -1,5 +1,7 @@
 #include "mirror_client.h"
 
+#include "key_bitmap.h"
+
 namespace testbed {
 namespace {
 
@@ -34,6 +36,13 @@ void MirrorClient::send_control(int node, WireKind kind, uint64_t iteration, uin
     h.flags = kDense;
     van_.send_kv(node, h, {}, {});
     counts_.control_bytes += sizeof(WireHeader);
+    return;
+  }
+  if (bitmap_is_shorter(keys.size(), parameters_)) {
+    h.flags = kKeyBitmap;
+    const auto words = to_bitmap(keys, parameters_);
+    van_.send_kv(node, h, words, {});
+    counts_.control_bytes += sizeof(WireHeader) + words.size() * sizeof(uint32_t);
     return;
   }
   van_.send_kv(node, h, keys, {});

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "job_command.h"
 #include "local_workers.h"
 #include "rocks_store.h"
 #include "wire.h"
@@ -46,12 +47,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   // their updates are summed here, and the job counts them all.
   per_node_ = j.value("workers_per_node", 1);
   slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
-  const JobConfig config{j.at("name"),
-                         j.at("seed"),
-                         static_cast<int>(workers_.size()) * per_node_,
-                         j.at("scale"),
-                         j.value("parameters", size_t{0}),
-                         j.value("t", "clock") == "pass"};
+  const JobConfig config = job_config(j, static_cast<int>(workers_.size()) * per_node_);
   // Every node builds a job: the shards take their initial values from it, and every
   // node agrees on the model's size and so on the key ranges.
   const int me = worker_index(self_);
