@@ -69,7 +69,10 @@ nlohmann::json gaia_choices() {
       "the soft threshold is off by default (Sec. 4.3's WAN-cost goal); when on, it halves per "
       "clock the WAN is idle, down to 1/16 of the hard threshold",
       "the selective barrier fires when a mirror link has twice its configured bandwidth-delay "
-      "product of data in flight; waiting updates are merged into one message",
+      "product of data in flight; waiting updates are merged into one message; a barrier "
+      "names only the keys new to that message, as an index list or a bitmap (32 keys a "
+      "word), whichever is shorter, and one header bars every key once the message names "
+      "half the model (the paper: a barrier carries the indexes, not how)",
       "a message naming at least half the parameters goes dense (values only)",
       "Fig. 5's share of insignificant updates counts each worker's own update of a clock "
       "against the value in its data center's replica when it was read (worker_updates); the "
