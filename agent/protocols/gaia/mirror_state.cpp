@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace testbed {
 
@@ -30,9 +31,12 @@ void MirrorState::clock_reported(int dc, uint64_t clocks) {
 }
 
 void MirrorState::barrier(int dc, uint64_t seq, const std::vector<uint32_t>& keys) {
+  // A peer's keys: all checked before any is counted, so a bad barrier changes nothing.
+  for (uint32_t k : keys)
+    if (k >= barred_.size()) throw std::runtime_error("a barrier names a key past the model");
   auto& keys_of = pending_.at(static_cast<size_t>(dc))[seq];
   for (uint32_t k : keys) {
-    if (barred_.at(k)++ == 0) ++barred_total_;
+    if (barred_[k]++ == 0) ++barred_total_;
     keys_of.push_back(k);
   }
 }

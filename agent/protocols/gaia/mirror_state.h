@@ -25,7 +25,8 @@ class MirrorState {
 
   // Mirror `dc` has ended `clocks` clocks.
   void clock_reported(int dc, uint64_t clocks);
-  // Mirror `dc` announces that its data message `seq` will bring `keys`.
+  // Mirror `dc` announces that its data message `seq` will bring `keys`. Throws, changing
+  // nothing, when a key is past the model (a peer's message, dropped by the caller).
   void barrier(int dc, uint64_t seq, const std::vector<uint32_t>& keys);
   // Mirror `dc`'s data message `seq` arrived: lifts its barriers up to `seq` (a message
   // merges the updates of every barrier before it on that link).
