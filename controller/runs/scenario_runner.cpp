@@ -163,10 +163,20 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       ++done_runs;
       std::ostringstream time_scale;
       time_scale << s.time_scale;
+      // seeds: this repetition's lab draws its own network, and its workload its own data.
+      std::optional<uint64_t> seed;
+      std::string profile = topology;
+      if (!s.seeds.empty()) {
+        seed = s.seeds[static_cast<size_t>(rep - 1)];
+        profile = out_dir + "/topology-seed" + std::to_string(*seed) + ".yaml";
+        if (!fs::exists(profile))
+          std::ofstream(profile) << derive_topology(s, topology_text, lab, seed);
+      }
       const auto up = run_child(
-          {testbed, "up", topology, "--time-scale", time_scale.str(), "--prometheus", "off"},
+          {testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"},
           [](const std::string&) {}, stop);
       nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+      if (seed) run["seed"] = *seed;
       if (up.status != 0) {
         // Bad input was caught before the run; this is the kernel or the machine.
         run["failure"] = "up failed: " + last_line(up.err);
@@ -189,6 +199,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         settings["strategy"] = strategy;
         if (const auto v = s.variants.find(strategy); v != s.variants.end())
           for (const auto& [k, value] : v->second) settings[k] = value;
+        if (seed) settings["seed"] = std::to_string(*seed);
         train = {testbed, "train", lab, "--json"};
         for (const auto& [k, v] : settings) {
           train.push_back("--" + k);

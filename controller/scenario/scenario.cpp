@@ -75,9 +75,10 @@ void scale_rates(YAML::Node root, const Scenario& s, std::vector<Diagnostic>& pr
 }  // namespace
 
 std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
-                            const std::string& lab) {
+                            const std::string& lab, std::optional<uint64_t> seed) {
   YAML::Node root = YAML::Load(topology_yaml);
   root["lab"] = lab;
+  if (seed) root["seed"] = *seed;
   std::vector<Diagnostic> problems;
   std::vector<LinkEvent> events = s.events;
   std::stable_sort(events.begin(), events.end(),

@@ -18,6 +18,8 @@
 //   #     - {name: ddp, command: [python3, "{scenario_dir}/train.py"], nodes: all,
 //   #        target-loss: 0.5, max-seconds: 600}
 //   repetitions: 1
+//   # or seeds: [1, 2, 3]   a repetition per seed: the lab's (random schedules, jitter) and
+//   #                       the workload's (data, stragglers, draws) seed, both set to it
 //   expect:
 //     - netstorm-std / netstorm-lite >= 1.2      # ratio of samples/s
 //     - mean_iteration_s(netstorm-std) <= 5      # a bound on one strategy's figure
@@ -101,6 +103,7 @@ struct Scenario {
   std::map<std::string, std::map<std::string, std::string>> variants;
   std::map<std::string, LaunchedJob> jobs;  // by name: the strategies that are launched jobs
   int repetitions = 1;
+  std::vector<uint64_t> seeds;  // when given: repetition r runs with seeds[r - 1]
   std::vector<Expectation> expectations;
 };
 
@@ -111,8 +114,9 @@ Scenario parse_scenario_text(const std::string& text, const std::string& file);
 // The profile the scenario runs: `topology_yaml` with its lab renamed to `lab` and each
 // event added to its direction's schedule as a step. Throws ValidationError (naming the
 // scenario file) for an event on a link the topology lacks or that already has a schedule.
+// With `seed`, the profile's `seed` is set to it (its random schedules and jitter draw anew).
 std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
-                            const std::string& lab);
+                            const std::string& lab, std::optional<uint64_t> seed = std::nullopt);
 
 // What one strategy achieved over the scenario's repetitions (means), or failed.
 struct StrategyOutcome {

@@ -18,9 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",        "description", "topology",
-                                           "dynamics",    "workload",    "strategies",
-                                           "repetitions", "expect",      "rate_scale"};
+const std::vector<std::string> kTopKeys = {"name",       "description", "topology",    "dynamics",
+                                           "workload",   "strategies",  "repetitions", "expect",
+                                           "rate_scale", "seeds"};
 
 class Parser {
  public:
@@ -61,6 +61,7 @@ class Parser {
         s.repetitions = std::stoi(r);
       }
     }
+    if (root["seeds"]) seeds(root["seeds"], root, s);
     if (root["expect"]) expectations(root["expect"], s);
     finish();
     return s;
@@ -77,6 +78,29 @@ class Parser {
     std::string out;
     diag_.scalar(n, what, out);
     return out;
+  }
+
+  // seeds: [1, 2, 3]: one repetition per seed; `repetitions`, if also given, must agree.
+  void seeds(const YAML::Node& n, const YAML::Node& root, Scenario& s) {
+    if (!n.IsSequence() || n.size() == 0 || n.size() > 99) {
+      error(n, "seeds: expected a list of 1 to 99 whole numbers, e.g. [1, 2, 3]");
+      return;
+    }
+    for (const auto& x : n) {
+      const std::string v = text(x, "seeds");
+      if (!std::regex_match(v, std::regex("[0-9]{1,18}"))) {
+        error(x, "seeds: '" + v + "' is not a whole number");
+        return;
+      }
+      s.seeds.push_back(std::stoull(v));
+    }
+    if (root["repetitions"] && s.repetitions != static_cast<int>(s.seeds.size())) {
+      error(root["repetitions"], "repetitions: " + std::to_string(s.repetitions) +
+                                     " disagrees with the " + std::to_string(s.seeds.size()) +
+                                     " seeds; give one of them");
+      return;
+    }
+    s.repetitions = static_cast<int>(s.seeds.size());
   }
 
   void topology(const YAML::Node& n, const YAML::Node& root, Scenario& s) {

@@ -163,6 +163,34 @@ strategies:
   }
 }
 
+TEST(Scenario, SeedsAreARepetitionEachAndReseedTheLab) {
+  const std::string base = R"(
+name: seeded
+topology: {lab: x, seed: 5, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}},
+           links: [{endpoints: [a, b]}]}
+strategies: [ps]
+)";
+  const Scenario s = parse_scenario_text(base + "seeds: [1, 2, 7]\n", "s.yaml");
+  EXPECT_EQ(s.repetitions, 3);
+  EXPECT_EQ(s.seeds, (std::vector<uint64_t>{1, 2, 7}));
+  // Each seed's lab draws its own network; without one, the profile's seed stays.
+  EXPECT_EQ(parse_profile_text(derive_topology(s, s.topology_inline, "sc-x", 7), "d").seed, 7u);
+  EXPECT_EQ(parse_profile_text(derive_topology(s, s.topology_inline, "sc-x"), "d").seed, 5u);
+  // A count that disagrees, an empty list and a word are named.
+  EXPECT_THROW(parse_scenario_text(base + "seeds: [1, 2]\nrepetitions: 3\n", "s.yaml"),
+               ValidationError);
+  EXPECT_NO_THROW(parse_scenario_text(base + "seeds: [1, 2]\nrepetitions: 2\n", "s.yaml"));
+  EXPECT_THROW(parse_scenario_text(base + "seeds: []\n", "s.yaml"), ValidationError);
+  try {
+    parse_scenario_text(base + "seeds: [1, two]\n", "s.yaml");
+    FAIL() << "accepted a seed that is no number";
+  } catch (const ValidationError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].line, 6);
+    EXPECT_NE(e.diagnostics()[0].message.find("'two' is not a whole number"), std::string::npos);
+  }
+}
+
 TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
   Scenario s = parse_scenario_text(kGood, "demo.yaml");
   s.events = {{5, "a", "c", "both", "1mbit", "", ""}};
