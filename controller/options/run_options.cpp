@@ -179,13 +179,13 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
     const std::string aggregators = get("aggregators", "all");  // one on every worker's node
     o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
   }
-  if (o.strategy == "mlfabric-s") {
+  if (strategy_is_scheduled(o.strategy)) {
     const std::string distribution = get("distribution", "on");
     if (distribution != "on" && distribution != "off")
       throw UsageError("--distribution: expected on or off, got '" + distribution + "'");
     o.distribution = distribution == "on";
   } else if (args.option("distribution")) {
-    throw UsageError("--distribution is for mlfabric-s, not " + o.strategy);
+    throw UsageError("--distribution is for mlfabric-a and mlfabric-s, not " + o.strategy);
   }
   if (o.strategy == "mlfabric-a") {
     const std::string bound = get("delay-bound", "");  // none: one version per worker

@@ -47,6 +47,22 @@ TEST(KeyMap, APartitionLaysEachShardsKeysEndToEndInTheirOrder) {
   EXPECT_THROW(KeyMap({0, 2}, 2), std::invalid_argument);
 }
 
+TEST(KeyMap, AMessageNamingMostOfARangeGoesDenseWithZerosWhereItHasNoKey) {
+  // One rule for pushes, pulls and sums: past half the range a key-value list is longer.
+  EXPECT_FALSE(shorter_dense(5, 10));  // 40 bytes as pairs, 40 dense: the list stays
+  EXPECT_TRUE(shorter_dense(6, 10));
+  EXPECT_FALSE(shorter_dense(0, 0));
+  // Partitioned: shard 0 holds job keys 1 3 4 as server keys 0 1 2.
+  const KeyMap m({1, 0, 1, 0, 0, 1}, 2);
+  const auto parts = m.split({0, 3, 4, 5}, {10, 13, 14, 15});
+  EXPECT_EQ(m.densify(0, parts[0]), (std::vector<float>{0, 13, 14}));
+  EXPECT_EQ(m.densify(1, parts[1]), (std::vector<float>{10, 0, 15}));
+  // Scattered back as a dense answer is, the values land on their job keys.
+  std::vector<float> w(6, -1);
+  m.scatter(0, m.densify(0, parts[0]), w);
+  EXPECT_EQ(w, (std::vector<float>{-1, 0, -1, 13, 14, -1}));
+}
+
 TEST(FillBuckets, TheCheapestBucketTakesItsCheapestBlockLeft) {
   // Block costs in buckets 0 and 1. Bucket 0 (tied at 0, index first) takes block 2 (1),
   // then bucket 1 takes block 0 (2), bucket 0 (1 < 2) its cheapest left, block 1 (5).

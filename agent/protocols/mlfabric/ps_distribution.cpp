@@ -4,9 +4,13 @@
 // one copy each (the last group's first, as planned) before its direct answers, and drops
 // its answers to the workers a distributor serves; a distributor passes its copy on, its
 // own worker last, so forwarding never waits for a computation to start.
-// Only whole-model answers (a dense job's pulls) are distributed: a sparse pull asks for
-// keys of its own, which no other worker's answer carries.
+// Only whole-model answers (dense pulls) are distributed: a sparse pull asks for keys of its
+// own, which no other worker's answer carries.
+// MLfabric-A's pulls come at any time: the server holds them for the batching interval and
+// answers each batch with one version, as the controller plans it (close_pull_batch).
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "ps_protocol.h"
@@ -15,6 +19,22 @@
 namespace testbed {
 
 void PsProtocol::distribution_command(const std::string& verb, const nlohmann::json& cmd) {
+  // Batches and clocks share the distributors' books: one run uses one of them.
+  if (cmd.contains("batch") != (pull_batch_interval_.count() > 0))
+    throw std::runtime_error("a " + verb + " by " + (cmd.contains("batch") ? "batch" : "clock") +
+                             " in a run that distributes by " +
+                             (pull_batch_interval_.count() > 0 ? "batch" : "clock"));
+  if (cmd.contains("batch")) {  // MLfabric-A
+    const uint64_t batch = cmd.at("batch").get<uint64_t>();
+    if (verb == "distribute") return answer_pull_batch(batch, cmd.at("groups"));
+    forward_to_[batch] = cmd.at("to").get<std::vector<int>>();
+    forward_clocks_[batch] = cmd.at("clocks").get<std::vector<uint64_t>>();
+    if (forward_clocks_[batch].size() != forward_to_[batch].size())
+      throw std::runtime_error("a forward names " + std::to_string(forward_to_[batch].size()) +
+                               " workers and " + std::to_string(forward_clocks_[batch].size()) +
+                               " clocks");
+    return forward(batch);
+  }
   const uint64_t clock = cmd.at("clock").get<uint64_t>();
   if (verb == "distribute") {  // to the server
     if (!shard_)
@@ -118,23 +138,95 @@ void PsProtocol::forward(uint64_t clock) {
   const std::vector<int> nodes = std::move(to->second);
   held_models_.erase(model);
   forward_to_.erase(to);
+  // MLfabric-A's batch: each worker's answer names its own pull's clock.
+  std::vector<uint64_t> clocks(nodes.size(), clock);
+  if (const auto c = forward_clocks_.find(clock); c != forward_clocks_.end()) {
+    clocks = std::move(c->second);
+    forward_clocks_.erase(c);
+  }
   r.header.flags = static_cast<uint8_t>(r.header.flags & ~kToDistributor);
-  bool self = false;
-  for (int node : nodes) {
-    if (node == self_) {
-      self = true;
+  std::optional<uint64_t> self;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i] == self_) {
+      self = clocks[i];
       continue;
     }
     WireHeader h = r.header;
     h.origin = self_;
-    h.dest = node;
-    transfer_->send(node, h, r.keys, r.values);
+    h.dest = nodes[i];
+    h.iteration = clocks[i];
+    transfer_->send(nodes[i], h, r.keys, r.values);
     ++forwarded_;
   }
   if (self) {
     ++kept_;
+    r.header.iteration = *self;
     on_params(r);
   }
+}
+
+// Every batching interval the pulls held go to the controller as one batch.
+void PsProtocol::close_pull_batch() {
+  if (pull_batch_.empty() || Clock::now() < pull_batch_due_) return;
+  const uint64_t batch = next_pull_batch_++;
+  nlohmann::json nodes = nlohmann::json::array(), clocks = nlohmann::json::array();
+  for (const auto& [node, clock] : pull_batch_) {
+    nodes.push_back(node);
+    clocks.push_back(clock);
+  }
+  pull_batches_[batch] = std::move(pull_batch_);
+  pull_batch_.clear();
+  link_.reply({{"event", "pulls"}, {"batch", batch}, {"workers", nodes}, {"clocks", clocks}});
+}
+
+// The batch's plan: one version of the model (what is applied now) to every pull of the
+// batch, the distributors' copies and the direct answers at the plan's times from now.
+void PsProtocol::answer_pull_batch(uint64_t batch, const nlohmann::json& groups) {
+  const auto held = pull_batches_.find(batch);
+  if (held == pull_batches_.end() || !shard_)
+    throw std::runtime_error("a plan for pull batch " + std::to_string(batch) + ", which node " +
+                             std::to_string(self_) + " does not hold");
+  std::map<int, uint64_t> clock_of(held->second.begin(), held->second.end());
+  size_t planned = 0;
+  WireHeader h;
+  h.kind = WireKind::kParams;
+  h.flags = kDense;
+  h.origin = self_;
+  h.chunk = static_cast<uint32_t>(my_shard_);
+  h.tag = shard_->updates_applied();
+  const std::vector<float> values = shard_->values();
+  const auto base = Clock::now();
+  for (const auto& g : groups) {
+    const int via = g.at("via").get<int>();
+    const auto to = g.at("to").get<std::vector<int>>();
+    const auto at = g.at("at").get<std::vector<double>>();
+    planned += to.size();
+    if (via >= 0) {
+      WireHeader copy = h;
+      copy.flags = static_cast<uint8_t>(kDense | kToDistributor);
+      copy.dest = via;
+      copy.iteration = batch;
+      pace(base, at.at(0), copy, values);
+      ++to_distributors_;
+      continue;
+    }
+    for (size_t i = 0; i < to.size(); ++i) {
+      const auto clock = clock_of.find(to[i]);
+      if (clock == clock_of.end())
+        throw std::runtime_error("pull batch " + std::to_string(batch) + "'s plan names node " +
+                                 std::to_string(to[i]) + ", which it does not hold");
+      WireHeader answer = h;
+      answer.dest = to[i];
+      answer.iteration = clock->second;
+      pace(base, at.at(i), answer, values);
+      ++answered_directly_;
+    }
+  }
+  if (planned != clock_of.size())
+    throw std::runtime_error("pull batch " + std::to_string(batch) + "'s plan covers " +
+                             std::to_string(planned) + " of its " +
+                             std::to_string(clock_of.size()) + " pulls");
+  pull_batches_.erase(held);
 }
 
 }  // namespace testbed

@@ -76,14 +76,18 @@ void PsProtocol::replicate(const nlohmann::json& cmd) {
 // too old).
 void PsProtocol::announce_update() {
   const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
-  const size_t per_value = update_.keys.empty() ? sizeof(float) : sizeof(float) + sizeof(uint32_t);
+  // What its push will carry: key-value pairs, or every value (key_map.h's rule).
+  const size_t range = keys_.ranges().front().size();
+  const size_t bytes = update_.keys.empty() || shorter_dense(update_.keys.size(), range)
+                           ? range * sizeof(float)
+                           : update_.keys.size() * (sizeof(float) + sizeof(uint32_t));
   // Its norm, for the paper's divergence estimate (Eq. 11): Table 1's push carries it.
   double squares = 0;
   for (float v : update_.values) squares += static_cast<double>(v) * v;
   link_.reply({{"event", "update"},
                {"clock", clock_},
                {"version", version},
-               {"bytes", update_.values.size() * per_value},
+               {"bytes", bytes},
                {"norm", std::sqrt(squares)}});
   held_.emplace(clock_, std::move(update_));
   update_ = {};
@@ -91,14 +95,18 @@ void PsProtocol::announce_update() {
 }
 
 void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
-  const bool dense = u.keys.empty();
+  bool dense = u.keys.empty();
   // One shard: its keys are the server's (a DRPS partition never comes with mlfabric-a).
   std::vector<uint32_t> keys;
   std::vector<float> values;
   if (dense) {
     values = keys_.gather(0, u.values);
+  } else if (auto parts = keys_.split(u.keys, u.values);
+             shorter_dense(parts.front().keys.size(), keys_.ranges().front().size())) {
+    dense = true;  // key_map.h's rule
+    ++densified_.pushes;
+    values = keys_.densify(0, parts.front());
   } else {
-    auto parts = keys_.split(u.keys, u.values);
     keys = std::move(parts.front().keys);
     values = std::move(parts.front().values);
   }

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "key_map.h"
+
 namespace testbed {
 
 struct UpdateSum {
@@ -28,7 +30,7 @@ struct UpdateSum {
 class UpdateSums {
  public:
   // `parameters`: the model's size. A sparse sum touching more than half of it is sent
-  // dense: a key-value pair costs twice a dense value.
+  // dense (key_map.h's rule for every message).
   explicit UpdateSums(size_t parameters) : parameters_(parameters) {}
 
   // The scheduler names a group; returns its sum when every update is already here.
@@ -72,7 +74,7 @@ class UpdateSums {
       std::sort(group.touched.begin(), group.touched.end());
       group.touched.erase(std::unique(group.touched.begin(), group.touched.end()),
                           group.touched.end());
-      out.dense = group.touched.size() * 2 > parameters_;
+      out.dense = shorter_dense(group.touched.size(), parameters_);
     }
     if (out.dense) {
       out.values.assign(group.sum.begin(), group.sum.end());

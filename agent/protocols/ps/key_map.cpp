@@ -72,6 +72,13 @@ std::vector<float> KeyMap::gather(int shard, const std::vector<float>& dense) co
   return out;
 }
 
+std::vector<float> KeyMap::densify(int shard, const Part& part) const {
+  const KeyRange r = ranges_.at(static_cast<size_t>(shard));
+  std::vector<float> dense(r.size(), 0.0f);
+  for (size_t i = 0; i < part.keys.size(); ++i) dense.at(part.keys[i] - r.begin) = part.values[i];
+  return dense;
+}
+
 void KeyMap::scatter(int shard, const std::vector<float>& values, std::vector<float>& dense) const {
   const KeyRange r = ranges_.at(static_cast<size_t>(shard));
   if (values.size() != r.size()) throw std::runtime_error("params of the wrong size");

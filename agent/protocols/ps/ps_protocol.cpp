@@ -33,6 +33,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
   scheduled_ = cmd.value("scheduled", false);
   distribution_ = cmd.value("distribution", false);
+  pull_batch_interval_ = std::chrono::milliseconds(cmd.value("pull_batch_ms", 0));
   replica_ = cmd.value("replica", -1);
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
@@ -143,13 +144,16 @@ void PsProtocol::request(uint64_t clock, bool latest) {
       latest || clock == 0 || clock == static_cast<uint64_t>(iterations_) || now >= next_eval_;
   if (evaluate_these_ && !latest) next_eval_ = now + eval_interval_;
   std::vector<uint32_t> keys = latest ? job_->eval_keys() : job_->keys_for(clock);
-  const bool dense = keys.empty();
+  const bool all = keys.empty();                                                  // a dense job
   if (!latest && clock < static_cast<uint64_t>(iterations_)) count_pulled(keys);  // not the last
-  if (!dense && evaluate_these_ && !latest) keys = merged(std::move(keys), job_->eval_keys());
-  const auto parts = dense ? std::vector<KeyMap::Part>() : keys_.split(keys, {});
+  if (!all && evaluate_these_ && !latest) keys = merged(std::move(keys), job_->eval_keys());
+  const auto parts = all ? std::vector<KeyMap::Part>() : keys_.split(keys, {});
   replies_left_ = static_cast<int>(servers_.size());
   if (phase_ != Phase::kEvaluating) phase_ = Phase::kWaiting;
   for (size_t s = 0; s < servers_.size(); ++s) {
+    // Most of a shard's keys: ask for all of it (key_map.h's rule); the answer comes dense.
+    const bool dense = all || shorter_dense(parts[s].keys.size(), keys_.ranges()[s].size());
+    if (dense && !all) ++densified_.pulls;
     WireHeader h;
     h.kind = WireKind::kPull;
     h.flags = static_cast<uint8_t>((dense ? kDense : 0) | (latest ? kLatest : 0));
@@ -215,6 +219,11 @@ void PsProtocol::apply_push(Received& r) {
 
 void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
   for (const auto& p : replies) {
+    if (pull_batch_interval_.count() > 0 && p.dense && !p.latest) {  // MLfabric-A's batches
+      if (pull_batch_.empty()) pull_batch_due_ = Clock::now() + pull_batch_interval_;
+      pull_batch_.emplace_back(workers_[static_cast<size_t>(p.worker)], p.clock);
+      continue;
+    }
     if (awaits_plan(p)) {
       awaiting_plan_[p.clock].push_back(p);
       continue;
@@ -275,10 +284,11 @@ void PsProtocol::params_complete() {
 }
 
 void PsProtocol::push_update() {
-  const bool dense = update_.keys.empty();
-  const auto parts =
-      dense ? std::vector<KeyMap::Part>() : keys_.split(update_.keys, update_.values);
+  const bool all = update_.keys.empty();  // a dense job
+  const auto parts = all ? std::vector<KeyMap::Part>() : keys_.split(update_.keys, update_.values);
   for (size_t s = 0; s < servers_.size(); ++s) {
+    const bool dense = all || shorter_dense(parts[s].keys.size(), keys_.ranges()[s].size());
+    if (dense && !all) ++densified_.pushes;
     WireHeader h;
     h.kind = WireKind::kPush;
     h.flags = static_cast<uint8_t>(dense ? kDense : 0);
@@ -287,8 +297,10 @@ void PsProtocol::push_update() {
     h.chunk = static_cast<uint32_t>(s);
     h.iteration = clock_;
     h.tag = read_min_clock_[s];
-    if (dense)
+    if (all)
       transfer_->send(servers_[s], h, {}, keys_.gather(static_cast<int>(s), update_.values));
+    else if (dense)
+      transfer_->send(servers_[s], h, {}, keys_.densify(static_cast<int>(s), parts[s]));
     else
       transfer_->send(servers_[s], h, parts[s].keys, parts[s].values);
   }
@@ -315,6 +327,7 @@ void PsProtocol::next_clock() {
 
 void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
+  close_pull_batch();
   send_due();
   if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) {
     log_.computed(clock_);
@@ -327,6 +340,11 @@ std::chrono::milliseconds PsProtocol::timeout() const {
   milliseconds paced = transfer_ ? transfer_->timeout() : milliseconds(-1);
   if (const milliseconds planned = paced_timeout(); planned.count() >= 0)
     paced = paced.count() < 0 ? planned : std::min(paced, planned);
+  if (!pull_batch_.empty()) {
+    const auto due =
+        std::max(milliseconds(0), std::chrono::ceil<milliseconds>(pull_batch_due_ - Clock::now()));
+    paced = paced.count() < 0 ? due : std::min(paced, due);
+  }
   if (phase_ != Phase::kComputing) return paced;
   const auto left = std::max(milliseconds(0),
                              std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));

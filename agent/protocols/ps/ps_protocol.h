@@ -40,6 +40,11 @@
 //                               replica, or the replica's aggregator)
 // and an aggregator may be told aggregate {seq, count, replica: true}: the sum goes to the
 // replica.
+// With `pull_batch_ms` in setup (MLfabric-A's distribution, Sec. 10.3), the server holds
+// dense pulls for that long, then names the batch
+//   -> pulls {batch, workers: [nodes], clocks: [each one's pull]}
+// and is told distribute {batch, groups: [{via, to, at, clocks}]}; a distributor is told
+// forward {batch, to, clocks}. Every pull of a batch gets the same version of the model.
 // With MLfabric-S's distribution (Sec. 10.3), the server is told
 //   distribute {clock, groups: [{via, to: [nodes]}]}  answer clock's pulls of the workers in
 //                          `to` through node `via` (a distributor), or itself (via -1);
@@ -128,6 +133,9 @@ class PsProtocol : public Protocol {
   std::chrono::milliseconds paced_timeout() const;
   void on_distributed(Received r);
   void forward(uint64_t clock);
+  // MLfabric-A's batches of pulls (ps_distribution.cpp).
+  void close_pull_batch();
+  void answer_pull_batch(uint64_t batch, const nlohmann::json& groups);
   // WSP's master (drps/ps_wsp.cpp).
   void setup_wsp();
   void tell_wsp_master(WireKind kind, int64_t iteration_ns = 0);
@@ -171,6 +179,9 @@ class PsProtocol : public Protocol {
   Clock::time_point next_eval_, compute_end_;
   SparseUpdate update_;  // computed, sent when the emulated compute time is over
   uint64_t pulled_local_ = 0, pulled_remote_ = 0;  // training pulls' parameters, by shard
+  struct {
+    uint64_t pushes = 0, pulls = 0;  // a sparse job's messages sent dense (shorter_dense)
+  } densified_;
   WorkerClockLog log_;
   // MLfabric's scheduled updates.
   bool scheduled_ = false;
@@ -197,6 +208,14 @@ class PsProtocol : public Protocol {
   std::map<uint64_t, std::vector<int>> forward_to_;    // as a distributor: by clock
   std::map<uint64_t, Received> held_models_;           // as a distributor: came before the word
   uint64_t to_distributors_ = 0, answered_directly_ = 0, forwarded_ = 0, kept_ = 0;
+  std::map<uint64_t, std::vector<uint64_t>> forward_clocks_;  // as a distributor: per batch
+  // MLfabric-A: the server holds dense pulls for the batching interval, names the batch to
+  // the controller, and answers the batch with one version once its plan comes.
+  std::chrono::milliseconds pull_batch_interval_{0};  // 0: no batches (MLfabric-S, others)
+  std::vector<std::pair<int, uint64_t>> pull_batch_;  // (worker's node, its pull's clock)
+  Clock::time_point pull_batch_due_;
+  std::map<uint64_t, std::vector<std::pair<int, uint64_t>>> pull_batches_;  // named, unplanned
+  uint64_t next_pull_batch_ = 0;
   // WSP: the master's node, its selector (on that node), and as a worker when the
   // iteration under way began (its parameters arrived).
   int wsp_master_ = -1;

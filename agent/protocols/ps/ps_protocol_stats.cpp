@@ -17,6 +17,7 @@ nlohmann::json PsProtocol::stats() const {
   s["event"] = "stats";
   s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
+  if (job_) s["sent_dense"] = {{"pushes", densified_.pushes}, {"pulls", densified_.pulls}};
   if (scheduled_ && job_) {
     s["scheduled"] = {{"pushed", pushes_sent_}, {"dropped", dropped_}, {"replicated", replicated_}};
     s["aggregator"] = {

@@ -1,11 +1,13 @@
-// MLfabric-S's model distribution (Sec. 10.3) in a parameter-server session: once the
-// scheduler has told every worker to send its update of clock c, the answers to the pulls
+// MLfabric's model distribution (Sec. 10.3) in a parameter-server session. MLfabric-S: once
+// the scheduler has told every worker to send its update of clock c, the answers to the pulls
 // of clock c+1 are planned (distribution.h) by the scheduler, from when the server is planned
 // to have the clock's updates and around the transfers it reserved; the server and the
 // distributors are told over the control socket, long before the clock's last update
 // crosses a shaped link to the server. The server's send times count from its first answer.
+// MLfabric-A: the server batches the pulls and names each batch; it is planned at once.
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
 
 #include "ps_session.h"
 
@@ -32,41 +34,97 @@ void PsSession::setup_distribution(const std::vector<std::pair<int, int>>& links
 }
 
 void PsSession::on_sent(uint64_t clock, double now_s) {
-  if (distributors_ == 0) return;
+  // MLfabric-A's clocks are each worker's own: its pulls are planned by batch instead.
+  if (distributors_ == 0 || o_.strategy != "mlfabric-s") return;
   if (++sent_of_clock_[clock] < workers_) return;
   sent_of_clock_.erase(clock);
   plan_distribution_of(clock + 1, now_s);
 }
 
-void PsSession::plan_distribution_of(uint64_t clock, double now_s) {
-  // The paper earmarks k distributors for each batch of requests; drawn anew each clock.
-  std::vector<int> drawn(workers_);
+std::vector<int> PsSession::draw_distributors(size_t among) {
+  // The paper earmarks k distributors for each batch of requests; drawn anew each time.
+  std::vector<int> drawn(among);
   std::iota(drawn.begin(), drawn.end(), 0);
   std::shuffle(drawn.begin(), drawn.end(), distributor_rng_);
   drawn.resize(std::min(distributors_, drawn.size()));
+  return drawn;
+}
+
+void PsSession::plan_distribution_of(uint64_t clock, double now_s) {
   const DistributionPlan plan = scheduler_->plan_distribution_after_updates(
-      drawn, distribution_paths_, distribution_bytes_, now_s);
-  const auto node_of = [&](int worker) { return worker_nodes_[static_cast<size_t>(worker)]; };
+      draw_distributors(workers_), distribution_paths_, distribution_bytes_, now_s);
+  std::vector<int> all(workers_);
+  std::iota(all.begin(), all.end(), 0);
+  send_distribution(plan, all, "clock", clock);
+}
+
+// MLfabric-A (Sec. 10.3): "at the server, requests are batched and responded with same
+// version of model". The server closes a batch every batching interval and names its
+// workers; the plan covers them alone, its distributors drawn among them (a distributor
+// passes on a model its own worker asked for), from now, on the network the updates'
+// transfers reserved.
+void PsSession::plan_pull_batch(const nlohmann::json& e, double now_s) {
+  const auto nodes = e.at("workers").get<std::vector<int>>();
+  const auto clocks = e.at("clocks").get<std::vector<uint64_t>>();
+  if (nodes.size() != clocks.size() || nodes.empty())
+    throw std::runtime_error("the server's batch of pulls names no worker, or no clock for one");
+  std::vector<int> members;
+  std::map<int, uint64_t> clock_of;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const int node = nodes[i];
+    if (node < 0 || static_cast<size_t>(node) >= worker_of_node_.size() ||
+        worker_of_node_[static_cast<size_t>(node)] < 0 || !clock_of.emplace(node, clocks[i]).second)
+      throw std::runtime_error("the server's batch of pulls names node " + std::to_string(node) +
+                               " twice or as a worker it is not");
+    members.push_back(worker_of_node_[static_cast<size_t>(node)]);
+  }
+  DistributionPaths paths;
+  for (int a : members) {
+    paths.from_server.push_back(distribution_paths_.from_server[static_cast<size_t>(a)]);
+    paths.between.emplace_back();
+    for (int b : members)
+      paths.between.back().push_back(
+          distribution_paths_.between[static_cast<size_t>(a)][static_cast<size_t>(b)]);
+  }
+  const DistributionPlan plan = scheduler_->plan_distribution_now(
+      draw_distributors(members.size()), paths, distribution_bytes_, now_s);
+  ++distribution_.batches;
+  distribution_.pulls_batched += members.size();
+  send_distribution(plan, members, "batch", e.at("batch").get<uint64_t>(), clock_of);
+}
+
+void PsSession::send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
+                                  const char* key, uint64_t value,
+                                  const std::map<int, uint64_t>& clock_of) {
+  const auto node_of = [&](int i) {
+    return worker_nodes_[static_cast<size_t>(members[static_cast<size_t>(i)])];
+  };
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : plan.groups) {
     std::vector<int> to;
+    std::vector<uint64_t> clocks;
     std::vector<double> at;  // the server's sends: the distributor's copy, or each answer
     for (int w : g.workers) {
       to.push_back(node_of(w));
+      if (!clock_of.empty()) clocks.push_back(clock_of.at(to.back()));
       if (g.distributor < 0)
         at.push_back(plan.server_start_s[static_cast<size_t>(w)] - plan.start_s);
     }
     if (g.distributor >= 0)
       at.push_back(plan.server_start_s[static_cast<size_t>(g.distributor)] - plan.start_s);
     const int via = g.distributor < 0 ? -1 : node_of(g.distributor);
-    groups.push_back({{"via", via}, {"to", to}, {"at", at}});
+    nlohmann::json group = {{"via", via}, {"to", to}, {"at", at}};
+    if (!clock_of.empty()) group["clocks"] = clocks;
+    groups.push_back(group);
     if (via >= 0) {
-      agents_.send(static_cast<size_t>(via), {{"cmd", "forward"}, {"clock", clock}, {"to", to}});
+      nlohmann::json forward = {{"cmd", "forward"}, {key, value}, {"to", to}};
+      if (!clock_of.empty()) forward["clocks"] = clocks;
+      agents_.send(static_cast<size_t>(via), forward);
       ++distribution_.distributors;
     }
   }
   agents_.send(static_cast<size_t>(servers_.front()),
-               {{"cmd", "distribute"}, {"clock", clock}, {"groups", groups}});
+               {{"cmd", "distribute"}, {key, value}, {"groups", groups}});
   ++distribution_.plans;
   distribution_.planned_server_sends += static_cast<uint64_t>(plan.server_sends);
 }
@@ -85,16 +143,22 @@ nlohmann::json PsSession::distribution_summary() const {
     }
   }
   const auto plans = static_cast<double>(std::max<uint64_t>(1, distribution_.plans));
-  return {{"on", true},
-          {"distributors", distributors_},
-          {"clocks_planned", distribution_.plans},
-          {"mean_distributors_used", static_cast<double>(distribution_.distributors) / plans},
-          {"mean_server_sends_planned",
-           static_cast<double>(distribution_.planned_server_sends) / plans},
-          {"server_models_to_workers", to_workers},
-          {"server_models_to_distributors", to_distributors},
-          {"models_forwarded", forwarded},
-          {"models_kept_by_distributors", kept}};
+  nlohmann::json out = {
+      {"on", true},
+      {"distributors", distributors_},
+      {"plans", distribution_.plans},
+      {"mean_distributors_used", static_cast<double>(distribution_.distributors) / plans},
+      {"mean_server_sends_planned",
+       static_cast<double>(distribution_.planned_server_sends) / plans},
+      {"server_models_to_workers", to_workers},
+      {"server_models_to_distributors", to_distributors},
+      {"models_forwarded", forwarded},
+      {"models_kept_by_distributors", kept}};
+  // MLfabric-A: pulls batched per interval, each batch one plan.
+  if (distribution_.batches > 0)
+    out["pulls_per_batch"] = static_cast<double>(distribution_.pulls_batched) /
+                             static_cast<double>(distribution_.batches);
+  return out;
 }
 
 }  // namespace testbed

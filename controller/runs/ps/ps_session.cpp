@@ -28,6 +28,9 @@ constexpr double kTargetShare = 0.75;
 // of the largest job at scale 1 take a few seconds. Longer runs aim at the loss of 150
 // clocks and skip the BSP exactness check.
 constexpr int kMaxReferenceIterations = 200;
+// MLfabric-A's pulls are batched at the server as the scheduler batches updates: every
+// 100 ms, the paper's batching interval (Sec. 7).
+constexpr int kPullBatchMs = 100;
 // --target-rule long-run: a row has converged when its loss is within this share of the
 // loss single-process BSP ends its run at (the run's iterations, at most the bound above).
 // 1%: the rows' final losses differ by under 0.1% on our jobs (Table 2's runs), so a row
@@ -216,6 +219,8 @@ void PsSession::setup() {
     setup_scheduler(workers, reference.parameters.size());
     setup["scheduled"] = true;
     setup["distribution"] = distributors_ > 0;
+    // MLfabric-A batches its pulls at the server, one batch per scheduling interval.
+    if (distributors_ > 0 && o_.strategy == "mlfabric-a") setup["pull_batch_ms"] = kPullBatchMs;
     if (replica_ >= 0) setup["replica"] = replica_;
   }
   agents_.broadcast(setup);
@@ -281,6 +286,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     finished_[node] = e;
   } else if (kind == "update" && scheduler_) {
     on_update(node, e, t);
+  } else if (kind == "pulls" && scheduler_ && distributors_ > 0) {
+    plan_pull_batch(e, t);
   } else if (kind == "replica" && scheduler_) {
     scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
   }

@@ -85,7 +85,16 @@ class PsSession {
                           size_t distributors);
   void on_sent(uint64_t clock, double now_s);
   void plan_distribution_of(uint64_t clock, double now_s);
+  // MLfabric-A: the server's batch of pulls (workers' nodes, each pull's clock), planned now.
+  void plan_pull_batch(const nlohmann::json& e, double now_s);
+  // Tells the server (`key`: clock or batch) and each distributor; `members[i]` is the
+  // worker the plan's index i stands for, `clock_of` (optional) each worker's pull.
+  void send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
+                         const char* key, uint64_t value,
+                         const std::map<int, uint64_t>& clock_of = {});
+  std::vector<int> draw_distributors(size_t among);
   nlohmann::json distribution_summary() const;
+  nlohmann::json server_link_reading() const;
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;
   GaiaKnobs gaia_knobs() const {
@@ -146,6 +155,7 @@ class PsSession {
   std::map<uint64_t, size_t> sent_of_clock_;  // clock -> workers told to send its update
   struct {
     uint64_t plans = 0, distributors = 0, planned_server_sends = 0;
+    uint64_t batches = 0, pulls_batched = 0;  // mlfabric-a
   } distribution_;
   double next_monitor_s_ = 0;
 };

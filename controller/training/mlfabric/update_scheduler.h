@@ -98,6 +98,13 @@ class UpdateScheduler {
   DistributionPlan plan_distribution_after_updates(const std::vector<int>& distributors,
                                                    const DistributionPaths& paths,
                                                    double model_bytes, double now_s);
+  // MLfabric-A: a batch of pulls answered with one version from now, around the updates'
+  // transfers reserved so far; its transfers are reserved as the updates' are.
+  DistributionPlan plan_distribution_now(const std::vector<int>& distributors,
+                                         const DistributionPaths& paths, double model_bytes,
+                                         double now_s) {
+    return plan_distribution(distributors, paths, model_bytes, network_, now_s);
+  }
   bool waits_for_replica() const { return !gated_.empty(); }
   const std::vector<double>& norms() const { return norms_; }  // per place, as announced
 
