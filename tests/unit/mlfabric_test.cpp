@@ -171,6 +171,27 @@ TEST(UpdateScheduler, BatchesEveryIntervalAndTellsEachWorkerAtItsStart) {
   EXPECT_EQ(s.stats()["dropped"], 0);
 }
 
+TEST(UpdateScheduler, EachArrivalIsComparedWithThePlannedOne) {
+  SchedulerOptions o;
+  o.delay_bound = 10;
+  UpdateScheduler s(o, two_workers());
+  s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.announce(0, 0, 1 * kMB, 0.0);
+  s.announce(1, 0, 1 * kMB, 0.0);
+  ASSERT_EQ(s.poll(0.0).size(), 1u);  // places 0 and 1, planned to end at 0.08 and 0.16 s
+  s.arrived(0, 0.085);                // 5 ms after its plan: within the report's own lag
+  s.arrived(1, 0.26);                 // 100 ms late
+  s.arrived(1, 0.27);                 // a second report, and one never planned
+  s.arrived(7, 0.3);
+  const auto a = s.stats()["arrivals"];
+  EXPECT_EQ(a["reported"], 2u);
+  EXPECT_EQ(a["late"], 1u);
+  EXPECT_DOUBLE_EQ(a["late_share"].get<double>(), 0.5);
+  EXPECT_NEAR(a["lateness_s"]["max"].get<double>(), 0.10, 1e-9);
+  EXPECT_EQ(a["unplanned"], 2u);
+  EXPECT_EQ(a["not_reported"], 0u);
+}
+
 TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
   // Worker 0's uplink falls and worker 1's rises at 1.0 s; both announce at `at`, in
   // `order`; the worker told to send first is the one the scheduler thinks faster.

@@ -160,6 +160,8 @@ void PsProtocol::send_sum(UpdateSum sum, bool replica) {
 
 void PsProtocol::on_ordered_push(Received r) {
   const uint64_t seq = r.header.tag, places = r.header.iteration;
+  // The scheduler compares it with the arrival it planned (arrival_log.h).
+  if (self_ != replica_) link_.reply({{"event", "arrived"}, {"seq", seq}});
   ordered_.add(seq, std::move(r), places);
   const uint64_t before = ordered_.applied();
   while (auto next = ordered_.next()) {

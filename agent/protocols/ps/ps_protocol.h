@@ -30,7 +30,8 @@
 // An aggregator (a worker's node) is told
 //   aggregate {seq, count}  sum places seq .. seq + count - 1 and push the sum to the
 //                           server as one update covering them (update_sums.h)
-// Servers apply scheduled updates and sums in seq order (ordered_pushes.h) and answer
+// Servers apply scheduled updates and sums in seq order (ordered_pushes.h), report each
+// message's arrival   -> arrived {seq}   (the scheduler compares it with its plan), and answer
 // pulls with their version (updates applied) where the clock would be.
 // With `replica: node` in setup (Sec. 5.3), that node holds a hot-standby copy of the
 // model: it applies the same places in the same order and reports

@@ -288,6 +288,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     on_update(node, e, t);
   } else if (kind == "pulls" && scheduler_ && distributors_ > 0) {
     plan_pull_batch(e, t);
+  } else if (kind == "arrived" && scheduler_) {
+    scheduler_->arrived(e.at("seq").get<uint64_t>(), t);
   } else if (kind == "replica" && scheduler_) {
     scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
   }

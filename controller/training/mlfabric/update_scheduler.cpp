@@ -84,6 +84,7 @@ void UpdateScheduler::run_batch(double now_s) {
       commits_at[i] = first_seq + (g.aggregator < 0 ? i : g.first + g.count - 1);
     bytes_to_server_ += g.bytes;
     if (g.aggregator < 0) continue;
+    arrivals_.planned(first_seq + g.first, g.to_server.end_s);
     ++groups_;
     aggregated_ += g.count;
     told_now_.push_back(
@@ -105,6 +106,8 @@ void UpdateScheduler::run_batch(double now_s) {
     const uint64_t seq = next_seq_++;
     double start = plan.transfers[i].start_s;
     if (hold && i + 1 == b.ordered.size()) start = std::max(start, *hold);
+    if (plan.to[i] < 0)  // straight to the server: its transfer's end, as held back
+      arrivals_.planned(seq, plan.transfers[i].end_s + (start - plan.transfers[i].start_s));
     // The server may apply place p only once the replica has p + 1 - Div_max.
     const uint64_t gate =
         o_.div_max && commits_at[i] + 1 > *o_.div_max ? commits_at[i] + 1 - *o_.div_max : 0;
@@ -211,7 +214,8 @@ nlohmann::json UpdateScheduler::stats() const {
             {"aggregated_updates", aggregated_},
             {"planned_bytes_to_server", bytes_to_server_},
             {"ordered_bytes", bytes_ordered_}}},
-          {"dropped_per_worker", per_worker_dropped_}};
+          {"dropped_per_worker", per_worker_dropped_},
+          {"arrivals", arrivals_.stats()}};
 }
 
 LinkPath hop_path(const std::vector<std::pair<int, int>>& directions, int from, int to) {

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "aggregation.h"
+#include "arrival_log.h"
 #include "distribution.h"
 #include "link_reservations.h"
 #include "replication.h"
@@ -89,6 +90,8 @@ class UpdateScheduler {
   // When poll() next has something to do: a batch, a start, or a report's lag ending.
   double next_poll_s() const;
 
+  // The server has the message of place `seq` (an update, or a sum starting there).
+  void arrived(uint64_t seq, double now_s) { arrivals_.arrived(seq, now_s); }
   // Counts, delays and drops, for the run's results.
   nlohmann::json stats() const;
   uint64_t ordered() const { return next_seq_; }
@@ -147,6 +150,7 @@ class UpdateScheduler {
   uint64_t max_planned_lead_ = 0;
   double replica_bytes_ = 0, gate_wait_s_ = 0;
   std::vector<uint64_t> per_worker_ordered_, per_worker_dropped_;
+  ArrivalLog arrivals_;  // planned against reported arrivals at the server
 };
 
 // The directed links (from, to) of `directions` as a path from `from` to `to` over the
