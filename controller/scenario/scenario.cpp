@@ -46,10 +46,32 @@ void scale_rate(YAML::Node n, const char* key, const Scenario& s,
 void scale_schedule(YAML::Node owner, const Scenario& s, std::vector<Diagnostic>& problems) {
   if (!owner || !owner.IsMap() || !static_cast<const YAML::Node&>(owner)["schedule"]) return;
   YAML::Node sched = owner["schedule"];
+  if (YAML::Node random = sched["random"]; random && random.IsMap() && random["bandwidth"]) {
+    // Every rate it draws from, as a list or a range lo..hi (a step is a rate too).
+    YAML::Node b = random["bandwidth"];
+    if (b.IsSequence()) {
+      for (size_t k = 0; k < b.size(); ++k) {
+        YAML::Node holder;
+        holder["bandwidth"] = b[k].Scalar();
+        scale_rate(holder, "bandwidth", s, problems);
+        b[k] = holder["bandwidth"].Scalar();
+      }
+    } else if (const auto dots = b.Scalar().find(".."); dots != std::string::npos) {
+      YAML::Node holder;
+      holder["lo"] = b.Scalar().substr(0, dots);
+      holder["hi"] = b.Scalar().substr(dots + 2);
+      scale_rate(holder, "lo", s, problems);
+      scale_rate(holder, "hi", s, problems);
+      random["bandwidth"] = holder["lo"].Scalar() + ".." + holder["hi"].Scalar();
+    } else {
+      scale_rate(random, "bandwidth", s, problems);
+    }
+    scale_rate(random, "step", s, problems);
+    return;
+  }
   if (!sched["steps"]) {
-    problems.push_back({s.file, 0, 0,
-                        "rate_scale scales fixed rates and steps, not random or "
-                        "trace schedules"});
+    problems.push_back(
+        {s.file, 0, 0, "rate_scale scales fixed rates, steps and random draws, not traces"});
     return;
   }
   for (size_t k = 0; k < sched["steps"].size(); ++k)

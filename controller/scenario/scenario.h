@@ -11,7 +11,8 @@
 //     time_scale: 0.1
 //     events: [{at: 100s, link: [chicago, kansascity], bandwidth: 5mbit}]
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
-//   rate_scale: 1                    # optional: every link rate times this
+//   rate_scale: 1                    # optional: every link rate times this (fixed, steps,
+//                                    # and the rates a random schedule draws from)
 //   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
 //   #  or a variant with settings of its own:  - {name: drps-wsp, strategy: drps, parallel: wsp}
 //   #  or a user's own job, run by `testbed launch` beside the built-in strategies:

@@ -105,6 +105,23 @@ TEST(Scenario, RateScaleScalesEveryRateAndStep) {
   EXPECT_EQ(t.links[0].a2b.rate.bits_per_s, 5000000u);  // the default 100 Mbit/s
   EXPECT_EQ(t.links[1].b2a.rate.bits_per_s, 2500000u);  // its own 50 Mbit/s
   EXPECT_EQ(t.links[1].b2a.schedule.changes[0].rate->bits_per_s, 250000u);  // the event's 5
+  // A random schedule's rates scale too, listed or as a range (MLfabric's N1-N3).
+  const char* drawn = R"(
+name: drawn
+topology: {lab: x, nodes: {a: {}, b: {}}, links: [{endpoints: [a, b], a2b: {schedule:
+           {random: {every: 5s, bandwidth: [10mbit, 100mbit], weights: [0.5, 0.5]}}},
+           b2a: {schedule: {random: {every: 5s, bandwidth: 20mbit..100mbit, step: 10mbit}}}}]}
+strategies: [ps]
+rate_scale: 0.1
+)";
+  const Scenario r = parse_scenario_text(drawn, "drawn.yaml");
+  const Topology u = parse_profile_text(derive_topology(r, r.topology_inline, "sc-drawn"), "d");
+  ASSERT_EQ(u.links[0].a2b.schedule.choices.size(), 2u);
+  EXPECT_EQ(u.links[0].a2b.schedule.choices[0].bits_per_s, 1000000u);
+  EXPECT_EQ(u.links[0].a2b.schedule.choices[1].bits_per_s, 10000000u);
+  EXPECT_EQ(u.links[0].b2a.schedule.min_rate.bits_per_s, 2000000u);
+  EXPECT_EQ(u.links[0].b2a.schedule.max_rate.bits_per_s, 10000000u);
+  EXPECT_EQ(u.links[0].b2a.schedule.step.bits_per_s, 1000000u);
   for (const char* bad : {"rate_scale: 0\n", "rate_scale: fast\n"})
     EXPECT_THROW(parse_scenario_text(std::string(kGood) + bad, "demo.yaml"), ValidationError)
         << bad;
