@@ -9,7 +9,7 @@ const char* const kTrainUsage =
     "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
     "ps-random[@NODE] "
     "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
-    "[--div-max UPDATES] [--distribution on|off] "
+    "[--div-max UPDATES] [--distribution on|off] [--monitor plan|arrivals] "
     "[--model "
     "M|logreg|mf|lmf|sparse-lr] [--scale S] "
     "[--compute-ms MS|MIN-MAX] [--staleness S|none] [--servers all|best|A,B] [--target-loss X] "

@@ -187,6 +187,14 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   } else if (args.option("distribution")) {
     throw UsageError("--distribution is for mlfabric-a and mlfabric-s, not " + o.strategy);
   }
+  if (strategy_is_scheduled(o.strategy)) {
+    const std::string monitor = get("monitor", "plan");
+    if (monitor != "plan" && monitor != "arrivals")
+      throw UsageError("--monitor: expected plan or arrivals, got '" + monitor + "'");
+    o.monitor_arrivals = monitor == "arrivals";
+  } else if (args.option("monitor")) {
+    throw UsageError("--monitor is for mlfabric-a and mlfabric-s, not " + o.strategy);
+  }
   if (o.strategy == "mlfabric-a") {
     const std::string bound = get("delay-bound", "");  // none: one version per worker
     o.delay_bound = bound.empty() ? 0 : std::stoi(bound);

@@ -53,13 +53,14 @@ struct TrainOptions {
   int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
   std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
   int div_max = -1;                  // its bound on the server's lead; -1: one per worker
-  bool distribution = true;          // mlfabric-s: model distribution through distributors
+  bool distribution = true;          // mlfabric-a/-s: model distribution through distributors
+  bool monitor_arrivals = false;     // mlfabric: an overdue message keeps its path busy
   std::string servers;               // all, best, or node names separated by commas
   std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
   double eval_every_s = 0.5;
-  int workers_per_dc = 1;              // workers each node stands for (its data center's)
+  int workers_per_dc = 1;  // workers each node stands for (its data center's)
   // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia; long-run: within 1% of where
   // single-process BSP ends the run (DRPS's rows timed to convergence)
   std::string target_rule = "share";

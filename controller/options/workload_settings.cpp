@@ -59,7 +59,7 @@ const std::vector<std::string>& workload_keys() {
       "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
       "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
       "aggregators",    "replica",     "div-max",     "distribution",       "gaia-local",
-      "gaia-groups",    "gaia-t"};
+      "gaia-groups",    "gaia-t",      "monitor"};
   return kKeys;
 }
 
@@ -120,6 +120,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "div-max")
     return whole(value, n) && n >= 0 && n <= 1000000 ? "" : "expected updates, 0-1000000";
   if (key == "distribution") return value == "on" || value == "off" ? "" : "expected on or off";
+  if (key == "monitor")
+    return value == "plan" || value == "arrivals" ? "" : "expected plan or arrivals";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
   if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
     try {

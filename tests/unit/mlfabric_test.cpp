@@ -192,6 +192,31 @@ TEST(UpdateScheduler, EachArrivalIsComparedWithThePlannedOne) {
   EXPECT_EQ(a["not_reported"], 0u);
 }
 
+TEST(UpdateScheduler, AMessageOverdueAtTheServerKeepsItsLinksBusyWhenTheMonitorSaysSo) {
+  // Worker 0's update is planned to reach the server at 0.08 s and is not reported by the
+  // next batch at 0.1 s. Read from the plan, the server's link is free then and worker 1's
+  // update goes at once; read from the arrivals, it is still busy for the next interval.
+  for (const bool hold : {false, true}) {
+    SchedulerOptions o;
+    o.delay_bound = 10;
+    o.hold_overdue = hold;
+    UpdateScheduler s(o, two_workers());
+    s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+    s.announce(0, 0, 1 * kMB, 0.0);
+    ASSERT_EQ(s.poll(0.0).size(), 1u);
+    s.announce(1, 0, 1 * kMB, 0.05);
+    const auto at_batch = s.poll(0.1);
+    EXPECT_EQ(at_batch.size(), hold ? 0u : 1u) << "hold " << hold;
+    if (hold) {
+      EXPECT_NEAR(s.next_poll_s(), 0.2, 1e-9);
+      EXPECT_EQ(s.poll(0.2).size(), 1u);
+    }
+    s.arrived(0, 0.15);
+    s.arrived(1, 0.3);
+    EXPECT_EQ(s.stats()["overdue_holds"], hold ? 1u : 0u);
+  }
+}
+
 TEST(UpdateScheduler, RatesReachTheOrderingAfterTheReportingLag) {
   // Worker 0's uplink falls and worker 1's rises at 1.0 s; both announce at `at`, in
   // `order`; the worker told to send first is the one the scheduler thinks faster.

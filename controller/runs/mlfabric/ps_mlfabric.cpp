@@ -62,6 +62,7 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
   so.seed = o_.seed;
   so.synchronous = o_.strategy == "mlfabric-s";
+  so.hold_overdue = o_.monitor_arrivals;
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
   if (replica_ >= 0)
     so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
@@ -187,6 +188,10 @@ nlohmann::json PsSession::mlfabric_summary() const {
   m["distribution"] = distribution_summary();
   m["choices"] = mlfabric_choices();
   m["server_link"] = server_link_reading();
+  m["monitor"] = o_.monitor_arrivals
+                     ? "arrivals: a message not at the server by its planned end keeps its path "
+                       "busy, one batching interval at a time, until the server reports it"
+                     : "plan: the configured rates less the scheduler's own reservations";
   return m;
 }
 

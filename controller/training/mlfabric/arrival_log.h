@@ -21,7 +21,8 @@ class ArrivalLog {
   // so a smaller gap says nothing of the network.
   static constexpr double kLateS = 0.010;
 
-  void planned(uint64_t seq, double end_s) { planned_[seq] = end_s; }
+  // `sender`: the worker whose node sends the message (the update's, or the aggregator's).
+  void planned(uint64_t seq, double end_s, int sender = -1) { planned_[seq] = {end_s, sender}; }
   // The server has the message of place `seq`; one never planned (or reported twice) is
   // counted apart and changes nothing else.
   void arrived(uint64_t seq, double now_s) {
@@ -30,8 +31,15 @@ class ArrivalLog {
       ++unplanned_;
       return;
     }
-    lateness_.push_back(now_s - p->second);
+    lateness_.push_back(now_s - p->second.end_s);
     planned_.erase(p);
+  }
+  // The senders of the messages past their planned end and not yet reported.
+  std::vector<int> overdue(double now_s) const {
+    std::vector<int> out;
+    for (const auto& [seq, p] : planned_)
+      if (p.end_s < now_s && p.sender >= 0) out.push_back(p.sender);
+    return out;
   }
 
   nlohmann::json stats() const {
@@ -50,8 +58,12 @@ class ArrivalLog {
   }
 
  private:
-  std::map<uint64_t, double> planned_;  // place -> planned end, until reported
-  std::vector<double> lateness_;        // reported - planned, s (negative: early)
+  struct Planned {
+    double end_s;
+    int sender;
+  };
+  std::map<uint64_t, Planned> planned_;  // by place, until reported
+  std::vector<double> lateness_;         // reported - planned, s (negative: early)
   uint64_t unplanned_ = 0;
 };
 

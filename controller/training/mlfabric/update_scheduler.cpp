@@ -62,6 +62,18 @@ std::vector<int> UpdateScheduler::pick_aggregators() {
 void UpdateScheduler::run_batch(double now_s) {
   ++batches_;
   network_.forget_before(now_s);
+  if (o_.hold_overdue) {
+    for (int sender : arrivals_.overdue(now_s)) {
+      const LinkPath& path = paths_.to_server[static_cast<size_t>(sender)];
+      double rate = std::numeric_limits<double>::infinity();
+      for (size_t l : path)
+        if (const auto r = network_.rates().find(l); r != network_.rates().end())
+          rate = std::min(rate, r->second);
+      if (!std::isfinite(rate) || rate <= 0) continue;  // unshaped, or a dead link holds anyway
+      network_.reserve(path, rate / 8 * o_.batch_interval_s, now_s);
+      ++overdue_holds_;
+    }
+  }
   // Alg. 2 orders on a tentative copy of the network; Alg. 3 then places the ordered
   // updates from the network as it was, and its choice is what gets reserved.
   LinkReservations tentative = network_;
@@ -84,7 +96,7 @@ void UpdateScheduler::run_batch(double now_s) {
       commits_at[i] = first_seq + (g.aggregator < 0 ? i : g.first + g.count - 1);
     bytes_to_server_ += g.bytes;
     if (g.aggregator < 0) continue;
-    arrivals_.planned(first_seq + g.first, g.to_server.end_s);
+    arrivals_.planned(first_seq + g.first, g.to_server.end_s, g.aggregator);
     ++groups_;
     aggregated_ += g.count;
     told_now_.push_back(
@@ -107,7 +119,8 @@ void UpdateScheduler::run_batch(double now_s) {
     double start = plan.transfers[i].start_s;
     if (hold && i + 1 == b.ordered.size()) start = std::max(start, *hold);
     if (plan.to[i] < 0)  // straight to the server: its transfer's end, as held back
-      arrivals_.planned(seq, plan.transfers[i].end_s + (start - plan.transfers[i].start_s));
+      arrivals_.planned(seq, plan.transfers[i].end_s + (start - plan.transfers[i].start_s),
+                        u.update.worker);
     // The server may apply place p only once the replica has p + 1 - Div_max.
     const uint64_t gate =
         o_.div_max && commits_at[i] + 1 > *o_.div_max ? commits_at[i] + 1 - *o_.div_max : 0;
@@ -215,7 +228,8 @@ nlohmann::json UpdateScheduler::stats() const {
             {"planned_bytes_to_server", bytes_to_server_},
             {"ordered_bytes", bytes_ordered_}}},
           {"dropped_per_worker", per_worker_dropped_},
-          {"arrivals", arrivals_.stats()}};
+          {"arrivals", arrivals_.stats()},
+          {"overdue_holds", overdue_holds_}};
 }
 
 LinkPath hop_path(const std::vector<std::pair<int, int>>& directions, int from, int to) {
@@ -265,8 +279,21 @@ nlohmann::json mlfabric_choices() {
        "an update whose deadline is already past (two due at one place, or a model older "
        "than the batch allows) is dropped at its worker"},
       {"scheduled_transfers",
-       "only updates (worker to server) are scheduled; workers pull the model as the "
-       "asynchronous parameter server does, over the links' other direction"},
+       "updates (worker to server) are ordered; the models that answer pulls are planned and "
+       "reserved in the same network (mlfabric-a: per batch of pulls; mlfabric-s: per clock); "
+       "a pull request is a header, not reserved"},
+      {"pull_batches",
+       "mlfabric-a: the server holds pulls for the 100 ms batching interval and answers a "
+       "batch with one version (Sec. 10.3); its distributors are drawn among the batch's "
+       "workers, as many as the aggregators at most, and the plan starts when the batch "
+       "reaches the scheduler"},
+      {"dense_messages",
+       "a message naming more than half of a shard's keys goes dense (every value, no key): "
+       "mf's updates and pulls do"},
+      {"server_link",
+       "the server's and replica's links are not redrawn (the paper's dedicated 10 Gbit/s "
+       "machine, Sec. 7); mlfabric-cluster-nX-server-redrawn.yaml redraws them, recorded in "
+       "mlfabric.server_link"},
       {"push_returns_at_once",
        "a worker's push returns at once (Table 1): it pulls the model and computes its next "
        "update while the scheduler holds the last one back, so a worker may have several "

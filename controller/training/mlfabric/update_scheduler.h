@@ -43,6 +43,11 @@ struct SchedulerOptions {
   std::optional<uint64_t> div_max;  // with a replica: the server's greatest lead, in updates
   // MLfabric-S: each batch is a list (list_updates), nothing dropped; the delay bound is unused.
   bool synchronous = false;
+  // The monitor's reading of a message the server has not reported by its planned end:
+  // false, its reservation ended there (the links are free); true, it still occupies its
+  // path, reserved one batching interval at a time at the path's rate, until it arrives
+  // (what a monitor of available bandwidth, Sec. 4, would see).
+  bool hold_overdue = false;
 };
 
 // What a worker is told:
@@ -150,7 +155,8 @@ class UpdateScheduler {
   uint64_t max_planned_lead_ = 0;
   double replica_bytes_ = 0, gate_wait_s_ = 0;
   std::vector<uint64_t> per_worker_ordered_, per_worker_dropped_;
-  ArrivalLog arrivals_;  // planned against reported arrivals at the server
+  ArrivalLog arrivals_;         // planned against reported arrivals at the server
+  uint64_t overdue_holds_ = 0;  // hold_overdue: intervals reserved for overdue messages
 };
 
 // The directed links (from, to) of `directions` as a path from `from` to `to` over the
