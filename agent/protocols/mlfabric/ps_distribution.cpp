@@ -165,6 +165,13 @@ void PsProtocol::forward(uint64_t clock) {
   }
 }
 
+// A dense pull joins the open batch; the shard is read once per batch, when its plan comes
+// (answer_pull_batch), not once per pull.
+void PsProtocol::hold_pull(int worker, uint64_t clock) {
+  if (pull_batch_.empty()) pull_batch_due_ = Clock::now() + pull_batch_interval_;
+  pull_batch_.emplace_back(workers_[static_cast<size_t>(worker)], clock);
+}
+
 // Every batching interval the pulls held go to the controller as one batch.
 void PsProtocol::close_pull_batch() {
   if (pull_batch_.empty() || Clock::now() < pull_batch_due_) return;

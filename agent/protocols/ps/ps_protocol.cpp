@@ -34,6 +34,10 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   scheduled_ = cmd.value("scheduled", false);
   distribution_ = cmd.value("distribution", false);
   pull_batch_interval_ = std::chrono::milliseconds(cmd.value("pull_batch_ms", 0));
+  // A batched pull skips the shard (hold_pull): only an asynchronous shard, which answers
+  // every pull at once, may leave its answers to the batch's plan.
+  if (pull_batch_interval_.count() > 0 && model_.kind != Consistency::Kind::kAsync)
+    throw std::runtime_error("pull batches need the asynchronous model (MLfabric-A)");
   replica_ = cmd.value("replica", -1);
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
@@ -206,6 +210,8 @@ void PsProtocol::message(Received received) {
     on_ordered_push(std::move(r));
   } else if (h.kind == WireKind::kPush) {
     apply_push(r);
+  } else if (pull_batch_interval_.count() > 0 && dense && !(h.flags & kLatest)) {
+    hold_pull(worker, h.iteration);  // MLfabric-A: no values read until the batch's plan
   } else {
     send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
   }
@@ -219,11 +225,6 @@ void PsProtocol::apply_push(Received& r) {
 
 void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
   for (const auto& p : replies) {
-    if (pull_batch_interval_.count() > 0 && p.dense && !p.latest) {  // MLfabric-A's batches
-      if (pull_batch_.empty()) pull_batch_due_ = Clock::now() + pull_batch_interval_;
-      pull_batch_.emplace_back(workers_[static_cast<size_t>(p.worker)], p.clock);
-      continue;
-    }
     if (awaits_plan(p)) {
       awaiting_plan_[p.clock].push_back(p);
       continue;

@@ -135,6 +135,7 @@ class PsProtocol : public Protocol {
   void on_distributed(Received r);
   void forward(uint64_t clock);
   // MLfabric-A's batches of pulls (ps_distribution.cpp).
+  void hold_pull(int worker, uint64_t clock);
   void close_pull_batch();
   void answer_pull_batch(uint64_t batch, const nlohmann::json& groups);
   // WSP's master (drps/ps_wsp.cpp).

@@ -100,6 +100,7 @@ class UpdateScheduler {
   // Counts, delays and drops, for the run's results.
   nlohmann::json stats() const;
   uint64_t ordered() const { return next_seq_; }
+  const SchedulerOptions& options() const { return o_; }
   // MLfabric-S: the model's distribution (distribution.h), from when the server is planned
   // to have every update ordered so far (or now, if later), on the network the updates'
   // transfers left; its transfers are reserved, so later batches are placed around them.
