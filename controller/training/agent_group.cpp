@@ -76,7 +76,8 @@ void AgentGroup::check_alive() {
 
 void AgentGroup::check_stall() {
   last_stall_check_ = std::chrono::steady_clock::now();
-  if (!stalled_ || !stalled_()) return;
+  last_stalled_ = stalled_ && stalled_();
+  if (!last_stalled_) return;
   if (budget_end_ && last_stall_check_ >= *budget_end_) throw StalledPastBudget();
 }
 

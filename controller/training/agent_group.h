@@ -59,6 +59,8 @@ class AgentGroup {
   // Asked about every 200 ms while a wait goes on whether the run is stalled (a StallWatch);
   // it may itself throw, to end a run stalled too long.
   void set_stall_check(std::function<bool()> stalled) { stalled_ = std::move(stalled); }
+  // What the stall check said last (false without one).
+  bool stalled() const { return last_stalled_; }
   // --max-seconds from now (none when 0): a wait past it while the run is stalled throws
   // StalledPastBudget.
   void set_budget(double seconds) {
@@ -90,6 +92,7 @@ class AgentGroup {
   void check_stall();
   std::chrono::steady_clock::time_point last_check_{}, last_stall_check_{};
   std::function<bool()> stalled_;
+  bool last_stalled_ = false;
   std::optional<std::chrono::steady_clock::time_point> budget_end_;
   std::vector<pid_t> pids_;
   std::vector<std::string> names_;

@@ -12,6 +12,7 @@
 #include "gaia_plan.h"
 #include "job.h"
 #include "link_metrics.h"
+#include "quiet_watch.h"
 #include "strategies.h"
 #include "usage_error.h"
 
@@ -300,8 +301,14 @@ void PsSession::train() {
   const auto start = Clock::now();
   agents_.set_budget(o_.max_seconds);
   agents_.broadcast({{"cmd", "start"}});
+  std::vector<std::string> worker_names;
+  for (int node : worker_nodes_) worker_names.push_back(names_[static_cast<size_t>(node)]);
+  QuietWatch quiet(std::move(worker_names), 0);
   size_t done = 0;
   while (done < workers_) {  // a node that only serves never finishes
+    const double now_s = seconds_since(start);
+    if (agents_.stalled()) quiet.network_stalled(now_s);
+    if (const auto why = quiet.lost(now_s)) throw std::runtime_error(*why);
     if (o_.max_seconds > 0 && !stopped_early_ && seconds_since(start) > o_.max_seconds) {
       agents_.broadcast({{"cmd", "stop"}});
       stopped_early_ = true;
@@ -321,8 +328,16 @@ void PsSession::train() {
       break;
     }
     if (!e) continue;
-    on_event(e->first, e->second, seconds_since(start));
-    if (e->second["event"] == "finished") ++done;
+    const double t = seconds_since(start);
+    on_event(e->first, e->second, t);
+    const int w = worker_of_node_[e->first];
+    if (w < 0) continue;
+    if (e->second["event"] == "clock")
+      quiet.clock_done(static_cast<size_t>(w), clocks_[e->first], t);
+    if (e->second["event"] == "finished") {
+      quiet.finished(static_cast<size_t>(w), t);
+      ++done;
+    }
   }
   if (scheduler_ && !ended_stalled_) settle_scheduled([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
