@@ -4,12 +4,12 @@
 #   paper   profiles/scenarios/mlfabric-paper-regime/: communication-bound as the paper's
 #           ResNet-50 (an update's transfer about its compute time), the server's link as
 #           the paper gives it; C1 also with the server's link redrawn (the other reading);
-#           C1-N2 under both readings of the monitor, C1-N3 given 80 clocks
+#           C1-N2 under both readings of the monitor, the N3 cells given 80 clocks
 #   today   profiles/scenarios/mlfabric/table2-*.yaml: the same job at full rates and 300 ms
 #           of compute, compute- and straggler-bound
 #   sync    MLfabric-S against Tr-Sync (sync-c2-n2-resnet{50,152}.yaml)
 # Each scenario writes bench/out/mlfabric/<name>/; then bench/mlfabric_table2.py prints
-# each table beside the paper's. About 55 min for paper, 30 for today, 6 for sync.
+# each table beside the paper's. About 62 min for paper, 35 for today, 6 for sync.
 #
 # usage: sudo bench/paper-mlfabric.sh [paper] [today] [sync]   (none: all three)
 set -euo pipefail
@@ -34,7 +34,8 @@ for part in "${parts[@]}"; do
         run "profiles/scenarios/mlfabric-paper-regime/table2-c1-$n-server-redrawn.yaml" \
           "mlfabric-paper-regime-c1-$n-server-redrawn"
       done
-      for x in monitor-c1-n2 horizon-c1-n3; do  # the monitor's two readings; 80 clocks
+      # the monitor's two readings; each N3 cell given 80 clocks
+      for x in monitor-c1-n2 horizon-c1-n3 horizon-c2-n3 horizon-c3-n3; do
         run "profiles/scenarios/mlfabric-paper-regime/$x.yaml" "mlfabric-paper-regime-$x"
       done
       echo "== Table 2, the paper's regime"
