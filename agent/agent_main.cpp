@@ -9,10 +9,13 @@
 #include <exception>
 #include <string>
 
+#include <sys/stat.h>
+
 #include "control_channel.h"
 #include "node_runtime.h"
 
 int main(int argc, char** argv) {
+  umask(077);  // what it writes (a DRPS store, logs) is root's alone, as everything of a lab
   std::string control, control_netns;
   int node = -1;
   for (int i = 1; i + 1 < argc; i += 2) {

@@ -13,8 +13,11 @@
 //   NODE: --control PATH [--netns /run/netns/NS] --queue NUM:DELAY_US:JITTER_US:SEED[:reorder]...
 // Control datagrams on a node's PATH (a filesystem socket, reachable from any namespace):
 //   "set NUM DELAY_US JITTER_US"   changes a queue's delay for packets that arrive from then on
-//   "stats FILE"                   writes the node's queues' release lateness and kernel drops
-//                                  to FILE (see delay_line_stats.h), atomically by rename
+//   "stats NAME"                   writes the node's queues' release lateness and kernel drops
+//                                  (see delay_line_stats.h) to the file NAME beside PATH (a
+//                                  plain name: no directory), atomically by rename
+// The control socket is its owner's alone (mode 0600), and a datagram from any other user
+// (its SCM_CREDENTIALS uid) is dropped, counted and logged: a request makes root write.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
@@ -24,10 +27,12 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -124,8 +129,9 @@ void release(Queue& q, int64_t now, int64_t stalled_us) {
 // One node served: its namespace, its queues bound there, its control socket.
 struct Node {
   std::string control;
-  std::string netns;  // empty: the namespace this process runs in
-  int netns_fd = -1;  // held, to read the node's kernel drop counters there
+  int control_dir = -1;  // the directory of `control`: where stats files go
+  std::string netns;     // empty: the namespace this process runs in
+  int netns_fd = -1;     // held, to read the node's kernel drop counters there
   nfq_handle* nfq = nullptr;
   int ctl = -1;
   std::map<uint16_t, Queue> queues;
@@ -141,7 +147,7 @@ bool inside(int ns_fd, int home, F f) {
 }
 
 // A node's queues' figures; the kernel's drop counters are per namespace: the node's.
-void write_stats(const std::string& path, const Node& node, int home) {
+void write_stats(const std::string& name, const Node& node, int home) {
   std::string text;
   inside(node.netns_fd, home, [&] {
     std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
@@ -161,23 +167,68 @@ void write_stats(const std::string& path, const Node& node, int home) {
     }
     stats.push_back(s);
   }
-  const std::string tmp = path + ".tmp";
-  std::ofstream(tmp) << testbed::format_delay_line_stats(stats);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0)
-    std::fprintf(stderr, "testbed-delayline: rename %s: %s\n", tmp.c_str(), std::strerror(errno));
+  // A fresh temporary (never an existing file or a link), then renamed over the name.
+  const std::string tmp = name + ".tmp";
+  unlinkat(node.control_dir, tmp.c_str(), 0);
+  const int fd = openat(node.control_dir, tmp.c_str(),
+                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::fprintf(stderr, "testbed-delayline: open %s: %s\n", tmp.c_str(), std::strerror(errno));
+    return;
+  }
+  const std::string out = testbed::format_delay_line_stats(stats);
+  const bool written = write(fd, out.data(), out.size()) == static_cast<ssize_t>(out.size());
+  close(fd);
+  if (!written || renameat(node.control_dir, tmp.c_str(), node.control_dir, name.c_str()) != 0)
+    std::fprintf(stderr, "testbed-delayline: write %s: %s\n", name.c_str(), std::strerror(errno));
 }
+
+// A stats file's name: letters, digits, '.', '-', '_', not starting with '.'; no directory.
+bool plain_name(const std::string& name) {
+  if (name.empty() || name.size() > 200 || name.front() == '.') return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+      return false;
+  return true;
+}
+
+// Datagrams refused: from another user, or naming a file outside the lab's directory.
+unsigned long g_refused = 0;
 
 void handle_control(Node& node, int64_t window_cap_us, int home) {
   char buf[4096];
-  for (ssize_t n; (n = recv(node.ctl, buf, sizeof buf - 1, MSG_DONTWAIT)) > 0;) {
+  for (;;) {
+    iovec iov{buf, sizeof buf - 1};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
+    msghdr msg{};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    const ssize_t n = recvmsg(node.ctl, &msg, MSG_DONTWAIT);
+    if (n <= 0) break;
     buf[n] = '\0';
+    // SO_PASSCRED makes the kernel attach the sender's credentials to every datagram.
+    const cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    ucred sender{};
+    const bool has_creds = c != nullptr && c->cmsg_level == SOL_SOCKET &&
+                           c->cmsg_type == SCM_CREDENTIALS &&
+                           c->cmsg_len == CMSG_LEN(sizeof(ucred));
+    if (has_creds) std::memcpy(&sender, CMSG_DATA(c), sizeof sender);
+    if (!has_creds || sender.uid != geteuid()) {
+      ++g_refused;
+      std::fprintf(
+          stderr, "testbed-delayline: refused a control message from uid %d pid %d (%lu refused)\n",
+          has_creds ? int(sender.uid) : -1, has_creds ? int(sender.pid) : -1, g_refused);
+      continue;
+    }
     std::istringstream in(buf);
     std::string verb;
     in >> verb;
     unsigned num = 0;
     int64_t delay = 0, jitter = 0;
     std::string path;
-    if (verb == "stats" && in >> path) {
+    if (verb == "stats" && in >> path && plain_name(path)) {
       write_stats(path, node, home);
     } else if (verb == "set" && in >> num >> delay >> jitter && node.queues.count(num)) {
       auto& q = node.queues.at(num);
@@ -275,9 +326,20 @@ int open_node(Node& node, int home) {
   addr.sun_family = AF_UNIX;
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", node.control.c_str());
   unlink(node.control.c_str());
-  // Bound last: the socket's existence tells the controller the queues are ready.
-  if (node.ctl < 0 || bind(node.ctl, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-    return fail("bind(" + node.control + ")");
+  const auto slash = node.control.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : node.control.substr(0, slash);
+  node.control_dir = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (node.control_dir < 0) return fail("open(" + dir + ")");
+  const int on = 1;
+  if (node.ctl < 0 || setsockopt(node.ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0)
+    return fail("setsockopt(SO_PASSCRED)");
+  // Bound last: the socket's existence tells the controller the queues are ready. The
+  // socket is made under a umask that leaves it to its owner (0600): the file appears only
+  // once bound, and must never be connectable by another user in between.
+  const mode_t old_mask = umask(0177);
+  const bool bound = bind(node.ctl, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  umask(old_mask);
+  if (!bound) return fail("bind(" + node.control + ")");
   return 0;
 }
 
@@ -294,6 +356,7 @@ int main(int argc, char** argv) {
     for (auto& [num, q] : n.queues)
       q.window_us = release_window(q.delay.params().delay_us, window_cap_us);
   }
+  umask(077);  // its stats files are root's alone, as everything of a lab
   signal(SIGTERM, on_stop);
   signal(SIGINT, on_stop);
   prctl(PR_SET_TIMERSLACK, 1UL);  // wake within a microsecond of a release, not 50 us late

@@ -42,7 +42,13 @@ FileDescriptor::~FileDescriptor() {
 }
 
 void make_shared_mount_point(const std::string& dir) {
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw_errno("mkdir(" + dir + ")");
+  // 0755 whatever the umask (the controller's is 077), as iproute2 makes /run/netns: other
+  // users' `ip netns list` keeps working, and what is inside is only readable.
+  if (mkdir(dir.c_str(), 0755) == 0) {
+    if (chmod(dir.c_str(), 0755) != 0) throw_errno("chmod(" + dir + ")");
+  } else if (errno != EEXIST) {
+    throw_errno("mkdir(" + dir + ")");
+  }
   if (mount("", dir.c_str(), "none", MS_SHARED | MS_REC, nullptr) == 0) return;
   if (errno != EINVAL) throw_errno("mount(" + dir + ", MS_SHARED)");
   // EINVAL: not yet a mount point. Bind it onto itself, then share it.

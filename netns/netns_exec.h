@@ -4,6 +4,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,13 +17,21 @@ struct CommandResult {
 
 // Runs argv in the namespace `ns` (empty: the caller's), feeding `input` on stdin, and
 // waits for it. Throws only when it cannot be started.
+// `cwd_fd`: a directory to run in (an open descriptor, so what runs there is what the
+// caller checked); -1: the caller's.
 CommandResult run_in_netns(const std::string& ns, const std::vector<std::string>& argv,
-                           const std::string& input = "");
+                           const std::string& input = "", int cwd_fd = -1);
+
+// Called with a started process's pid before the process runs any of its program: the
+// place to record it. A throw keeps it from ever running.
+using RecordStarted = std::function<void(pid_t)>;
 
 // Starts argv in `ns` (empty: the caller's) as a new session, detached from the terminal
 // so Ctrl-C in the controller's shell does not reach it, with stdout and stderr appended
-// to `log_path`. Returns its pid; the caller records it.
+// to `log_path`, and returns its pid. The process waits at a gate until `record` has
+// returned: a caller killed before recording it leaves a process that exits by itself
+// (the gate reads end of file) instead of one nothing knows about.
 pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv,
-                     const std::string& log_path);
+                     const std::string& log_path, const RecordStarted& record = {});
 
 }  // namespace testbed

@@ -7,7 +7,8 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <fstream>
+
+#include "crash_point.h"
 
 namespace testbed {
 namespace {
@@ -54,6 +55,7 @@ uint64_t create_uts_namespace(const std::string& ns, const std::string& hostname
   const int fd = open(path.c_str(), O_RDONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0);
   if (fd < 0) throw_errno("open(" + path + ", O_CREAT|O_EXCL)");
   close(fd);
+  crash_point("identity:UTS placeholder created");
   try {
     UtsScope back;
     if (unshare(CLONE_NEWUTS) != 0) throw_errno("unshare(CLONE_NEWUTS) for " + ns);
@@ -84,24 +86,54 @@ void delete_uts_namespace(const std::string& ns) {
   if (unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + path + ")");
 }
 
+namespace {
+
+std::string hosts_dir(const std::string& ns) {
+  return std::string(kEtcNetns) + "/" + ns;
+}
+// The temporary the hosts file is written to before its rename: inside the node's own
+// directory, so a controller killed between the two leaves it where remove_hosts_file looks.
+std::string hosts_temp_path(const std::string& ns) {
+  return hosts_file_path(ns) + ".tmp";
+}
+
+}  // namespace
+
 void write_hosts_file(const std::string& ns, const std::string& text) {
-  const std::string dir = std::string(kEtcNetns) + "/" + ns;
+  const std::string dir = hosts_dir(ns);
+  // 0755 and 0644 whatever the umask (the controller's is 077): like /etc/hosts, which this
+  // file stands in for, programs that run in the node as another user must read it.
   for (const std::string& d : {std::string(kEtcNetns), dir}) {
-    if (mkdir(d.c_str(), 0755) != 0 && errno != EEXIST) throw_errno("mkdir(" + d + ")");
+    if (mkdir(d.c_str(), 0755) == 0) {
+      if (chmod(d.c_str(), 0755) != 0) throw_errno("chmod(" + d + ")");
+    } else if (errno != EEXIST) {
+      throw_errno("mkdir(" + d + ")");
+    }
   }
-  const std::string path = hosts_file_path(ns), tmp = path + ".tmp";
+  const std::string path = hosts_file_path(ns), tmp = hosts_temp_path(ns);
   {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out.flush()) throw_errno("write(" + tmp + ")");
+    FileDescriptor out(
+        open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
+    if (out.get() < 0) throw_errno("open(" + tmp + ")");
+    if (fchmod(out.get(), 0644) != 0) throw_errno("fchmod(" + tmp + ")");
+    crash_point("identity:hosts.tmp created");
+    for (size_t done = 0; done < text.size();) {
+      const ssize_t n = write(out.get(), text.data() + done, text.size() - done);
+      if (n < 0) throw_errno("write(" + tmp + ")");
+      done += static_cast<size_t>(n);
+    }
   }
+  crash_point("identity:hosts.tmp written");
   if (rename(tmp.c_str(), path.c_str()) != 0) throw_errno("rename(" + tmp + ")");
 }
 
 void remove_hosts_file(const std::string& ns) {
-  const std::string path = hosts_file_path(ns);
-  if (unlink(path.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + path + ")");
-  const std::string dir = std::string(kEtcNetns) + "/" + ns;
+  // The temporary too: a controller killed between writing and renaming it left it here,
+  // and the directory would not go while it is in it.
+  for (const std::string& file : {hosts_file_path(ns), hosts_temp_path(ns)}) {
+    if (unlink(file.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + file + ")");
+  }
+  const std::string dir = hosts_dir(ns);
   if (rmdir(dir.c_str()) != 0 && errno != ENOENT) throw_errno("rmdir(" + dir + ")");
   // Left empty, /etc/netns says nothing; anything another tool keeps there stays
   // (rmdir fails on a directory that is not empty).

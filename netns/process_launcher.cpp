@@ -27,12 +27,14 @@ struct EnterNamespace {
   int uts_fd;
   const char* hosts_file;  // nullptr: none
   int parent_death_signal;
+  int cwd_fd;
   template <typename Launcher>
   bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
     const auto failed = [] { return bp::error_code{errno, bp::system_category()}; };
     if (parent_death_signal != 0 && prctl(PR_SET_PDEATHSIG, parent_death_signal) != 0)
       return failed();
     if (new_session && setsid() < 0) return failed();
+    if (cwd_fd >= 0 && fchdir(cwd_fd) != 0) return failed();
     if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) return failed();
     if (uts_fd >= 0 && setns(uts_fd, CLONE_NEWUTS) != 0) return failed();
     if (hosts_file != nullptr) {
@@ -92,9 +94,12 @@ pid_t launch(const LaunchSpec& spec) {
   boost::asio::io_context context;
   bp::error_code ec;
   const auto fd = [](int given, int inherited) { return given >= 0 ? given : inherited; };
-  EnterNamespace enter{spec.ns_fd, spec.new_session, spec.uts_fd,
+  EnterNamespace enter{spec.ns_fd,
+                       spec.new_session,
+                       spec.uts_fd,
                        spec.hosts_file.empty() ? nullptr : spec.hosts_file.c_str(),
-                       spec.parent_death_signal};
+                       spec.parent_death_signal,
+                       spec.cwd_fd};
   bp::process_stdio stdio{fd(spec.stdin_fd, STDIN_FILENO), fd(spec.stdout_fd, STDOUT_FILENO),
                           fd(spec.stderr_fd, STDERR_FILENO)};
   std::vector<const char*> env;

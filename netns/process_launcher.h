@@ -28,6 +28,8 @@ struct LaunchSpec {
   // A signal the child gets when the thread that started it dies (PR_SET_PDEATHSIG; 0:
   // none), so a controller killed outright does not leave a user's job running.
   int parent_death_signal = 0;
+  // A directory (open descriptor) to run in; -1: the caller's working directory.
+  int cwd_fd = -1;
   // Replaces the environment when set: "NAME=value" entries.
   std::optional<std::vector<std::string>> env;
 };

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "k8s_manifests.h"
 #include "port_number.h"
+#include "private_files.h"
 
 namespace testbed::cli {
 namespace {
@@ -54,22 +55,12 @@ int run_export(const Argv& argv) {
     std::cerr << plan->source_file << ": " << e.what() << "\n";
     return kExitInvalid;
   }
-  const std::filesystem::path dir = *args.option("out");
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << "export: cannot create " << dir.string() << ": " << ec.message() << "\n";
-    return kExitFailure;
-  }
+  // A new directory, or one only this user can write (private_files.h): the export runs
+  // as root on a cluster's node as often as not.
+  const OutputDir dir = OutputDir::open(*args.option("out"));
   for (const auto& m : manifests) {
-    const auto path = dir / m.file;
-    std::ofstream out(path);
-    out << m.text;
-    if (!out.flush()) {
-      std::cerr << "export: cannot write " << path.string() << "\n";
-      return kExitFailure;
-    }
-    std::cout << path.string() << "\n";
+    dir.write(m.file, m.text);
+    std::cout << dir.shown(m.file) << "\n";
   }
   return kExitOk;
 }

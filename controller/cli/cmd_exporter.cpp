@@ -1,11 +1,13 @@
 // testbed _exporter LAB --port P [--all-addresses]: the lab's Prometheus exporter, started
 // by `up` in the host's namespace and ended by `down`. It serves /metrics on 127.0.0.1:P
-// (0.0.0.0:P with --all-addresses: a pod's exporter, for the cluster's Prometheus), so
+// (P 0: a port the kernel picks, written to DIR/exporter.ready with the /ready page's
+// nonce; 0.0.0.0:P with --all-addresses: a pod's exporter, for the cluster's Prometheus), so
 // scraping never touches the shaped links; samples the links once a second while the lab is
 // watched (also appending them to link_samples.csv for `testbed report`); and applies the
 // events `testbed train` sends to DIR/metrics.sock. Not for people to call; it is listed
 // nowhere.
 #include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -26,6 +29,8 @@
 #include "link_control.h"
 #include "link_metrics.h"
 #include "metrics_sink.h"
+#include "private_ipc.h"
+#include "prometheus_server.h"
 #include "train_metrics.h"
 
 namespace testbed::cli {
@@ -68,15 +73,31 @@ int run_exporter(const Argv& argv) {
                               args.option("port").value_or("0"));
   exposer.RegisterCollectable(registry);
   exposer.RegisterCollectable(links);
-  // An empty page that answers once the server listens: `up` waits on it, as a read of
-  // /metrics would count as someone watching.
+  // A page that answers once the server listens, with a nonce: `up` reads the port the
+  // kernel gave (--port 0) and the nonce from exporter.ready, which only root can write, and
+  // checks the page at that port shows it, so no other process can pose as this exporter.
+  // Not /metrics: a read of it counts as someone watching.
   auto ready = std::make_shared<prometheus::Registry>();
+  const std::string nonce = random_hex128();
+  prometheus::BuildGauge()
+      .Name("testbed_exporter_ready")
+      .Help("1 once the exporter serves; its nonce proves it is the lab's")
+      .Register(*ready)
+      .Add({{"lab", lab}, {"nonce", nonce}})
+      .Set(1);
   exposer.RegisterCollectable(ready, "/ready");
+  const auto ports = exposer.GetListeningPorts();
+  if (ports.empty()) throw std::runtime_error("the exporter's HTTP server listens on no port");
+  {
+    const std::string tmp = dir + "/exporter.ready.tmp";
+    std::ofstream(tmp) << nlohmann::json{{"port", ports.front()}, {"nonce", nonce}}.dump() << "\n";
+    std::filesystem::rename(tmp, dir + "/exporter.ready");
+  }
 
   zmq::context_t context;
   zmq::socket_t events(context, zmq::socket_type::pull);
   events.set(zmq::sockopt::linger, 0);
-  events.bind("ipc://" + metrics_socket(dir));
+  bind_private_ipc(events, metrics_socket(dir));
 
   LibnlKernel kernel;
   TimelineTail timeline(dir + "/timeline.csv");

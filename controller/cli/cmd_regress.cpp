@@ -98,14 +98,15 @@ int run_regress(const Argv& argv) {
   if (lacks_privileges("regress")) return kExitFailure;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
 
-  const std::string out = args.option("out").value_or(default_results_dir("regress"));
+  const OutputDir out =
+      OutputDir::open(args.option("out").value_or(default_results_dir("regress")));
   std::vector<JunitCase> cases;
   TextTable table({"SCENARIO", "RESULT", "SECONDS", "WHAT FAILED"});
   nlohmann::json saved = nlohmann::json::object();
   bool all_passed = true;
   for (const auto& s : scenarios) {
     if (g_stop) break;
-    const ScenarioResult r = run_scenario(s, out + "/" + s.name, g_stop);
+    const ScenarioResult r = run_scenario(s, out.subdir(s.name), g_stop);
     print_scenario_summary(s, r, std::cout);
     std::string failed;
     for (const auto& v : r.verdicts) {

@@ -12,7 +12,6 @@
 #include "args.h"
 #include "commands.h"
 #include "lab_state.h"
-#include "netns_exec.h"
 #include "report.h"
 
 namespace testbed::cli {
@@ -57,20 +56,23 @@ int run_report(const Argv& argv) {
     std::cerr << "testbed report: " << dir << " has no runs/*.json and no link_samples.csv\n";
     return kExitInvalid;
   }
-  const std::string out = fs::absolute(args.option("out").value_or(
-                                           "testbed-report-" + fs::path(dir).filename().string()))
-                              .string();
-  fs::create_directories(out);
-  const ReportFiles files = build_report(in, out);
-  for (const auto& [name, contents] : files.files) std::ofstream(out + "/" + name) << contents;
-  const CommandResult r = run_in_netns("", {"gnuplot", out + "/" + files.script});
-  if (r.status != 0) {
-    std::cerr << "testbed report: gnuplot failed (" << r.status
-              << (r.status == 127 ? ": not installed; apt-get install gnuplot-nox" : "") << "):\n"
-              << r.output;
+  const std::string out_path =
+      fs::absolute(
+          args.option("out").value_or("testbed-report-" + fs::path(dir).filename().string()))
+          .lexically_normal()
+          .string();
+  // New, or root's and writable by no one else: refused otherwise, before anything is
+  // written (private_files.h).
+  const OutputDir out = OutputDir::open(out_path);
+  const RenderedReport r = render_report(in, out);
+  if (r.gnuplot_status != 0) {
+    std::cerr << "testbed report: gnuplot failed (" << r.gnuplot_status
+              << (r.gnuplot_status == 127 ? ": not installed; apt-get install gnuplot-nox" : "")
+              << "):\n"
+              << r.gnuplot_output;
     return kExitFailure;
   }
-  for (const auto& png : files.pngs) std::cout << out << "/" << png << "\n";
+  for (const auto& png : r.files.pngs) std::cout << out.shown(png) << "\n";
   return kExitOk;
 }
 

@@ -40,7 +40,7 @@ int run_run(const Argv& argv) {
   if (lacks_privileges("run")) return kExitFailure;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   const std::string out = args.option("out").value_or(default_results_dir(s.name));
-  const ScenarioResult r = run_scenario(s, out, g_stop);
+  const ScenarioResult r = run_scenario(s, OutputDir::open(out), g_stop);
   print_scenario_summary(s, r, std::cout);
   if (r.interrupted) {
     std::cerr << "testbed run: interrupted; the lab is down, partial results in " << out << "\n";

@@ -18,6 +18,7 @@
 #include "args.h"
 #include "capabilities.h"
 #include "commands.h"
+#include "crash_point.h"
 #include "lab_processes.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
@@ -226,6 +227,7 @@ int run_up(const Argv& argv) {
   hooks.before_step = [&](size_t index, const Step& step) {
     if (static_cast<long>(index) + 1 == stop_at) raise(SIGSTOP);
     if (static_cast<long>(index) + 1 == fail_at) throw std::runtime_error("injected failure");
+    crash_point("up:plan step");
     if (acts_only_in(step, state.adopted)) {
       state.adopted_steps.push_back(index);
       store.save(state);
@@ -240,6 +242,7 @@ int run_up(const Argv& argv) {
       phases.emplace_back(op + " x" + std::to_string(t.steps), t.seconds);
     phase("kernel changes (all)");
     try {
+      crash_point("up:kernel changes made");
       create_identities(*plan, *whole, store, state);
       phase("hostnames and hosts files");
       start_processes(*plan, store, state);
@@ -253,6 +256,7 @@ int run_up(const Argv& argv) {
       if (!report.errors.empty()) throw ApplyError(e.what(), report.errors);
       throw ApplyError(e.what(), {});
     }
+    crash_point("up:all started, phase not yet up");
     state.phase = "up";
     store.save(state);
     const double seconds =

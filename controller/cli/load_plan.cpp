@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 
@@ -36,7 +37,14 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
   }
   try {
     Topology topo = parse_profile_file(path);
-    if (options.backend) topo.backend = *options.backend;
+    // --backend first, then TESTBED_BACKEND (one setting for every lab a script or a test
+    // suite brings up: the kernel tests run the same suite once per backend), then the
+    // profile's own `backend:`.
+    if (options.backend) {
+      topo.backend = *options.backend;
+    } else if (const char* env = std::getenv("TESTBED_BACKEND"); env && *env) {
+      topo.backend = parse_backend_option(env);
+    }
     // Only `auto` needs to know what the kernel has.
     const bool netem = topo.backend == ImpairmentBackend::kAuto && detect_netem().available;
     Plan plan = make_plan(topo, netem);

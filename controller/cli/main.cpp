@@ -1,10 +1,13 @@
 // testbed: build emulated WANs of network namespaces and shaped links.
+#include <sys/stat.h>
+
 #include <iostream>
 #include <map>
 #include <system_error>
 
 #include "args.h"
 #include "commands.h"
+#include "crash_point.h"
 #include "kernel.h"
 #include "train_args.h"
 
@@ -136,6 +139,11 @@ bool wants_help(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Everything the testbed creates, and everything it starts creates, is root's alone
+  // unless it says otherwise (the nodes' hosts files, /run/netns): it runs as root, and
+  // other users of the machine must not read or steer a lab.
+  umask(077);
+  testbed::enable_crash_points();  // inert unless a crash test asks (netns/crash_point.h)
   if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h" ||
       std::string(argv[1]) == "help") {
     usage(argc < 2 ? std::cerr : std::cout);

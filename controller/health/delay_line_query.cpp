@@ -18,7 +18,10 @@ namespace testbed {
 std::optional<std::vector<DelayLineQueueStats>> query_delay_line(const std::string& lab_dir,
                                                                  const std::string& node,
                                                                  int timeout_ms) {
-  const std::string file = lab_dir + "/health-" + node + "-" + std::to_string(getpid()) + ".stats";
+  // The delay line writes it beside its control socket, in the lab's directory: the request
+  // names the file only, never a directory (delay_line_main.cpp).
+  const std::string name = "health-" + node + "-" + std::to_string(getpid()) + ".stats";
+  const std::string file = lab_dir + "/" + name;
   std::filesystem::remove(file);
   const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return std::nullopt;
@@ -26,7 +29,7 @@ std::optional<std::vector<DelayLineQueueStats>> query_delay_line(const std::stri
   addr.sun_family = AF_UNIX;
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s",
                 delay_line_socket(lab_dir, node).c_str());
-  const std::string message = "stats " + file;
+  const std::string message = "stats " + name;
   const bool sent =
       sendto(fd, message.data(), message.size(), 0, reinterpret_cast<const sockaddr*>(&addr),
              sizeof addr) == static_cast<ssize_t>(message.size());

@@ -1,5 +1,8 @@
 #include "lab_state.h"
 
+#include "crash_point.h"
+#include "private_files.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -146,8 +149,17 @@ bool LabStore::has_state(const std::string& lab) const {
   return fs::exists(state_path(lab));
 }
 
+void LabStore::make_dirs(const std::string& lab) const {
+  // The root and each lab's directory are root's alone (0700): they hold the lab's control
+  // sockets and files that root's processes read and write (private_files.h).
+  const fs::path parent = fs::path(root_).parent_path();
+  if (!parent.empty() && !fs::exists(parent)) fs::create_directories(parent);
+  make_private_dir(root_);
+  make_private_dir(dir(lab));
+}
+
 std::optional<LabLock> LabStore::lock(const std::string& lab, bool wait) const {
-  fs::create_directories(dir(lab));
+  make_dirs(lab);
   const std::string path = dir(lab) + "/lock";
   const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) throw_errno("open(" + path + ")");
@@ -195,12 +207,12 @@ void write_plan(const std::string& path, const nlohmann::json& plan) {
 }  // namespace
 
 void LabStore::save_plan(const std::string& lab, const nlohmann::json& plan) const {
-  fs::create_directories(dir(lab));
+  make_dirs(lab);
   write_plan(plan_path(lab), plan);
 }
 
 void LabStore::save_whole_plan(const std::string& lab, const nlohmann::json& plan) const {
-  fs::create_directories(dir(lab));
+  make_dirs(lab);
   write_plan(whole_plan_path(lab), plan);
 }
 
@@ -214,13 +226,14 @@ nlohmann::json LabStore::load_whole_plan(const LabState& state) const {
 }
 
 void LabStore::save(const LabState& state) const {
-  fs::create_directories(dir(state.lab));
+  make_dirs(state.lab);
   const std::string tmp = state_path(state.lab) + ".tmp";
   {
     std::ofstream out(tmp, std::ios::trunc);
     out << state_to_json(state).dump(1) << "\n";
     if (!out) throw std::runtime_error("cannot write " + tmp);
   }
+  crash_point("state:state.json.tmp written");
   fs::rename(tmp, state_path(state.lab));
   // Folded in now; a crash before this line leaves entries that replay finds already there.
   std::error_code ignored;
@@ -229,7 +242,7 @@ void LabStore::save(const LabState& state) const {
 
 void LabStore::append(const std::string& lab, const nlohmann::json& entry) const {
   const std::string path = journal_path(lab);
-  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  const int fd = open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw_errno("open(" + path + ")");
   FileDescriptor owned(fd);
   // One write per entry: appends of whole lines, which a reader never sees half of unless
@@ -237,6 +250,7 @@ void LabStore::append(const std::string& lab, const nlohmann::json& entry) const
   const std::string line = entry.dump() + "\n";
   if (write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size()))
     throw_errno("write(" + path + ")");
+  crash_point("state:journal entry appended");
 }
 
 void LabStore::record_namespace(const std::string& lab, const NamespaceRecord& ns) const {

@@ -124,6 +124,7 @@ class LabStore {
 
  private:
   void append(const std::string& lab, const nlohmann::json& entry) const;
+  void make_dirs(const std::string& lab) const;
 
   std::string root_;
 };

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "crash_point.h"
 #include "netns_exec.h"
 #include "node_identity.h"
 
@@ -114,6 +115,7 @@ int end_processes(const LabState& state) {
     // keeps the leader's id while any member lives, and no other process can take it.
     if (p->group) kill(-p->pid, SIGKILL);
     ++ended;
+    crash_point("teardown:process ended");
   }
   return ended;
 }
@@ -161,6 +163,7 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
       } else {
         delete_uts_namespace(id.ns);
       }
+      crash_point("teardown:UTS namespace deleted");
       remove_hosts_file(id.ns);
     } catch (const std::exception& e) {
       report.errors.push_back(e.what());
@@ -177,6 +180,7 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
     try {
       kernel.delete_namespace(ns.name);
       ++report.namespaces_deleted;
+      crash_point("teardown:namespace deleted");
     } catch (const std::exception& e) {
       report.errors.push_back(e.what());
     }
@@ -222,10 +226,10 @@ int end_orphans(LabState& state) {
 int spawn_recorded(const LabStore& store, LabState& state, const std::string& ns,
                    const std::vector<std::string>& argv, const std::string& log_path,
                    const std::string& node) {
-  const pid_t pid = spawn_in_netns(ns, argv, log_path);
-  state.processes.push_back({pid, process_start_time(pid), node, argv});
-  store.record_process(state.lab, state.processes.back());
-  return pid;
+  return spawn_in_netns(ns, argv, log_path, [&](pid_t pid) {
+    state.processes.push_back({pid, process_start_time(pid), node, argv});
+    store.record_process(state.lab, state.processes.back());
+  });
 }
 
 }  // namespace testbed

@@ -12,6 +12,7 @@
 #include <ostream>
 #include <system_error>
 
+#include "crash_point.h"
 #include "job_metrics.h"
 #include "named_netns.h"
 #include "node_identity.h"
@@ -171,6 +172,8 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       throw;
     }
     r.running = true;
+    // Killed here, the rank is unrecorded: PR_SET_PDEATHSIG ends it with this process.
+    crash_point("launch:rank started, not recorded");
     on_start_(*r.plan, r.outcome.pid);
   }
 

@@ -1,9 +1,12 @@
 #include "report.h"
 
+#include "netns_exec.h"
+
 #include <cmath>
 #include <iomanip>
 #include <map>
 #include <sstream>
+#include <system_error>
 
 namespace testbed {
 namespace {
@@ -168,6 +171,26 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     gp << "unset multiplot\n";
   }
   r.files.emplace_back(r.script, gp.str());
+  return r;
+}
+
+RenderedReport render_report(const ReportInput& in, const OutputDir& out) {
+  RenderedReport r;
+  // Paths in the script are relative ("./x.png"): gnuplot runs inside `out`.
+  r.files = build_report(in, ".");
+  for (const auto& [name, contents] : r.files.files) out.write(name, contents);
+  if (r.files.pngs.empty()) return r;
+  std::string script;
+  for (const auto& [name, contents] : r.files.files)
+    if (name == r.files.script) script = contents;
+  try {
+    const CommandResult g = run_in_netns("", {"gnuplot"}, script, out.fd());
+    r.gnuplot_status = g.status;
+    r.gnuplot_output = g.output;
+  } catch (const std::system_error& e) {  // not installed: said as a shell would
+    r.gnuplot_status = 127;
+    r.gnuplot_output = e.what();
+  }
   return r;
 }
 

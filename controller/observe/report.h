@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "private_files.h"
+
 namespace testbed {
 
 struct ReportInput {
@@ -31,5 +33,16 @@ struct LinkSeries {
 std::vector<LinkSeries> link_series(const std::string& csv);
 
 ReportFiles build_report(const ReportInput& in, const std::string& out_dir);
+
+// The report drawn into `out`: its data files written there (private_files.h), then gnuplot
+// run in that directory with the script on its standard input, so it reads and writes
+// only what is in the directory that was checked. The script is kept beside the plots, for
+// people to change and run again. Returns gnuplot's status and output.
+struct RenderedReport {
+  ReportFiles files;
+  int gnuplot_status = 0;  // 127: gnuplot is not installed
+  std::string gnuplot_output;
+};
+RenderedReport render_report(const ReportInput& in, const OutputDir& out);
 
 }  // namespace testbed

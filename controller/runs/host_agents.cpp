@@ -112,8 +112,13 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                                             std::to_string(i),
                                             "--control-netns",
                                             host_netns};
-      const pid_t pid = spawn_in_netns(n["namespace"], cmd, dir + "/agent-" + name + ".log");
-      state.processes.push_back(owned_by_me({pid, process_start_time(pid), name, cmd}));
+      // Recorded (owned by this command, so `clean` ends it if we die) before it runs.
+      const pid_t pid =
+          spawn_in_netns(n["namespace"], cmd, dir + "/agent-" + name + ".log", [&](pid_t started) {
+            state.processes.push_back(
+                owned_by_me({started, process_start_time(started), name, cmd}));
+            store.record_process(lab, state.processes.back());
+          });
       agents.push_back({i, name, pid});
     }
     store.save(state);

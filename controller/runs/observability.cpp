@@ -5,7 +5,9 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <thread>
 
 #include "child_process.h"
 #include "port_number.h"
@@ -32,13 +34,74 @@ pid_t start(const LabStore& store, LabState& state, const std::vector<std::strin
   return spawn_recorded(store, state, "", argv, store.dir(state.lab) + "/" + log);
 }
 
-void wait_ready(pid_t pid, int port, const std::string& path, const std::string& what,
-                const std::string& log) {
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Polls `ready` (every 50 ms) until it gives a value; throws when the process ended or
+// kStartTimeout passed first, pointing at its log.
+template <typename Ready>
+auto wait_for(pid_t pid, const std::string& what, const std::string& log, Ready ready) {
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
-  while (!http_ok(port, path, std::chrono::milliseconds(200))) {
+  for (;;) {
+    if (auto value = ready()) return *value;
     if (process_start_time(pid) == 0 || std::chrono::steady_clock::now() > deadline)
       throw std::runtime_error(what + " did not start; see " + log);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+}
+
+// The server at `port` is the one we started when `page` shows `nonce`, which only it (and
+// root) could know; anything else there (another user's process that took the port) is
+// refused by name, and `up` rolls back.
+void prove_ours(int port, const std::string& page, const std::string& nonce,
+                const std::string& what) {
+  const auto body = http_get(port, page);
+  if (!body || body->find(nonce) == std::string::npos) {
+    throw std::runtime_error("the server on 127.0.0.1:" + std::to_string(port) + " is not " + what +
+                             " this lab started (" + page +
+                             " lacks its nonce); another process holds the port");
+  }
+}
+
+// The exporter binds its port itself and writes it, with its nonce, to exporter.ready in
+// the lab's directory (cmd_exporter.cpp): only root can write there.
+int start_exporter(const LabStore& store, LabState& state, const ObservabilityOptions& options) {
+  const std::string dir = store.dir(state.lab);
+  std::vector<std::string> exporter = {program_path("testbed"), "_exporter", state.lab, "--port",
+                                       std::to_string(options.metrics_port)};
+  // Readiness is still asked through loopback, which 0.0.0.0 includes.
+  if (options.metrics_on_all_addresses) exporter.push_back("--all-addresses");
+  const pid_t pid = start(store, state, exporter, "exporter.log");
+  const std::string log = dir + "/exporter.log";
+  const auto ready = wait_for(pid, "the exporter", log, [&]() -> std::optional<nlohmann::json> {
+    auto j = nlohmann::json::parse(read_text(dir + "/exporter.ready"), nullptr, false);
+    if (!j.is_object() || !j.contains("port") || !j.contains("nonce")) return std::nullopt;
+    return j;
+  });
+  const int port = ready["port"].get<int>();
+  // Its readiness page, not /metrics: a read of /metrics counts as someone watching, and
+  // the links are sampled for a minute after it (cmd_exporter.cpp).
+  prove_ours(port, "/ready", ready["nonce"].get<std::string>(), "the exporter");
+  return port;
+}
+
+// Prometheus binds 127.0.0.1:0 and logs the port it got; its configuration carries a nonce.
+int start_prometheus(const LabStore& store, LabState& state, const std::string& binary,
+                     int exporter_port) {
+  const std::string dir = store.dir(state.lab), log = dir + "/prometheus.log";
+  const std::string nonce = random_hex128();
+  std::ofstream(dir + "/prometheus.yml") << prometheus_config(state.lab, exporter_port, nonce);
+  const pid_t pid = start(store, state, prometheus_argv(binary, dir), "prometheus.log");
+  const int port =
+      wait_for(pid, "prometheus", log, [&] { return prometheus_listening_port(read_text(log)); });
+  wait_for(pid, "prometheus", log, [&]() -> std::optional<bool> {
+    if (http_ok(port, "/-/ready", std::chrono::milliseconds(200))) return true;
+    return std::nullopt;
+  });
+  prove_ours(port, "/api/v1/status/config", nonce, "the Prometheus");
+  return port;
 }
 
 std::optional<std::string> find_grafana() {
@@ -87,15 +150,7 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
                                              const ObservabilityOptions& options) {
   std::vector<std::string> lines;
   const std::string dir = store.dir(state.lab);
-  const int exporter_port = options.metrics_port ? options.metrics_port : free_loopback_port();
-  std::vector<std::string> exporter = {program_path("testbed"), "_exporter", state.lab, "--port",
-                                       std::to_string(exporter_port)};
-  // Readiness is still asked through loopback, which 0.0.0.0 includes.
-  if (options.metrics_on_all_addresses) exporter.push_back("--all-addresses");
-  const pid_t exporter_pid = start(store, state, exporter, "exporter.log");
-  // Its readiness page, not /metrics: a read of /metrics counts as someone watching, and
-  // the links are sampled for a minute after it (cmd_exporter.cpp).
-  wait_ready(exporter_pid, exporter_port, "/ready", "the exporter", dir + "/exporter.log");
+  const int exporter_port = start_exporter(store, state, options);
   state.urls["exporter"] = url(exporter_port) + "/metrics";
 
   if (options.prometheus == PrometheusMode::kExisting) {
@@ -104,11 +159,7 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
                     prometheus_scrape_job(state.lab, exporter_port));
   } else if (options.prometheus == PrometheusMode::kOn) {
     if (const auto binary = find_prometheus()) {
-      std::ofstream(dir + "/prometheus.yml") << prometheus_config(state.lab, exporter_port);
-      const int port = free_loopback_port();
-      const pid_t pid = start(store, state, prometheus_argv(*binary, dir, port), "prometheus.log");
-      wait_ready(pid, port, "/-/ready", "prometheus", dir + "/prometheus.log");
-      state.urls["prometheus"] = url(port);
+      state.urls["prometheus"] = url(start_prometheus(store, state, *binary, exporter_port));
     } else {
       lines.push_back("prometheus is not installed (apt-get install prometheus); metrics are at " +
                       state.urls["exporter"]);
@@ -122,15 +173,23 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
       const int port = free_loopback_port();
       write_grafana_provisioning(dir + "/grafana/provisioning", state.urls["prometheus"],
                                  dashboards);
-      const std::vector<std::string> argv = {
-          *grafana,
-          "--homepath=/usr/share/grafana",
-          "cfg:default.paths.provisioning=" + dir + "/grafana/provisioning",
-          "cfg:default.paths.data=" + dir + "/grafana/data",
-          "cfg:default.server.http_addr=127.0.0.1",
-          "cfg:default.server.http_port=" + std::to_string(port)};
+      // Not admin/admin: a random password, in a file only root can read, and in a
+      // configuration file rather than on the command line (which every user can read).
+      const std::string password = random_hex128();
+      std::ofstream(dir + "/grafana/admin-password") << password << "\n";
+      std::ofstream(dir + "/grafana/grafana.ini")
+          << "[server]\nhttp_addr = 127.0.0.1\nhttp_port = " << port
+          << "\n[security]\nadmin_user = admin\nadmin_password = " << password
+          << "\n[paths]\nprovisioning = " << dir << "/grafana/provisioning\ndata = " << dir
+          << "/grafana/data\n";
+      const std::vector<std::string> argv = {*grafana, "--homepath=/usr/share/grafana",
+                                             "--config=" + dir + "/grafana/grafana.ini"};
       const pid_t pid = start(store, state, argv, "grafana.log");
-      wait_ready(pid, port, "/api/health", "grafana-server", dir + "/grafana.log");
+      wait_for(pid, "grafana-server", dir + "/grafana.log", [&]() -> std::optional<bool> {
+        if (http_ok(port, "/api/health", std::chrono::milliseconds(200))) return true;
+        return std::nullopt;
+      });
+      lines.push_back("grafana: user admin, password in " + dir + "/grafana/admin-password");
       state.urls["grafana"] = url(port);
     } else {
       lines.push_back(

@@ -95,25 +95,24 @@ bool ScenarioResult::passed() const {
   return true;
 }
 
-ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
-                            const std::atomic<int>& stop) {
+ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::atomic<int>& stop) {
   ScenarioResult result;
   result.name = s.name;
-  result.out_dir = out_dir;
+  result.out_dir = out.path();
   const auto started = Clock::now();
-  fs::create_directories(out_dir + "/runs");
+  out.make_dir("runs");
   const std::string lab = lab_name(s.name);
   const std::string topology_text =
       s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
-  const std::string topology = out_dir + "/topology.yaml";
-  std::ofstream(topology) << derive_topology(s, topology_text, lab);
-  std::ofstream(out_dir + "/scenario.yaml") << read_file(s.file);
+  // The children (`testbed up`) read it through our descriptor of the checked directory.
+  out.write("topology.yaml", derive_topology(s, topology_text, lab));
+  const std::string topology = out.for_child("topology.yaml");
+  out.write("scenario.yaml", read_file(s.file));
 
   const std::string testbed = program_path("testbed");
-  std::ofstream iterations_csv(out_dir + "/iterations.csv");
-  iterations_csv << "strategy,repetition,iteration,seconds\n";
-  std::ofstream links_csv(out_dir + "/links.csv");
-  links_csv << "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n";
+  out.write("iterations.csv", "strategy,repetition,iteration,seconds\n");
+  out.write("links.csv",
+            "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n");
   nlohmann::json runs = nlohmann::json::array();
   std::vector<nlohmann::json> summaries;
   std::string first_link_samples;
@@ -153,7 +152,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         {"strategies", strategies},
         {"verdicts", verdicts},
         {"runs", runs}};
-    std::ofstream(out_dir + "/results.json") << j.dump(1) << "\n";
+    out.write("results.json", j.dump(1) + "\n");
   };
 
   for (int rep = 1; rep <= s.repetitions && !stop; ++rep) {
@@ -168,9 +167,9 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       std::string profile = topology;
       if (!s.seeds.empty()) {
         seed = s.seeds[static_cast<size_t>(rep - 1)];
-        profile = out_dir + "/topology-seed" + std::to_string(*seed) + ".yaml";
-        if (!fs::exists(profile))
-          std::ofstream(profile) << derive_topology(s, topology_text, lab, seed);
+        const std::string name = "topology-seed" + std::to_string(*seed) + ".yaml";
+        out.write(name, derive_topology(s, topology_text, lab, seed));
+        profile = out.for_child(name);
       }
       const auto up = run_child(
           {testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"},
@@ -228,13 +227,14 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
       const std::string samples = read_file(lab_dir + "/link_samples.csv");
       if (first_link_samples.empty()) first_link_samples = samples;
       std::istringstream sample_lines(samples);
+      std::string link_rows;
       for (std::string line; std::getline(sample_lines, line);) {
         if (!line.empty() && line.rfind("unix_s", 0) != 0)
-          links_csv << strategy << "," << rep << "," << line << "\n";
+          link_rows += strategy + "," + std::to_string(rep) + "," + line + "\n";
       }
+      out.append("links.csv", link_rows);
       if (fs::exists(lab_dir + "/timeline.csv"))
-        fs::copy_file(lab_dir + "/timeline.csv", out_dir + "/runs/" + tag + "-timeline.csv",
-                      fs::copy_options::overwrite_existing);
+        out.write("runs/" + tag + "-timeline.csv", read_file(lab_dir + "/timeline.csv"));
       run_child(
           {testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
 
@@ -247,16 +247,16 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
         run["summary"] = summary;
         if (const std::string warning = health_warning(summary); !warning.empty())
           std::cout << "[" << s.name << "] " << strategy << ": " << warning << "\n" << std::flush;
-        std::ofstream(out_dir + "/runs/" + tag + ".json") << summary.dump(1) << "\n";
+        out.write("runs/" + tag + ".json", summary.dump(1) + "\n");
         summaries.push_back(summary);
         by_strategy[strategy].push_back(summary);
         const auto times = summary["iteration_s"].get<std::vector<double>>();
+        std::ostringstream rows;
         for (size_t i = 0; i < times.size(); ++i)
-          iterations_csv << strategy << "," << rep << "," << i + 1 << "," << times[i] << "\n";
+          rows << strategy << "," << rep << "," << i + 1 << "," << times[i] << "\n";
+        out.append("iterations.csv", rows.str());
       }
       runs.push_back(run);
-      iterations_csv.flush();
-      links_csv.flush();
       write_results();
     }
   }
@@ -322,12 +322,7 @@ ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
 
   // Plots, as `testbed report` draws them.
   ReportInput report{summaries, first_link_samples};
-  const ReportFiles files = build_report(report, out_dir);
-  for (const auto& [name, contents] : files.files) std::ofstream(out_dir + "/" + name) << contents;
-  if (!files.pngs.empty())
-    run_child(
-        {"/usr/bin/gnuplot", out_dir + "/" + files.script}, [](const std::string&) {},
-        std::atomic<int>{0});
+  render_report(report, out);
   return result;
 }
 

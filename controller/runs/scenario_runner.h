@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "private_files.h"
 #include "scenario.h"
 
 namespace testbed {
@@ -25,8 +26,8 @@ struct ScenarioResult {
 };
 
 // `stop` holds a signal number once the user asked to stop (0 until then).
-ScenarioResult run_scenario(const Scenario& s, const std::string& out_dir,
-                            const std::atomic<int>& stop);
+// Every file goes into `out` through its descriptor (private_files.h).
+ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::atomic<int>& stop);
 
 }  // namespace testbed
 

@@ -181,9 +181,13 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       }
       const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
                                             "ipc://" + socket_path, "--node", std::to_string(n)};
-      const pid_t pid = spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log");
-      // Owned by this train: if it is killed outright, `clean` ends them.
-      state.processes.push_back(owned_by_me({pid, process_start_time(pid), names[n], cmd}));
+      // Owned by this train, and recorded before it runs: if the train is killed outright,
+      // `clean` ends them.
+      const pid_t pid =
+          spawn_in_netns(namespaces[n], cmd, dir + "/agent-" + names[n] + ".log", [&](pid_t p) {
+            state.processes.push_back(owned_by_me({p, process_start_time(p), names[n], cmd}));
+            store.record_process(lab, state.processes.back());
+          });
       pids.push_back(pid);
     }
     store.save(state);

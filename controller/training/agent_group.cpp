@@ -8,6 +8,7 @@
 #include <zmq_addon.hpp>
 
 #include "agent_reply.h"
+#include "private_ipc.h"
 #include "teardown.h"
 
 namespace testbed {
@@ -32,7 +33,7 @@ AgentGroup::AgentGroup(zmq::context_t& context, const std::string& socket_path,
     secret_ += hex;
   }
   router_.set(zmq::sockopt::linger, 0);
-  router_.bind("ipc://" + socket_path);
+  bind_private_ipc(router_, socket_path);
 }
 
 void AgentGroup::send(size_t node, const nlohmann::json& command) {

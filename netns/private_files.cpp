@@ -1,0 +1,145 @@
+#include "private_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+
+namespace testbed {
+namespace {
+
+std::runtime_error refused(const std::string& path, const std::string& why) {
+  return std::runtime_error("refusing " + path + ": " + why);
+}
+
+// Why the directory at `st` may not hold root's files, or "" when it may.
+std::string unsafe_dir(const struct stat& st) {
+  if (S_ISLNK(st.st_mode)) return "it is a symbolic link";
+  if (!S_ISDIR(st.st_mode)) return "it is not a directory";
+  if (st.st_uid != geteuid())
+    return "it is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+           std::to_string(geteuid()) + " (this user)";
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", st.st_mode & 0777);
+    return std::string("it is writable by group or others (mode ") + mode + ")";
+  }
+  return "";
+}
+
+void check_relative(const std::string& rel) {
+  if (rel.empty() || rel.front() == '/' || rel.find("..") != std::string::npos)
+    throw std::invalid_argument("not a name below an output directory: '" + rel + "'");
+}
+
+// A name no file in the directory has: the temporary a file is written to.
+std::string temp_name(const std::string& rel) {
+  static std::mt19937_64 rng{std::random_device{}()};
+  return rel + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(rng() % 1000000000);
+}
+
+}  // namespace
+
+void make_private_dir(const std::string& path) {
+  if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) throw_errno("mkdir(" + path + ")");
+  // Opened without following a link, then checked and tightened through the descriptor:
+  // what is checked is what is used.
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ELOOP || errno == ENOTDIR)
+      throw refused(path, "it is not a directory (a link or a file stands there)");
+    throw_errno("open(" + path + ")");
+  }
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0) throw_errno("fstat(" + path + ")");
+  if (st.st_uid != geteuid())
+    throw refused(path, "it is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
+                            std::to_string(geteuid()) + " (this user)");
+  if ((st.st_mode & 0777) != 0700 && fchmod(fd.get(), 0700) != 0)
+    throw_errno("fchmod(" + path + ", 0700)");
+}
+
+OutputDir OutputDir::open(const std::string& path) {
+  if (path.empty()) throw std::invalid_argument("an output directory needs a path");
+  // Missing parents are made too, each 0700 (the umask is 077 here, and mkdir is told so).
+  for (size_t slash = path.find('/', 1); slash != std::string::npos;
+       slash = path.find('/', slash + 1)) {
+    const std::string parent = path.substr(0, slash);
+    if (mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) throw_errno("mkdir(" + parent + ")");
+  }
+  const bool created = mkdir(path.c_str(), 0700) == 0;
+  if (!created && errno != EEXIST) throw_errno("mkdir(" + path + ")");
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) {
+    if (errno == ELOOP || errno == ENOTDIR)
+      throw refused(path, "it is not a directory (a link or a file stands there)");
+    throw_errno("open(" + path + ")");
+  }
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0) throw_errno("fstat(" + path + ")");
+  if (const std::string why = unsafe_dir(st); !why.empty()) {
+    throw refused(path, why + "; give a new directory, or one only root can write");
+  }
+  return OutputDir(path, std::move(fd));
+}
+
+std::string OutputDir::for_child(const std::string& rel) const {
+  check_relative(rel);
+  return "/proc/" + std::to_string(getpid()) + "/fd/" + std::to_string(fd_.get()) + "/" + rel;
+}
+
+void OutputDir::write(const std::string& rel, std::string_view text) const {
+  check_relative(rel);
+  const std::string tmp = temp_name(rel);
+  FileDescriptor out(
+      openat(fd_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (out.get() < 0) throw_errno("open(" + shown(tmp) + ")");
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
+    if (n < 0) {
+      unlinkat(fd_.get(), tmp.c_str(), 0);
+      throw_errno("write(" + shown(tmp) + ")");
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (renameat(fd_.get(), tmp.c_str(), fd_.get(), rel.c_str()) != 0) {
+    unlinkat(fd_.get(), tmp.c_str(), 0);
+    throw_errno("rename(" + shown(tmp) + ")");
+  }
+}
+
+void OutputDir::append(const std::string& rel, std::string_view text) const {
+  check_relative(rel);
+  FileDescriptor out(
+      openat(fd_.get(), rel.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (out.get() < 0) throw_errno("open(" + shown(rel) + ")");
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
+    if (n < 0) throw_errno("write(" + shown(rel) + ")");
+    done += static_cast<size_t>(n);
+  }
+}
+
+void OutputDir::make_dir(const std::string& rel) const {
+  check_relative(rel);
+  if (mkdirat(fd_.get(), rel.c_str(), 0700) != 0 && errno != EEXIST)
+    throw_errno("mkdir(" + shown(rel) + ")");
+  struct stat st {};
+  if (fstatat(fd_.get(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    throw_errno("stat(" + shown(rel) + ")");
+  if (!S_ISDIR(st.st_mode)) throw refused(shown(rel), "it is not a directory");
+}
+
+OutputDir OutputDir::subdir(const std::string& rel) const {
+  make_dir(rel);
+  FileDescriptor fd(
+      openat(fd_.get(), rel.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.get() < 0) throw_errno("open(" + shown(rel) + ")");
+  return OutputDir(shown(rel), std::move(fd));
+}
+
+}  // namespace testbed
