@@ -2,6 +2,7 @@
 
 #include "lab_state.h"
 
+#include "capabilities.h"
 #include "netns_exec.h"
 
 #include <signal.h>
@@ -45,6 +46,14 @@ std::vector<std::string> command(const std::vector<std::string>& args) {
 
 bool running_as_root() {
   return geteuid() == 0;
+}
+
+bool delay_line_backend() {
+  const char* env = std::getenv("TESTBED_BACKEND");
+  const std::string backend = env ? env : "";
+  if (backend == "delayline") return true;
+  if (backend == "netem") return false;
+  return !detect_netem().available;  // what `auto` does
 }
 
 Result run_testbed(const std::vector<std::string>& args,

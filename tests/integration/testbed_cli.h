@@ -19,6 +19,13 @@ struct Result {
 };
 
 bool running_as_root();
+// Whether labs brought up here get the userspace delay line (TESTBED_BACKEND, else what
+// `auto` picks on this kernel): tests of the delay line's own figures skip otherwise, as
+// they do under scripts/kernel-test.sh's netem run.
+bool delay_line_backend();
+#define REQUIRE_DELAY_LINE()                \
+  if (!::testbed::it::delay_line_backend()) \
+  GTEST_SKIP() << "tests the delay line; this run's backend is netem"
 // Integration tests build real namespaces: without root they skip, saying so.
 #define REQUIRE_ROOT() \
   if (!::testbed::it::running_as_root()) GTEST_SKIP() << "needs root: builds real namespaces"
