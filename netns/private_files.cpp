@@ -44,21 +44,38 @@ std::string temp_name(const std::string& rel) {
 
 }  // namespace
 
-void make_private_dir(const std::string& path) {
+namespace {
+
+// Makes `path` (mode 0700) unless it exists, then opens it without following a link and
+// reads its status through the descriptor: what is checked is what is then used.
+FileDescriptor open_dir(const std::string& path, struct stat& st) {
   if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) throw_errno("mkdir(" + path + ")");
-  // Opened without following a link, then checked and tightened through the descriptor:
-  // what is checked is what is used.
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
     if (errno == ELOOP || errno == ENOTDIR)
       throw refused(path, "it is not a directory (a link or a file stands there)");
     throw_errno("open(" + path + ")");
   }
-  struct stat st {};
   if (fstat(fd.get(), &st) != 0) throw_errno("fstat(" + path + ")");
-  if (st.st_uid != geteuid())
-    throw refused(path, "it is owned by uid " + std::to_string(st.st_uid) + ", not by uid " +
-                            std::to_string(geteuid()) + " (this user)");
+  return fd;
+}
+
+void write_all(int fd, std::string_view text, const std::string& what) {
+  for (size_t done = 0; done < text.size();) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0) throw_errno("write(" + what + ")");
+    done += static_cast<size_t>(n);
+  }
+}
+
+}  // namespace
+
+void make_private_dir(const std::string& path) {
+  struct stat st {};
+  const FileDescriptor fd = open_dir(path, st);
+  // Ours but too open (made by an older version, or by hand): tightened, not refused.
+  st.st_mode &= ~(S_IWGRP | S_IWOTH);
+  if (const std::string why = unsafe_dir(st); !why.empty()) throw refused(path, why);
   if ((st.st_mode & 0777) != 0700 && fchmod(fd.get(), 0700) != 0)
     throw_errno("fchmod(" + path + ", 0700)");
 }
@@ -71,19 +88,10 @@ OutputDir OutputDir::open(const std::string& path) {
     const std::string parent = path.substr(0, slash);
     if (mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST) throw_errno("mkdir(" + parent + ")");
   }
-  const bool created = mkdir(path.c_str(), 0700) == 0;
-  if (!created && errno != EEXIST) throw_errno("mkdir(" + path + ")");
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd.get() < 0) {
-    if (errno == ELOOP || errno == ENOTDIR)
-      throw refused(path, "it is not a directory (a link or a file stands there)");
-    throw_errno("open(" + path + ")");
-  }
   struct stat st {};
-  if (fstat(fd.get(), &st) != 0) throw_errno("fstat(" + path + ")");
-  if (const std::string why = unsafe_dir(st); !why.empty()) {
+  FileDescriptor fd = open_dir(path, st);
+  if (const std::string why = unsafe_dir(st); !why.empty())
     throw refused(path, why + "; give a new directory, or one only root can write");
-  }
   return OutputDir(path, std::move(fd));
 }
 
@@ -98,13 +106,11 @@ void OutputDir::write(const std::string& rel, std::string_view text) const {
   FileDescriptor out(
       openat(fd_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (out.get() < 0) throw_errno("open(" + shown(tmp) + ")");
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
-    if (n < 0) {
-      unlinkat(fd_.get(), tmp.c_str(), 0);
-      throw_errno("write(" + shown(tmp) + ")");
-    }
-    done += static_cast<size_t>(n);
+  try {
+    write_all(out.get(), text, shown(tmp));
+  } catch (...) {
+    unlinkat(fd_.get(), tmp.c_str(), 0);
+    throw;
   }
   if (renameat(fd_.get(), tmp.c_str(), fd_.get(), rel.c_str()) != 0) {
     unlinkat(fd_.get(), tmp.c_str(), 0);
@@ -117,11 +123,7 @@ void OutputDir::append(const std::string& rel, std::string_view text) const {
   FileDescriptor out(
       openat(fd_.get(), rel.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (out.get() < 0) throw_errno("open(" + shown(rel) + ")");
-  for (size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(out.get(), text.data() + done, text.size() - done);
-    if (n < 0) throw_errno("write(" + shown(rel) + ")");
-    done += static_cast<size_t>(n);
-  }
+  write_all(out.get(), text, shown(rel));
 }
 
 void OutputDir::make_dir(const std::string& rel) const {
