@@ -52,6 +52,15 @@ auto wait_for(pid_t pid, const std::string& what, const std::string& log, Ready 
   }
 }
 
+// Until the server answers 200 at `path` (it may still be opening its database).
+void wait_answering(pid_t pid, int port, const std::string& path, const std::string& what,
+                    const std::string& log) {
+  wait_for(pid, what, log, [&]() -> std::optional<bool> {
+    if (http_ok(port, path, std::chrono::milliseconds(200))) return true;
+    return std::nullopt;
+  });
+}
+
 // The server at `port` is the one we started when `page` shows `nonce`, which only it (and
 // root) could know; anything else there (another user's process that took the port) is
 // refused by name, and `up` rolls back.
@@ -96,10 +105,7 @@ int start_prometheus(const LabStore& store, LabState& state, const std::string& 
   const pid_t pid = start(store, state, prometheus_argv(binary, dir), "prometheus.log");
   const int port =
       wait_for(pid, "prometheus", log, [&] { return prometheus_listening_port(read_text(log)); });
-  wait_for(pid, "prometheus", log, [&]() -> std::optional<bool> {
-    if (http_ok(port, "/-/ready", std::chrono::milliseconds(200))) return true;
-    return std::nullopt;
-  });
+  wait_answering(pid, port, "/-/ready", "prometheus", log);
   prove_ours(port, "/api/v1/status/config", nonce, "the Prometheus");
   return port;
 }
@@ -185,10 +191,7 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
       const std::vector<std::string> argv = {*grafana, "--homepath=/usr/share/grafana",
                                              "--config=" + dir + "/grafana/grafana.ini"};
       const pid_t pid = start(store, state, argv, "grafana.log");
-      wait_for(pid, "grafana-server", dir + "/grafana.log", [&]() -> std::optional<bool> {
-        if (http_ok(port, "/api/health", std::chrono::milliseconds(200))) return true;
-        return std::nullopt;
-      });
+      wait_answering(pid, port, "/api/health", "grafana-server", dir + "/grafana.log");
       lines.push_back("grafana: user admin, password in " + dir + "/grafana/admin-password");
       state.urls["grafana"] = url(port);
     } else {
