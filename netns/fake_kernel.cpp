@@ -215,4 +215,29 @@ void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {
   link.shaping.reset();
 }
 
+std::optional<NetemParams> FakeKernel::ingress_netem(const std::string& ns,
+                                                     const std::string& ifb) {
+  if (!link_exists(ns, ifb)) return std::nullopt;
+  return namespaces_[ns].links[ifb].netem;
+}
+
+void FakeKernel::set_ingress_netem(const std::string& ns, const std::string& dev,
+                                   const IngressNetem& n) {
+  Link& rx = link_or_throw("set_ingress_netem", ns, dev);
+  mutate("set_ingress_netem");
+  Link& ifb = namespaces_[ns].links[n.ifb];  // created when missing, up, like the real one
+  ifb.up = true;
+  ifb.netem = n.netem;
+  rx.redirect = n.ifb;
+}
+
+void FakeKernel::remove_ingress_netem(const std::string& ns, const std::string& dev,
+                                      const std::string& ifb) {
+  ns_or_throw("remove_ingress_netem", ns);
+  mutate("remove_ingress_netem");
+  auto& links = namespaces_[ns].links;
+  if (const auto it = links.find(dev); it != links.end()) it->second.redirect.clear();
+  links.erase(ifb);
+}
+
 }  // namespace testbed

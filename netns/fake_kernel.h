@@ -21,7 +21,9 @@ class FakeKernel : public Kernel {
     std::set<Ipv4Prefix> addresses;
     std::optional<HtbShaping> shaping;
     std::optional<IngressDelay> ingress;
-    std::optional<VxlanSpec> vxlan;  // a tunnel end (peer_ns empty)
+    std::optional<VxlanSpec> vxlan;    // a tunnel end (peer_ns empty)
+    std::optional<NetemParams> netem;  // an IFB device's root netem
+    std::string redirect;              // the IFB device every received packet goes to
   };
   struct Namespace {
     uint64_t inode = 0;
@@ -62,6 +64,11 @@ class FakeKernel : public Kernel {
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
+  std::optional<NetemParams> ingress_netem(const std::string& ns, const std::string& ifb) override;
+  void set_ingress_netem(const std::string& ns, const std::string& dev,
+                         const IngressNetem& n) override;
+  void remove_ingress_netem(const std::string& ns, const std::string& dev,
+                            const std::string& ifb) override;
   using Kernel::ingress_delay;
   using Kernel::set_ingress_delay;
 

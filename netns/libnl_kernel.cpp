@@ -264,9 +264,9 @@ void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, con
   nl::check(
       rtnl_class_add(sock, make_htb_class(index, s).get(), current ? 0 : NLM_F_CREATE | NLM_F_EXCL),
       std::string("rtnl_class_add(htb 1:1 ") + at + (current ? ", change)" : ")"));
-  if (current && current->config.queue == s.queue && current->config.netem == s.netem) return;
+  if (current && current->config.queue == s.queue) return;
   // Same kind: change in place. Another kind: replace (this flushes the leaf's queue, which
-  // only switching between FIFO and netem, or packets and bytes, can cause).
+  // only switching between packets and bytes can cause).
   const bool same_kind = current && std::string(leaf_kind(current->config)) == leaf_kind(s);
   nl::check(
       rtnl_qdisc_add(sock, make_leaf(index, s).get(), same_kind ? 0 : NLM_F_CREATE | NLM_F_REPLACE),

@@ -46,6 +46,12 @@ class LibnlKernel : public Kernel {
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
+  // libnl_ingress_netem.cpp
+  std::optional<NetemParams> ingress_netem(const std::string& ns, const std::string& ifb) override;
+  void set_ingress_netem(const std::string& ns, const std::string& dev,
+                         const IngressNetem& n) override;
+  void remove_ingress_netem(const std::string& ns, const std::string& dev,
+                            const std::string& ifb) override;
   using Kernel::ingress_delay;
   using Kernel::set_ingress_delay;
 

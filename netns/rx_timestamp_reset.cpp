@@ -26,7 +26,9 @@ namespace testbed {
 namespace {
 
 // The program, as the kernel's instruction encoding (no compiler needed):
-//   r2 = 0; *(u64 *)(r1 + offsetof(__sk_buff, tstamp)) = r2; r0 = TC_ACT_OK; exit
+//   r2 = 0; *(u64 *)(r1 + offsetof(__sk_buff, tstamp)) = r2; r0 = TC_ACT_UNSPEC; exit
+// TC_ACT_UNSPEC gives no verdict: the next filter runs (netem's redirect to its IFB
+// device, libnl_ingress_netem.cpp), or, with none, the packet goes on as with TC_ACT_OK.
 bpf_insn insn(uint8_t code, uint8_t dst, uint8_t src, int16_t off, int32_t imm) {
   bpf_insn i{};
   i.code = code;
@@ -43,7 +45,7 @@ int load_program() {
   const bpf_insn prog[] = {
       insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_2, 0, 0, 0),
       insn(BPF_STX | BPF_MEM | BPF_DW, BPF_REG_1, BPF_REG_2, offsetof(__sk_buff, tstamp), 0),
-      insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, TC_ACT_OK),
+      insn(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, TC_ACT_UNSPEC),
       insn(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
   };
   static const char license[] = "GPL";

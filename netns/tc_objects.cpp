@@ -5,7 +5,11 @@
 #include <netlink/route/qdisc/htb.h>
 #include <netlink/route/qdisc/netem.h>
 
+#include <netlink/attr.h>
+#include <netlink/utils.h>
+
 #include <cmath>
+#include <cstring>
 #include <string>
 
 namespace testbed {
@@ -25,7 +29,6 @@ void base(rtnl_tc* tc, int ifindex, uint32_t parent, uint32_t handle, const char
 }  // namespace
 
 const char* leaf_kind(const HtbShaping& s) {
-  if (s.netem) return "netem";
   return s.queue.unit == QueueLimit::Unit::kBytes ? "bfifo" : "pfifo";
 }
 
@@ -52,32 +55,58 @@ nl::Class make_htb_class(int ifindex, const HtbShaping& s) {
 nl::Qdisc make_leaf(int ifindex, const HtbShaping& s) {
   nl::Qdisc leaf(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
   base(TC_CAST(leaf.get()), ifindex, kHtbClassHandle, kHtbLeafHandle, leaf_kind(s));
-  if (s.netem) {
-    rtnl_netem_set_limit(leaf.get(), static_cast<int>(s.netem->limit_packets));
-    rtnl_netem_set_delay(leaf.get(), static_cast<int>(s.netem->delay_us));
-    rtnl_netem_set_jitter(leaf.get(), static_cast<int>(s.netem->jitter_us));
-    const auto loss = static_cast<uint32_t>(std::llround(s.netem->loss * kNetemProbabilityScale));
-    rtnl_netem_set_loss(leaf.get(), static_cast<int>(loss));  // libnl takes the u32 as an int
-  } else {
-    nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(s.queue.limit)),
-              "rtnl_qdisc_fifo_set_limit");
-  }
+  nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(s.queue.limit)),
+            "rtnl_qdisc_fifo_set_limit");
   return leaf;
 }
 
 void read_leaf(rtnl_qdisc* leaf, HtbShaping& s) {
   const std::string kind = rtnl_tc_get_kind(TC_CAST(leaf));
-  if (kind == "netem") {
-    NetemParams n;
-    n.limit_packets = static_cast<uint32_t>(rtnl_netem_get_limit(leaf));
-    n.delay_us = static_cast<uint32_t>(rtnl_netem_get_delay(leaf));
-    n.jitter_us = static_cast<uint32_t>(rtnl_netem_get_jitter(leaf));
-    n.loss = static_cast<uint32_t>(rtnl_netem_get_loss(leaf)) / kNetemProbabilityScale;
-    s.netem = n;
-    return;
-  }
   s.queue.unit = kind == "bfifo" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
   s.queue.limit = static_cast<uint32_t>(rtnl_qdisc_fifo_get_limit(leaf));
+}
+
+Message make_netem_request(int ifindex, const NetemParams& n, int flags) {
+  // Built by hand, because libnl cannot say netem's rate, and the rate is what keeps order.
+  // netem sorts its packets by release time, so jitter reorders them; but with a rate set,
+  // a packet's release is computed from the last queued packet's (sch_netem.c,
+  // netem_enqueue): max(arrival + delay, previous release) + length / rate, the delay
+  // line's FIFO rule. At the largest rate the attribute holds (2^32 - 1 bytes/s) the
+  // length term is 0.35 us per full frame, 15 us per 64 KiB GSO packet: nothing to the
+  // link, whose rate is the sender's HTB. Rate 0 (reorder allowed) turns it off again.
+  Message msg(nl::check_alloc(nlmsg_alloc_simple(RTM_NEWQDISC, flags), "nlmsg_alloc"));
+  tcmsg tc{};
+  tc.tcm_family = AF_UNSPEC;
+  tc.tcm_ifindex = ifindex;
+  tc.tcm_parent = TC_H_ROOT;
+  tc.tcm_handle = kNetemRootHandle;
+  nl::check(nlmsg_append(msg.get(), &tc, sizeof tc, NLMSG_ALIGNTO), "nlmsg_append(tcmsg)");
+  nl::check(nla_put_string(msg.get(), TCA_KIND, "netem"), "nla_put(TCA_KIND)");
+  // TCA_OPTIONS: the fixed tc_netem_qopt, then netem's own attributes after it (not nested
+  // in one of their own: the kernel parses them from the end of the struct).
+  nlattr* opts = nla_nest_start(msg.get(), TCA_OPTIONS);
+  tc_netem_qopt q{};
+  q.latency = nl_us2ticks(n.delay_us);  // in the kernel's scheduler ticks, as tc sends it
+  q.jitter = nl_us2ticks(n.jitter_us);
+  q.limit = n.limit_packets;
+  q.loss = static_cast<uint32_t>(std::llround(n.loss * kNetemProbabilityScale));
+  void* room = nlmsg_reserve(msg.get(), sizeof q, NLMSG_ALIGNTO);
+  if (!room) throw KernelError("nlmsg_reserve(tc_netem_qopt): message full");
+  std::memcpy(room, &q, sizeof q);
+  tc_netem_rate rate{};
+  rate.rate = n.keep_order ? UINT32_MAX : 0;
+  nl::check(nla_put(msg.get(), TCA_NETEM_RATE, sizeof rate, &rate), "nla_put(TCA_NETEM_RATE)");
+  nla_nest_end(msg.get(), opts);
+  return msg;
+}
+
+NetemParams read_netem(rtnl_qdisc* q) {
+  NetemParams n;
+  n.limit_packets = static_cast<uint32_t>(rtnl_netem_get_limit(q));
+  n.delay_us = static_cast<uint32_t>(rtnl_netem_get_delay(q));
+  n.jitter_us = static_cast<uint32_t>(rtnl_netem_get_jitter(q));
+  n.loss = static_cast<uint32_t>(rtnl_netem_get_loss(q)) / kNetemProbabilityScale;
+  return n;
 }
 
 }  // namespace testbed

@@ -15,8 +15,11 @@
 # smaller than such a CPU's XSAVE area (10,752 bytes here), and the restore fails
 # (put_fp_registers -> fatal_sigsegv, measured). A virtual machine has no such limit.
 #
-# usage: scripts/kernel-test.sh [--backends "netem delayline"] [--filter GTEST_FILTER]
+# usage: scripts/kernel-test.sh [--backends "netem delayline"] [--filter GTEST_FILTER] [--ci]
 #                               [--timeout SECONDS] [--accel tcg|kvm] [-- COMMAND...]
+#   --ci: what CI runs (about 12 minutes): netem through every emulation test but the two
+#   named below, and the delay line, which the host's own tests run in full, through
+#   bring-up, loss, rate and clean-up.
 #   With a COMMAND, runs it once in the guest (as root, in the repository) instead of the
 #   tests, e.g. -- bash bench/fidelity.sh --netem-vs-delayline. Exit status: the guest's.
 set -euo pipefail
@@ -27,6 +30,7 @@ backends="netem delayline"
 # The emulation's integration tests: bring-up, links over time and impairments, `link set`,
 # the timeline, faults, clean-up and the crash tests, VXLAN between hosts.
 filter='Bringup*:Dynamics*:Cleanup*:Crash*:CrashOnALab*:Faults*:Vxlan*:Metrics*'
+ci=0
 timeout_s=2400
 # qemu's software emulation by default: KVM inside this project's machines (themselves
 # virtual machines) starts the guest and then never runs its kernel (measured: no line on
@@ -37,14 +41,30 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --backends) backends=$2; shift 2 ;;
     --filter) filter=$2; shift 2 ;;
+    --ci) ci=1; shift ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --accel) accel_name=$2; shift 2 ;;
     --) shift; command=("$@"); break ;;
-    *) echo "usage: $0 [--backends \"netem delayline\"] [--filter F] [--timeout S] [-- COMMAND...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--backends \"netem delayline\"] [--filter F] [--ci] [--timeout S] [-- COMMAND...]" >&2; exit 2 ;;
   esac
 done
 
 [ "$(id -u)" -eq 0 ] || { echo "kernel-test: run it as root" >&2; exit 1; }
+
+filter_netem=$filter
+filter_delayline=$filter
+if [ "$ci" -eq 1 ]; then
+  # Left out under netem: an iperf3 interval's timing against the timeline's steps, which
+  # TCG's slow process starts shift by a second (it fails so with both backends there and
+  # passes on real hardware), and the two stall tests, which wait out a 30 s budget over a
+  # rate change: rates are the sender's HTB with either backend, run on the host.
+  filter_netem="$filter-Dynamics.ThreeStepScheduleShowsInIperfIntervals:Faults.AStalledLink*"
+  # The delay line on this kernel too, where its code is the host's: the tests of its own
+  # parts (hooks, loss, the process and its clean-up). Its RTT tests are left to the host:
+  # under TCG a userspace process adds its scheduling to every packet (+4.9 ms on average).
+  filter_delayline='Bringup*:Cleanup*:Dynamics.FivePercentLoss*:Dynamics.SlowLink*:Dynamics.DownAndClean*'
+  timeout_s=1800
+fi
 need=()
 for p in qemu-system-x86 busybox-static kmod cpio; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
@@ -127,7 +147,9 @@ guest=$work/guest.sh
   cat <<'EOF'
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
 mkdir -p /lib/modules/$kver && mount --bind "build/kernel-test/$kver/lib/modules/$kver" /lib/modules/$kver
-for m in sch_netem sch_htb sch_tbf sch_fq sch_ingress ifb veth vxlan cls_u32 cls_bpf act_mirred \
+# ifb with numifbs=0, as the testbed loads it: by default the module makes ifb0 and ifb1.
+modprobe ifb numifbs=0
+for m in sch_netem sch_htb sch_tbf sch_fq sch_ingress veth vxlan cls_u32 cls_bpf cls_matchall act_mirred \
          nfnetlink_queue xt_NFQUEUE iptable_filter iptable_mangle iptable_raw xt_statistic; do
   modprobe "$m" 2>/dev/null || echo "kernel-test: no module $m"
 done
@@ -141,14 +163,19 @@ EOF
     echo "build/bin/testbed doctor"
     echo 'rc=0'
     for b in $backends; do
+      f=filter_$b
       echo "echo \"kernel-test: backend $b\""
-      echo "TESTBED_BACKEND=$b build/bin/tb_integration_tests --gtest_filter='$filter' --gtest_brief=1 2>&1 | tee /tmp/kt-$b.log"
+      echo "TESTBED_BACKEND=$b build/bin/tb_integration_tests --gtest_filter='${!f}' --gtest_brief=1 2>&1 | tee /tmp/kt-$b.log"
       echo "r=\${PIPESTATUS[0]}; echo \"kernel-test: backend $b: exit \$r; \$(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ test' /tmp/kt-$b.log | tr '\\n' ' ')\""
       echo '[ $r -eq 0 ] || rc=$r'
     done
   fi
+  # netem as an HTB leaf made the kernel warn "htb: netem qdisc ... is non-work-conserving?"
+  # for every link; on the receiving side's IFB it has no parent to warn.
+  echo 'echo "kernel-test: kernel warnings of non-work-conserving qdiscs: $(dmesg | grep -c non-work-conserving)"'
   echo 'echo "kernel-test: guest exit $rc"'
-  echo 'sync; echo o > /proc/sysrq-trigger'
+  # The power-off runs asynchronously: init waits for it rather than exit (a kernel panic).
+  echo 'sync; echo o > /proc/sysrq-trigger; sleep 30'
 } > "$guest"
 
 case "$accel_name" in

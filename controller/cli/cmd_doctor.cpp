@@ -26,7 +26,8 @@ int run_doctor(const Argv& argv) {
       << "  bandwidth: an HTB class per link direction on the sender's egress, changed in place\n"
       << "  delay, jitter, loss (backend auto): ";
   if (netem.available) {
-    std::cout << "netem under HTB; sch_netem is " << netem.how << "\n";
+    std::cout << "netem on an IFB device at each receiving side; sch_netem is " << netem.how
+              << "\n";
   } else {
     std::cout << "the userspace delay line on each receiving side (iptables NFQUEUE); sch_netem is "
               << netem.how

@@ -153,7 +153,7 @@ int run_up(const Argv& argv) {
   if (lacks_privileges("up")) return kExitFailure;
   const bool needs_netem =
       std::any_of(plan->links.begin(), plan->links.end(),
-                  [](const PlannedLink& l) { return l.a2b.htb.netem || l.b2a.htb.netem; });
+                  [](const PlannedLink& l) { return l.a2b.netem || l.b2a.netem; });
   if (needs_netem) {
     const NetemSupport netem = detect_netem();
     if (!netem.available) {

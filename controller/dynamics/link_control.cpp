@@ -67,12 +67,14 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
       d.params.reorder = j["reorder"].get<bool>();
       d.params.schedule = schedule_from_json(j["schedule"]);
       d.htb = htb_from_json(j["htb"]);
+      if (j.contains("netem")) d.netem = netem_from_json(j["netem"]);
       if (const auto it = current.find(d.key()); it != current.end()) {
         d.params.rate = Rate{(*it)["rate_bits_per_s"].get<uint64_t>()};
         d.params.delay = Duration{(*it)["delay_us"].get<int64_t>()};
         d.params.jitter = Duration{(*it)["jitter_us"].get<int64_t>()};
         d.params.loss = Fraction{(*it)["loss"].get<double>()};
         if (it->contains("htb")) d.htb = htb_from_json((*it)["htb"]);
+        if (it->contains("netem")) d.netem = netem_from_json((*it)["netem"]);
       }
       out.push_back(d);
     }
@@ -90,10 +92,19 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
 
   HtbShaping htb = d.htb;
   if (backend_ == ImpairmentBackend::kNetem) {
-    const bool netem =
-        d.htb.netem || next.delay.us > 0 || next.loss.value > 0 || next.jitter.us > 0;
-    htb = size_htb(next, netem);
-    if (!(htb == d.htb) && d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
+    if (next.rate != d.params.rate) {
+      htb = size_htb(next);
+      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
+    }
+    // The receiver's netem, made on the first delay or loss a direction gets. Its limit
+    // follows the rate too (planner.cpp, size_netem).
+    if (d.netem || next.delay.us > 0 || next.loss.value > 0 || next.jitter.us > 0) {
+      const IngressNetem n{d.netem ? d.netem->ifb : ifb_name(d.link, d.from), size_netem(next)};
+      if (!(d.netem && *d.netem == n) && d.local_rx) {
+        kernel_.set_ingress_netem(d.rx_ns, d.rx_dev, n);
+      }
+      d.netem = n;
+    }
   } else {
     if ((delay_changed || loss_changed) && d.queue < 0 && d.local_rx) {
       throw std::runtime_error("link " + d.from + "->" + d.to +
@@ -101,7 +112,7 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
                                "came up); declare one in the profile");
     }
     if (next.rate != d.params.rate) {
-      htb = size_htb(next, false);
+      htb = size_htb(next);
       if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
     }
     // A receiving end on another host is changed there, by that host's own timeline.
@@ -148,6 +159,7 @@ void record_current(const std::string& lab_dir, const std::vector<const LiveDire
                      {"jitter_us", d->params.jitter.us},
                      {"loss", d->params.loss.value},
                      {"htb", htb_to_json(d->htb)}};
+    if (d->netem) all[d->key()]["netem"] = netem_to_json(*d->netem);
   }
   const std::string tmp = lab_dir + "/current.json.tmp";
   std::ofstream(tmp, std::ios::trunc) << all.dump() << "\n";

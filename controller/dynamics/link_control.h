@@ -1,7 +1,7 @@
 // Changing a live link direction in place: the rate through an HTB class change (no qdisc
-// delete, no queue flush), delay and jitter through netem or the delay line's control
-// socket, loss through netem or the iptables statistic rule. Shared by the timeline and
-// `testbed link set`; current values are kept in the lab's current.json for `status`.
+// delete, no queue flush), delay and jitter through the receiver's netem or the delay line's
+// control socket, loss through that netem or the iptables statistic rule. Shared by the timeline
+// and `testbed link set`; current values are kept in the lab's current.json for `status`.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -19,8 +19,9 @@ struct LiveDirection {
   std::string from, to, ns, dev, rx_ns, rx_dev;
   int queue = -1;  // NFQUEUE number (delay-line backend), -1 when the direction has no hook
   uint64_t stream = 0;
-  DirectionParams params;  // current values
-  HtbShaping htb;          // as configured now
+  DirectionParams params;             // current values
+  HtbShaping htb;                     // as configured now
+  std::optional<IngressNetem> netem;  // netem backend: the receiver's, once there is one
   // Whether this host holds the sending (shaping) and the receiving (delay line, loss) end.
   // Both, on one box; on a slice of a lab spread over hosts, a link between hosts has its
   // sender on one and its receiver on the other, and each host changes only its own end.

@@ -89,7 +89,7 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
     h.to = d.to;
     h.link = d.link;
     h.shaper_drops = drops_now_[i] >= drops_start_[i] ? drops_now_[i] - drops_start_[i] : 0;
-    h.rate_measured = !d.htb.netem && meters_[i].observed_s() > 0;
+    h.rate_measured = meters_[i].observed_s() > 0;
     h.observed_s = meters_[i].observed_s();
     h.backlogged_s = meters_[i].backlogged_s();
     h.rate_judged = h.rate_measured && d.params.loss.value == 0;

@@ -44,8 +44,8 @@ struct DirectionHealth {
   uint64_t delayed_packets = 0;
   LatenessHistogram lateness, emulator_lateness;  // see the header comment
   uint64_t nfqueue_dropped = 0;                   // queue full + notification lost
-  // Shaper: backlog measured where the leaf is a plain FIFO (with a netem leaf the queue
-  // holds delayed packets too, so backlog says nothing about the rate).
+  // Shaper: backlog measured at the sender's FIFO leaf (either backend delays on the
+  // receiving side, so the leaf holds only what waits for the rate).
   bool rate_measured = false;
   bool rate_judged = false;  // loss-free direction: see link_backlog.h
   double observed_s = 0, backlogged_s = 0;

@@ -55,6 +55,14 @@ bool Applier::in_effect(const Step& step) {
                      return it != present.end() && it->second == h.second;
                    });
                  },
+                 [&](const AddIngressNetem& s) {
+                   const auto have = kernel_.ingress_netem(s.ns, s.netem.ifb);
+                   if (!have) return false;
+                   // Order keeping is not read back (tc_objects.h): taken as planned.
+                   NetemParams want = s.netem.netem;
+                   want.keep_order = have->keep_order;
+                   return *have == want;
+                 },
                  [&](const ShapeEgress& s) {
                    auto current = kernel_.shaping(s.ns, s.dev);
                    // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
@@ -102,6 +110,7 @@ void Applier::execute(const Step& step, Done& done) {
                    kernel_.set_sysctl(s.ns, s.key, s.value);
                  },
                  [&](const AddIngressHooks& s) { kernel_.set_ingress_delays(s.ns, s.hooks); },
+                 [&](const AddIngressNetem& s) { kernel_.set_ingress_netem(s.ns, s.dev, s.netem); },
                  [&](const ShapeEgress& s) {
                    if (!fresh_namespaces_.count(s.ns)) {
                      if (auto cur = kernel_.shaping(s.ns, s.dev)) {
@@ -128,6 +137,9 @@ void remove_step(Kernel& kernel, const Step& step) {
                           std::vector<std::string> devs;
                           for (const auto& [dev, d] : s.hooks) devs.push_back(dev);
                           kernel.remove_ingress_delays(s.ns, devs);
+                        },
+                        [&](const AddIngressNetem& s) {
+                          kernel.remove_ingress_netem(s.ns, s.dev, s.netem.ifb);
                         },
                         [&](const ShapeEgress& s) { kernel.remove_shaping(s.ns, s.dev); },
                         [&](const AddRoutes& s) { kernel.delete_routes(s.ns); }},

@@ -22,12 +22,6 @@ nlohmann::json htb_to_json(const HtbShaping& h) {
                       {"burst_bytes", h.burst_bytes},
                       {"quantum_bytes", h.quantum_bytes},
                       {"queue", queue_json(h.queue)}};
-  if (h.netem) {
-    j["netem"] = {{"delay_us", h.netem->delay_us},
-                  {"jitter_us", h.netem->jitter_us},
-                  {"loss", h.netem->loss},
-                  {"limit_packets", h.netem->limit_packets}};
-  }
   return j;
 }
 
@@ -39,12 +33,23 @@ HtbShaping htb_from_json(const nlohmann::json& j) {
   h.queue.limit = j.at("queue").at("limit").get<uint32_t>();
   h.queue.unit =
       j.at("queue").at("unit") == "bytes" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
-  if (j.contains("netem")) {
-    const auto& n = j["netem"];
-    h.netem = NetemParams{n.at("delay_us").get<uint32_t>(), n.at("jitter_us").get<uint32_t>(),
-                          n.at("loss").get<double>(), n.at("limit_packets").get<uint32_t>()};
-  }
   return h;
+}
+
+nlohmann::json netem_to_json(const IngressNetem& n) {
+  return {{"ifb", n.ifb},
+          {"delay_us", n.netem.delay_us},
+          {"jitter_us", n.netem.jitter_us},
+          {"loss", n.netem.loss},
+          {"limit_packets", n.netem.limit_packets},
+          {"keep_order", n.netem.keep_order}};
+}
+
+IngressNetem netem_from_json(const nlohmann::json& j) {
+  return {j.at("ifb").get<std::string>(),
+          NetemParams{j.at("delay_us").get<uint32_t>(), j.at("jitter_us").get<uint32_t>(),
+                      j.at("loss").get<double>(), j.at("limit_packets").get<uint32_t>(),
+                      j.at("keep_order").get<bool>()}};
 }
 
 const char* backend_name(ImpairmentBackend b) {
@@ -80,6 +85,7 @@ nlohmann::json direction_json(const PlannedDirection& d) {
                       {"queue", d.queue},
                       {"schedule", schedule_to_json(d.params.schedule)},
                       {"htb", htb_to_json(d.htb)}};
+  if (d.netem) j["netem"] = netem_to_json(*d.netem);
   return j;
 }
 
@@ -94,6 +100,7 @@ std::string step_op(const Step& step) {
                                [](const AddAddress&) { return "add_address"; },
                                [](const SetSysctl&) { return "set_sysctl"; },
                                [](const AddIngressHooks&) { return "add_ingress_hooks"; },
+                               [](const AddIngressNetem&) { return "add_ingress_netem"; },
                                [](const ShapeEgress&) { return "shape_egress"; },
                                [](const AddRoutes&) { return "add_routes"; }},
                     step);
@@ -127,6 +134,13 @@ std::string describe_step(const Step& step) {
                      format_percent(Fraction{d.loss}) + ")";
             }
             return out;
+          },
+          [](const AddIngressNetem& s) {
+            return "netem " + s.netem.ifb + "@" + s.ns + " (from " + s.dev + ") delay " +
+                   format_duration(Duration{s.netem.netem.delay_us}) + " jitter " +
+                   format_duration(Duration{s.netem.netem.jitter_us}) + " loss " +
+                   format_percent(Fraction{s.netem.netem.loss}) + " limit " +
+                   std::to_string(s.netem.netem.limit_packets) + "pkt";
           },
           [](const ShapeEgress& s) {
             return "htb " + s.dev + "@" + s.ns + " rate " +

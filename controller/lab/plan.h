@@ -64,8 +64,16 @@ struct AddIngressHooks {
   Kernel::IngressHooks hooks;
 };
 
-using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp,
-                          AddAddress, SetSysctl, ShapeEgress, AddIngressHooks, AddRoutes>;
+// The receiving side of one delayed direction (netem backend): an IFB device with netem,
+// and the redirect to it from the receiving device (kernel.h, IngressNetem).
+struct AddIngressNetem {
+  std::string ns, dev;
+  IngressNetem netem;
+};
+
+using Step =
+    std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp, AddAddress,
+                 SetSysctl, ShapeEgress, AddIngressHooks, AddIngressNetem, AddRoutes>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people
@@ -84,8 +92,9 @@ struct PlannedDirection {
   std::string rx_ns, rx_dev;  // where the packets arrive (the receiver)
   DirectionParams params;
   HtbShaping htb;
-  uint64_t stream = 0;  // seeds this direction's random schedule and jitter
-  int queue = -1;       // NFQUEUE number with the delay-line backend, else -1
+  uint64_t stream = 0;                // seeds this direction's random schedule and jitter
+  int queue = -1;                     // NFQUEUE number with the delay-line backend, else -1
+  std::optional<IngressNetem> netem;  // with the netem backend, when delayed or lossy
 };
 
 // One delay-line process: the queues of every delayed direction arriving at a node.
@@ -142,6 +151,8 @@ nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::stri
                               bool with_routes);
 nlohmann::json htb_to_json(const HtbShaping& h);
 HtbShaping htb_from_json(const nlohmann::json& j);
+nlohmann::json netem_to_json(const IngressNetem& n);
+IngressNetem netem_from_json(const nlohmann::json& j);
 const char* backend_name(ImpairmentBackend b);
 
 }  // namespace testbed

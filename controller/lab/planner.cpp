@@ -38,11 +38,13 @@ constexpr int64_t kMinQueueRttMicros = 20000;
 constexpr uint64_t kGsoPacketBytes = 45 * kFrameBytes;
 constexpr uint64_t kMinQueueBytes = 2 * kGsoPacketBytes;
 
-// netem holds the delayed packets and, under HTB, those waiting for the rate too. Its limit
-// is in packets: the delayed bytes plus the FIFO queue we would otherwise have used, counted
-// in full frames and doubled for the smaller packets (ACKs) that share the queue; never
-// below netem's own default of 1000.
+// netem, on the receiving side, holds only the packets in flight through the delay: they
+// arrive at most at the link's rate (the sender's HTB sees to that) and leave when due, so
+// nothing queues there and its limit is no buffer, only a cap that must never drop. Counted
+// in packets, so sized for the smallest (a 64-byte minimum Ethernet frame, an ACK's size)
+// over delay plus jitter at the full rate; never below netem's own default of 1000.
 constexpr uint64_t kMinNetemLimit = 1000;
+constexpr uint64_t kMinFrameBytes = 64;
 
 // TCP buffers: autotuning grows a socket's buffer to about twice the window it needs, and
 // the window must hold a bandwidth-delay product. Linux's defaults cap tcp_rmem at 6 MiB,
@@ -66,7 +68,13 @@ std::string interface_name(size_t link_index, const std::string& peer) {
   return ("tb" + std::to_string(link_index) + "-" + peer).substr(0, kMaxInterfaceName);
 }
 
-HtbShaping size_htb(const DirectionParams& params, bool netem) {
+std::string ifb_name(size_t link_index, const std::string& sender) {
+  // "tbi" + the link's index keeps it unique in the namespace, as interface_name's "tb" +
+  // index does (and "tbi" never reads as "tb" + digits).
+  return ("tbi" + std::to_string(link_index) + "-" + sender).substr(0, kMaxInterfaceName);
+}
+
+HtbShaping size_htb(const DirectionParams& params) {
   HtbShaping h;
   h.rate_bytes_per_s = params.rate.bytes_per_s();
   h.burst_bytes =
@@ -83,21 +91,19 @@ HtbShaping size_htb(const DirectionParams& params, bool netem) {
     h.queue.limit = clamp_u32(std::max<uint64_t>(
         h.rate_bytes_per_s * static_cast<uint64_t>(rtt_us) / 1000000, kMinQueueBytes));
   }
-  if (netem) {
-    const uint64_t held_bytes =
-        h.rate_bytes_per_s * static_cast<uint64_t>(params.delay.us + params.jitter.us) / 1000000;
-    const uint64_t queue_bytes = h.queue.unit == QueueLimit::Unit::kBytes
-                                     ? h.queue.limit
-                                     : uint64_t{h.queue.limit} * kFrameBytes;
-    NetemParams n;
-    n.delay_us = static_cast<uint32_t>(params.delay.us);
-    n.jitter_us = static_cast<uint32_t>(params.jitter.us);
-    n.loss = params.loss.value;
-    n.limit_packets =
-        clamp_u32(std::max(kMinNetemLimit, 2 * (held_bytes + queue_bytes) / kFrameBytes));
-    h.netem = n;
-  }
   return h;
+}
+
+NetemParams size_netem(const DirectionParams& params) {
+  const uint64_t held_bytes = params.rate.bytes_per_s() *
+                              static_cast<uint64_t>(params.delay.us + params.jitter.us) / 1000000;
+  NetemParams n;
+  n.delay_us = static_cast<uint32_t>(params.delay.us);
+  n.jitter_us = static_cast<uint32_t>(params.jitter.us);
+  n.loss = params.loss.value;
+  n.limit_packets = clamp_u32(std::max(kMinNetemLimit, held_bytes / kMinFrameBytes));
+  n.keep_order = !params.reorder;
+  return n;
 }
 
 bool impaired(const DirectionParams& d) {
@@ -198,16 +204,11 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     const auto direction = [&](const PlannedNode& from, const PlannedNode& to,
                                const std::string& dev, const std::string& rx_dev,
                                const DirectionParams& p, bool b2a) {
-      PlannedDirection d{from.name,
-                         to.name,
-                         from.ns,
-                         dev,
-                         to.ns,
-                         rx_dev,
-                         p,
-                         size_htb(p, use_netem && impaired(p)),
-                         direction_stream(l, b2a),
-                         -1};
+      PlannedDirection d{from.name, to.name,     from.ns,
+                         dev,       to.ns,       rx_dev,
+                         p,         size_htb(p), direction_stream(l, b2a),
+                         -1,        std::nullopt};
+      if (use_netem && impaired(p)) d.netem = IngressNetem{ifb_name(l, from.name), size_netem(p)};
       plan.has_schedules = plan.has_schedules || p.schedule.kind != Schedule::Kind::kNone;
       if (!use_netem && impaired(p)) {
         d.queue = static_cast<int>(d.stream);
@@ -231,6 +232,9 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     plan.steps.push_back(ShapeEgress{a.ns, pl.if_a, pl.a2b.htb});
     plan.steps.push_back(ShapeEgress{b.ns, pl.if_b, pl.b2a.htb});
     for (const PlannedDirection* d : {&pl.a2b, &pl.b2a}) {
+      if (d->netem) plan.steps.push_back(AddIngressNetem{d->rx_ns, d->rx_dev, *d->netem});
+    }
+    for (const PlannedDirection* d : {&pl.a2b, &pl.b2a}) {
       if (d->queue >= 0) {
         hooks[d->rx_ns][d->rx_dev] =
             IngressDelay{static_cast<uint16_t>(d->queue), d->params.loss.value};
@@ -248,7 +252,7 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   for (const auto& l : plan.links) {
     for (const PlannedDirection* d : {&l.a2b, &l.b2a}) {
       const auto& q = d->htb.queue;
-      if (!d->htb.netem && q.unit == QueueLimit::Unit::kBytes && q.limit < kGsoPacketBytes) {
+      if (q.unit == QueueLimit::Unit::kBytes && q.limit < kGsoPacketBytes) {
         plan.notes.push_back("queue of " + d->from + "->" + d->to + " (" + std::to_string(q.limit) +
                              " bytes) is smaller than one GSO packet as HTB counts it (" +
                              std::to_string(kGsoPacketBytes) + "): TCP will stall on it");

@@ -15,9 +15,14 @@ std::string namespace_name(const std::string& lab, const std::string& node);
 // The interface at one end of link `link_index`, named after the peer it faces.
 std::string interface_name(size_t link_index, const std::string& peer);
 
-// HTB parameters that make one direction shape accurately at its rate, with a netem leaf
-// for delay, jitter and loss when `netem` (see planner.cpp).
-HtbShaping size_htb(const DirectionParams& params, bool netem = false);
+// The IFB device on the receiving side of link `link_index`'s direction from `sender`
+// (netem backend), in the receiver's namespace.
+std::string ifb_name(size_t link_index, const std::string& sender);
+
+// HTB parameters that make one direction shape accurately at its rate (see planner.cpp).
+HtbShaping size_htb(const DirectionParams& params);
+// netem's parameters for one direction's delay, jitter and loss, on the receiving side.
+NetemParams size_netem(const DirectionParams& params);
 
 // `kernel_has_netem` decides the backend when the topology leaves it to `auto`.
 Plan make_plan(const Topology& topo, bool kernel_has_netem);

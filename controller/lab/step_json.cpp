@@ -74,6 +74,12 @@ json step_to_json(const Step& step) {
             }
             return json{{"ns", s.ns}, {"hooks", hooks}};
           },
+          [](const AddIngressNetem& s) {
+            json r = netem_to_json(s.netem);
+            r["ns"] = s.ns;
+            r["dev"] = s.dev;
+            return r;
+          },
           [](const ShapeEgress& s) {
             json r = htb_to_json(s.htb);
             r["ns"] = s.ns;
@@ -123,6 +129,9 @@ Step step_from_json(const json& j) {
           IngressDelay{h.at("queue").get<uint16_t>(), h.at("loss").get<double>()};
     }
     return s;
+  }
+  if (op == "add_ingress_netem") {
+    return AddIngressNetem{text(j, "ns"), text(j, "dev"), netem_from_json(j)};
   }
   if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), htb_from_json(j)};
   if (op == "add_routes") return AddRoutes{text(j, "ns"), {}};

@@ -55,7 +55,7 @@ void HealthMetrics::apply(const nlohmann::json& event) {
   }
   for (const auto& d : event.at("directions")) {
     const auto ratio = d.find("backlogged_rate_ratio");
-    if (ratio == d.end()) continue;  // not measured (a netem leaf)
+    if (ratio == d.end()) continue;  // not measured (no shaping sampled yet)
     auto labels = run;
     labels["node"] = d.at("from").get<std::string>();
     labels["peer"] = d.at("to").get<std::string>();

@@ -76,8 +76,8 @@ struct Link {
 
 enum class RouteMetric { kHops, kDelay };
 
-// Where delay, jitter and loss are applied: netem under HTB where the kernel has it, else
-// the userspace delay line on the receiving side (NFQUEUE). kAuto picks by what exists.
+// What applies delay, jitter and loss on the receiving side: netem on an IFB device where the
+// kernel has it, else the userspace delay line (NFQUEUE). kAuto picks by what exists.
 enum class ImpairmentBackend { kAuto, kNetem, kDelayLine };
 
 struct Topology {

@@ -119,6 +119,38 @@ INSTANTIATE_TEST_SUITE_P(Injected, Rollback,
                            return info.param.op + "_" + std::to_string(info.param.nth);
                          });
 
+TEST(Applier, NetemDelaysOnAnIfbDeviceOfTheReceiverAndReappliesAsNothing) {
+  // Where the kernel has netem: the sender's HTB keeps its FIFO queue (as with the delay
+  // line) and each delayed direction arrives through an IFB device with netem.
+  FakeKernel kernel;
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), true);
+  Applier(kernel).apply(plan);
+  const auto& seattle = kernel.namespaces().at("tb-internet2-seattle");
+  int redirected = 0;
+  for (const auto& [dev, link] : seattle.links) {
+    if (link.redirect.empty()) continue;
+    ++redirected;
+    EXPECT_EQ(link.redirect.rfind("tbi", 0), 0u) << dev;
+    ASSERT_TRUE(seattle.links.count(link.redirect)) << link.redirect;
+    ASSERT_TRUE(seattle.links.at(link.redirect).netem) << link.redirect;
+    EXPECT_GT(seattle.links.at(link.redirect).netem->delay_us, 0u);
+    EXPECT_FALSE(link.ingress) << "no delay line with netem";
+  }
+  EXPECT_EQ(redirected, 2);
+  const int mutations = kernel.mutations();
+  EXPECT_EQ(Applier(kernel).apply(plan).changed, 0u);
+  EXPECT_EQ(kernel.mutations(), mutations);
+}
+
+TEST(Applier, NetemFailureHalfWayLeavesNothing) {
+  FakeKernel kernel;
+  kernel.fail_on("set_ingress_netem", 11);
+  EXPECT_THROW(Applier(kernel).apply(
+                   make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), true)),
+               ApplyError);
+  EXPECT_TRUE(kernel.namespaces().empty());
+}
+
 TEST(Applier, RollbackOverExistingLabRestoresWhatWasThere) {
   // A re-apply that changes a rate and then fails must put the old rate back and keep
   // everything that existed before it started.

@@ -95,16 +95,33 @@ TEST_F(LinkControl, EachHostChangesOnlyItsOwnEndOfALinkBetweenHosts) {
   EXPECT_EQ(kernel_.ingress_delay("tb-lc-b", "tb0-a"), b_ingress) << "b's host drops for b";
 }
 
-TEST_F(LinkControl, NetemBackendChangesTheLeaf) {
+TEST_F(LinkControl, NetemBackendChangesTheSendersRateAndTheReceiversNetem) {
   bring_up("bandwidth: 100mbit, delay: 30ms", true);
+  // b -> a: shaped at b's end, delayed by the IFB device on a's end.
+  ASSERT_TRUE(kernel_.ingress_netem("tb-lc-a", "tbi0-b"));
+  EXPECT_EQ(kernel_.namespaces().at("tb-lc-a").links.at("tb0-b").redirect, "tbi0-b");
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);
+  const int before = kernel_.mutations();
   changer.apply(dirs_[1], ScheduleChange{0, Rate{50000000}, Duration{5000}, Fraction{0.02}});
-  const auto s = kernel_.shaping("tb-lc-b", "tb0-a")->config;
-  EXPECT_EQ(s.rate_bytes_per_s, 6250000u);
-  ASSERT_TRUE(s.netem);
-  EXPECT_EQ(s.netem->delay_us, 5000u);
-  EXPECT_DOUBLE_EQ(s.netem->loss, 0.02);
+  EXPECT_EQ(kernel_.mutations(), before + 2);  // one class change, one netem change
+  EXPECT_EQ(kernel_.shaping("tb-lc-b", "tb0-a")->config.rate_bytes_per_s, 6250000u);
+  const auto n = kernel_.ingress_netem("tb-lc-a", "tbi0-b");
+  ASSERT_TRUE(n);
+  EXPECT_EQ(n->delay_us, 5000u);
+  EXPECT_DOUBLE_EQ(n->loss, 0.02);
+  EXPECT_EQ(kernel_.ingress_netem("tb-lc-b", "tbi0-a")->delay_us, 30000u) << "a -> b untouched";
   EXPECT_TRUE(lines_.calls.empty());
+}
+
+TEST_F(LinkControl, NetemBackendAddsTheReceiversNetemOnTheFirstDelay) {
+  bring_up("bandwidth: 100mbit", true);
+  EXPECT_FALSE(kernel_.ingress_netem("tb-lc-a", "tbi0-b"));
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);
+  changer.apply(dirs_[1], ScheduleChange{0, std::nullopt, Duration{8000}, std::nullopt});
+  ASSERT_TRUE(kernel_.ingress_netem("tb-lc-a", "tbi0-b"));
+  EXPECT_EQ(kernel_.ingress_netem("tb-lc-a", "tbi0-b")->delay_us, 8000u);
+  ASSERT_TRUE(dirs_[1].netem);
+  EXPECT_EQ(dirs_[1].netem->ifb, "tbi0-b");
 }
 
 }  // namespace

@@ -34,29 +34,53 @@ Parsed parse(nl_msg* msg) {
   return p;
 }
 
-TEST(TcMessages, NetemLeafCarriesDelayJitterLossAndLimit) {
+TEST(TcMessages, ReceiversNetemCarriesDelayJitterLossAndLimit) {
   DirectionParams d =
       direction(Rate{155000000}, Duration{30000}, Duration{2000}, Fraction{0.0002}, std::nullopt);
-  const HtbShaping h = size_htb(d, /*netem=*/true);
-  ASSERT_TRUE(h.netem);
-  nl::Qdisc leaf = make_leaf(7, h);
-  nl_msg* raw = nullptr;
-  ASSERT_EQ(rtnl_qdisc_build_add_request(leaf.get(), NLM_F_CREATE, &raw), 0);
-  Msg msg(raw);
+  const NetemParams n = size_netem(d);
+  const Message msg = make_netem_request(7, n, NLM_F_CREATE);
   const Parsed p = parse(msg.get());
   EXPECT_EQ(p.kind, "netem");
   EXPECT_EQ(p.header.tcm_ifindex, 7);
-  EXPECT_EQ(p.header.tcm_parent, kHtbClassHandle);
-  EXPECT_EQ(p.header.tcm_handle, kHtbLeafHandle);
+  EXPECT_EQ(p.header.tcm_parent, TC_H_ROOT);
+  EXPECT_EQ(p.header.tcm_handle, kNetemRootHandle);
   ASSERT_GE(p.options.size(), sizeof(tc_netem_qopt));
   tc_netem_qopt opt;
   std::memcpy(&opt, p.options.data(), sizeof opt);
   EXPECT_NEAR(nl_ticks2us(opt.latency), 30000, 1);  // netem takes ticks; libnl converts
   EXPECT_NEAR(nl_ticks2us(opt.jitter), 2000, 1);
   EXPECT_NEAR(opt.loss / 4294967295.0, 0.0002, 1e-9);
-  // 155 Mbit/s x 32 ms held plus the 20 ms-minimum BDP queue, in frames, doubled.
-  EXPECT_EQ(opt.limit, h.netem->limit_packets);
-  EXPECT_GT(opt.limit, 1000u);
+  // 155 Mbit/s x 32 ms in flight, in 64-byte frames: 620,000 bytes, 9687 packets.
+  EXPECT_EQ(opt.limit, 9687u);
+  // After the struct, netem's own attributes: the rate that keeps FIFO order.
+  ASSERT_GE(p.options.size(), sizeof opt + NLA_HDRLEN + sizeof(tc_netem_rate));
+  nlattr attr;
+  std::memcpy(&attr, p.options.data() + NLA_ALIGN(sizeof opt), sizeof attr);
+  EXPECT_EQ(attr.nla_type & NLA_TYPE_MASK, TCA_NETEM_RATE);
+  tc_netem_rate rate;
+  std::memcpy(&rate, p.options.data() + NLA_ALIGN(sizeof opt) + NLA_HDRLEN, sizeof rate);
+  EXPECT_EQ(rate.rate, UINT32_MAX);
+}
+
+TEST(TcMessages, NetemKeepsOrderUnlessReorderIsAllowed) {
+  DirectionParams d =
+      direction(Rate{100000000}, Duration{30000}, Duration{5000}, Fraction{}, std::nullopt);
+  EXPECT_TRUE(size_netem(d).keep_order);
+  d.reorder = true;
+  const NetemParams n = size_netem(d);
+  EXPECT_FALSE(n.keep_order);
+  const Message msg = make_netem_request(7, n, 0);
+  const Parsed p = parse(msg.get());
+  tc_netem_rate rate;
+  ASSERT_GE(p.options.size(), sizeof(tc_netem_qopt) + NLA_HDRLEN + sizeof rate);
+  std::memcpy(&rate, p.options.data() + NLA_ALIGN(sizeof(tc_netem_qopt)) + NLA_HDRLEN, sizeof rate);
+  EXPECT_EQ(rate.rate, 0u) << "rate 0 turns order keeping off, also in a change";
+}
+
+TEST(TcMessages, NetemLimitIsNeverBelowNetemsOwnDefault) {
+  DirectionParams d =
+      direction(Rate{1000000}, Duration{1000}, Duration{}, Fraction{}, std::nullopt);
+  EXPECT_EQ(size_netem(d).limit_packets, 1000u);
 }
 
 TEST(TcMessages, FifoLeafWhenNotImpaired) {
