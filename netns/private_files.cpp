@@ -68,6 +68,28 @@ void write_all(int fd, std::string_view text, const std::string& what) {
   }
 }
 
+// Writes `name` in the directory `dir` whole, through a temporary renamed into place;
+// `shown` is the directory as the user named it, for messages.
+void write_whole(int dir, const std::string& shown, const std::string& name,
+                 std::string_view text) {
+  const std::string tmp = temp_name(name);
+  FileDescriptor out(
+      openat(dir, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (out.get() < 0) throw_errno("open(" + shown + "/" + tmp + ")");
+  try {
+    write_all(out.get(), text, shown + "/" + tmp);
+  } catch (...) {
+    unlinkat(dir, tmp.c_str(), 0);
+    throw;
+  }
+  if (renameat(dir, tmp.c_str(), dir, name.c_str()) != 0) {
+    const int saved = errno;
+    unlinkat(dir, tmp.c_str(), 0);
+    errno = saved;
+    throw_errno("rename(" + shown + "/" + tmp + " -> " + name + ")");
+  }
+}
+
 }  // namespace
 
 void make_private_dir(const std::string& path) {
@@ -78,6 +100,42 @@ void make_private_dir(const std::string& path) {
   if (const std::string why = unsafe_dir(st); !why.empty()) throw refused(path, why);
   if ((st.st_mode & 0777) != 0700 && fchmod(fd.get(), 0700) != 0)
     throw_errno("fchmod(" + path + ", 0700)");
+}
+
+namespace {
+
+// The directory of a file the user named, opened and checked; `name` gets the file's name.
+FileDescriptor output_file_dir(const std::string& path, std::string& name) {
+  const size_t slash = path.rfind('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  name = slash == std::string::npos ? path : path.substr(slash + 1);
+  if (name.empty() || name == "." || name == "..") throw refused(path, "it names no file");
+  FileDescriptor fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (fd.get() < 0) throw_errno("open(" + dir + ")");
+  struct stat st {};
+  if (fstat(fd.get(), &st) != 0) throw_errno("fstat(" + dir + ")");
+  // A sticky directory (/tmp) keeps others' hands off this user's files in it; any other
+  // must be this user's alone.
+  const bool sticky_of_root =
+      (st.st_mode & S_ISVTX) != 0 && (st.st_uid == 0 || st.st_uid == geteuid());
+  if (const std::string why = unsafe_dir(st); !why.empty() && !sticky_of_root)
+    throw refused(path, "its directory " + dir + ": " + why);
+  return fd;
+}
+
+}  // namespace
+
+void check_output_file(const std::string& path) {
+  std::string name;
+  output_file_dir(path, name);
+}
+
+void write_output_file(const std::string& path, std::string_view text) {
+  std::string name;
+  const FileDescriptor dir = output_file_dir(path, name);
+  const size_t slash = path.rfind('/');
+  write_whole(dir.get(), slash == std::string::npos ? "." : path.substr(0, slash), name, text);
 }
 
 OutputDir OutputDir::open(const std::string& path) {
@@ -102,20 +160,7 @@ std::string OutputDir::for_child(const std::string& rel) const {
 
 void OutputDir::write(const std::string& rel, std::string_view text) const {
   check_relative(rel);
-  const std::string tmp = temp_name(rel);
-  FileDescriptor out(
-      openat(fd_.get(), tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
-  if (out.get() < 0) throw_errno("open(" + shown(tmp) + ")");
-  try {
-    write_all(out.get(), text, shown(tmp));
-  } catch (...) {
-    unlinkat(fd_.get(), tmp.c_str(), 0);
-    throw;
-  }
-  if (renameat(fd_.get(), tmp.c_str(), fd_.get(), rel.c_str()) != 0) {
-    unlinkat(fd_.get(), tmp.c_str(), 0);
-    throw_errno("rename(" + shown(tmp) + ")");
-  }
+  write_whole(fd_.get(), path_, rel, text);
 }
 
 void OutputDir::append(const std::string& rel, std::string_view text) const {

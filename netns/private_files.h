@@ -8,6 +8,8 @@
 //   owned by root and writable by no one else. Once opened, every file is written through
 //   the directory's descriptor, never through its path, so a rename of the path changes
 //   nothing; each file is written whole to a fresh temporary and renamed into place.
+// - A single file the user names (`regress --junit FILE`) is written the same way into its
+//   directory, which must be root's alone, or sticky like /tmp (write_output_file).
 #pragma once
 
 #include <string>
@@ -21,6 +23,15 @@ namespace testbed {
 // a directory owned by this process's user; its mode is then tightened to 0700. Throws
 // std::runtime_error naming the path and why otherwise (a link, a file, another owner).
 void make_private_dir(const std::string& path);
+
+// Writes `path` whole: a fresh temporary in its directory (O_EXCL, O_NOFOLLOW), renamed into
+// place, so a link planted at `path` is replaced, never followed. The directory must be
+// owned by this user and writable by no one else, or sticky (as /tmp is: no one else can
+// then remove, rename or replace this user's files there, and a rename over a file someone
+// else owns fails). Throws std::runtime_error naming the path and why otherwise.
+void write_output_file(const std::string& path, std::string_view text);
+// The same checks, without writing: for a command to refuse a path before it does its work.
+void check_output_file(const std::string& path);
 
 class OutputDir {
  public:

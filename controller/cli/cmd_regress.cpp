@@ -14,8 +14,10 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "junit.h"
 #include "plan_table.h"
+#include "private_files.h"
 #include "scenario.h"
 #include "scenario_runner.h"
 
@@ -58,9 +60,7 @@ std::vector<JunitCase> compare_with_baseline(const ScenarioResult& r, const nloh
 }  // namespace
 
 int run_regress(const Argv& argv) {
-  const std::string usage =
-      "testbed regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] "
-      "[--save-baseline FILE] [--out DIR]";
+  const std::string usage = usage_of("regress");
   Args args(argv, {}, {"junit", "baseline", "tolerance", "save-baseline", "out"});
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
@@ -76,6 +76,16 @@ int run_regress(const Argv& argv) {
     if (!in || baseline.is_discarded() || !baseline.contains("scenarios"))
       throw UsageError("--baseline " + *b + ": not a baseline file (see --save-baseline)");
     baseline = baseline["scenarios"];
+  }
+  // Where the reports go is checked before the scenarios run, not after (private_files.h).
+  for (const char* option : {"junit", "save-baseline"}) {
+    if (auto f = args.option(option)) {
+      try {
+        check_output_file(*f);
+      } catch (const std::exception& e) {
+        throw UsageError(std::string("--") + option + " " + *f + ": " + e.what());
+      }
+    }
   }
 
   std::vector<fs::path> files;
@@ -134,11 +144,11 @@ int run_regress(const Argv& argv) {
   std::cout << "\nregress " << dir << ":\n";
   table.print(std::cout);
   if (auto j = args.option("junit")) {
-    std::ofstream(*j) << junit_xml("testbed regress " + dir, cases);
+    write_output_file(*j, junit_xml("testbed regress " + dir, cases));
     std::cout << "JUnit report: " << *j << "\n";
   }
   if (auto b = args.option("save-baseline")) {
-    std::ofstream(*b) << nlohmann::json{{"scenarios", saved}}.dump(1) << "\n";
+    write_output_file(*b, nlohmann::json{{"scenarios", saved}}.dump(1) + "\n");
     std::cout << "baseline written: " << *b << "\n";
   }
   if (g_stop) return 128 + g_stop.load();
