@@ -8,6 +8,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "lab_state.h"
 #include "teardown.h"
 
@@ -15,7 +16,7 @@ namespace testbed::cli {
 
 int run_exec(const Argv& argv) {
   Args args(argv, {}, {"lab"});
-  const std::string usage = "testbed exec [--lab LAB] NODE -- CMD [ARGS...]";
+  const std::string usage = usage_of("exec");
   args.at_most(1, usage);
   if (args.positionals().empty() || args.rest().empty()) throw UsageError("usage: " + usage);
   if (lacks_privileges("exec")) return kExitFailure;

@@ -15,6 +15,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "job_metrics.h"
 #include "job_runner.h"
 #include "lab_state.h"
@@ -74,9 +75,7 @@ int run_rank(const Argv& argv) {
 }
 
 int run_launch(const Argv& argv) {
-  const std::string usage =
-      "testbed launch [LAB] [--nodes all|N1,N2,...] [--max-seconds T] [--target-loss L] "
-      "[--name NAME] [--master-port P] [--json] -- CMD [ARGS...]";
+  const std::string usage = usage_of("launch");
   Args args(argv, {"json"}, {"nodes", "max-seconds", "target-loss", "name", "master-port"});
   args.at_most(1, usage);
   if (args.rest().empty()) throw UsageError("no command: usage: " + usage);

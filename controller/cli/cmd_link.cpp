@@ -4,6 +4,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "lab_state.h"
 #include "libnl_kernel.h"
 #include "link_control.h"
@@ -24,8 +25,7 @@ std::optional<T> option_value(const Args& args, const std::string& name, Parse p
 }  // namespace
 
 int run_link(const Argv& argv) {
-  const std::string usage =
-      "testbed link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]";
+  const std::string usage = usage_of("link");
   Args args(argv, {}, {"dir", "rate", "delay", "loss"});
   args.at_most(4, usage);
   if (args.positional(0) != "set" || args.positionals().size() != 4)
@@ -60,9 +60,8 @@ int run_link(const Argv& argv) {
   }
   LibnlKernel kernel;
   SocketDelayLineControl delay_lines(dir);
-  const auto backend = state.plan.value("backend", "delayline") == "netem"
-                           ? ImpairmentBackend::kNetem
-                           : ImpairmentBackend::kDelayLine;
+  const auto backend =
+      parse_backend_name(state.plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine);
   LinkChanger changer(kernel, delay_lines, backend);
   for (LiveDirection* d : chosen) {
     changer.apply(*d, change);

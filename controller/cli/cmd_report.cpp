@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "lab_state.h"
 #include "report.h"
 
@@ -19,7 +20,7 @@ namespace testbed::cli {
 namespace fs = std::filesystem;
 
 int run_report(const Argv& argv) {
-  const std::string usage = "testbed report LAB|DIR [--out DIR]";
+  const std::string usage = usage_of("report");
   Args args(argv, {}, {"out"});
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "verbs.h"
 #include "lab_state.h"
 #include "scenario.h"
 #include "scenario_runner.h"
@@ -25,7 +26,7 @@ void on_signal(int sig) {
 }  // namespace
 
 int run_run(const Argv& argv) {
-  const std::string usage = "testbed run SCENARIO [--out DIR]";
+  const std::string usage = usage_of("run");
   Args args(argv, {}, {"out"});
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);

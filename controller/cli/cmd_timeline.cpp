@@ -29,9 +29,8 @@ int run_timeline(const Argv& argv) {
   const std::string lab = args.positional(0);
   const LabState state = store.load(lab);
   const std::string dir = store.dir(lab);
-  const auto backend = state.plan.value("backend", "delayline") == "netem"
-                           ? ImpairmentBackend::kNetem
-                           : ImpairmentBackend::kDelayLine;
+  const auto backend =
+      parse_backend_name(state.plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine);
   LibnlKernel kernel;
   SocketDelayLineControl delay_lines(dir);
   LinkChanger changer(kernel, delay_lines, backend);

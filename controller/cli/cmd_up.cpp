@@ -18,6 +18,7 @@
 #include "args.h"
 #include "capabilities.h"
 #include "commands.h"
+#include "verbs.h"
 #include "crash_point.h"
 #include "lab_processes.h"
 #include "lab_state.h"
@@ -90,11 +91,7 @@ int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::strin
 }  // namespace
 
 int run_up(const Argv& argv) {
-  const std::string usage =
-      "testbed up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
-      "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
-      "[--hosts N|PLACEMENT --host NAME] [--adopt] [--metrics ADDR:PORT] [--foreground] "
-      "[--start-at UNIX_SECONDS] [--timings]";
+  const std::string usage = usage_of("up");
   const auto began = std::chrono::steady_clock::now();
   Args args(argv, {"dry-run", "grafana", "adopt", "foreground", "timings"},
             {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics",

@@ -21,9 +21,7 @@ bool lacks_privileges(const std::string& verb) {
 }
 
 ImpairmentBackend parse_backend_option(const std::string& value) {
-  if (value == "auto") return ImpairmentBackend::kAuto;
-  if (value == "netem") return ImpairmentBackend::kNetem;
-  if (value == "delayline") return ImpairmentBackend::kDelayLine;
+  if (const auto b = parse_backend_name(value)) return *b;
   throw UsageError("--backend must be auto, netem or delayline, not '" + value + "'");
 }
 

@@ -52,18 +52,6 @@ IngressNetem netem_from_json(const nlohmann::json& j) {
                       j.at("keep_order").get<bool>()}};
 }
 
-const char* backend_name(ImpairmentBackend b) {
-  switch (b) {
-    case ImpairmentBackend::kNetem:
-      return "netem";
-    case ImpairmentBackend::kDelayLine:
-      return "delayline";
-    case ImpairmentBackend::kAuto:
-      break;
-  }
-  return "auto";
-}
-
 namespace {
 
 nlohmann::json direction_json(const PlannedDirection& d) {

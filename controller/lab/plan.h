@@ -153,6 +153,5 @@ nlohmann::json htb_to_json(const HtbShaping& h);
 HtbShaping htb_from_json(const nlohmann::json& j);
 nlohmann::json netem_to_json(const IngressNetem& n);
 IngressNetem netem_from_json(const nlohmann::json& j);
-const char* backend_name(ImpairmentBackend b);
 
 }  // namespace testbed

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "impairment_backend.h"
 #include "ipv4.h"
 #include "units.h"
 
@@ -75,10 +76,6 @@ struct Link {
 };
 
 enum class RouteMetric { kHops, kDelay };
-
-// What applies delay, jitter and loss on the receiving side: netem on an IFB device where the
-// kernel has it, else the userspace delay line (NFQUEUE). kAuto picks by what exists.
-enum class ImpairmentBackend { kAuto, kNetem, kDelayLine };
 
 struct Topology {
   std::string source_file;

@@ -169,12 +169,8 @@ class Parser {
   void parse_backend(const YAML::Node& n, Topology& topo) {
     std::string text;
     if (!scalar(n, "backend", text)) return;
-    if (text == "auto") {
-      topo.backend = ImpairmentBackend::kAuto;
-    } else if (text == "netem") {
-      topo.backend = ImpairmentBackend::kNetem;
-    } else if (text == "delayline") {
-      topo.backend = ImpairmentBackend::kDelayLine;
+    if (const auto b = parse_backend_name(text)) {
+      topo.backend = *b;
     } else {
       error(n, "backend: '" + text + "' must be 'auto', 'netem' or 'delayline'");
     }

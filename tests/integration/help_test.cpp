@@ -20,5 +20,20 @@ TEST(Help, EveryVerbAnswersHelp) {
   EXPECT_NE(run_testbed({"exec", "n1", "--", "ls", "--help"}).output.rfind("usage", 0), 0u);
 }
 
+TEST(Help, AUsageErrorPrintsTheUsageHelpPrints) {
+  // One source for both (controller/cli/verbs.cpp): they once differed, `up`'s error
+  // listing --release-window and --timings and its --help not.
+  for (const std::string verb : {"up", "exec", "launch", "link", "report", "run", "regress"}) {
+    const std::string help = run_testbed({verb, "--help"}).output;
+    const std::string line = help.substr(0, help.find('\n'));
+    ASSERT_EQ(line.rfind("usage: testbed " + verb, 0), 0u) << help;
+    // More arguments than any of these verbs takes: refused with the usage.
+    const Result bad = run_testbed({verb, "x1", "x2", "x3", "x4", "x5", "x6"});
+    EXPECT_EQ(bad.status, 2) << verb << ": " << bad.output;
+    EXPECT_NE(bad.output.find(line.substr(std::string("usage: ").size())), std::string::npos)
+        << verb << ": " << bad.output << "\n--help: " << line;
+  }
+}
+
 }  // namespace
 }  // namespace testbed::it

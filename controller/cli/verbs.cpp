@@ -1,0 +1,105 @@
+#include "verbs.h"
+
+namespace testbed::cli {
+
+const std::map<std::string, Verb>& verbs() {
+  static const std::map<std::string, Verb> kVerbs = {
+      {"validate",
+       {run_validate, "validate FILE", "check a topology profile and report every error"}},
+      {"plan",
+       {run_plan,
+        "plan FILE [--json] [--steps] [--routes] [--backend B] [--hosts N|PLACEMENT [--host H]]",
+        "show what 'up' would create (no root needed); with --hosts, cut over hosts"}},
+      {"up",
+       {run_up,
+        "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
+        "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
+        "[--hosts N|PLACEMENT --host H] [--adopt] [--start-at T] [--metrics ADDR:PORT] "
+        "[--foreground] [--timings]",
+        "create the lab (namespaces, shaped links, delay, routes) and start its schedules",
+        "one lab over several hosts (docs/multihost.md):\n"
+        "  --hosts N|PLACEMENT --host H  bring up only host H's slice: its nodes, the links\n"
+        "                                among them, its ends of links to other hosts (VXLANs\n"
+        "                                it makes when PLACEMENT gives the hosts' underlay;\n"
+        "                                otherwise made by others: meshnet, a CNI)\n"
+        "  --adopt                       use node namespaces that already exist (a pod's);\n"
+        "                                down undoes what up did in them and keeps them\n"
+        "  --start-at T                  the schedules' time zero, Unix seconds: the same on\n"
+        "                                every host, so their link changes coincide\n"
+        "  --metrics ADDR:PORT           where the exporter listens: 127.0.0.1 or 0.0.0.0\n"
+        "  --foreground                  stay until a signal, then take the lab down"}},
+      {"export",
+       {run_export, "export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]",
+        "write the lab as Kubernetes resources for meshnet-cni (no root needed)",
+        "files written in DIR:\n"
+        "  meshnet-topology.yaml  a meshnet Topology per data center: its links, each with\n"
+        "                         the same uid at both ends, the testbed's interface names\n"
+        "                         and /30 addresses\n"
+        "  testbed-pods.yaml      a ConfigMap (the profile, the placement) and a Pod per data\n"
+        "                         center: the testbed as a native sidecar (IMAGE, default\n"
+        "                         testbed:latest; NET_ADMIN, NET_RAW, SYS_ADMIN) applying\n"
+        "                         that pod's slice, ready when its startupProbe passes;\n"
+        "                         Prometheus scrape annotations for port P (default 9464);\n"
+        "                         a stand-in 'workload' container to replace with your own\n"
+        "  placement.yaml         every pod its own host, as the sidecars read it\n"
+        "apply meshnet-topology.yaml before testbed-pods.yaml (docs/multihost.md)"}},
+      {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
+      {"status",
+       {run_status, "status [LAB] [--json] [--routes] [--ready]",
+        "list labs, or one lab's nodes, links and routes (--routes: every route, however "
+        "many; --ready: exit status only, 0 when up)"}},
+      {"exec",
+       {run_exec, "exec [--lab LAB] NODE -- CMD [ARGS...]", "run a command inside a node's namespace"}},
+      {"launch",
+       {run_launch,
+        "launch [LAB] [--nodes all|N1,N2,...] [--max-seconds T] [--target-loss L] [--name "
+        "NAME] [--master-port P] [--json] -- CMD [ARGS...]",
+        "run your own program (a PyTorch job, any command) once in each node with torchrun's "
+        "environment; its metric lines, WAN bytes and the emulation's health are recorded"}},
+      {"agents",
+       {run_agents, "agents [LAB] --control tcp://ADDR:PORT",
+        "on a host of a lab spread over hosts: run its nodes' agents for a train controlled "
+        "from another host (train --agents-listen ADDR:PORT)"}},
+      {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
+      {"link",
+       {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",
+        "change a live link in place"}},
+      {"train",
+       {run_train,
+        "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"
+        "bsp|ssp|async|apsp|ps-most-connected|ps-random[@NODE]] [--iterations N] [--model "
+        "M|logreg|mf|sparse-lr] [--compute-ms "
+        "MS|MIN-MAX] [--json] [--agents-listen ADDR:PORT] ... (defaults: the profile's workload)",
+        "synchronize a model over the lab with a strategy, or train a job on a parameter "
+        "server; report iteration times and loss",
+        "a lab spread over hosts (docs/multihost.md): run train on one host's slice with\n"
+        "  --agents-listen ADDR:PORT  an address of this host that the other hosts reach;\n"
+        "                             on each other host run\n"
+        "                             testbed agents LAB --control tcp://ADDR:PORT\n"
+        "                             (either may start first; a lost host is named)"}},
+      {"report",
+       {run_report, "report LAB|DIR [--out DIR]",
+        "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},
+      {"run",
+       {run_run, "run SCENARIO [--out DIR]",
+        "run a scenario: each strategy on the same seeded WAN, judged by its expectations"}},
+      {"regress",
+       {run_regress,
+        "regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline FILE] "
+        "[--out DIR]",
+        "run every scenario in DIR; pass/fail table, JUnit XML, regressions against a baseline"}},
+      {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
+      {"placement",
+       {run_placement,
+        "placement FILE [--model M] [--scale S] [--rate-scale X] [--server NODE] [--capacity "
+        "undirected|directed] [--seed N] [--draws R] [--redraws N] [--json]",
+        "where APSP puts the parameter server: LP bounds, epoch times, paths and rates"}},
+  };
+  return kVerbs;
+}
+
+std::string usage_of(const std::string& verb) {
+  return "testbed " + std::string(verbs().at(verb).usage);
+}
+
+}  // namespace testbed::cli
