@@ -69,10 +69,10 @@ case "${1:-}" in
     # commands checked by their arguments (docs/development.md).
     scripts/docs-check.py
     echo "setup: scenarios and docs check passed at ${SECONDS} s"
-    # And the parsers of outside input under libFuzzer, 20 s each, after replaying every
-    # input that once failed (tests/fuzz/; a clang build of its own in build-fuzz/). 20 s,
+    # And the parsers of outside input under libFuzzer, 10 s each, after replaying every
+    # input that once failed (tests/fuzz/; a clang build of its own in build-fuzz/). 10 s,
     # not more, keeps CI within 45 minutes with the kernel test; longer: scripts/fuzz.sh 600.
-    scripts/fuzz.sh 20
+    scripts/fuzz.sh 10
     ;;
   --suite)
     build/bin/testbed regress profiles/scenarios --junit build/scenarios-junit.xml \
