@@ -64,7 +64,12 @@ TEST(Dynamics, SlowLinkWithoutDelayKeepsTcpAtRate) {
   ASSERT_EQ(r.status, 0) << r.output;
   const auto report = nlohmann::json::parse(r.output);
   const double mbit = report["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
-  EXPECT_NEAR(mbit, 10 * kGoodputPerFrameByte, 10 * kGoodputPerFrameByte * 0.05);
+  // The defect held TCP to 5% of the rate. Below, 15% is allowed: in the 6.1 guest, whose CPU
+  // is emulated, one CI run measured 8.998 Mbit/s (94% of goodput) where the host measures 99%;
+  // above, 5%, because HTB must never let more through than configured.
+  const double goodput = 10 * kGoodputPerFrameByte;
+  EXPECT_GE(mbit, goodput * 0.85);
+  EXPECT_LE(mbit, goodput * 1.05);
 }
 
 TEST(Dynamics, PingRttIsTwiceTheOneWayDelay) {
