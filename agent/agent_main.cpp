@@ -11,8 +11,9 @@
 
 #include <sys/stat.h>
 
-#include "control_channel.h"
-#include "node_runtime.h"
+#include "agent/protocols/protocol_registry.h"
+#include "agent/runtime/control_channel.h"
+#include "agent/runtime/node_runtime.h"
 
 int main(int argc, char** argv) {
   umask(077);  // what it writes (a DRPS store, logs) is root's alone, as everything of a lab
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   try {
     zmq::socket_t channel = testbed::connect_control(
         control_netns.empty() ? van_context : control_context, control, node, control_netns);
-    return testbed::NodeRuntime(van_context, std::move(channel), node).run();
+    return testbed::NodeRuntime(van_context, std::move(channel), node, testbed::make_protocol)
+        .run();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "testbed-agent: %s\n", e.what());
     return 1;

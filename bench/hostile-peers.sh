@@ -30,7 +30,7 @@ for seed in $seeds; do
   "$tb" train "$lab" --strategy bsp --model mf --iterations "$iterations" --json > "$log" 2>&1 &
   train=$!
   for _ in $(seq 1 600); do  # up to 60 s to reach iteration 22
-    grep -q "iteration 22/" "$log" && break
+    grep -q '"iteration":22,' "$log" && break
     sleep 0.1
   done
   "$tb" exec --lab "$lab" houston -- /usr/bin/python3 bench/zmtp_garbage.py "$chicago" "$seed" >/dev/null || true
@@ -41,7 +41,7 @@ import json, sys
 log, seed, status = sys.argv[1], sys.argv[2], sys.argv[3]
 summary = None
 for line in open(log):
-    if line.startswith("{"):
+    if line.startswith("{") and not line.startswith('{"event":"iteration"'):
         summary = json.loads(line)
 if summary is None:
     died = [l.strip() for l in open(log) if "testbed train:" in l]

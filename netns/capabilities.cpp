@@ -1,4 +1,4 @@
-#include "capabilities.h"
+#include "netns/capabilities.h"
 
 #include <linux/pkt_sched.h>
 #include <netlink/route/qdisc/netem.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "libnl_kernel.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed {
 namespace {

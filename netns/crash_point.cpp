@@ -1,4 +1,4 @@
-#include "crash_point.h"
+#include "netns/crash_point.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -42,8 +42,8 @@
 #include <string>
 #include <vector>
 
-#include "delay_line_stats.h"
-#include "delay_queue.h"
+#include "netns/delay_line_stats.h"
+#include "netns/delay_queue.h"
 
 namespace {
 

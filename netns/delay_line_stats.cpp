@@ -1,4 +1,4 @@
-#include "delay_line_stats.h"
+#include "netns/delay_line_stats.h"
 
 #include <sstream>
 #include <stdexcept>

@@ -13,7 +13,7 @@
 #include <random>
 #include <vector>
 
-#include "lateness_histogram.h"
+#include "netns/lateness_histogram.h"
 
 namespace testbed {
 

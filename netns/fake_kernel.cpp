@@ -1,4 +1,4 @@
-#include "fake_kernel.h"
+#include "netns/fake_kernel.h"
 
 #include <algorithm>
 
@@ -213,6 +213,17 @@ void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {
   auto& link = link_or_throw("remove_shaping", ns, dev);
   mutate("remove_shaping");
   link.shaping.reset();
+}
+
+bool FakeKernel::is_cut(const std::string& ns, const std::string& dev) {
+  return link_exists(ns, dev) && namespaces_[ns].links[dev].cut;
+}
+
+void FakeKernel::set_cut(const std::string& ns, const std::string& dev, bool cut) {
+  auto& link = link_or_throw("set_cut", ns, dev);
+  if (!link.shaping) throw KernelError("set_cut(" + dev + "@" + ns + "): no HTB tree");
+  mutate("set_cut");
+  link.cut = cut;
 }
 
 std::optional<NetemParams> FakeKernel::ingress_netem(const std::string& ns,

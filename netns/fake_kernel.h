@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 
@@ -24,6 +24,7 @@ class FakeKernel : public Kernel {
     std::optional<VxlanSpec> vxlan;    // a tunnel end (peer_ns empty)
     std::optional<NetemParams> netem;  // an IFB device's root netem
     std::string redirect;              // the IFB device every received packet goes to
+    bool cut = false;                  // a fault: the HTB drops everything
   };
   struct Namespace {
     uint64_t inode = 0;
@@ -61,6 +62,8 @@ class FakeKernel : public Kernel {
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
+  bool is_cut(const std::string& ns, const std::string& dev) override;
+  void set_cut(const std::string& ns, const std::string& dev, bool cut) override;
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;

@@ -1,4 +1,4 @@
-#include "ipv4.h"
+#include "netns/ipv4.h"
 
 #include <arpa/inet.h>
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ipv4.h"
+#include "netns/ipv4.h"
 
 namespace testbed {
 
@@ -154,6 +154,11 @@ class Kernel {
   // Creates the HTB tree, or changes an existing one in place (no queue flush).
   virtual void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;
+  // A cut link direction (a fault): the device's HTB drops everything it is given (a
+  // matchall filter whose action is drop), and what its queue held when the cut came is
+  // dropped too, as a cut fibre loses what the port was about to send. Needs the HTB tree.
+  virtual bool is_cut(const std::string& ns, const std::string& dev) = 0;
+  virtual void set_cut(const std::string& ns, const std::string& dev, bool cut) = 0;
 
   // The delay hooks of a namespace, by device. Several devices at once, because installing
   // them costs a process start (iptables-restore) per call, not per device.

@@ -1,4 +1,4 @@
-#include "lateness_histogram.h"
+#include "netns/lateness_histogram.h"
 
 #include <algorithm>
 #include <cmath>

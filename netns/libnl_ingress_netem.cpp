@@ -11,10 +11,10 @@
 #include <netlink/route/cls/matchall.h>
 #include <sys/stat.h>
 
-#include "libnl_kernel.h"
-#include "netns_exec.h"
-#include "rx_timestamp_reset.h"
-#include "tc_objects.h"
+#include "netns/libnl_kernel.h"
+#include "netns/netns_exec.h"
+#include "netns/rx_timestamp_reset.h"
+#include "netns/tc_objects.h"
 
 namespace testbed {
 namespace {

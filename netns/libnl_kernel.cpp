@@ -1,4 +1,4 @@
-#include "libnl_kernel.h"
+#include "netns/libnl_kernel.h"
 
 #include <arpa/inet.h>
 #include <linux/if.h>
@@ -13,9 +13,9 @@
 #include <iomanip>
 #include <sstream>
 
-#include "netns_exec.h"
-#include "rx_timestamp_reset.h"
-#include "tc_objects.h"
+#include "netns/netns_exec.h"
+#include "netns/rx_timestamp_reset.h"
+#include "netns/tc_objects.h"
 
 namespace testbed {
 namespace {

@@ -6,9 +6,9 @@
 #include <memory>
 #include <string>
 
-#include "kernel.h"
-#include "named_netns.h"
-#include "nl_objects.h"
+#include "netns/kernel.h"
+#include "netns/named_netns.h"
+#include "netns/nl_objects.h"
 
 namespace testbed {
 
@@ -41,6 +41,8 @@ class LibnlKernel : public Kernel {
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
+  bool is_cut(const std::string& ns, const std::string& dev) override;
+  void set_cut(const std::string& ns, const std::string& dev, bool cut) override;
   // The ingress hook is netlink (clsact, bpf filter) plus iptables rules, which have no
   // stable library API: those go through iptables-restore inside the namespace.
   IngressHooks ingress_delays(const std::string& ns) override;

@@ -10,7 +10,7 @@
 #include <map>
 #include <memory>
 
-#include "libnl_kernel.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "named_netns.h"
+#include "netns/named_netns.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <system_error>
 
-#include "node_identity.h"
+#include "netns/node_identity.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "netns_exec.h"
+#include "netns/netns_exec.h"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -9,10 +9,10 @@
 #include <array>
 #include <cerrno>
 
-#include "crash_point.h"
-#include "named_netns.h"
-#include "node_identity.h"
-#include "process_launcher.h"
+#include "netns/crash_point.h"
+#include "netns/named_netns.h"
+#include "netns/node_identity.h"
+#include "netns/process_launcher.h"
 
 namespace testbed {
 namespace {

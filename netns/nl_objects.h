@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "kernel.h"
+#include "netns/kernel.h"
 
 namespace testbed::nl {
 

@@ -1,4 +1,4 @@
-#include "node_identity.h"
+#include "netns/node_identity.h"
 
 #include <fcntl.h>
 #include <sched.h>
@@ -8,7 +8,7 @@
 
 #include <cerrno>
 
-#include "crash_point.h"
+#include "netns/crash_point.h"
 
 namespace testbed {
 namespace {

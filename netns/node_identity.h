@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "named_netns.h"
+#include "netns/named_netns.h"
 
 namespace testbed {
 

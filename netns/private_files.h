@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "named_netns.h"
+#include "netns/named_netns.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "process_launcher.h"
+#include "netns/process_launcher.h"
 
 #include <sched.h>
 #include <sys/mount.h>

@@ -1,4 +1,4 @@
-#include "tc_objects.h"
+#include "netns/tc_objects.h"
 
 #include <linux/pkt_sched.h>
 #include <netlink/route/qdisc/fifo.h>

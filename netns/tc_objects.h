@@ -6,8 +6,8 @@
 
 #include <netlink/msg.h>
 
-#include "kernel.h"
-#include "nl_objects.h"
+#include "netns/kernel.h"
+#include "netns/nl_objects.h"
 
 namespace testbed {
 

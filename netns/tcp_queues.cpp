@@ -1,4 +1,4 @@
-#include "tcp_queues.h"
+#include "netns/tcp_queues.h"
 
 #include <fstream>
 #include <sstream>

@@ -57,8 +57,9 @@ if [ "$ci" -eq 1 ]; then
   # Left out under netem: an iperf3 interval's timing against the timeline's steps, which
   # TCG's slow process starts shift by a second (it fails so with both backends there and
   # passes on real hardware), and the two stall tests, which wait out a 30 s budget over a
-  # rate change: rates are the sender's HTB with either backend, run on the host.
-  filter_netem="$filter-Dynamics.ThreeStepScheduleShowsInIperfIntervals:Faults.AStalledLink*"
+  # rate change: rates are the sender's HTB with either backend, run on the host. And the
+  # scheduled cut, which is the live cut (run here) applied by the timeline (run on the host).
+  filter_netem="$filter-Dynamics.ThreeStepScheduleShowsInIperfIntervals:Faults.AStalledLink*:Dynamics.AScheduledDown*"
   # The delay line on this kernel too, where its code is the host's: the tests of its own
   # parts (hooks, loss, the process and its clean-up). Its RTT tests are left to the host:
   # under TCG a userspace process adds its scheduling to every packet (+4.9 ms on average).
@@ -155,7 +156,7 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/r
 mkdir -p /lib/modules/$kver && mount --bind "build/kernel-test/$kver/lib/modules/$kver" /lib/modules/$kver
 # ifb with numifbs=0, as the testbed loads it: by default the module makes ifb0 and ifb1.
 modprobe ifb numifbs=0
-for m in sch_netem sch_htb sch_tbf sch_fq sch_ingress veth vxlan cls_u32 cls_bpf cls_matchall act_mirred \
+for m in sch_netem sch_htb sch_tbf sch_fq sch_ingress veth vxlan cls_u32 cls_bpf cls_matchall act_mirred act_gact \
          nfnetlink_queue xt_NFQUEUE iptable_filter iptable_mangle iptable_raw xt_statistic; do
   modprobe "$m" 2>/dev/null || echo "kernel-test: no module $m"
 done

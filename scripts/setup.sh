@@ -54,6 +54,9 @@ cmake --build build -j"$(nproc)"
 case "${1:-}" in
   "") ;;
   --test)
+    # First the layers: an include that runs up a layer or crosses between systems fails
+    # here, before anything runs (docs/architecture.md#the-layers).
+    scripts/check-layers.py
     ctest --test-dir build --output-on-failure
     echo "setup: built and ctest passed at ${SECONDS} s"
     # Then the emulation under a kernel that has netem (Debian 12's own 6.1, booted by qemu

@@ -1,9 +1,9 @@
-#include "compute_time.h"
+#include "agent/jobs/compute_time.h"
 
 #include <charconv>
 #include <stdexcept>
 
-#include "seeded.h"
+#include "agent/jobs/seeded.h"
 
 namespace testbed {
 namespace {

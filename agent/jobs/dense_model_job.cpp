@@ -7,8 +7,8 @@
 // model synchronized too rarely or wrongly would not approach.
 #include <stdexcept>
 
-#include "job_factories.h"
-#include "seeded.h"
+#include "agent/jobs/job_factories.h"
+#include "agent/jobs/seeded.h"
 
 namespace testbed {
 namespace {

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "job.h"
+#include "agent/jobs/job.h"
 
 namespace testbed {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "job_factories.h"
+#include "agent/jobs/job_factories.h"
 
 namespace testbed {
 namespace {

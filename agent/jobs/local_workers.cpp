@@ -1,4 +1,4 @@
-#include "local_workers.h"
+#include "agent/jobs/local_workers.h"
 
 #include <algorithm>
 #include <cmath>

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 
-#include "compute_time.h"
-#include "job.h"
+#include "agent/jobs/compute_time.h"
+#include "agent/jobs/job.h"
 
 namespace testbed {
 

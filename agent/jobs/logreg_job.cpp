@@ -1,8 +1,8 @@
 // The dense logistic regression of logistic_regression.h as a parameter-server job: the
 // weights on the servers, full-batch gradients on the workers' shards.
-#include "job_factories.h"
+#include "agent/jobs/job_factories.h"
 
-#include "logistic_regression.h"
+#include "agent/jobs/logistic_regression.h"
 
 namespace testbed {
 namespace {

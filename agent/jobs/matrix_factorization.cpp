@@ -39,11 +39,11 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "factor_rows.h"
-#include "job_factories.h"
-#include "seeded.h"
-#include "sorted_keys.h"
-#include "zipf_law.h"
+#include "agent/jobs/factor_rows.h"
+#include "agent/jobs/job_factories.h"
+#include "agent/jobs/seeded.h"
+#include "agent/jobs/sorted_keys.h"
+#include "agent/jobs/zipf_law.h"
 
 namespace testbed {
 namespace {

@@ -11,9 +11,9 @@
 #include <bit>
 #include <cmath>
 
-#include "job_factories.h"
-#include "seeded.h"
-#include "sorted_keys.h"
+#include "agent/jobs/job_factories.h"
+#include "agent/jobs/seeded.h"
+#include "agent/jobs/sorted_keys.h"
 
 namespace testbed {
 namespace {

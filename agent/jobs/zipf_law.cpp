@@ -1,10 +1,10 @@
-#include "zipf_law.h"
+#include "agent/jobs/zipf_law.h"
 
 #include <algorithm>
 #include <cmath>
 #include <utility>
 
-#include "seeded.h"
+#include "agent/jobs/seeded.h"
 
 namespace testbed {
 

@@ -1,6 +1,6 @@
-#include "worker_clock_log.h"
+#include "agent/protocols/worker_clock_log.h"
 
-#include "wire.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 

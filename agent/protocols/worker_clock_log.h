@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "protocol.h"
+#include "agent/runtime/protocol.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "control_channel.h"
+#include "agent/runtime/control_channel.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "node_runtime.h"
+#include "agent/runtime/node_runtime.h"
 
 #include <stdexcept>
 #include <utility>
@@ -12,8 +12,12 @@ constexpr int kMessagesPerRound = 64;
 
 }  // namespace
 
-NodeRuntime::NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self)
-    : context_(context), self_(self), control_(std::move(control)) {}
+NodeRuntime::NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self,
+                         ProtocolFactory make)
+    : context_(context),
+      make_protocol_(std::move(make)),
+      self_(self),
+      control_(std::move(control)) {}
 
 void NodeRuntime::reply(const nlohmann::json& j) {
   control_.send(zmq::buffer(j.dump()), zmq::send_flags::none);
@@ -27,7 +31,7 @@ void NodeRuntime::handle_command(const nlohmann::json& cmd) {
     van_ =
         std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
                               cmd.value("secret", ""), cmd.value("max_message", uint64_t{0}));
-    protocol_ = make_protocol(cmd.value("protocol", "tree"), *this);
+    protocol_ = make_protocol_(cmd.value("protocol", "tree"), *this);
     protocol_->setup(cmd);
     return;
   }

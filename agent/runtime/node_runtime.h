@@ -19,15 +19,16 @@
 #include <memory>
 #include <string>
 
-#include "protocol.h"
-#include "van.h"
+#include "agent/runtime/protocol.h"
+#include "agent/transport/van.h"
 
 namespace testbed {
 
 class NodeRuntime : public AgentLink {
  public:
-  // `context` serves the van (the node's model traffic); `control` is connected already.
-  NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self);
+  // `context` serves the van (the node's model traffic); `control` is connected already;
+  // `make` builds the protocol a setup names.
+  NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self, ProtocolFactory make);
   int run();  // until quit
 
   void reply(const nlohmann::json& j) override;
@@ -38,6 +39,7 @@ class NodeRuntime : public AgentLink {
   void handle_command(const nlohmann::json& cmd);
 
   zmq::context_t& context_;
+  ProtocolFactory make_protocol_;
   int self_;
   zmq::socket_t control_;
   std::unique_ptr<Van> van_;

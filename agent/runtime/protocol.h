@@ -7,11 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "van.h"
+#include "agent/transport/van.h"
 
 namespace testbed {
 
@@ -39,8 +40,10 @@ class Protocol {
   virtual std::chrono::milliseconds timeout() const = 0;
 };
 
-const std::vector<std::string>& protocol_names();
-// Throws std::invalid_argument for an unknown name.
-std::unique_ptr<Protocol> make_protocol(const std::string& name, AgentLink& link);
+// A protocol by the name a setup command gives; throws std::invalid_argument for an
+// unknown one. The registry (agent/protocols/protocol_registry.h), above every protocol,
+// is the one the agent's main gives the loop: the loop never names a protocol.
+using ProtocolFactory =
+    std::function<std::unique_ptr<Protocol>(const std::string& name, AgentLink& link)>;
 
 }  // namespace testbed

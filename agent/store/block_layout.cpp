@@ -1,4 +1,4 @@
-#include "block_layout.h"
+#include "agent/store/block_layout.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "blocked_parameters.h"
+#include "agent/store/blocked_parameters.h"
 
 #include <map>
 #include <stdexcept>

@@ -7,8 +7,8 @@
 
 #include <functional>
 
-#include "block_layout.h"
-#include "parameter_store.h"
+#include "agent/store/block_layout.h"
+#include "agent/store/parameter_store.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "memory_store.h"
+#include "agent/store/memory_store.h"
 
 namespace testbed {
 

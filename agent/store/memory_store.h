@@ -4,7 +4,7 @@
 
 #include <unordered_map>
 
-#include "parameter_store.h"
+#include "agent/store/parameter_store.h"
 
 namespace testbed {
 

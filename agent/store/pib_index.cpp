@@ -1,4 +1,4 @@
-#include "pib_index.h"
+#include "agent/store/pib_index.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "rocks_store.h"
+#include "agent/store/rocks_store.h"
 
 #include <rocksdb/cache.h>
 #include <rocksdb/table.h>

@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "parameter_store.h"
+#include "agent/store/parameter_store.h"
 
 namespace testbed {
 

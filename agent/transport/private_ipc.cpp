@@ -1,4 +1,4 @@
-#include "private_ipc.h"
+#include "agent/transport/private_ipc.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

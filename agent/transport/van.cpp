@@ -1,4 +1,4 @@
-#include "van.h"
+#include "agent/transport/van.h"
 
 #include <algorithm>
 #include <cstring>

@@ -31,7 +31,7 @@
 #include <thread>
 #include <vector>
 
-#include "wire.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 

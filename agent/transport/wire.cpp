@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "agent/transport/wire.h"
 
 #include <time.h>
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tree_aggregator.h"
+#include "agent/transport/chunk_message.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "args.h"
+#include "controller/cli/args.h"
 
 namespace testbed::cli {
 

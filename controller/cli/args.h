@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "usage_error.h"
+#include "controller/options/usage_error.h"
 
 namespace testbed::cli {
 

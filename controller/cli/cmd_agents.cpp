@@ -3,12 +3,12 @@
 // host; returns when the run ends (runs/host_agents.h).
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "host_agents.h"
-#include "ipv4.h"
-#include "lab_state.h"
-#include "port_number.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/lab/lab_state.h"
+#include "controller/runs/host_agents.h"
+#include "controller/topology/port_number.h"
+#include "netns/ipv4.h"
 
 namespace testbed::cli {
 

@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "lab_state.h"
-#include "teardown.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
 
 namespace testbed::cli {
 

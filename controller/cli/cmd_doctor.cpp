@@ -1,10 +1,10 @@
 // testbed doctor: what the kernel offers and what the testbed will use.
 #include <iostream>
 
-#include "args.h"
-#include "capabilities.h"
-#include "commands.h"
-#include "plan_table.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/lab/plan_table.h"
+#include "netns/capabilities.h"
 
 namespace testbed::cli {
 

@@ -3,11 +3,11 @@
 // namespaces a slice adopted (`up --adopt`), it undoes the slice's changes one by one.
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "lab_state.h"
-#include "libnl_kernel.h"
-#include "teardown.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 

@@ -6,11 +6,11 @@
 #include <cstring>
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "lab_state.h"
-#include "teardown.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
 
 namespace testbed::cli {
 

@@ -6,11 +6,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "args.h"
-#include "commands.h"
-#include "k8s_manifests.h"
-#include "port_number.h"
-#include "private_files.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/hosts/k8s_manifests.h"
+#include "controller/topology/port_number.h"
+#include "netns/private_files.h"
 
 namespace testbed::cli {
 namespace {

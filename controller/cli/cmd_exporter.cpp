@@ -21,17 +21,17 @@
 #include <iostream>
 #include <zmq.hpp>
 
-#include "args.h"
-#include "commands.h"
-#include "health_metrics.h"
-#include "lab_state.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
-#include "link_metrics.h"
-#include "metrics_sink.h"
-#include "private_ipc.h"
-#include "prometheus_server.h"
-#include "train_metrics.h"
+#include "agent/transport/private_ipc.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/lab/lab_state.h"
+#include "controller/observe/health_metrics.h"
+#include "controller/observe/link_metrics.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/observe/prometheus_server.h"
+#include "controller/observe/train_metrics.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 namespace {

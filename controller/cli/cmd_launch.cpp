@@ -13,22 +13,22 @@
 #include <iostream>
 #include <zmq.hpp>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "job_metrics.h"
-#include "job_runner.h"
-#include "lab_state.h"
-#include "launch_plan.h"
-#include "launch_report.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
-#include "link_metrics.h"
-#include "metrics_sink.h"
-#include "process_launcher.h"
-#include "rank_supervisor.h"
-#include "run_health.h"
-#include "teardown.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
+#include "controller/launch/job_metrics.h"
+#include "controller/launch/job_runner.h"
+#include "controller/launch/launch_plan.h"
+#include "controller/launch/launch_report.h"
+#include "controller/launch/rank_supervisor.h"
+#include "controller/observe/link_metrics.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/runs/run_health.h"
+#include "netns/libnl_kernel.h"
+#include "netns/process_launcher.h"
 
 namespace testbed::cli {
 namespace {

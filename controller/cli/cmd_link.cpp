@@ -1,13 +1,15 @@
 // testbed link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]:
 // changes a live link in place. a2b is the direction from A to B as written here.
+// testbed link down|up LAB A B [--dir ...]: cuts the link (a fault: it carries nothing,
+// its queue is lost) and restores it, as a schedule's `state: down` and `state: up` do.
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "lab_state.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/lab/lab_state.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 namespace {
@@ -28,14 +30,18 @@ int run_link(const Argv& argv) {
   const std::string usage = usage_of("link");
   Args args(argv, {}, {"dir", "rate", "delay", "loss"});
   args.at_most(4, usage);
-  if (args.positional(0) != "set" || args.positionals().size() != 4)
+  const std::string verb = args.positional(0);
+  if ((verb != "set" && verb != "down" && verb != "up") || args.positionals().size() != 4)
     throw UsageError("usage: " + usage);
   ScheduleChange change;
   change.rate = option_value<Rate>(args, "rate", parse_rate);
   change.delay = option_value<Duration>(args, "delay", parse_duration);
   change.loss = option_value<Fraction>(args, "loss", parse_percent);
-  if (!change.rate && !change.delay && !change.loss)
+  if (verb == "set" && !change.rate && !change.delay && !change.loss)
     throw UsageError("nothing to set; usage: " + usage);
+  if (verb != "set" && (change.rate || change.delay || change.loss))
+    throw UsageError("link " + verb + " takes only --dir; usage: " + usage);
+  if (verb != "set") change.down = verb == "down";
   const std::string dir_opt = args.option("dir").value_or("both");
   if (dir_opt != "a2b" && dir_opt != "b2a" && dir_opt != "both") {
     throw UsageError("--dir must be a2b, b2a or both");
@@ -67,7 +73,8 @@ int run_link(const Argv& argv) {
     changer.apply(*d, change);
     record_current(dir, *d);
     std::cout << "link " << d->from << " -> " << d->to << ": " << format_rate(d->params.rate) << " "
-              << format_duration(d->params.delay) << " " << format_percent(d->params.loss) << "\n";
+              << format_duration(d->params.delay) << " " << format_percent(d->params.loss)
+              << (d->down ? " down" : "") << "\n";
   }
   return kExitOk;
 }

@@ -8,19 +8,19 @@
 #include <iomanip>
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "diagnostics.h"
-#include "job.h"
-#include "placement_report.h"
-#include "rate_redraws.h"
-#include "rounding.h"
-#include "strategies.h"
-#include "topology_graph.h"
-#include "topology_parser.h"
-#include "units.h"
-#include "workload_placement.h"
-#include "workload_settings.h"
+#include "agent/jobs/job.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/options/workload_settings.h"
+#include "controller/placement/placement_report.h"
+#include "controller/placement/rate_redraws.h"
+#include "controller/placement/rounding.h"
+#include "controller/placement/topology_graph.h"
+#include "controller/placement/workload_placement.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/topology_parser.h"
+#include "controller/topology/units.h"
+#include "controller/training/strategies.h"
 
 namespace testbed::cli {
 namespace {

@@ -3,17 +3,17 @@
 // per-host slices (docs/multihost.md). Routes come as their rule unless --routes.
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "diagnostics.h"
-#include "gaia_plan.h"
-#include "host_report.h"
-#include "placement_report.h"
-#include "plan_table.h"
-#include "strategies.h"
-#include "update_scheduler.h"
-#include "workload_placement.h"
-#include "workload_settings.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/hosts/host_report.h"
+#include "controller/lab/plan_table.h"
+#include "controller/options/workload_settings.h"
+#include "controller/placement/placement_report.h"
+#include "controller/placement/workload_placement.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/mlfabric/update_scheduler.h"
+#include "controller/training/strategies.h"
 
 namespace testbed::cli {
 

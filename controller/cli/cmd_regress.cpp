@@ -12,14 +12,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "junit.h"
-#include "plan_table.h"
-#include "private_files.h"
-#include "scenario.h"
-#include "scenario_runner.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/lab/plan_table.h"
+#include "controller/runs/scenario_runner.h"
+#include "controller/scenario/junit.h"
+#include "controller/scenario/scenario.h"
+#include "netns/private_files.h"
 
 namespace testbed::cli {
 namespace {

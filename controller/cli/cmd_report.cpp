@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "lab_state.h"
-#include "report.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/lab/lab_state.h"
+#include "controller/observe/report.h"
 
 namespace testbed::cli {
 

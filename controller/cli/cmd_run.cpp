@@ -8,12 +8,12 @@
 #include <csignal>
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "verbs.h"
-#include "lab_state.h"
-#include "scenario.h"
-#include "scenario_runner.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/lab/lab_state.h"
+#include "controller/runs/scenario_runner.h"
+#include "controller/scenario/scenario.h"
 
 namespace testbed::cli {
 namespace {

@@ -2,13 +2,13 @@
 // with their shaping (configured, and as the kernel reports it with counters) and routes.
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "lab_state.h"
-#include "lab_status.h"
-#include "libnl_kernel.h"
-#include "plan_table.h"
-#include "privileges.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan_table.h"
+#include "controller/lab/privileges.h"
+#include "controller/observe/lab_status.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 

@@ -4,12 +4,12 @@
 #include <csignal>
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
-#include "lab_state.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
-#include "timeline.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/dynamics/timeline.h"
+#include "controller/lab/lab_state.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 namespace {

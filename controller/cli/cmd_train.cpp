@@ -2,12 +2,12 @@
 // the verb's arguments; the run itself is runs/training_run.h's.
 #include <nlohmann/json.hpp>
 
-#include "commands.h"
-#include "ipv4.h"
-#include "lab_state.h"
-#include "port_number.h"
-#include "train_args.h"
-#include "training_run.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/train_args.h"
+#include "controller/lab/lab_state.h"
+#include "controller/runs/training_run.h"
+#include "controller/topology/port_number.h"
+#include "netns/ipv4.h"
 
 namespace testbed::cli {
 

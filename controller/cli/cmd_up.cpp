@@ -14,20 +14,20 @@
 #include <iostream>
 #include <thread>
 
-#include "applier.h"
-#include "args.h"
-#include "capabilities.h"
-#include "commands.h"
-#include "verbs.h"
-#include "crash_point.h"
-#include "lab_processes.h"
-#include "lab_state.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
-#include "observability.h"
-#include "plan_table.h"
-#include "teardown.h"
-#include "units.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan_table.h"
+#include "controller/lab/teardown.h"
+#include "controller/runs/lab_processes.h"
+#include "controller/runs/observability.h"
+#include "controller/topology/units.h"
+#include "netns/capabilities.h"
+#include "netns/crash_point.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
 namespace {

@@ -1,8 +1,8 @@
 // testbed validate FILE: report every error in a profile, or that it is valid.
 #include <iostream>
 
-#include "args.h"
-#include "commands.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
 
 namespace testbed::cli {
 

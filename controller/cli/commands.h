@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"  // program_path
-#include "lab_state.h"
-#include "plan.h"
-#include "plan_slices.h"
+#include "controller/hosts/plan_slices.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan.h"
+#include "controller/runs/child_process.h"  // program_path
 
 namespace testbed::cli {
 

@@ -2,15 +2,15 @@
 #include <filesystem>
 #include <iostream>
 
-#include "args.h"
-#include "capabilities.h"
-#include "commands.h"
-#include "diagnostics.h"
-#include "host_report.h"
-#include "planner.h"
-#include "privileges.h"
-#include "profile_locator.h"
-#include "workload_settings.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/hosts/host_report.h"
+#include "controller/lab/planner.h"
+#include "controller/lab/privileges.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/profile_locator.h"
+#include "netns/capabilities.h"
 
 namespace testbed::cli {
 

@@ -5,12 +5,12 @@
 #include <map>
 #include <system_error>
 
-#include "args.h"
-#include "commands.h"
-#include "crash_point.h"
-#include "kernel.h"
-#include "train_args.h"
-#include "verbs.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/train_args.h"
+#include "controller/cli/verbs.h"
+#include "netns/crash_point.h"
+#include "netns/kernel.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "train_args.h"
+#include "controller/cli/train_args.h"
 
 #include <set>
 

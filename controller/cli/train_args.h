@@ -2,9 +2,9 @@
 // options' CommandLine (run_options.h resolves them with the profile's workload).
 #pragma once
 
-#include "args.h"
-#include "commands.h"
-#include "run_options.h"
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/options/run_options.h"
 
 namespace testbed::cli {
 

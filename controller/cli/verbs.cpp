@@ -1,4 +1,4 @@
-#include "verbs.h"
+#include "controller/cli/verbs.h"
 
 namespace testbed::cli {
 
@@ -49,7 +49,8 @@ const std::map<std::string, Verb>& verbs() {
         "list labs, or one lab's nodes, links and routes (--routes: every route, however "
         "many; --ready: exit status only, 0 when up)"}},
       {"exec",
-       {run_exec, "exec [--lab LAB] NODE -- CMD [ARGS...]", "run a command inside a node's namespace"}},
+       {run_exec, "exec [--lab LAB] NODE -- CMD [ARGS...]",
+        "run a command inside a node's namespace"}},
       {"launch",
        {run_launch,
         "launch [LAB] [--nodes all|N1,N2,...] [--max-seconds T] [--target-loss L] [--name "
@@ -62,8 +63,10 @@ const std::map<std::string, Verb>& verbs() {
         "from another host (train --agents-listen ADDR:PORT)"}},
       {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
       {"link",
-       {run_link, "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L]",
-        "change a live link in place"}},
+       {run_link,
+        "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L] | link down|up "
+        "LAB A B [--dir a2b|b2a|both]",
+        "change a live link in place, or cut it (a fault) and restore it"}},
       {"train",
        {run_train,
         "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"

@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "commands.h"
+#include "controller/cli/commands.h"
 
 namespace testbed::cli {
 

@@ -1,4 +1,4 @@
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -11,10 +11,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "named_netns.h"
-#include "plan.h"
-#include "planner.h"
-#include "schedule.h"
+#include "controller/lab/plan.h"
+#include "controller/lab/planner.h"
+#include "controller/topology/schedule.h"
+#include "netns/named_netns.h"
 
 namespace testbed {
 
@@ -73,6 +73,7 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
         d.params.delay = Duration{(*it)["delay_us"].get<int64_t>()};
         d.params.jitter = Duration{(*it)["jitter_us"].get<int64_t>()};
         d.params.loss = Fraction{(*it)["loss"].get<double>()};
+        d.down = it->value("down", false);
         if (it->contains("htb")) d.htb = htb_from_json((*it)["htb"]);
         if (it->contains("netem")) d.netem = netem_from_json((*it)["netem"]);
       }
@@ -124,6 +125,11 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
                                 IngressDelay{static_cast<uint16_t>(d.queue), next.loss.value});
     }
   }
+  // Last: a cut drops the queue the changes above may have resized. Only the sender cuts;
+  // a receiving end on another host learns of it from current.json.
+  if (change.down && *change.down != d.down && d.local_tx)
+    kernel_.set_cut(d.ns, d.dev, *change.down);
+  if (change.down) d.down = *change.down;
   d.params = next;
   d.htb = htb;
 }
@@ -158,6 +164,7 @@ void record_current(const std::string& lab_dir, const std::vector<const LiveDire
                      {"delay_us", d->params.delay.us},
                      {"jitter_us", d->params.jitter.us},
                      {"loss", d->params.loss.value},
+                     {"down", d->down},
                      {"htb", htb_to_json(d->htb)}};
     if (d->netem) all[d->key()]["netem"] = netem_to_json(*d->netem);
   }

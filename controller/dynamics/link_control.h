@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
-#include "topology.h"
+#include "controller/topology/topology.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 
@@ -20,6 +20,7 @@ struct LiveDirection {
   int queue = -1;  // NFQUEUE number (delay-line backend), -1 when the direction has no hook
   uint64_t stream = 0;
   DirectionParams params;             // current values
+  bool down = false;                  // cut by a fault (kernel.h, set_cut) until it is up
   HtbShaping htb;                     // as configured now
   std::optional<IngressNetem> netem;  // netem backend: the receiver's, once there is one
   // Whether this host holds the sending (shaping) and the receiving (delay line, loss) end.
@@ -69,7 +70,7 @@ class LinkChanger {
   ImpairmentBackend backend_;
 };
 
-// current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss}, under a lock so the
+// current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss, down}, under a lock so the
 // timeline and `link set` can both update it.
 void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed);
 inline void record_current(const std::string& lab_dir, const LiveDirection& d) {

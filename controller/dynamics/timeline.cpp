@@ -1,4 +1,4 @@
-#include "timeline.h"
+#include "controller/dynamics/timeline.h"
 
 #include <time.h>
 
@@ -9,7 +9,7 @@
 #include <iomanip>
 #include <optional>
 
-#include "schedule.h"
+#include "controller/topology/schedule.h"
 
 namespace testbed {
 namespace {
@@ -70,7 +70,7 @@ void Timeline::run() {
     if (last) end_us = std::max(end_us, *last);
   }
   std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
-  log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error\n"
+  log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state\n"
       << std::flush;
 
   // The two clocks are read back to back; what passes between the reads (microseconds)
@@ -128,7 +128,8 @@ void Timeline::run() {
         log << std::fixed << std::setprecision(6) << (target - t0) / 1e9 << ","
             << (applied - t0) / 1e9 << "," << std::setprecision(3) << (applied - target) / 1e6
             << "," << d.link << "," << d.from << "," << d.to << "," << d.params.rate.bits_per_s
-            << "," << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\"\n";
+            << "," << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\","
+            << (d.down ? "down" : "up") << "\n";
       }
       log << std::flush;
       if (!changed.empty()) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
 
 namespace testbed {
 

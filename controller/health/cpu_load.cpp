@@ -1,4 +1,4 @@
-#include "cpu_load.h"
+#include "controller/health/cpu_load.h"
 
 #include <algorithm>
 #include <cmath>

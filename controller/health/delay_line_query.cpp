@@ -1,4 +1,4 @@
-#include "delay_line_query.h"
+#include "controller/health/delay_line_query.h"
 
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
 
 namespace testbed {
 

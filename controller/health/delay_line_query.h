@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "delay_line_stats.h"
+#include "netns/delay_line_stats.h"
 
 namespace testbed {
 

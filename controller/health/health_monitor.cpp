@@ -1,4 +1,4 @@
-#include "health_monitor.h"
+#include "controller/health/health_monitor.h"
 
 #include <algorithm>
 #include <chrono>

@@ -17,12 +17,12 @@
 #include <thread>
 #include <vector>
 
-#include "cpu_load.h"
-#include "delay_line_query.h"
-#include "health_report.h"
-#include "kernel.h"
-#include "link_backlog.h"
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/health/cpu_load.h"
+#include "controller/health/delay_line_query.h"
+#include "controller/health/health_report.h"
+#include "controller/health/link_backlog.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "health_report.h"
+#include "controller/health/health_report.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "lateness_histogram.h"
+#include "netns/lateness_histogram.h"
 
 namespace testbed {
 

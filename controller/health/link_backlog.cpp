@@ -1,4 +1,4 @@
-#include "link_backlog.h"
+#include "controller/health/link_backlog.h"
 
 #include <algorithm>
 #include <cmath>

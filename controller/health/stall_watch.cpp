@@ -1,4 +1,4 @@
-#include "stall_watch.h"
+#include "controller/health/stall_watch.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "tcp_queues.h"
+#include "netns/tcp_queues.h"
 
 namespace testbed {
 

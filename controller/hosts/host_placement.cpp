@@ -1,11 +1,11 @@
-#include "host_placement.h"
+#include "controller/hosts/host_placement.h"
 
 #include <algorithm>
 #include <cctype>
 #include <numeric>
 #include <stdexcept>
 
-#include "schedule.h"
+#include "controller/topology/schedule.h"
 
 namespace testbed {
 

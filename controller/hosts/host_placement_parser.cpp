@@ -8,9 +8,9 @@
 #include <set>
 #include <sstream>
 
-#include "host_placement.h"
-#include "port_number.h"
-#include "yaml_diagnostics.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/topology/port_number.h"
+#include "controller/topology/yaml_diagnostics.h"
 
 namespace testbed {
 namespace {

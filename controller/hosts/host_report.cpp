@@ -1,10 +1,10 @@
-#include "host_report.h"
+#include "controller/hosts/host_report.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "plan_table.h"
-#include "units.h"
+#include "controller/lab/plan_table.h"
+#include "controller/topology/units.h"
 
 namespace testbed {
 

@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "host_placement.h"
-#include "plan_slices.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/hosts/plan_slices.h"
 
 namespace testbed {
 

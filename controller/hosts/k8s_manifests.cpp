@@ -1,6 +1,6 @@
-#include "k8s_manifests.h"
+#include "controller/hosts/k8s_manifests.h"
 
-#include "k8s_pods.h"
+#include "controller/hosts/k8s_pods.h"
 
 #include <yaml-cpp/yaml.h>
 

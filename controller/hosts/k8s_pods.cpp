@@ -1,4 +1,4 @@
-#include "k8s_pods.h"
+#include "controller/hosts/k8s_pods.h"
 
 namespace testbed {
 namespace {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "k8s_manifests.h"
+#include "controller/hosts/k8s_manifests.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "plan_slices.h"
+#include "controller/hosts/plan_slices.h"
 
 #include <algorithm>
 #include <map>

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "host_placement.h"
-#include "plan.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

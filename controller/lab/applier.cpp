@@ -1,6 +1,6 @@
-#include "applier.h"
+#include "controller/lab/applier.h"
 
-#include "overloaded.h"
+#include "controller/lab/overloaded.h"
 
 namespace testbed {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
-#include "plan.h"
+#include "controller/lab/plan.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

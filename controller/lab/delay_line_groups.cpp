@@ -1,4 +1,4 @@
-#include "delay_line_groups.h"
+#include "controller/lab/delay_line_groups.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "plan.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

@@ -1,7 +1,7 @@
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
 
-#include "crash_point.h"
-#include "private_files.h"
+#include "netns/crash_point.h"
+#include "netns/private_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>

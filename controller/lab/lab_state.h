@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "named_netns.h"
+#include "netns/named_netns.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "node_hosts.h"
+#include "controller/lab/node_hosts.h"
 
 #include <sstream>
 

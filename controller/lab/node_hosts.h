@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "plan.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

@@ -1,8 +1,8 @@
-#include "plan.h"
+#include "controller/lab/plan.h"
 
-#include "overloaded.h"
-#include "schedule.h"
-#include "step_json.h"
+#include "controller/lab/overloaded.h"
+#include "controller/lab/step_json.h"
+#include "controller/topology/schedule.h"
 
 namespace testbed {
 namespace {

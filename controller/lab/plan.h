@@ -9,9 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "kernel.h"
-#include "route_book.h"
-#include "topology.h"
+#include "controller/lab/route_book.h"
+#include "controller/topology/topology.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

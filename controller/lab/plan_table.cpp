@@ -1,4 +1,4 @@
-#include "plan_table.h"
+#include "controller/lab/plan_table.h"
 
 #include <algorithm>
 

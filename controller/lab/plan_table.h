@@ -3,7 +3,7 @@
 
 #include <ostream>
 
-#include "plan.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

@@ -1,11 +1,11 @@
-#include "planner.h"
+#include "controller/lab/planner.h"
 
 #include <algorithm>
 #include <map>
 
-#include "address_plan.h"
-#include "route_book.h"
-#include "schedule.h"
+#include "controller/lab/route_book.h"
+#include "controller/topology/address_plan.h"
+#include "controller/topology/schedule.h"
 
 namespace testbed {
 namespace {

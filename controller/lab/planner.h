@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "plan.h"
-#include "topology.h"
+#include "controller/lab/plan.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "privileges.h"
+#include "controller/lab/privileges.h"
 
 #include <linux/capability.h>
 #include <sys/syscall.h>

@@ -1,8 +1,8 @@
-#include "route_book.h"
+#include "controller/lab/route_book.h"
 
 #include <stdexcept>
 
-#include "step_json.h"
+#include "controller/lab/step_json.h"
 
 namespace testbed {
 

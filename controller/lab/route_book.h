@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
-#include "routing.h"
+#include "controller/topology/routing.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

@@ -1,8 +1,8 @@
-#include "step_json.h"
+#include "controller/lab/step_json.h"
 
 #include <stdexcept>
 
-#include "overloaded.h"
+#include "controller/lab/overloaded.h"
 
 namespace testbed {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "plan.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

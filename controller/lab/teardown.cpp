@@ -1,7 +1,7 @@
-#include "teardown.h"
+#include "controller/lab/teardown.h"
 
-#include "applier.h"
-#include "step_json.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/step_json.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
-#include "crash_point.h"
-#include "netns_exec.h"
-#include "node_identity.h"
+#include "netns/crash_point.h"
+#include "netns/netns_exec.h"
+#include "netns/node_identity.h"
 
 namespace testbed {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

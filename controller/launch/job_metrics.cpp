@@ -1,10 +1,10 @@
-#include "job_metrics.h"
+#include "controller/launch/job_metrics.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-#include "loss_curve.h"
+#include "controller/training/loss_curve.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "job_runner.h"
+#include "controller/launch/job_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -12,11 +12,11 @@
 #include <ostream>
 #include <system_error>
 
-#include "crash_point.h"
-#include "job_metrics.h"
-#include "named_netns.h"
-#include "node_identity.h"
-#include "process_launcher.h"
+#include "controller/launch/job_metrics.h"
+#include "netns/crash_point.h"
+#include "netns/named_netns.h"
+#include "netns/node_identity.h"
+#include "netns/process_launcher.h"
 
 extern char** environ;
 

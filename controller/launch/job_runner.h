@@ -20,7 +20,7 @@
 #include <string_view>
 #include <vector>
 
-#include "launch_plan.h"
+#include "controller/launch/launch_plan.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "launch_plan.h"
+#include "controller/launch/launch_plan.h"
 
 #include <algorithm>
 #include <map>

@@ -1,4 +1,4 @@
-#include "launch_report.h"
+#include "controller/launch/launch_report.h"
 
 #include <string.h>
 

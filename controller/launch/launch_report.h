@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "job_runner.h"
-#include "launch_plan.h"
+#include "controller/launch/job_runner.h"
+#include "controller/launch/launch_plan.h"
 
 namespace testbed {
 

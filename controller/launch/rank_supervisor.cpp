@@ -1,4 +1,4 @@
-#include "rank_supervisor.h"
+#include "controller/launch/rank_supervisor.h"
 
 #include <signal.h>
 #include <sys/prctl.h>

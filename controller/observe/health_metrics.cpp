@@ -1,4 +1,4 @@
-#include "health_metrics.h"
+#include "controller/observe/health_metrics.h"
 
 #include <limits>
 #include <utility>

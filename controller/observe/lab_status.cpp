@@ -1,15 +1,15 @@
-#include "lab_status.h"
+#include "controller/observe/lab_status.h"
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "delay_line_query.h"
-#include "link_control.h"
-#include "plan.h"
-#include "plan_table.h"
-#include "route_book.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/health/delay_line_query.h"
+#include "controller/lab/plan.h"
+#include "controller/lab/plan_table.h"
+#include "controller/lab/route_book.h"
 
 namespace testbed {
 namespace {
@@ -24,9 +24,11 @@ void add_current(nlohmann::json& lab, const std::string& dir) {
       const std::string key = std::to_string(link["index"].get<size_t>()) + ":" + dir_name;
       nlohmann::json now = {{"rate_bits_per_s", d["rate_bits_per_s"]},
                             {"delay_us", d["delay_us"]},
-                            {"loss", d["loss_fraction"]}};
+                            {"loss", d["loss_fraction"]},
+                            {"down", false}};
       if (current.contains(key)) {
         for (const char* f : {"rate_bits_per_s", "delay_us", "loss"}) now[f] = current[key][f];
+        now["down"] = current[key].value("down", false);  // cut by a fault (faults.md)
       }
       d["current"] = now;
     }
@@ -134,7 +136,8 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
   out << "timeline: " << tl["changes_applied"] << " scheduled changes applied, worst lag "
       << tl["max_lag_ms"] << " ms\n";
   out << "\nlinks (per direction, current values)\n";
-  TextTable links({"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "KERNEL RATE", "SENT", "DROPS"});
+  TextTable links(
+      {"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "STATE", "KERNEL RATE", "SENT", "DROPS"});
   for (const auto& l : plan["links"]) {
     for (const char* dir : {"a2b", "b2a"}) {
       const auto& d = l[dir];
@@ -144,6 +147,7 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
                  format_rate(Rate{now["rate_bits_per_s"].get<uint64_t>()}),
                  format_duration(Duration{now["delay_us"].get<int64_t>()}),
                  format_percent(Fraction{now["loss"].get<double>()}),
+                 now.value("down", false) ? "DOWN" : "up",
                  have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
                       : (live ? "MISSING" : "?"),
                  have ? std::to_string(d["kernel"]["sent_bytes"].get<uint64_t>()) + "B" : "",

@@ -9,8 +9,8 @@
 #include <ostream>
 #include <string>
 
-#include "kernel.h"
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

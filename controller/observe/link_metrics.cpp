@@ -1,4 +1,4 @@
-#include "link_metrics.h"
+#include "controller/observe/link_metrics.h"
 
 #include <fstream>
 #include <sstream>
@@ -29,7 +29,7 @@ std::vector<std::string> csv_fields(const std::string& line) {
 }  // namespace
 
 void TimelineTail::add_line(const std::string& line) {
-  // scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error
+  // scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state
   const auto f = csv_fields(line);
   if (f.size() < 10 || f[0] == "scheduled_s" || !f[9].empty()) return;  // header, or failed
   try {
@@ -67,6 +67,7 @@ std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& dire
     s.delay_s = static_cast<double>(d.params.delay.us) / 1e6;
     s.jitter_s = static_cast<double>(d.params.jitter.us) / 1e6;
     s.loss_ratio = d.params.loss.value;
+    s.down = d.down;
     if (const auto state = kernel.shaping(d.ns, d.dev)) {
       s.transmit_bytes = state->sent_bytes;
       s.transmit_packets = state->sent_packets;
@@ -101,6 +102,8 @@ std::vector<MetricFamily> link_families(const std::string& lab,
        MetricType::Gauge, [](const DirectionSample& s) { return s.jitter_s; }},
       {"testbed_link_configured_loss_ratio", "Configured packet loss of a link direction (0-1).",
        MetricType::Gauge, [](const DirectionSample& s) { return s.loss_ratio; }},
+      {"testbed_link_up", "1 while a link direction carries traffic, 0 while a fault has cut it.",
+       MetricType::Gauge, [](const DirectionSample& s) { return s.down ? 0.0 : 1.0; }},
       {"testbed_link_transmit_bytes_total", "Bytes the sender's shaper passed, kernel counter.",
        MetricType::Counter,
        [](const DirectionSample& s) { return static_cast<double>(s.transmit_bytes); }},

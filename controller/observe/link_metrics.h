@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "kernel.h"
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 
@@ -30,6 +30,7 @@ struct DirectionSample {
   uint64_t transmit_bytes = 0, transmit_packets = 0, dropped_packets = 0;
   double last_lag_s = 0;           // of the last scheduled change, 0 before the first
   uint64_t scheduled_changes = 0;  // applied so far by the timeline
+  bool down = false;               // cut by a fault (`state: down`, `testbed link down`)
 };
 
 // Follows timeline.csv as it grows: the last lag and the number of changes per direction.

@@ -1,4 +1,4 @@
-#include "metrics_sink.h"
+#include "controller/observe/metrics_sink.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "peer_refusals.h"
+#include "controller/observe/peer_refusals.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "prometheus_server.h"
+#include "controller/observe/prometheus_server.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

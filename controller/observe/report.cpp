@@ -1,6 +1,6 @@
-#include "report.h"
+#include "controller/observe/report.h"
 
-#include "netns_exec.h"
+#include "netns/netns_exec.h"
 
 #include <cmath>
 #include <iomanip>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "private_files.h"
+#include "netns/private_files.h"
 
 namespace testbed {
 

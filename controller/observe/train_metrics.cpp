@@ -1,4 +1,4 @@
-#include "train_metrics.h"
+#include "controller/observe/train_metrics.h"
 
 namespace testbed {
 namespace {

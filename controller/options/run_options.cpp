@@ -1,17 +1,21 @@
-#include "run_options.h"
+#include "controller/options/run_options.h"
 
 #include <algorithm>
 #include <bit>
 #include <set>
 #include <tuple>
 
-#include "job.h"
-#include "logistic_regression.h"
-#include "strategies.h"
-#include "wsp_selector.h"
+#include "agent/jobs/job.h"
+#include "agent/jobs/logistic_regression.h"
+#include "agent/protocols/drps/wsp_selector.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {
+
+// --eval-every's default, in its own unit (seconds), from the setup's one default.
+const std::string kDefaultEvalEvery =
+    std::to_string(TrainingSetup::kDefaultEvalIntervalMs / 1000.0);
 
 // NetStorm's probe settings (Table II): PROBE_CHUNK_NUM 4 chunks measured; two more lead
 // the train because TCP's slow start distorts the first ones. 1 MiB keeps the run short.
@@ -80,7 +84,7 @@ TrainOptions resolve_placement_options(const CommandLine& args, Get& get, TrainO
   o.apsp_mode = get("apsp-mode", "model");
   o.capacity = get("capacity", "undirected");
   o.draws = std::stoi(get("draws", "1"));
-  o.eval_every_s = std::stod(get("eval-every", "0.5"));
+  o.eval_every_s = std::stod(get("eval-every", kDefaultEvalEvery));
   const std::string budget = get("max-seconds", "");
   o.max_seconds = budget.empty() ? 0 : std::stod(budget);
   o.json = args.flag("json");
@@ -132,7 +136,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   o.compute_max_ms = compute.max_ms;
   o.seed = std::stoull(get("seed", "1"));
   // "none": WSP with no delta (its choices alone decide); SSP without one is async.
-  const std::string staleness = get("staleness", "3");
+  const std::string staleness = get("staleness", std::to_string(TrainingSetup::kDefaultStaleness));
   o.staleness = staleness == "none" ? kWspNoBound : std::stoi(staleness);
   o.servers = get("servers", "all");
   o.worker_nodes = get("workers", "all");
@@ -143,7 +147,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   if (!target.empty()) o.target_loss = std::stod(target);
   const std::string budget = get("max-seconds", "");
   o.max_seconds = budget.empty() ? 0 : std::stod(budget);
-  o.eval_every_s = std::stod(get("eval-every", "0.5"));
+  o.eval_every_s = std::stod(get("eval-every", kDefaultEvalEvery));
   o.json = args.flag("json");
   o.workers_per_dc = std::stoi(get("workers-per-dc", "1"));
   o.target_rule = get("target-rule", "share");

@@ -12,10 +12,11 @@
 
 #include <set>
 
-#include "compute_time.h"
-#include "sync_policy.h"
-#include "usage_error.h"
-#include "workload_settings.h"
+#include "agent/contracts/training_setup.h"
+#include "agent/jobs/compute_time.h"
+#include "agent/protocols/tree/sync_policy.h"
+#include "controller/options/usage_error.h"
+#include "controller/options/workload_settings.h"
 
 namespace testbed {
 
@@ -48,7 +49,7 @@ struct TrainOptions {
   std::string job;  // logreg, mf, lmf, sparse-lr
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
-  int staleness = 3;                 // ssp's bound s, wsp's delta
+  int staleness = TrainingSetup::kDefaultStaleness;  // ssp's bound s, wsp's delta
   int delay_bound = 0;               // mlfabric-a's tau_max in versions; 0: one per worker
   int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
   std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
@@ -59,7 +60,7 @@ struct TrainOptions {
   std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;
   double max_seconds = 0;  // wall-time budget; 0: the iterations alone bound the run
-  double eval_every_s = 0.5;
+  double eval_every_s = TrainingSetup::kDefaultEvalIntervalMs / 1000.0;
   int workers_per_dc = 1;  // workers each node stands for (its data center's)
   // share: kTargetShare of BSP; converged: Sec. 5.3 of Gaia; long-run: within 1% of where
   // single-process BSP ends the run (DRPS's rows timed to convergence)

@@ -1,12 +1,12 @@
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
 
 #include <charconv>
 #include <stdexcept>
 
-#include "gaia_groups.h"
-#include "job.h"
-#include "strategies.h"
-#include "units.h"
+#include "agent/jobs/job.h"
+#include "controller/topology/units.h"
+#include "controller/training/gaia/gaia_groups.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 const std::vector<ModelProfile>& model_profiles() {

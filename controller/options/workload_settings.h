@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "compute_time.h"
-#include "topology_parser.h"
+#include "agent/jobs/compute_time.h"
+#include "controller/topology/topology_parser.h"
 
 namespace testbed {
 

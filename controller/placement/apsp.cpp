@@ -1,11 +1,11 @@
-#include "apsp.h"
+#include "controller/placement/apsp.h"
 
 #include <cmath>
 #include <limits>
 #include <random>
 
-#include "placement_lp.h"
-#include "rounding.h"
+#include "controller/placement/placement_lp.h"
+#include "controller/placement/rounding.h"
 
 namespace testbed::placement {
 namespace {

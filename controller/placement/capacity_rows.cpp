@@ -1,4 +1,4 @@
-#include "capacity_rows.h"
+#include "controller/placement/capacity_rows.h"
 
 #include <algorithm>
 #include <string>

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "placement_graph.h"
+#include "controller/placement/placement_graph.h"
 
 namespace testbed::placement {
 

@@ -1,4 +1,4 @@
-#include "placement_graph.h"
+#include "controller/placement/placement_graph.h"
 
 #include <algorithm>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "placement_lp.h"
+#include "controller/placement/placement_lp.h"
 
 #include <glpk.h>
 

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "capacity_rows.h"
-#include "placement_graph.h"
+#include "controller/placement/capacity_rows.h"
+#include "controller/placement/placement_graph.h"
 
 namespace testbed::placement {
 

@@ -1,4 +1,4 @@
-#include "placement_report.h"
+#include "controller/placement/placement_report.h"
 
 #include <iomanip>
 #include <ostream>

@@ -8,7 +8,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "apsp.h"
+#include "controller/placement/apsp.h"
 
 namespace testbed::placement {
 

@@ -1,11 +1,11 @@
-#include "rate_redraws.h"
+#include "controller/placement/rate_redraws.h"
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
-#include "apsp.h"
-#include "rounding.h"
+#include "controller/placement/apsp.h"
+#include "controller/placement/rounding.h"
 
 namespace testbed::placement {
 namespace {

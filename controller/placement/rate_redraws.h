@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apsp.h"
-#include "placement_graph.h"
+#include "controller/placement/apsp.h"
+#include "controller/placement/placement_graph.h"
 
 namespace testbed::placement {
 

@@ -1,4 +1,4 @@
-#include "rounding.h"
+#include "controller/placement/rounding.h"
 
 #include <algorithm>
 #include <limits>

@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "capacity_rows.h"
-#include "placement_lp.h"
+#include "controller/placement/capacity_rows.h"
+#include "controller/placement/placement_lp.h"
 
 namespace testbed::placement {
 

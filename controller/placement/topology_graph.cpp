@@ -1,4 +1,4 @@
-#include "topology_graph.h"
+#include "controller/placement/topology_graph.h"
 
 namespace testbed::placement {
 

@@ -3,8 +3,8 @@
 // before training (the paper's links are static).
 #pragma once
 
-#include "placement_graph.h"
-#include "topology.h"
+#include "controller/placement/placement_graph.h"
+#include "controller/topology/topology.h"
 
 namespace testbed::placement {
 

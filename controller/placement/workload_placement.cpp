@@ -1,11 +1,11 @@
-#include "workload_placement.h"
+#include "controller/placement/workload_placement.h"
 
-#include "job.h"
-#include "placement_report.h"
-#include "rounding.h"
-#include "strategies.h"
-#include "topology_graph.h"
-#include "workload_settings.h"
+#include "agent/jobs/job.h"
+#include "controller/options/workload_settings.h"
+#include "controller/placement/placement_report.h"
+#include "controller/placement/rounding.h"
+#include "controller/placement/topology_graph.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "topology.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

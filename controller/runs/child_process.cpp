@@ -1,4 +1,4 @@
-#include "child_process.h"
+#include "controller/runs/child_process.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "process_launcher.h"
+#include "netns/process_launcher.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "host_agents.h"
+#include "controller/runs/host_agents.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -13,10 +13,10 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "child_process.h"
-#include "netns_exec.h"
-#include "remote_hosts.h"
-#include "teardown.h"
+#include "controller/lab/teardown.h"
+#include "controller/runs/child_process.h"
+#include "controller/training/remote_hosts.h"
+#include "netns/netns_exec.h"
 
 namespace testbed {
 namespace {

@@ -15,7 +15,7 @@
 #include <ostream>
 #include <string>
 
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "lab_processes.h"
+#include "controller/runs/lab_processes.h"
 
 #include <algorithm>
 #include <chrono>
@@ -6,12 +6,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "child_process.h"
-#include "link_control.h"
-#include "named_netns.h"
-#include "node_hosts.h"
-#include "node_identity.h"
-#include "teardown.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/lab/node_hosts.h"
+#include "controller/lab/teardown.h"
+#include "controller/runs/child_process.h"
+#include "netns/named_netns.h"
+#include "netns/node_identity.h"
 
 namespace testbed {
 

@@ -3,9 +3,9 @@
 // before it exists, so a controller killed at any point leaves records `clean` acts on.
 #pragma once
 
-#include "delay_line_groups.h"
-#include "lab_state.h"
-#include "plan.h"
+#include "controller/lab/delay_line_groups.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "observability.h"
+#include "controller/runs/observability.h"
 
 #include <unistd.h>
 
@@ -9,12 +9,12 @@
 #include <stdexcept>
 #include <thread>
 
-#include "child_process.h"
-#include "port_number.h"
-#include "profile_locator.h"
-#include "prometheus_server.h"
-#include "teardown.h"
-#include "usage_error.h"
+#include "controller/lab/teardown.h"
+#include "controller/observe/prometheus_server.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/child_process.h"
+#include "controller/topology/port_number.h"
+#include "controller/topology/profile_locator.h"
 
 namespace testbed {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
 
 namespace testbed {
 

@@ -1,9 +1,9 @@
-#include "run_health.h"
+#include "controller/runs/run_health.h"
 
 #include <iostream>
 
-#include "libnl_kernel.h"
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed {
 namespace {

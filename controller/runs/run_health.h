@@ -9,9 +9,9 @@
 #include <memory>
 #include <string>
 
-#include "health_monitor.h"
-#include "metrics_sink.h"
-#include "scenario.h"
+#include "controller/health/health_monitor.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/scenario/scenario.h"
 
 namespace testbed {
 

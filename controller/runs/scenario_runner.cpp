@@ -1,4 +1,4 @@
-#include "scenario_runner.h"
+#include "controller/runs/scenario_runner.h"
 
 #include <sys/utsname.h>
 
@@ -8,17 +8,17 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <sstream>
 
-#include "child_process.h"
-#include "lab_state.h"
-#include "plan_table.h"
-#include "report.h"
-#include "run_health.h"
-#include "run_options.h"
-#include "strategies.h"
-#include "workload_settings.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan_table.h"
+#include "controller/observe/report.h"
+#include "controller/options/run_options.h"
+#include "controller/options/workload_settings.h"
+#include "controller/runs/child_process.h"
+#include "controller/runs/iteration_progress.h"
+#include "controller/runs/run_health.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {
@@ -205,20 +205,20 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
           train.push_back(v);
         }
       }
-      static const std::regex kProgress(R"(iteration (\d+)/(\d+) .* ([0-9.]+) s )");
       const auto t = run_child(
           train,
           [&](const std::string& line) {
-            std::smatch m;
-            if (!std::regex_search(line, m, kProgress)) return;
-            iteration_seconds += std::stod(m[3]);
+            const auto p = iteration_progress_from_line(line);
+            if (!p) return;
+            iteration_seconds += p->seconds;
             ++iterations_done;
-            const int left_here = std::stoi(m[2]) - std::stoi(m[1]);
+            const auto left_here = static_cast<double>(p->iterations - p->iteration);
             const double mean = iteration_seconds / iterations_done;
             const double left = mean * (left_here + (total - done_runs) * per_run);
             std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
-                      << "): iteration " << m[1] << "/" << m[2] << ", " << m[3] << " s; about "
-                      << std::fixed << std::setprecision(0) << left << " s left\n"
+                      << "): iteration " << p->iteration << "/" << p->iterations << ", "
+                      << std::fixed << std::setprecision(2) << p->seconds << " s; about "
+                      << std::setprecision(0) << left << " s left\n"
                       << std::flush;
           },
           stop);

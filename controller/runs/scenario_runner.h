@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "private_files.h"
-#include "scenario.h"
+#include "controller/scenario/scenario.h"
+#include "netns/private_files.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "training_run.h"
+#include "controller/runs/training_run.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,21 +16,21 @@
 #include <thread>
 #include <zmq.hpp>
 
-#include "agent_group.h"
-#include "child_process.h"
-#include "comma_list.h"
-#include "libnl_kernel.h"
-#include "link_control.h"
-#include "metrics_sink.h"
-#include "netns_exec.h"
-#include "peer_refusals.h"
-#include "ps_session.h"
-#include "run_health.h"
-#include "stall_watch.h"
-#include "tcp_queues.h"
-#include "teardown.h"
-#include "train_session.h"
-#include "units.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/health/stall_watch.h"
+#include "controller/lab/teardown.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/observe/peer_refusals.h"
+#include "controller/runs/child_process.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/run_health.h"
+#include "controller/runs/tree/train_session.h"
+#include "controller/topology/comma_list.h"
+#include "controller/topology/units.h"
+#include "controller/training/agent_group.h"
+#include "netns/libnl_kernel.h"
+#include "netns/netns_exec.h"
+#include "netns/tcp_queues.h"
 
 namespace testbed {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "lab_state.h"
-#include "run_options.h"
+#include "controller/lab/lab_state.h"
+#include "controller/options/run_options.h"
 
 namespace testbed {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <regex>
 
-#include "scenario.h"
+#include "controller/scenario/scenario.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "junit.h"
+#include "controller/scenario/junit.h"
 
 #include <sstream>
 

@@ -1,6 +1,6 @@
-#include "scenario.h"
+#include "controller/scenario/scenario.h"
 
-#include "units.h"
+#include "controller/topology/units.h"
 
 #include <yaml-cpp/yaml.h>
 

@@ -7,11 +7,11 @@
 #include <regex>
 #include <sstream>
 
-#include "profile_locator.h"
-#include "scenario.h"
-#include "units.h"
-#include "workload_settings.h"
-#include "yaml_diagnostics.h"
+#include "controller/options/workload_settings.h"
+#include "controller/scenario/scenario.h"
+#include "controller/topology/profile_locator.h"
+#include "controller/topology/units.h"
+#include "controller/topology/yaml_diagnostics.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "address_plan.h"
+#include "controller/topology/address_plan.h"
 
 namespace testbed {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "ipv4.h"
-#include "topology.h"
+#include "controller/topology/topology.h"
+#include "netns/ipv4.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "impairment_backend.h"
+#include "controller/topology/impairment_backend.h"
 
 namespace testbed {
 

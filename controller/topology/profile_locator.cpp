@@ -1,4 +1,4 @@
-#include "profile_locator.h"
+#include "controller/topology/profile_locator.h"
 
 #include <unistd.h>
 

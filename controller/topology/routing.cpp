@@ -1,4 +1,4 @@
-#include "routing.h"
+#include "controller/topology/routing.h"
 
 #include <queue>
 #include <tuple>

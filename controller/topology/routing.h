@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "topology.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "impairment_backend.h"
-#include "ipv4.h"
-#include "units.h"
+#include "controller/topology/impairment_backend.h"
+#include "controller/topology/units.h"
+#include "netns/ipv4.h"
 
 namespace testbed {
 
@@ -26,6 +26,9 @@ struct ScheduleChange {
   std::optional<Rate> rate;
   std::optional<Duration> delay;
   std::optional<Fraction> loss;
+  // A fault: true cuts the direction (it carries nothing until it is up again), false
+  // restores it. The other fields keep their meaning while it is down.
+  std::optional<bool> down;
   bool operator==(const ScheduleChange&) const = default;
 };
 

@@ -1,4 +1,4 @@
-#include "topology_parser.h"
+#include "controller/topology/topology_parser.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -12,11 +12,11 @@
 #include <sstream>
 #include <tuple>
 
-#include "address_plan.h"
-#include "comma_list.h"
-#include "diagnostics.h"
-#include "schedule.h"
-#include "yaml_diagnostics.h"
+#include "controller/topology/address_plan.h"
+#include "controller/topology/comma_list.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/schedule.h"
+#include "controller/topology/yaml_diagnostics.h"
 
 namespace testbed {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "topology.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

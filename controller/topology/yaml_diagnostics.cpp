@@ -1,4 +1,4 @@
-#include "yaml_diagnostics.h"
+#include "controller/topology/yaml_diagnostics.h"
 
 #include <algorithm>
 #include <tuple>

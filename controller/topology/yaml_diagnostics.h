@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
+#include "controller/topology/diagnostics.h"
 
 namespace testbed {
 

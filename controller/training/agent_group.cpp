@@ -1,4 +1,4 @@
-#include "agent_group.h"
+#include "controller/training/agent_group.h"
 
 #include <cstdio>
 #include <random>
@@ -7,9 +7,9 @@
 #include <stdexcept>
 #include <zmq_addon.hpp>
 
-#include "agent_reply.h"
-#include "private_ipc.h"
-#include "teardown.h"
+#include "agent/transport/private_ipc.h"
+#include "controller/lab/teardown.h"
+#include "controller/training/agent_reply.h"
 
 namespace testbed {
 namespace {

@@ -17,7 +17,7 @@
 #include <vector>
 #include <zmq.hpp>
 
-#include "remote_hosts.h"
+#include "controller/training/remote_hosts.h"
 
 namespace testbed {
 

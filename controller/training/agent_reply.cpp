@@ -1,4 +1,4 @@
-#include "agent_reply.h"
+#include "controller/training/agent_reply.h"
 
 namespace testbed {
 

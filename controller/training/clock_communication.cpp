@@ -1,4 +1,4 @@
-#include "clock_communication.h"
+#include "controller/training/clock_communication.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "loss_curve.h"
+#include "controller/training/loss_curve.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "quiet_watch.h"
+#include "controller/training/quiet_watch.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "remote_hosts.h"
+#include "controller/training/remote_hosts.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "comma_list.h"
-#include "host_placement.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/topology/comma_list.h"
 
 namespace testbed {
 RemoteHosts::RemoteHosts(std::vector<std::string> names, std::vector<bool> remote)

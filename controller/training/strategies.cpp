@@ -1,4 +1,4 @@
-#include "strategies.h"
+#include "controller/training/strategies.h"
 
 #include <algorithm>
 #include <limits>
@@ -7,7 +7,7 @@
 #include <queue>
 #include <stdexcept>
 
-#include "auxiliary_paths.h"
+#include "controller/training/netstorm/auxiliary_paths.h"
 
 namespace testbed {
 namespace {

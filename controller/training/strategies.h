@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
 

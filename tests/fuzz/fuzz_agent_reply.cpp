@@ -5,9 +5,9 @@
 // design (std::runtime_error naming the node).
 #include <stdexcept>
 
-#include "agent_reply.h"
+#include "controller/training/agent_reply.h"
+#include "controller/training/remote_hosts.h"
 #include "fuzz_input.h"
-#include "remote_hosts.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

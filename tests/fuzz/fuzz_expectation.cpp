@@ -1,7 +1,7 @@
 // One expectation of a scenario ("netstorm.mean_iteration_s < 0.9 * ps.mean_iteration_s"):
 // parsed or refused with a reason, never thrown.
+#include "controller/scenario/scenario.h"
 #include "fuzz_input.h"
-#include "scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string why;

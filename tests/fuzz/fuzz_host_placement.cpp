@@ -1,10 +1,10 @@
 // A placement file (YAML): which host each node of a lab goes on (controller/hosts/). A bad
 // one is a ValidationError naming file, line and field; anything else is a finding.
-#include "diagnostics.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
 #include "fuzz_input.h"
-#include "host_placement.h"
-#include "planner.h"
-#include "workload_settings.h"
 
 namespace {
 

@@ -2,10 +2,10 @@
 // workload's settings included. A bad profile is an exception naming file, line and field;
 // anything else (a crash, a sanitizer's report, an unexpected exception type) is a finding.
 
-#include "diagnostics.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/topology_parser.h"
 #include "fuzz_input.h"
-#include "topology_parser.h"
-#include "workload_settings.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

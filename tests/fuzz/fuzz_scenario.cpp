@@ -1,8 +1,8 @@
 // A scenario file (YAML): its topology reference, variants, events and expectations. A bad
 // one is a ValidationError naming file, line and field; anything else is a finding.
-#include "diagnostics.h"
+#include "controller/scenario/scenario.h"
+#include "controller/topology/diagnostics.h"
 #include "fuzz_input.h"
-#include "scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

@@ -3,8 +3,8 @@
 // malformed, and a decoded policy encodes again.
 #include <nlohmann/json.hpp>
 
+#include "agent/protocols/tree/sync_policy_json.h"
 #include "fuzz_input.h"
-#include "sync_policy_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);

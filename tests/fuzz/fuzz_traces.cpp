@@ -1,8 +1,8 @@
 // Bandwidth traces from files: "time,rate" CSV and Mahimahi's delivery opportunities. The
 // first byte picks the format; the rest is the file. A bad line is a diagnostic naming it;
 // an exception or a crash is a finding.
+#include "controller/topology/schedule.h"
 #include "fuzz_input.h"
-#include "schedule.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/transport/wire.h"
 #include "fuzz_input.h"
-#include "wire.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<zmq::message_t> frames;

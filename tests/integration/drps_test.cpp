@@ -13,8 +13,8 @@
 #include <fstream>
 #include <thread>
 
-#include "netns_exec.h"
-#include "rocks_store.h"
+#include "agent/store/rocks_store.h"
+#include "netns/netns_exec.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

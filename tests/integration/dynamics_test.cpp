@@ -11,8 +11,8 @@
 #include <regex>
 #include <thread>
 
+#include "controller/lab/teardown.h"
 #include "host_snapshot.h"
-#include "teardown.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {
@@ -193,6 +193,70 @@ TEST(Dynamics, LinkSetChangesALiveLinkInPlace) {
       << ping.output;
   EXPECT_EQ(run_testbed({"link", "set", "tbt-set", "a", "nobody", "--rate", "1mbit"}).status, 2);
   EXPECT_EQ(run_testbed({"link", "set", "tbt-set", "a", "b", "--rate", "1mbps"}).status, 2);
+}
+
+// A fault: `link down` cuts one direction (nothing crosses, not even a ping), `link up`
+// gives it back at its configured rate.
+TEST(Dynamics, ALinkDownCarriesNothingAndUpRestoresItsRate) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-cut");
+  ASSERT_EQ(
+      run_testbed({"up", write_profile("tbt-cut", "  - {endpoints: [a, b], bandwidth: 10mbit}\n")})
+          .status,
+      0);
+  const auto ping = [] {
+    return run_testbed({"exec", "--lab", "tbt-cut", "a", "--", "ping", "-c", "10", "-i", "0.1",
+                        "-W", "1", "-q", "198.18.0.2"});
+  };
+  ASSERT_EQ(ping().status, 0);  // up: every ping answered
+  const Result down = run_testbed({"link", "down", "tbt-cut", "a", "b", "--dir", "a2b"});
+  ASSERT_EQ(down.status, 0) << down.output;
+  EXPECT_NE(down.output.find("down"), std::string::npos) << down.output;
+  const Result cut = ping();
+  EXPECT_EQ(ping_field(cut.output, std::regex(R"(([\d.]+)% packet loss)")), 100.0) << cut.output;
+  const auto status = nlohmann::json::parse(run_testbed({"status", "tbt-cut", "--json"}).output);
+  EXPECT_EQ(status["links"][0]["a2b"]["current"]["down"], true) << status["links"][0];
+  EXPECT_EQ(status["links"][0]["b2a"]["current"].value("down", false), false);
+  // Bad orders change nothing: a rate with down, a link that does not exist.
+  EXPECT_EQ(run_testbed({"link", "down", "tbt-cut", "a", "b", "--rate", "1mbit"}).status, 2);
+  EXPECT_EQ(run_testbed({"link", "up", "tbt-cut", "a", "nobody"}).status, 2);
+
+  ASSERT_EQ(run_testbed({"link", "up", "tbt-cut", "a", "b"}).status, 0);
+  EXPECT_EQ(ping().status, 0);
+  const pid_t server = spawn_testbed({"exec", "--lab", "tbt-cut", "b", "--", "iperf3", "-s", "-1"});
+  guard.own(server);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const Result r = run_testbed({"exec", "--lab", "tbt-cut", "a", "--", "iperf3", "-c", "198.18.0.2",
+                                "-t", "3", "-O", "1", "-J"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  const double mbit =
+      nlohmann::json::parse(r.output)["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
+  std::cout << "[ measured ] " << mbit << " Mbit/s after the link came up (10 configured)\n";
+  EXPECT_GE(mbit, 10 * kGoodputPerFrameByte * 0.85);  // as SlowLinkWithoutDelayKeepsTcpAtRate
+  EXPECT_LE(mbit, 10 * kGoodputPerFrameByte * 1.05);
+}
+
+// The same fault from a profile's schedule: the timeline cuts the direction at its time and
+// logs it, state and all.
+TEST(Dynamics, AScheduledDownCutsTheLinkAtItsTime) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-sched-cut");
+  const Result up =
+      run_testbed({"up", write_profile("tbt-sched-cut",
+                                       "  - endpoints: [a, b]\n    bandwidth: 10mbit\n    a2b:\n"
+                                       "      schedule: {steps: [{at: 1s, state: down}]}\n")});
+  ASSERT_EQ(up.status, 0) << up.output;
+  // Two seconds: the cut is due at one, and the timeline applies it within milliseconds.
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const Result cut = run_testbed({"exec", "--lab", "tbt-sched-cut", "a", "--", "ping", "-c", "5",
+                                  "-i", "0.1", "-W", "1", "-q", "198.18.0.2"});
+  EXPECT_EQ(ping_field(cut.output, std::regex(R"(([\d.]+)% packet loss)")), 100.0) << cut.output;
+  std::ifstream log("/run/testbed/tbt-sched-cut/timeline.csv");
+  std::string last;
+  for (std::string line; std::getline(log, line);)
+    if (!line.empty() && std::isdigit(line[0])) last = line;
+  EXPECT_EQ(last.substr(last.rfind(',') + 1), "down") << last;
+  EXPECT_NE(last.find(",\"\","), std::string::npos) << "no error logged: " << last;
 }
 
 TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {

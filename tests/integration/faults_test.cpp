@@ -52,7 +52,7 @@ TEST_F(Faults, APeerPausedFor5SecondsDelaysTheRunWhichCompletes) {
                           {"--strategy", "mst", "--iterations", "40", "--scale", "0.005", "--chunk",
                            "16384", "--oracle", "--compute-ms", "20", "--json"},
                           "/tmp/tbt-faults-pause.log");
-  ASSERT_TRUE(trainer.wait_for("iteration 5/", 120)) << trainer.output();
+  ASSERT_TRUE(trainer.wait_for(R"("iteration":5,)", 120)) << trainer.output();
   int paused = 0;
   for (const auto& [pid, node] : agents_of(kLab))
     if (node == "n2") paused = pid;
@@ -81,7 +81,7 @@ void expect_stall_reported_and_run_ended_on_time(LabGuard& guard,
   const double budget = 30;
   strategy.insert(strategy.end(), {"--max-seconds", "30", "--compute-ms", "20", "--json"});
   BackgroundTrain trainer(guard, kLab, strategy, "/tmp/tbt-faults-stall.log");
-  ASSERT_TRUE(trainer.wait_for("iteration 3/", 120)) << trainer.output();
+  ASSERT_TRUE(trainer.wait_for(R"("iteration":3,)", 120)) << trainer.output();
   const auto cut = std::chrono::steady_clock::now();
   const Result set = run_testbed({"link", "set", kLab, "n2", "n3", "--rate", "1kbit"});
   ASSERT_EQ(set.status, 0) << set.output;

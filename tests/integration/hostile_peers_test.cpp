@@ -23,7 +23,7 @@ TEST_F(HostilePeers, GarbageFromInsideANodeNeitherEndsNorJoinsTheRun) {
                              "--compute-ms", "20", "--json"},
                             "/tmp/tbt-hostile-train.log");
     // Under way: every agent listens on its port.
-    ASSERT_TRUE(trainer.wait_for("iteration 2/", 60)) << trainer.output();
+    ASSERT_TRUE(trainer.wait_for(R"("iteration":2,)", 60)) << trainer.output();
     const Result garbage = run_testbed({"exec", "--lab", kLab, "n4", "--", "/usr/bin/python3",
                                         TESTBED_BENCH_DIR "/zmtp_garbage.py", "198.18.0.1", seed});
     EXPECT_EQ(garbage.status, 0) << garbage.output;

@@ -18,8 +18,8 @@
 #include <thread>
 #include <vector>
 
-#include "libnl_kernel.h"
-#include "netns_exec.h"
+#include "netns/libnl_kernel.h"
+#include "netns/netns_exec.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -10,10 +10,10 @@
 #include <fstream>
 #include <thread>
 
+#include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
+#include "controller/observe/prometheus_server.h"
 #include "host_snapshot.h"
-#include "lab_state.h"
-#include "prometheus_server.h"
-#include "teardown.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -15,8 +15,8 @@
 #include <string>
 #include <zmq.hpp>
 
+#include "agent/transport/private_ipc.h"
 #include "host_snapshot.h"
-#include "private_ipc.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -11,8 +11,8 @@
 #include <regex>
 #include <thread>
 
-#include "prometheus_server.h"
-#include "teardown.h"
+#include "controller/lab/teardown.h"
+#include "controller/observe/prometheus_server.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "libnl_kernel.h"
-#include "netns_exec.h"
+#include "netns/libnl_kernel.h"
+#include "netns/netns_exec.h"
 
 namespace testbed::it {
 

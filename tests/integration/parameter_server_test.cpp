@@ -12,8 +12,8 @@
 #include <sstream>
 #include <thread>
 
-#include "netns_exec.h"
-#include "teardown.h"
+#include "controller/lab/teardown.h"
+#include "netns/netns_exec.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -4,7 +4,7 @@
 // the time the placement's closed form predicts; native mode must relay as well.
 #include <gtest/gtest.h>
 
-#include "teardown.h"
+#include "controller/lab/teardown.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -12,10 +12,10 @@
 #include <thread>
 #include <vector>
 
-#include "libnl_kernel.h"
-#include "netns_exec.h"
+#include "controller/observe/prometheus_server.h"
+#include "netns/libnl_kernel.h"
+#include "netns/netns_exec.h"
 #include "netns_shell.h"
-#include "prometheus_server.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

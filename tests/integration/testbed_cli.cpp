@@ -1,9 +1,9 @@
 #include "testbed_cli.h"
 
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
 
-#include "capabilities.h"
-#include "netns_exec.h"
+#include "netns/capabilities.h"
+#include "netns/netns_exec.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -150,7 +150,9 @@ nlohmann::json summary_of(const std::string& output) {
   std::string json_line;
   std::istringstream lines(output);
   for (std::string line; std::getline(lines, line);) {
-    if (!line.empty() && line[0] == '{') json_line = line;
+    // The summary: the last JSON line that is not a progress event (those go to stderr).
+    if (!line.empty() && line[0] == '{' && line.rfind(R"({"event":"iteration")", 0) != 0)
+      json_line = line;
   }
   return nlohmann::json::parse(json_line);
 }

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "teardown.h"
+#include "controller/lab/teardown.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -13,10 +13,10 @@
 #include <thread>
 #include <vector>
 
-#include "libnl_kernel.h"
-#include "named_netns.h"
+#include "controller/lab/planner.h"
+#include "netns/libnl_kernel.h"
+#include "netns/named_netns.h"
 #include "netns_shell.h"
-#include "planner.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {

@@ -2,15 +2,15 @@
 // through plan.json, and `down` undoes what the slice did there without deleting them.
 #include <gtest/gtest.h>
 
-#include "applier.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/hosts/plan_slices.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/planner.h"
+#include "controller/lab/step_json.h"
+#include "controller/lab/teardown.h"
+#include "controller/options/workload_settings.h"
 #include "cross_host_links.h"
-#include "host_placement.h"
-#include "lab_state.h"
-#include "plan_slices.h"
-#include "planner.h"
-#include "step_json.h"
-#include "teardown.h"
-#include "workload_settings.h"
 
 namespace testbed {
 namespace {

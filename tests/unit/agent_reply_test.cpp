@@ -1,7 +1,7 @@
 // The controller's decoding of agents' replies: a node's event passes; a routing id that
 // is not a node index of the run, a payload that is not a JSON object with a string
 // "event", and an error whose reason is not text are dropped (nullopt), never thrown.
-#include "agent_reply.h"
+#include "controller/training/agent_reply.h"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 #include <map>
 #include <random>
 
-#include "all_reduce.h"
-#include "ring_allreduce.h"
-#include "tree_allreduce.h"
+#include "agent/protocols/allreduce/all_reduce.h"
+#include "agent/protocols/allreduce/ring_allreduce.h"
+#include "agent/protocols/allreduce/tree_allreduce.h"
 
 namespace testbed {
 namespace {

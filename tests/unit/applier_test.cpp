@@ -1,10 +1,10 @@
-#include "applier.h"
+#include "controller/lab/applier.h"
 
 #include <gtest/gtest.h>
 
-#include "fake_kernel.h"
-#include "planner.h"
-#include "workload_settings.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 namespace {

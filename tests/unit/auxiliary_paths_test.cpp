@@ -1,15 +1,15 @@
 // NetStorm's auxiliary path search (Alg. 3) and the sender's choice between the primary
 // path and the auxiliary routes (Sec. VI-A).
-#include "auxiliary_paths.h"
+#include "controller/training/netstorm/auxiliary_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "agent/protocols/tree/path_scheduler.h"
+#include "agent/protocols/tree/sync_policy_json.h"
+#include "controller/training/strategies.h"
 #include "internet2_graph.h"
-#include "path_scheduler.h"
-#include "strategies.h"
-#include "sync_policy_json.h"
 
 namespace testbed {
 namespace {

@@ -1,8 +1,8 @@
-#include "awareness.h"
+#include "controller/training/netstorm/awareness.h"
 
 #include <gtest/gtest.h>
 
-#include "strategies.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
 
 namespace testbed {
 namespace {

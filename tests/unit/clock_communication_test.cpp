@@ -1,5 +1,5 @@
 // A synchronous run's communication per iteration, from the workers' stamps.
-#include "clock_communication.h"
+#include "controller/training/clock_communication.h"
 
 #include <gtest/gtest.h>
 

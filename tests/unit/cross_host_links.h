@@ -2,9 +2,9 @@
 // applied: every node's namespace and the cross-host ends of links, in a fake kernel.
 #pragma once
 
-#include "fake_kernel.h"
-#include "host_placement.h"
-#include "plan.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/lab/plan.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 

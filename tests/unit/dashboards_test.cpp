@@ -10,10 +10,10 @@
 #include <regex>
 #include <set>
 
-#include "health_metrics.h"
-#include "health_report.h"
-#include "link_metrics.h"
-#include "train_metrics.h"
+#include "controller/health/health_report.h"
+#include "controller/observe/health_metrics.h"
+#include "controller/observe/link_metrics.h"
+#include "controller/observe/train_metrics.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "delay_queue.h"
+#include "netns/delay_queue.h"
 
 #include <gtest/gtest.h>
 

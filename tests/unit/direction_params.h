@@ -1,7 +1,7 @@
 // Builds a DirectionParams for tests, naming each field in order.
 #pragma once
 
-#include "topology.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

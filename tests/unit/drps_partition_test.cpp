@@ -5,9 +5,9 @@
 #include <numeric>
 #include <set>
 
-#include "drps_index.h"
-#include "drps_partition.h"
-#include "key_map.h"
+#include "agent/protocols/ps/key_map.h"
+#include "controller/training/drps/drps_index.h"
+#include "controller/training/drps/drps_partition.h"
 
 namespace testbed {
 namespace {

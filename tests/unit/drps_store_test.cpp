@@ -8,14 +8,14 @@
 #include <random>
 #include <set>
 
-#include "block_layout.h"
-#include "blocked_parameters.h"
-#include "drps_index.h"
-#include "memory_store.h"
-#include "pib_index.h"
-#include "rocks_store.h"
-#include "server_shard.h"
-#include "stored_shard_values.h"
+#include "agent/protocols/drps/stored_shard_values.h"
+#include "agent/protocols/ps/server_shard.h"
+#include "agent/store/block_layout.h"
+#include "agent/store/blocked_parameters.h"
+#include "agent/store/memory_store.h"
+#include "agent/store/pib_index.h"
+#include "agent/store/rocks_store.h"
+#include "controller/training/drps/drps_index.h"
 
 namespace testbed {
 namespace {

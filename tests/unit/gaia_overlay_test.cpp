@@ -7,12 +7,12 @@
 #include <cmath>
 #include <set>
 
-#include "gaia_plan.h"
-#include "job.h"
-#include "key_bitmap.h"
-#include "mirror_client.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/gaia/key_bitmap.h"
+#include "agent/protocols/gaia/mirror_client.h"
+#include "controller/options/workload_settings.h"
+#include "controller/training/gaia/gaia_plan.h"
 #include "read_text.h"
-#include "workload_settings.h"
 
 namespace testbed {
 namespace {

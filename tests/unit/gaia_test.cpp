@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gaia_plan.h"
-#include "local_workers.h"
-#include "mirror_state.h"
-#include "significance_filter.h"
-#include "update_census.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/gaia/mirror_state.h"
+#include "agent/protocols/gaia/significance_filter.h"
+#include "agent/protocols/gaia/update_census.h"
+#include "controller/training/gaia/gaia_plan.h"
 
 namespace testbed {
 namespace {

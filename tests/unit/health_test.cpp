@@ -6,16 +6,16 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include "cpu_load.h"
-#include "delay_line_stats.h"
-#include "delay_queue.h"
-#include "fake_kernel.h"
-#include "health_metrics.h"
-#include "health_monitor.h"
-#include "health_report.h"
-#include "lateness_histogram.h"
-#include "link_backlog.h"
-#include "units.h"
+#include "controller/health/cpu_load.h"
+#include "controller/health/health_monitor.h"
+#include "controller/health/health_report.h"
+#include "controller/health/link_backlog.h"
+#include "controller/observe/health_metrics.h"
+#include "controller/topology/units.h"
+#include "netns/delay_line_stats.h"
+#include "netns/delay_queue.h"
+#include "netns/fake_kernel.h"
+#include "netns/lateness_histogram.h"
 
 namespace testbed {
 namespace {

@@ -5,14 +5,14 @@
 #include <map>
 #include <set>
 
-#include "applier.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/hosts/plan_slices.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
 #include "cross_host_links.h"
-#include "diagnostics.h"
-#include "fake_kernel.h"
-#include "host_placement.h"
-#include "plan_slices.h"
-#include "planner.h"
-#include "workload_settings.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 namespace {

@@ -1,8 +1,8 @@
 // The Internet2 profile's configured rates as a throughput graph, for strategy tests.
 #pragma once
 
-#include "sync_policy.h"
-#include "workload_settings.h"
+#include "agent/protocols/tree/sync_policy.h"
+#include "controller/options/workload_settings.h"
 
 namespace testbed {
 

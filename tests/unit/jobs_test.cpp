@@ -1,7 +1,7 @@
 // The training jobs: seeded and repeatable, the single-process reference lowers the
 // held-out loss, sparse-lr and lmf touch few keys with power-law frequencies, and the
 // workers' additive updates really are one optimizer step (what makes BSP on shards exact).
-#include "job.h"
+#include "agent/jobs/job.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-#include "loss_curve.h"
+#include "controller/training/loss_curve.h"
 
 namespace testbed {
 namespace {

@@ -9,11 +9,11 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "host_placement.h"
-#include "k8s_manifests.h"
-#include "planner.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/hosts/k8s_manifests.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
 #include "read_text.h"
-#include "workload_settings.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "lab_state.h"
+#include "controller/lab/lab_state.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "fake_kernel.h"
-#include "teardown.h"
+#include "controller/lab/teardown.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 namespace {

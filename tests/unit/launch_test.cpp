@@ -6,15 +6,15 @@
 
 #include <algorithm>
 
-#include "job_metrics.h"
-#include "lab_state.h"
-#include "launch_plan.h"
-#include "launch_report.h"
-#include "node_hosts.h"
-#include "planner.h"
-#include "scenario.h"
-#include "train_metrics.h"
-#include "workload_settings.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/node_hosts.h"
+#include "controller/lab/planner.h"
+#include "controller/launch/job_metrics.h"
+#include "controller/launch/launch_plan.h"
+#include "controller/launch/launch_report.h"
+#include "controller/observe/train_metrics.h"
+#include "controller/options/workload_settings.h"
+#include "controller/scenario/scenario.h"
 
 namespace testbed {
 namespace {

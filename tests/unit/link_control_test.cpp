@@ -1,11 +1,11 @@
-#include "link_control.h"
+#include "controller/dynamics/link_control.h"
 
 #include <gtest/gtest.h>
 
-#include "applier.h"
-#include "fake_kernel.h"
-#include "planner.h"
-#include "workload_settings.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 namespace {
@@ -42,7 +42,8 @@ TEST_F(LinkControl, RateChangesInPlaceWithoutTouchingTheOtherDirection) {
   bring_up("bandwidth: 100mbit, delay: 30ms", false);
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
   const int before = kernel_.mutations();
-  changer.apply(dirs_[0], ScheduleChange{0, Rate{20000000}, std::nullopt, std::nullopt});
+  changer.apply(dirs_[0],
+                ScheduleChange{0, Rate{20000000}, std::nullopt, std::nullopt, std::nullopt});
   EXPECT_EQ(kernel_.mutations(), before + 1);  // one class change, nothing deleted
   EXPECT_EQ(kernel_.shaping("tb-lc-a", "tb0-b")->config.rate_bytes_per_s, 2500000u);
   EXPECT_EQ(kernel_.shaping("tb-lc-b", "tb0-a")->config.rate_bytes_per_s, 12500000u);
@@ -53,7 +54,8 @@ TEST_F(LinkControl, RateChangesInPlaceWithoutTouchingTheOtherDirection) {
 TEST_F(LinkControl, DelayGoesToTheReceiversDelayLineAndLossToItsRule) {
   bring_up("bandwidth: 100mbit, delay: 30ms", false);
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
-  changer.apply(dirs_[0], ScheduleChange{0, std::nullopt, Duration{80000}, Fraction{0.01}});
+  changer.apply(dirs_[0],
+                ScheduleChange{0, std::nullopt, Duration{80000}, Fraction{0.01}, std::nullopt});
   ASSERT_EQ(lines_.calls.size(), 1u);
   EXPECT_EQ(lines_.calls[0].node, "b");  // a->b is delayed where it arrives
   EXPECT_EQ(lines_.calls[0].queue, dirs_[0].queue);
@@ -61,12 +63,36 @@ TEST_F(LinkControl, DelayGoesToTheReceiversDelayLineAndLossToItsRule) {
   EXPECT_DOUBLE_EQ(kernel_.ingress_delay("tb-lc-b", "tb0-a")->loss, 0.01);
 }
 
+TEST_F(LinkControl, ADownDirectionIsCutAtItsSenderAndUpRestoresIt) {
+  bring_up("bandwidth: 100mbit", false);  // no delay hook: a cut needs none
+  LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
+  ScheduleChange down;
+  down.down = true;
+  changer.apply(dirs_[0], down);
+  EXPECT_TRUE(kernel_.is_cut("tb-lc-a", "tb0-b"));
+  EXPECT_FALSE(kernel_.is_cut("tb-lc-b", "tb0-a"));  // the other direction carries on
+  EXPECT_TRUE(dirs_[0].down);
+  const int before = kernel_.mutations();
+  changer.apply(dirs_[0], down);  // down again: nothing to do
+  EXPECT_EQ(kernel_.mutations(), before);
+  // A rate change while down leaves it cut.
+  changer.apply(dirs_[0],
+                ScheduleChange{0, Rate{20000000}, std::nullopt, std::nullopt, std::nullopt});
+  EXPECT_TRUE(kernel_.is_cut("tb-lc-a", "tb0-b"));
+  ScheduleChange up;
+  up.down = false;
+  changer.apply(dirs_[0], up);
+  EXPECT_FALSE(kernel_.is_cut("tb-lc-a", "tb0-b"));
+  EXPECT_FALSE(dirs_[0].down);
+  EXPECT_EQ(kernel_.shaping("tb-lc-a", "tb0-b")->config.rate_bytes_per_s, 2500000u);
+}
+
 TEST_F(LinkControl, ADirectionWithoutAHookRefusesDelay) {
   bring_up("bandwidth: 100mbit", false);
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
-  EXPECT_THROW(
-      changer.apply(dirs_[0], ScheduleChange{0, std::nullopt, Duration{1000}, std::nullopt}),
-      std::runtime_error);
+  EXPECT_THROW(changer.apply(dirs_[0], ScheduleChange{0, std::nullopt, Duration{1000}, std::nullopt,
+                                                      std::nullopt}),
+               std::runtime_error);
   EXPECT_EQ(dirs_[0].params.delay.us, 0);  // unchanged on failure
 }
 
@@ -102,7 +128,8 @@ TEST_F(LinkControl, NetemBackendChangesTheSendersRateAndTheReceiversNetem) {
   EXPECT_EQ(kernel_.namespaces().at("tb-lc-a").links.at("tb0-b").redirect, "tbi0-b");
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);
   const int before = kernel_.mutations();
-  changer.apply(dirs_[1], ScheduleChange{0, Rate{50000000}, Duration{5000}, Fraction{0.02}});
+  changer.apply(dirs_[1],
+                ScheduleChange{0, Rate{50000000}, Duration{5000}, Fraction{0.02}, std::nullopt});
   EXPECT_EQ(kernel_.mutations(), before + 2);  // one class change, one netem change
   EXPECT_EQ(kernel_.shaping("tb-lc-b", "tb0-a")->config.rate_bytes_per_s, 6250000u);
   const auto n = kernel_.ingress_netem("tb-lc-a", "tbi0-b");
@@ -117,7 +144,8 @@ TEST_F(LinkControl, NetemBackendAddsTheReceiversNetemOnTheFirstDelay) {
   bring_up("bandwidth: 100mbit", true);
   EXPECT_FALSE(kernel_.ingress_netem("tb-lc-a", "tbi0-b"));
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kNetem);
-  changer.apply(dirs_[1], ScheduleChange{0, std::nullopt, Duration{8000}, std::nullopt});
+  changer.apply(dirs_[1],
+                ScheduleChange{0, std::nullopt, Duration{8000}, std::nullopt, std::nullopt});
   ASSERT_TRUE(kernel_.ingress_netem("tb-lc-a", "tbi0-b"));
   EXPECT_EQ(kernel_.ingress_netem("tb-lc-a", "tbi0-b")->delay_us, 8000u);
   ASSERT_TRUE(dirs_[1].netem);

@@ -1,4 +1,4 @@
-#include "logistic_regression.h"
+#include "agent/jobs/logistic_regression.h"
 
 #include <gtest/gtest.h>
 

@@ -4,9 +4,9 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-#include "link_metrics.h"
-#include "peer_refusals.h"
-#include "train_metrics.h"
+#include "controller/observe/link_metrics.h"
+#include "controller/observe/peer_refusals.h"
+#include "controller/observe/train_metrics.h"
 
 namespace testbed {
 namespace {
@@ -109,6 +109,7 @@ TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
   s.delay_s = 0.03;
   s.loss_ratio = 0.0002;
   s.transmit_bytes = 12345;
+  s.down = true;  // cut by a fault
   const auto families = link_families("lab1", {s});
   const std::string text = prometheus::TextSerializer().Serialize(families);
   for (
@@ -116,6 +117,7 @@ TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
       {R"(testbed_link_configured_bandwidth_bytes_per_second{lab="lab1",link="3",node="a",peer="b"} 10000000)",
        R"(testbed_link_configured_delay_seconds{lab="lab1",link="3",node="a",peer="b"} 0.03)",
        R"(testbed_link_transmit_bytes_total{lab="lab1",link="3",node="a",peer="b"} 12345)",
+       R"(testbed_link_up{lab="lab1",link="3",node="a",peer="b"} 0)",
        "# TYPE testbed_link_transmit_bytes_total counter"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }

@@ -3,10 +3,10 @@
 // aggregators, and the aggregator's sums.
 #include <gtest/gtest.h>
 
-#include "aggregation.h"
+#include "agent/protocols/mlfabric/update_sums.h"
+#include "controller/training/mlfabric/aggregation.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 #include "mlfabric_star.h"
-#include "update_scheduler.h"
-#include "update_sums.h"
 
 namespace testbed {
 namespace {

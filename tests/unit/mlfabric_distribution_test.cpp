@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "distribution.h"
+#include "controller/training/mlfabric/distribution.h"
 
 namespace testbed {
 namespace {

@@ -6,10 +6,10 @@
 
 #include <set>
 
-#include "divergence.h"
+#include "controller/training/mlfabric/divergence.h"
+#include "controller/training/mlfabric/replication.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 #include "mlfabric_star.h"
-#include "replication.h"
-#include "update_scheduler.h"
 
 namespace testbed {
 namespace {

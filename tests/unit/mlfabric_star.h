@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "aggregation.h"
+#include "controller/training/mlfabric/aggregation.h"
 
 namespace testbed::mlfabric_star {
 

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 
-#include "ordered_pushes.h"
-#include "update_order.h"
-#include "update_scheduler.h"
+#include "agent/protocols/mlfabric/ordered_pushes.h"
+#include "controller/training/mlfabric/update_order.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 
 namespace testbed {
 namespace {

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "diagnostics.h"
-#include "schedule.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/schedule.h"
 
 #include <set>
 

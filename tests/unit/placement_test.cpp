@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "apsp.h"
-#include "placement_lp.h"
-#include "rounding.h"
-#include "topology_graph.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/placement/apsp.h"
+#include "controller/placement/placement_lp.h"
+#include "controller/placement/rounding.h"
+#include "controller/placement/topology_graph.h"
 
 namespace testbed::placement {
 namespace {

@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
 #include "direction_params.h"
-#include "planner.h"
 #include "read_text.h"
-#include "workload_settings.h"
 
 namespace testbed {
 namespace {

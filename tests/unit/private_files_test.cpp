@@ -1,7 +1,7 @@
 // A file the user names for root to write (`regress --junit FILE`): written whole, through a
 // temporary renamed into place, only into a directory no one else can change, or a sticky
 // one (/tmp). Needs no root: the checks are against this process's own user.
-#include "private_files.h"
+#include "netns/private_files.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>

@@ -1,7 +1,7 @@
 // QuietWatch on a scripted clock: a run whose workers all wait with nothing queued fails at
 // the limit, naming each waiting worker and its clock; any worker's progress, or the
 // network being stalled (the stall watch's to report), starts the count again.
-#include "quiet_watch.h"
+#include "controller/training/quiet_watch.h"
 
 #include <gtest/gtest.h>
 

@@ -2,11 +2,11 @@
 // beats claim nodes, a "died" report ends the run naming its node and host, a silent host
 // is named after kHostSilence, and whatever is malformed or not a host's to say is dropped.
 // Also the one reading of port numbers (port_number.h).
-#include "remote_hosts.h"
+#include "controller/training/remote_hosts.h"
 
 #include <gtest/gtest.h>
 
-#include "port_number.h"
+#include "controller/topology/port_number.h"
 
 namespace testbed {
 namespace {

@@ -1,6 +1,6 @@
 // testbed report's data shaping: rates from the exporter's counter samples, and a gnuplot
 // script that draws what it says it draws.
-#include "report.h"
+#include "controller/observe/report.h"
 
 #include <gtest/gtest.h>
 

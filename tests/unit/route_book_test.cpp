@@ -1,14 +1,14 @@
 // The routes kept as their rule (route_book.h): the same routes as the records they
 // replaced, read back from a plan's JSON, counted per slice, and a lab at scale kept small.
-#include "route_book.h"
+#include "controller/lab/route_book.h"
 
 #include <gtest/gtest.h>
 
-#include "delay_line_groups.h"
-#include "host_placement.h"
-#include "plan_slices.h"
-#include "planner.h"
-#include "workload_settings.h"
+#include "controller/hosts/host_placement.h"
+#include "controller/hosts/plan_slices.h"
+#include "controller/lab/delay_line_groups.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
 
 namespace testbed {
 namespace {

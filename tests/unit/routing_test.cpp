@@ -1,8 +1,8 @@
-#include "routing.h"
+#include "controller/topology/routing.h"
 
 #include <gtest/gtest.h>
 
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
 
 namespace testbed {
 namespace {

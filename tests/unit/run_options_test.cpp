@@ -3,12 +3,12 @@
 // the profile over the defaults, each value is checked wherever it came from, and an error
 // names the option and its origin. The topology parser takes the workload's rules from
 // here and knows no strategy itself.
-#include "run_options.h"
+#include "controller/options/run_options.h"
 
 #include <gtest/gtest.h>
 
-#include "diagnostics.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
 
 namespace testbed {
 namespace {

@@ -1,13 +1,13 @@
 // Scenarios: strict parsing, events written into the topology as schedule steps, the
 // verdicts on expectations, and JUnit output.
-#include "scenario.h"
+#include "controller/scenario/scenario.h"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "junit.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/scenario/junit.h"
 
 namespace testbed {
 namespace {

@@ -1,11 +1,11 @@
-#include "schedule.h"
+#include "controller/topology/schedule.h"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-#include "diagnostics.h"
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
+#include "controller/topology/diagnostics.h"
 
 namespace testbed {
 namespace {
@@ -153,7 +153,7 @@ TEST(Schedule, BadSchedulesAreRejectedWithPositions) {
   const std::string f = kData + "/inline.yaml";
   EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {steps: []}\n"),
             std::vector<std::string>{f + ":7:23: schedule steps: expected a non-empty list of "
-                                         "{at, bandwidth, delay, loss}"});
+                                         "{at, bandwidth, delay, loss, state}"});
   EXPECT_EQ(
       errors_of("    bandwidth: 10mbit\n    schedule:\n      steps:\n"
                 "        - {at: 5s, bandwidth: 10mbit}\n        - {at: 2s, bandwidth: 20mbit}\n"),
@@ -165,6 +165,35 @@ TEST(Schedule, BadSchedulesAreRejectedWithPositions) {
                       "50mbit..20mbit}}\n"),
             (std::vector<std::string>{f + ":7:32: every: must be greater than zero",
                                       f + ":7:47: bandwidth: the range goes downwards"}));
+}
+
+TEST(Schedule, AStepMayCutTheDirectionAndRestoreIt) {
+  const Topology t = parse(
+      "    bandwidth: 10mbit\n    a2b:\n      schedule:\n        steps:\n"
+      "          - {at: 5s, state: down}\n          - {at: 8s, state: up, bandwidth: 5mbit}\n");
+  const auto c = schedule_changes(t.links[0].a2b.schedule, 0, 1, 60000000);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].down, std::optional<bool>(true));
+  EXPECT_FALSE(c[0].rate);
+  EXPECT_EQ(c[1].down, std::optional<bool>(false));
+  EXPECT_EQ(c[1].rate->bits_per_s, 5000000u);
+  EXPECT_EQ(t.links[0].b2a.schedule.kind, Schedule::Kind::kNone);  // one direction only
+  EXPECT_FALSE(schedule_impairs(t.links[0].a2b.schedule));         // a cut is the sender's
+  // Through the plan's JSON and back, as the timeline reads it.
+  EXPECT_EQ(schedule_from_json(schedule_to_json(t.links[0].a2b.schedule)).changes,
+            t.links[0].a2b.schedule.changes);
+}
+
+TEST(Schedule, BadStatesAreRejectedWithPositions) {
+  const std::string f = kData + "/inline.yaml";
+  const std::string steps = "    bandwidth: 10mbit\n    schedule:\n      steps:\n";
+  EXPECT_EQ(errors_of(steps + "        - {at: 5s, state: off}\n"),
+            std::vector<std::string>{f + ":9:27: state: expected down or up"});
+  EXPECT_EQ(errors_of(steps + "        - {at: 5s, state: up}\n"),
+            std::vector<std::string>{f + ":9:27: state: up, but the link is not down"});
+  EXPECT_EQ(errors_of(steps + "        - {at: 5s, state: down}\n        - {at: 6s, state: down}\n"),
+            std::vector<std::string>{f + ":10:27: state: down, but the link is down already "
+                                         "(since an earlier step): overlapping down intervals"});
 }
 
 TEST(Schedule, TraceErrorsNameTheTraceFileAndLineAndWhereTheProfileRefersToIt) {

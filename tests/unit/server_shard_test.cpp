@@ -2,14 +2,14 @@
 // what it applies, and the staleness it records; then many workers of random speeds in
 // random delivery order, checking the SSP bound at every answer and that no update is
 // lost or counted twice.
-#include "server_shard.h"
+#include "agent/protocols/ps/server_shard.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "wsp_selector.h"
+#include "agent/protocols/drps/wsp_selector.h"
 
 namespace testbed {
 namespace {

@@ -2,7 +2,7 @@
 // queue that holds data and does not move for 10 s is a stall, named by its pair and its
 // cause; a pause shorter than that is not; a trickle does not end a stall; the table's
 // parser skips what it cannot read.
-#include "stall_watch.h"
+#include "controller/health/stall_watch.h"
 
 #include <gtest/gtest.h>
 

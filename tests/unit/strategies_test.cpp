@@ -1,12 +1,12 @@
-#include "strategies.h"
+#include "controller/training/strategies.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 
+#include "controller/topology/topology_parser.h"
 #include "internet2_graph.h"
-#include "topology_parser.h"
 
 namespace testbed {
 namespace {

@@ -7,9 +7,9 @@
 #include <netlink/route/qdisc.h>
 #include <netlink/utils.h>
 
+#include "controller/lab/planner.h"
 #include "direction_params.h"
-#include "planner.h"
-#include "tc_objects.h"
+#include "netns/tc_objects.h"
 
 namespace testbed {
 namespace {

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "applier.h"
-#include "fake_kernel.h"
-#include "planner.h"
-#include "timeline.h"
-#include "workload_settings.h"
+#include "controller/dynamics/timeline.h"
+#include "controller/lab/applier.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+#include "netns/fake_kernel.h"
 
 namespace testbed {
 namespace {

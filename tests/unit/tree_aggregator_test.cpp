@@ -1,14 +1,14 @@
 // Nine nodes synchronizing over every strategy's trees, in memory, with messages delivered
 // in a random order and nodes starting their next iteration as soon as they finish, so that
 // iterations overlap and the policy changes under messages in flight.
-#include "tree_aggregator.h"
+#include "agent/protocols/tree/tree_aggregator.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "strategies.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "units.h"
+#include "controller/topology/units.h"
 
 #include <gtest/gtest.h>
 

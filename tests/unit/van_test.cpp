@@ -2,7 +2,7 @@
 // its members are heard; a member's malformed message is dropped and counted, not fatal,
 // and a connection that keeps sending them is muted. Every wait is bounded by a deadline
 // far beyond what loopback needs, so a loaded machine cannot fail them.
-#include "van.h"
+#include "agent/transport/van.h"
 
 #include <gtest/gtest.h>
 

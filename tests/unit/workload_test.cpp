@@ -1,13 +1,13 @@
 // The workload settings a profile and `testbed train` share: their checks, and the
 // compute time drawn per node and iteration from the seed, stragglers included.
-#include "workload_settings.h"
+#include "controller/options/workload_settings.h"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "local_workers.h"
-#include "topology_parser.h"
+#include "agent/jobs/local_workers.h"
+#include "controller/topology/topology_parser.h"
 
 namespace testbed {
 namespace {

@@ -3,13 +3,13 @@
 // together, iteration times are the workers' own, each wait is logged with its estimate
 // and its realized length, and delta is never passed -- by the shards, which answer a read
 // only once the master's grant is in and the pushes it names are applied.
-#include "wsp_selector.h"
+#include "agent/protocols/drps/wsp_selector.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "server_shard.h"
+#include "agent/protocols/ps/server_shard.h"
 
 namespace testbed {
 namespace {

@@ -1,10 +1,10 @@
 // What a WSP run reports: the master's counters, its waits summarised beside their log,
 // and the readings, with delta a number or "none".
-#include "wsp_summary.h"
+#include "controller/training/drps/wsp_summary.h"
 
 #include <gtest/gtest.h>
 
-#include "wsp_selector.h"
+#include "agent/protocols/drps/wsp_selector.h"
 
 namespace testbed {
 namespace {

@@ -1,10 +1,10 @@
-#include "all_reduce.h"
+#include "agent/protocols/allreduce/all_reduce.h"
 
 #include <map>
 #include <stdexcept>
 
-#include "ring_allreduce.h"
-#include "tree_allreduce.h"
+#include "agent/protocols/allreduce/ring_allreduce.h"
+#include "agent/protocols/allreduce/tree_allreduce.h"
 
 namespace testbed {
 namespace {

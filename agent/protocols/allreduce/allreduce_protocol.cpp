@@ -1,11 +1,11 @@
-#include "allreduce_protocol.h"
+#include "agent/protocols/allreduce/allreduce_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "job_command.h"
-#include "local_workers.h"
-#include "wire.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/job_setup.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 namespace {
@@ -17,19 +17,18 @@ constexpr size_t kReportValuesUpTo = 200000;
 }  // namespace
 
 void AllReduceProtocol::setup(const nlohmann::json& cmd) {
-  algorithm_ = cmd.value("algorithm", "ring");
-  workers_ = cmd.at("workers").get<std::vector<int>>();
+  const TrainingSetup s = training_setup_from_json(cmd);
+  algorithm_ = s.algorithm;
+  workers_ = s.workers;
   const auto it = std::find(workers_.begin(), workers_.end(), self_);
   rank_ = it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
-  iterations_ = cmd.at("iterations");
-  seed_ = cmd.at("seed");
-  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
-  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
-                 cmd.at("compute").value("straggler_factor", 1.0)};
-  slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
-  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
-  const auto& j = cmd.at("job");
-  const JobConfig config = job_config(j, static_cast<int>(workers_.size()));
+  iterations_ = s.iterations;
+  seed_ = s.seed;
+  compute_ = {s.compute.min_ms, s.compute.max_ms};
+  stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
+  slowdown_ = s.slowdown(self_);
+  eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
+  const JobConfig config = job_config(s.job, static_cast<int>(workers_.size()));
   job_ = make_local_workers(config, std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
   // Every node checks the name, so a wrong one fails the setup, not the first clock.

@@ -16,11 +16,11 @@
 #include <optional>
 #include <string>
 
-#include "all_reduce.h"
-#include "compute_time.h"
-#include "job.h"
-#include "protocol.h"
-#include "worker_clock_log.h"
+#include "agent/jobs/compute_time.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/allreduce/all_reduce.h"
+#include "agent/protocols/worker_clock_log.h"
+#include "agent/runtime/protocol.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "ring_allreduce.h"
+#include "agent/protocols/allreduce/ring_allreduce.h"
 
 #include <stdexcept>
 #include <string>

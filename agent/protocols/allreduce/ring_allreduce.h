@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "all_reduce.h"
+#include "agent/protocols/allreduce/all_reduce.h"
 
 namespace testbed {
 

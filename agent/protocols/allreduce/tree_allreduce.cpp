@@ -1,4 +1,4 @@
-#include "tree_allreduce.h"
+#include "agent/protocols/allreduce/tree_allreduce.h"
 
 #include <algorithm>
 #include <stdexcept>

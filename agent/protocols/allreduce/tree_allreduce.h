@@ -13,7 +13,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "all_reduce.h"
+#include "agent/protocols/allreduce/all_reduce.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "routed_transfer.h"
+#include "agent/protocols/apsp/routed_transfer.h"
 
 #include <algorithm>
 #include <stdexcept>

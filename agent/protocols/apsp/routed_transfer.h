@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "van.h"
+#include "agent/transport/van.h"
 
 namespace testbed {
 

@@ -13,8 +13,8 @@
 //                                each worker's pushes the read must reflect
 #include <stdexcept>
 
-#include "ps_protocol.h"
-#include "wire.h"
+#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "stored_shard_values.h"
+#include "agent/protocols/drps/stored_shard_values.h"
 
 #include <numeric>
 

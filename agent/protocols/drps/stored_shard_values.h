@@ -6,9 +6,9 @@
 #include <functional>
 #include <memory>
 
-#include "blocked_parameters.h"
-#include "parameter_store.h"
-#include "shard_values.h"
+#include "agent/protocols/ps/shard_values.h"
+#include "agent/store/blocked_parameters.h"
+#include "agent/store/parameter_store.h"
 
 namespace testbed {
 

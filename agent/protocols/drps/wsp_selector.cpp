@@ -1,4 +1,4 @@
-#include "wsp_selector.h"
+#include "agent/protocols/drps/wsp_selector.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,8 +7,8 @@
 // mirror clock and the barriers hold back every read as before.
 #include <algorithm>
 
-#include "gaia_protocol.h"
-#include "local_workers.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/gaia/gaia_protocol.h"
 
 namespace testbed {
 

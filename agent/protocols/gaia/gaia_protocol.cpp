@@ -1,32 +1,30 @@
-#include "gaia_protocol.h"
+#include "agent/protocols/gaia/gaia_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "job_command.h"
-#include "key_bitmap.h"
-#include "local_workers.h"
-#include "wire.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/gaia/key_bitmap.h"
+#include "agent/protocols/job_setup.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 
 void GaiaProtocol::setup(const nlohmann::json& cmd) {
-  data_centers_ = cmd.at("workers").get<std::vector<int>>();
-  iterations_ = cmd.at("iterations");
-  seed_ = cmd.at("seed");
-  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
-  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
-                 cmd.at("compute").value("straggler_factor", 1.0)};
-  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
-  const auto slow = cmd.value("slow", nlohmann::json::object());
-  slowdown_ = slow.value(std::to_string(self_), 1.0);
-  const auto& j = cmd.at("job");
-  per_node_ = j.value("workers_per_node", 1);
+  const TrainingSetup s = training_setup_from_json(cmd);
+  data_centers_ = s.workers;
+  iterations_ = s.iterations;
+  seed_ = s.seed;
+  compute_ = {s.compute.min_ms, s.compute.max_ms};
+  stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
+  eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
+  slowdown_ = s.slowdown(self_);
+  per_node_ = s.job.workers_per_node;
   const auto at = std::find(data_centers_.begin(), data_centers_.end(), self_);
   if (at == data_centers_.end()) throw std::runtime_error("gaia: every node is a data center");
   const int me = static_cast<int>(at - data_centers_.begin());
-  const JobConfig config = job_config(j, static_cast<int>(data_centers_.size()) * per_node_);
-  local_staleness_ = cmd.at("gaia").value("local_staleness", -1);
+  const JobConfig config = job_config(s.job, static_cast<int>(data_centers_.size()) * per_node_);
+  local_staleness_ = s.gaia.value("local_staleness", -1);
   if (local_staleness_ >= 0) {  // SSP inside: each local worker steps alone, with its own job
     for (int k = 0; k < per_node_; ++k)
       local_.push_back({make_job(config, me * per_node_ + k), 0, false, {}, {}});
@@ -41,7 +39,7 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   for (size_t k = 0; k < values_.size(); ++k)
     values_[k] = model.initial_value(static_cast<uint32_t>(k));
 
-  const auto& g = cmd.at("gaia");
+  const auto& g = s.gaia;
   filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.at("threshold").get<double>(),
                                                  g.value("soft", false));
   // Mirrors are known by node index; a node that is no data center never reports a clock,

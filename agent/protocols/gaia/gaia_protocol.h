@@ -22,14 +22,14 @@
 #include <optional>
 #include <set>
 
-#include "compute_time.h"
-#include "job.h"
-#include "mirror_client.h"
-#include "mirror_state.h"
-#include "protocol.h"
-#include "significance_filter.h"
-#include "update_census.h"
-#include "worker_clock_log.h"
+#include "agent/jobs/compute_time.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/gaia/mirror_client.h"
+#include "agent/protocols/gaia/mirror_state.h"
+#include "agent/protocols/gaia/significance_filter.h"
+#include "agent/protocols/gaia/update_census.h"
+#include "agent/protocols/worker_clock_log.h"
+#include "agent/runtime/protocol.h"
 
 namespace testbed {
 

@@ -1,6 +1,6 @@
-#include "mirror_client.h"
+#include "agent/protocols/gaia/mirror_client.h"
 
-#include "key_bitmap.h"
+#include "agent/protocols/gaia/key_bitmap.h"
 
 namespace testbed {
 namespace {

@@ -22,8 +22,8 @@
 #include <map>
 #include <vector>
 
-#include "significance_filter.h"
-#include "van.h"
+#include "agent/protocols/gaia/significance_filter.h"
+#include "agent/transport/van.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "mirror_state.h"
+#include "agent/protocols/gaia/mirror_state.h"
 
 #include <algorithm>
 #include <limits>

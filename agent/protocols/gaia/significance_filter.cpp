@@ -1,4 +1,4 @@
-#include "significance_filter.h"
+#include "agent/protocols/gaia/significance_filter.h"
 
 #include <algorithm>
 #include <cmath>

@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "job.h"
+#include "agent/jobs/job.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "update_census.h"
+#include "agent/protocols/gaia/update_census.h"
 
 #include <cmath>
 

@@ -13,8 +13,8 @@
 #include <optional>
 #include <stdexcept>
 
-#include "ps_protocol.h"
-#include "wire.h"
+#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 

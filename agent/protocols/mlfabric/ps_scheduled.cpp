@@ -9,8 +9,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "ps_protocol.h"
-#include "wire.h"
+#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 

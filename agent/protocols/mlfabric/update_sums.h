@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "key_map.h"
+#include "agent/protocols/ps/key_map.h"
 
 namespace testbed {
 

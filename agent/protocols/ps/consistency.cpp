@@ -1,4 +1,4 @@
-#include "consistency.h"
+#include "agent/protocols/ps/consistency.h"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "key_map.h"
+#include "agent/protocols/ps/key_map.h"
 
 #include <algorithm>
 #include <fstream>

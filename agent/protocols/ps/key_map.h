@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "consistency.h"
+#include "agent/protocols/ps/consistency.h"
 
 namespace testbed {
 

@@ -1,14 +1,14 @@
-#include "ps_protocol.h"
+#include "agent/protocols/ps/ps_protocol.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <iterator>
 #include <stdexcept>
 
-#include "job_command.h"
-#include "local_workers.h"
-#include "rocks_store.h"
-#include "wire.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/job_setup.h"
+#include "agent/store/rocks_store.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 namespace {
@@ -22,43 +22,42 @@ std::vector<uint32_t> merged(std::vector<uint32_t> a, const std::vector<uint32_t
 }  // namespace
 
 void PsProtocol::setup(const nlohmann::json& cmd) {
-  workers_ = cmd.at("workers").get<std::vector<int>>();
-  servers_ = cmd.at("servers").get<std::vector<int>>();
-  model_ = consistency_from(cmd.at("consistency"), cmd.value("staleness", 0));
-  seed_ = cmd.at("seed");
-  iterations_ = cmd.at("iterations");
-  compute_ = {cmd.at("compute").at("min_ms"), cmd.at("compute").at("max_ms")};
-  stragglers_ = {cmd.at("compute").value("straggler_share", 0.0),
-                 cmd.at("compute").value("straggler_factor", 1.0)};
-  eval_interval_ = std::chrono::milliseconds(cmd.value("eval_interval_ms", 1000));
-  scheduled_ = cmd.value("scheduled", false);
-  distribution_ = cmd.value("distribution", false);
-  pull_batch_interval_ = std::chrono::milliseconds(cmd.value("pull_batch_ms", 0));
+  const TrainingSetup s = training_setup_from_json(cmd);
+  workers_ = s.workers;
+  servers_ = s.servers;
+  model_ = consistency_from(s.consistency, s.staleness);
+  seed_ = s.seed;
+  iterations_ = s.iterations;
+  compute_ = {s.compute.min_ms, s.compute.max_ms};
+  stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
+  eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
+  scheduled_ = s.scheduled;
+  distribution_ = s.distribution;
+  pull_batch_interval_ = std::chrono::milliseconds(s.pull_batch_ms);
   // A batched pull skips the shard (hold_pull): only an asynchronous shard, which answers
   // every pull at once, may leave its answers to the batch's plan.
   if (pull_batch_interval_.count() > 0 && model_.kind != Consistency::Kind::kAsync)
     throw std::runtime_error("pull batches need the asynchronous model (MLfabric-A)");
-  replica_ = cmd.value("replica", -1);
+  replica_ = s.replica;
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
-  if (cmd.contains("routes")) {
+  if (s.routes.is_array()) {
     std::vector<Route> routes;
-    for (const auto& r : cmd["routes"])
+    for (const auto& r : s.routes)
       routes.push_back({r.at("nodes").get<std::vector<int>>(), r.value("pace_bytes_per_s", 0.0)});
-    transfer_->configure(transfer_mode_from(cmd.value("transfer", "native")), routes);
+    transfer_->configure(transfer_mode_from(s.transfer.empty() ? "native" : s.transfer), routes);
   }
-  const auto& j = cmd.at("job");
   // A node's worker may stand for several (Bösen's threads behind one process cache):
   // their updates are summed here, and the job counts them all.
-  per_node_ = j.value("workers_per_node", 1);
-  slowdown_ = cmd.value("slow", nlohmann::json::object()).value(std::to_string(self_), 1.0);
-  const JobConfig config = job_config(j, static_cast<int>(workers_.size()) * per_node_);
+  per_node_ = s.job.workers_per_node;
+  slowdown_ = s.slowdown(self_);
+  const JobConfig config = job_config(s.job, static_cast<int>(workers_.size()) * per_node_);
   // Every node builds a job: the shards take their initial values from it, and every
   // node agrees on the model's size and so on the key ranges.
   const int me = worker_index(self_);
   job_ = make_local_workers(config, std::max(me, 0), per_node_);
   const int shards = static_cast<int>(servers_.size());
-  const auto store = cmd.value("store", nlohmann::json::object());
+  const auto store = s.store.is_object() ? s.store : nlohmann::json::object();
   keys_ = store.contains("partition")
               ? read_partition(store["partition"], job_->parameters(), shards)
               : KeyMap(job_->parameters(), shards);
@@ -68,7 +67,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
     my_shard_ = at != servers_.end() ? static_cast<int>(at - servers_.begin()) : 0;
     const KeyRange r = keys_.ranges()[static_cast<size_t>(my_shard_)];
     const int workers = static_cast<int>(workers_.size());
-    if (cmd.contains("store")) {
+    if (s.store.is_object()) {
       shard_ = std::make_unique<ServerShard>(r, workers, model_, stored_values(store, r));
     } else {
       std::vector<float> initial(r.size());

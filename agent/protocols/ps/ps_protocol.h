@@ -64,19 +64,19 @@
 #include <optional>
 #include <set>
 
-#include "compute_time.h"
-#include "consistency.h"
-#include "job.h"
-#include "key_map.h"
-#include "ordered_pushes.h"
-#include "protocol.h"
-#include "routed_transfer.h"
-#include "server_shard.h"
-#include "stored_shard_values.h"
-#include "update_sums.h"
-#include "wire.h"
-#include "worker_clock_log.h"
-#include "wsp_selector.h"
+#include "agent/jobs/compute_time.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/apsp/routed_transfer.h"
+#include "agent/protocols/drps/stored_shard_values.h"
+#include "agent/protocols/drps/wsp_selector.h"
+#include "agent/protocols/mlfabric/ordered_pushes.h"
+#include "agent/protocols/mlfabric/update_sums.h"
+#include "agent/protocols/ps/consistency.h"
+#include "agent/protocols/ps/key_map.h"
+#include "agent/protocols/ps/server_shard.h"
+#include "agent/protocols/worker_clock_log.h"
+#include "agent/runtime/protocol.h"
+#include "agent/transport/wire.h"
 
 namespace testbed {
 

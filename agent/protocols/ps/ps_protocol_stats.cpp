@@ -1,7 +1,7 @@
 // What a parameter-server node reports when asked for its statistics: its bytes, as a
 // worker what its pulls asked of which shards, and as a shard its updates, staleness,
 // store counters, and its values (for the exactness check); WSP's master its choices.
-#include "ps_protocol.h"
+#include "agent/protocols/ps/ps_protocol.h"
 
 namespace testbed {
 namespace {

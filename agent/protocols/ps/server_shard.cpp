@@ -1,4 +1,4 @@
-#include "server_shard.h"
+#include "agent/protocols/ps/server_shard.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -18,8 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include "consistency.h"
-#include "shard_values.h"
+#include "agent/protocols/ps/consistency.h"
+#include "agent/protocols/ps/shard_values.h"
 
 namespace testbed {
 

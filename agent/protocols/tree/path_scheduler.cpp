@@ -1,4 +1,4 @@
-#include "path_scheduler.h"
+#include "agent/protocols/tree/path_scheduler.h"
 
 namespace testbed {
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <vector>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "sync_policy_json.h"
+#include "agent/protocols/tree/sync_policy_json.h"
 
 #include <limits>
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
 

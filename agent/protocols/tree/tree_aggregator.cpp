@@ -1,4 +1,4 @@
-#include "tree_aggregator.h"
+#include "agent/protocols/tree/tree_aggregator.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -14,18 +14,10 @@
 #include <map>
 #include <vector>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
+#include "agent/transport/chunk_message.h"
 
 namespace testbed {
-
-struct ChunkMessage {
-  enum class Kind : uint8_t { kUp, kDown };
-  Kind kind = Kind::kUp;
-  uint64_t iteration = 0;
-  uint32_t chunk = 0;
-  int from = 0, to = 0;
-  std::vector<float> data;
-};
 
 class TreeAggregator {
  public:

@@ -1,10 +1,10 @@
-#include "tree_protocol.h"
+#include "agent/protocols/tree/tree_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
 #include <thread>
 
-#include "sync_policy_json.h"
+#include "agent/protocols/tree/sync_policy_json.h"
 
 namespace testbed {
 namespace {

@@ -13,10 +13,10 @@
 #include <optional>
 #include <set>
 
-#include "logistic_regression.h"
-#include "path_scheduler.h"
-#include "protocol.h"
-#include "tree_aggregator.h"
+#include "agent/jobs/logistic_regression.h"
+#include "agent/protocols/tree/path_scheduler.h"
+#include "agent/protocols/tree/tree_aggregator.h"
+#include "agent/runtime/protocol.h"
 
 namespace testbed {
 

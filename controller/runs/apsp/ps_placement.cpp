@@ -5,10 +5,10 @@
 #include <iomanip>
 #include <ostream>
 
-#include "job.h"
-#include "placement_report.h"
-#include "ps_session.h"
-#include "strategies.h"
+#include "agent/jobs/job.h"
+#include "controller/placement/placement_report.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {

@@ -6,10 +6,10 @@
 #include <iomanip>
 #include <ostream>
 
-#include "drps_index.h"
-#include "drps_partition.h"
-#include "ps_session.h"
-#include "usage_error.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/training/drps/drps_index.h"
+#include "controller/training/drps/drps_partition.h"
 
 namespace testbed {
 

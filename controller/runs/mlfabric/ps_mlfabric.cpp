@@ -8,9 +8,9 @@
 #include <optional>
 #include <thread>
 
-#include "job.h"
-#include "ps_session.h"
-#include "usage_error.h"
+#include "agent/jobs/job.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/ps/ps_session.h"
 
 namespace testbed {
 namespace {

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "ps_session.h"
+#include "controller/runs/ps/ps_session.h"
 
 namespace testbed {
 namespace {

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "divergence.h"
-#include "ps_session.h"
-#include "usage_error.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/training/mlfabric/divergence.h"
 
 namespace testbed {
 

@@ -1,5 +1,5 @@
-#include "ps_session.h"
-#include "units.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/topology/units.h"
 
 #include <algorithm>
 #include <chrono>
@@ -9,12 +9,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "gaia_plan.h"
-#include "job.h"
-#include "link_metrics.h"
-#include "quiet_watch.h"
-#include "strategies.h"
-#include "usage_error.h"
+#include "agent/contracts/training_setup.h"
+#include "agent/jobs/job.h"
+#include "controller/observe/link_metrics.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/iteration_progress.h"
+#include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/quiet_watch.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {
@@ -171,60 +173,54 @@ void PsSession::setup() {
     target_ = reference.held_out.at(static_cast<size_t>(n));
     target_source_ = "single-process BSP after " + std::to_string(n) + " iterations";
   }
-  nlohmann::json slow = nlohmann::json::object();
+  TrainingSetup setup;
   for (const auto& [name, factor] : o_.slow) {
     const auto it = std::find(names_.begin(), names_.end(), name);
     if (it == names_.end()) throw UsageError("--slow-dc: no node named '" + name + "'");
-    slow[std::to_string(it - names_.begin())] = factor;
+    setup.slow[static_cast<int>(it - names_.begin())] = factor;
   }
-  nlohmann::json setup = {{"cmd", "setup"},
-                          {"protocol", gaia()         ? "gaia"
-                                       : all_reduce() ? "allreduce"
-                                                      : "ps"},
-                          {"algorithm", strategy_all_reduce(o_.strategy)},
-                          {"endpoints", endpoints_},
-                          {"secret", agents_.secret()},
-                          // Every parameter's key and value: a whole push, params or update.
-                          {"max_message", message_bound(reference.parameters.size() *
-                                                        (sizeof(uint32_t) + sizeof(float)))},
-                          {"job",
-                           {{"name", o_.job},
-                            {"seed", o_.seed},
-                            {"scale", o_.scale},
-                            {"parameters", o_.job_parameters},
-                            {"workers_per_node", o_.workers_per_dc},
-                            {"t", o_.t_in_passes ? "pass" : "clock"}}},
-                          {"slow", slow},
-                          {"workers", workers},
-                          {"servers", servers_},
-                          {"consistency", bsp ? "bsp" : o_.consistency},
-                          {"staleness", o_.staleness},
-                          {"iterations", o_.iterations},
-                          {"compute",
-                           {{"min_ms", o_.compute_min_ms},
-                            {"max_ms", o_.compute_max_ms},
-                            {"straggler_share", o_.stragglers.share},
-                            {"straggler_factor", o_.stragglers.factor}}},
-                          {"seed", o_.seed},
-                          {"eval_interval_ms", static_cast<int>(o_.eval_every_s * 1000)}};
+  setup.protocol = gaia() ? "gaia" : all_reduce() ? "allreduce" : "ps";
+  setup.algorithm = strategy_all_reduce(o_.strategy);
+  setup.endpoints = endpoints_;
+  setup.secret = agents_.secret();
+  // Every parameter's key and value: a whole push, params or update.
+  setup.max_message =
+      message_bound(reference.parameters.size() * (sizeof(uint32_t) + sizeof(float)));
+  setup.job = {.name = o_.job,
+               .seed = o_.seed,
+               .scale = o_.scale,
+               .parameters = o_.job_parameters,
+               .workers_per_node = o_.workers_per_dc,
+               .t_in_passes = o_.t_in_passes};
+  setup.workers = workers;
+  setup.servers = servers_;
+  if (setup.protocol == "ps") setup.consistency = bsp ? "bsp" : o_.consistency;
+  setup.staleness = o_.staleness;
+  setup.iterations = o_.iterations;
+  setup.compute = {.min_ms = o_.compute_min_ms,
+                   .max_ms = o_.compute_max_ms,
+                   .straggler_share = o_.stragglers.share,
+                   .straggler_factor = o_.stragglers.factor};
+  setup.seed = o_.seed;
+  setup.eval_interval_ms = static_cast<int>(std::lround(o_.eval_every_s * 1000));
   if (o_.placement) {
-    setup["routes"] = routes_;
-    setup["transfer"] = o_.apsp_mode;
+    setup.routes = routes_;
+    setup.transfer = o_.apsp_mode;
   }
-  if (gaia()) setup["gaia"] = gaia_setup(workers);
-  if (o_.store == "disk") setup["store"] = store_setup(job, workers);
+  if (gaia()) setup.gaia = gaia_setup(workers);
+  if (o_.store == "disk") setup.store = store_setup(job, workers);
   if (scheduled()) {
     setup_scheduler(workers, reference.parameters.size());
-    setup["scheduled"] = true;
-    setup["distribution"] = distributors_ > 0;
+    setup.scheduled = true;
+    setup.distribution = distributors_ > 0;
     // MLfabric-A batches its pulls at the server as the scheduler batches updates: one
     // interval (the paper's 100 ms, Sec. 7) governs both.
     if (distributors_ > 0 && o_.strategy == "mlfabric-a")
-      setup["pull_batch_ms"] =
+      setup.pull_batch_ms =
           static_cast<int>(std::lround(scheduler_->options().batch_interval_s * 1000));
-    if (replica_ >= 0) setup["replica"] = replica_;
+    setup.replica = replica_;
   }
-  agents_.broadcast(setup);
+  agents_.broadcast(to_json(setup));
   agents_.gather("ready");
 }
 
@@ -276,11 +272,21 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
       double mean = 0;
       for (double x : times) mean += x / static_cast<double>(times.size());
       ++printed_clock_;
-      progress_ << "iteration " << printed_clock_ << "/" << o_.iterations << "  " << o_.strategy
-                << "  " << std::fixed << std::setprecision(2) << mean << " s  fastest at "
-                << *std::max_element(clocks_.begin(), clocks_.end());
-      if (const auto loss = curve_.current())
-        progress_ << "  loss " << std::setprecision(4) << *loss;
+      IterationProgress p;
+      p.iteration = printed_clock_;
+      p.iterations = static_cast<uint64_t>(o_.iterations);
+      p.strategy = o_.strategy;
+      p.seconds = mean;
+      p.fastest_clock = *std::max_element(clocks_.begin(), clocks_.end());
+      p.loss = curve_.current();
+      if (o_.json) {
+        write_json_line(progress_, p);
+        continue;
+      }
+      progress_ << "iteration " << p.iteration << "/" << p.iterations << "  " << p.strategy << "  "
+                << std::fixed << std::setprecision(2) << p.seconds << " s  fastest at "
+                << *p.fastest_clock;
+      if (p.loss) progress_ << "  loss " << std::setprecision(4) << *p.loss;
       progress_ << "\n" << std::flush;
     }
   } else if (kind == "finished") {

@@ -16,19 +16,19 @@
 #include <string>
 #include <vector>
 
-#include "agent_group.h"
-#include "distribution.h"
-#include "gaia_plan.h"
-#include "job.h"
-#include "kernel.h"
-#include "key_map.h"
-#include "link_control.h"
-#include "loss_curve.h"
-#include "metrics_sink.h"
-#include "pib_index.h"
-#include "run_options.h"
-#include "strategies.h"
-#include "update_scheduler.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/ps/key_map.h"
+#include "agent/store/pib_index.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/options/run_options.h"
+#include "controller/training/agent_group.h"
+#include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/loss_curve.h"
+#include "controller/training/mlfabric/distribution.h"
+#include "controller/training/mlfabric/update_scheduler.h"
+#include "controller/training/strategies.h"
+#include "netns/kernel.h"
 
 namespace testbed {
 

@@ -3,13 +3,13 @@
 #include <iomanip>
 #include <sstream>
 
-#include "clock_communication.h"
-#include "gaia_plan.h"
-#include "peer_refusals.h"
-#include "ps_session.h"
-#include "units.h"
-#include "wsp_selector.h"
-#include "wsp_summary.h"
+#include "agent/protocols/drps/wsp_selector.h"
+#include "controller/observe/peer_refusals.h"
+#include "controller/runs/ps/ps_session.h"
+#include "controller/topology/units.h"
+#include "controller/training/clock_communication.h"
+#include "controller/training/drps/wsp_summary.h"
+#include "controller/training/gaia/gaia_plan.h"
 
 namespace testbed {
 namespace {

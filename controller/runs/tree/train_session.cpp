@@ -1,4 +1,4 @@
-#include "train_session.h"
+#include "controller/runs/tree/train_session.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,12 +7,13 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "awareness.h"
-#include "logistic_regression.h"
-#include "peer_refusals.h"
-#include "strategies.h"
-#include "sync_policy_json.h"
-#include "usage_error.h"
+#include "agent/jobs/logistic_regression.h"
+#include "agent/protocols/tree/sync_policy_json.h"
+#include "controller/observe/peer_refusals.h"
+#include "controller/options/usage_error.h"
+#include "controller/runs/iteration_progress.h"
+#include "controller/training/netstorm/awareness.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {
@@ -231,17 +232,25 @@ void TrainSession::train() {
       losses_.push_back(loss / static_cast<double>(done.size()));
     }
     const uint64_t aux = total(done, "aux_chunks_sent"), chunks = total(done, "chunks_sent");
-    progress_ << "iteration " << it + 1 << "/" << o_.iterations << "  " << o_.strategy
-              << " (policy v" << policy_.version << ")  " << std::fixed << std::setprecision(2)
-              << seconds << " s  " << std::setprecision(1)
-              << kSamplesPerNode * static_cast<double>(names_.size()) / seconds << " samples/s";
-    if (policy_.aux && chunks > chunks_before) {
-      progress_ << "  aux "
-                << 100.0 * static_cast<double>(aux - aux_before) /
-                       static_cast<double>(chunks - chunks_before)
-                << "%";
+    IterationProgress p;
+    p.iteration = static_cast<uint64_t>(it) + 1;
+    p.iterations = static_cast<uint64_t>(o_.iterations);
+    p.strategy = o_.strategy;
+    p.seconds = seconds;
+    p.samples_per_s = kSamplesPerNode * static_cast<double>(names_.size()) / seconds;
+    p.policy_version = policy_.version;
+    if (policy_.aux && chunks > chunks_before)
+      p.aux_share =
+          static_cast<double>(aux - aux_before) / static_cast<double>(chunks - chunks_before);
+    if (o_.json) {
+      write_json_line(progress_, p);
+    } else {
+      progress_ << "iteration " << p.iteration << "/" << p.iterations << "  " << p.strategy
+                << " (policy v" << *p.policy_version << ")  " << std::fixed << std::setprecision(2)
+                << p.seconds << " s  " << std::setprecision(1) << *p.samples_per_s << " samples/s";
+      if (p.aux_share) progress_ << "  aux " << 100.0 * *p.aux_share << "%";
+      progress_ << "\n" << std::flush;
     }
-    progress_ << "\n" << std::flush;
     record_edges(it, done,
                  chunks > chunks_before ? static_cast<double>(aux - aux_before) /
                                               static_cast<double>(chunks - chunks_before)

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "agent_group.h"
-#include "link_control.h"
-#include "metrics_sink.h"
-#include "run_options.h"
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
+#include "controller/dynamics/link_control.h"
+#include "controller/observe/metrics_sink.h"
+#include "controller/options/run_options.h"
+#include "controller/training/agent_group.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "drps_index.h"
+#include "controller/training/drps/drps_index.h"
 
 #include <algorithm>
 #include <chrono>

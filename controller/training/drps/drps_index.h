@@ -11,9 +11,9 @@
 
 #include <vector>
 
-#include "consistency.h"
-#include "job.h"
-#include "pib_index.h"
+#include "agent/jobs/job.h"
+#include "agent/protocols/ps/consistency.h"
+#include "agent/store/pib_index.h"
 
 namespace testbed {
 

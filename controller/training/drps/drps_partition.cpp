@@ -1,12 +1,12 @@
-#include "drps_partition.h"
+#include "controller/training/drps/drps_partition.h"
 
 #include <algorithm>
 #include <chrono>
 #include <numeric>
 #include <stdexcept>
 
-#include "consistency.h"
-#include "local_workers.h"
+#include "agent/jobs/local_workers.h"
+#include "agent/protocols/ps/consistency.h"
 
 namespace testbed {
 

@@ -25,8 +25,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "job.h"
-#include "pib_index.h"
+#include "agent/jobs/job.h"
+#include "agent/store/pib_index.h"
 
 namespace testbed {
 

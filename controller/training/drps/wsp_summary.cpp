@@ -1,9 +1,9 @@
-#include "wsp_summary.h"
+#include "controller/training/drps/wsp_summary.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "wsp_selector.h"
+#include "agent/protocols/drps/wsp_selector.h"
 
 namespace testbed {
 namespace {

@@ -1,4 +1,4 @@
-#include "gaia_groups.h"
+#include "controller/training/gaia/gaia_groups.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "gaia_plan.h"
+#include "controller/training/gaia/gaia_plan.h"
 
 #include <algorithm>
 #include <cmath>

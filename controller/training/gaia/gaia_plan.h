@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gaia_groups.h"
+#include "controller/training/gaia/gaia_groups.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "aggregation.h"
+#include "controller/training/mlfabric/aggregation.h"
 
 #include <algorithm>
 

@@ -26,7 +26,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "link_reservations.h"
+#include "controller/training/mlfabric/link_reservations.h"
 
 namespace testbed {
 

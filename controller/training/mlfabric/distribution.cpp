@@ -1,4 +1,4 @@
-#include "distribution.h"
+#include "controller/training/mlfabric/distribution.h"
 
 #include <algorithm>
 #include <limits>

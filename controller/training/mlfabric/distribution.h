@@ -22,7 +22,7 @@
 
 #include <vector>
 
-#include "link_reservations.h"
+#include "controller/training/mlfabric/link_reservations.h"
 
 namespace testbed {
 

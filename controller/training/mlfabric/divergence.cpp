@@ -1,4 +1,4 @@
-#include "divergence.h"
+#include "controller/training/mlfabric/divergence.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "link_reservations.h"
+#include "controller/training/mlfabric/link_reservations.h"
 
 #include <algorithm>
 #include <cmath>

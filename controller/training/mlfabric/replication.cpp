@@ -1,4 +1,4 @@
-#include "replication.h"
+#include "controller/training/mlfabric/replication.h"
 
 #include <algorithm>
 

@@ -25,7 +25,7 @@
 #include <optional>
 #include <vector>
 
-#include "aggregation.h"
+#include "controller/training/mlfabric/aggregation.h"
 
 namespace testbed {
 

@@ -5,7 +5,7 @@
 // server that wait for it.
 #include <algorithm>
 
-#include "update_scheduler.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 
 namespace testbed {
 

@@ -1,4 +1,4 @@
-#include "update_order.h"
+#include "controller/training/mlfabric/update_order.h"
 
 #include <algorithm>
 #include <limits>

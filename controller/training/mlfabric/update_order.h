@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "link_reservations.h"
+#include "controller/training/mlfabric/link_reservations.h"
 
 namespace testbed {
 

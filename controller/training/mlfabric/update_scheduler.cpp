@@ -1,4 +1,4 @@
-#include "update_scheduler.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 
 #include <algorithm>
 #include <chrono>

@@ -24,12 +24,12 @@
 #include <utility>
 #include <vector>
 
-#include "aggregation.h"
-#include "arrival_log.h"
-#include "distribution.h"
-#include "link_reservations.h"
-#include "replication.h"
-#include "update_order.h"
+#include "controller/training/mlfabric/aggregation.h"
+#include "controller/training/mlfabric/arrival_log.h"
+#include "controller/training/mlfabric/distribution.h"
+#include "controller/training/mlfabric/link_reservations.h"
+#include "controller/training/mlfabric/replication.h"
+#include "controller/training/mlfabric/update_order.h"
 
 namespace testbed {
 

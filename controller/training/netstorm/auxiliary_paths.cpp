@@ -1,4 +1,4 @@
-#include "auxiliary_paths.h"
+#include "controller/training/netstorm/auxiliary_paths.h"
 
 #include <limits>
 #include <queue>

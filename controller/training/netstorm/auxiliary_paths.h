@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
 

@@ -1,7 +1,7 @@
-#include "awareness.h"
+#include "controller/training/netstorm/awareness.h"
 
-#include "auxiliary_paths.h"
-#include "strategies.h"
+#include "controller/training/netstorm/auxiliary_paths.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {

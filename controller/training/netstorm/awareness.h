@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "sync_policy.h"
+#include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <filesystem>
 
-#include "schedule.h"
+#include "controller/topology/schedule.h"
 
 namespace testbed {
 
@@ -80,22 +80,39 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
   if (kind == "steps") {
     s.kind = Schedule::Kind::kSteps;
     if (!body.IsSequence() || body.size() == 0) {
-      fail(body, "schedule steps: expected a non-empty list of {at, bandwidth, delay, loss}");
+      fail(body,
+           "schedule steps: expected a non-empty list of {at, bandwidth, delay, loss, state}");
       return std::nullopt;
     }
+    bool link_down = false;  // as the steps so far leave it
     for (const YAML::Node& step : body) {
       if (!step.IsMap() || !step["at"]) {
-        fail(step, "a schedule step needs 'at' and at least one of bandwidth, delay, loss");
+        fail(step, "a schedule step needs 'at' and at least one of bandwidth, delay, loss, state");
         continue;
       }
-      keys(step, {"at", "bandwidth", "delay", "loss"}, "schedule step");
+      keys(step, {"at", "bandwidth", "delay", "loss", "state"}, "schedule step");
       ScheduleChange c;
       if (auto at = scalar(step["at"], "at", parse_duration)) c.at_us = at->us;
       if (step["bandwidth"]) c.rate = scalar(step["bandwidth"], "bandwidth", parse_rate);
       if (step["delay"]) c.delay = scalar(step["delay"], "delay", parse_duration);
       if (step["loss"]) c.loss = scalar(step["loss"], "loss", parse_percent);
-      if (!step["bandwidth"] && !step["delay"] && !step["loss"]) {
-        fail(step, "a schedule step needs at least one of bandwidth, delay, loss");
+      if (step["state"]) {
+        const YAML::Node state = step["state"];
+        if (!state.IsScalar() || (state.Scalar() != "down" && state.Scalar() != "up")) {
+          fail(state, "state: expected down or up");
+        } else {
+          c.down = state.Scalar() == "down";
+          // A direction starts up; each down needs an up before the next (no overlap).
+          if (*c.down == link_down) {
+            fail(state, *c.down ? "state: down, but the link is down already (since an "
+                                  "earlier step): overlapping down intervals"
+                                : "state: up, but the link is not down");
+          }
+          link_down = *c.down;
+        }
+      }
+      if (!step["bandwidth"] && !step["delay"] && !step["loss"] && !step["state"]) {
+        fail(step, "a schedule step needs at least one of bandwidth, delay, loss, state");
       }
       if (!s.changes.empty() && c.at_us <= s.changes.back().at_us) {
         fail(step["at"],

@@ -1,12 +1,12 @@
-// The protocols an agent can run, by the name the controller's setup command gives.
+#include "agent/protocols/protocol_registry.h"
+
 #include <map>
 #include <stdexcept>
 
-#include "allreduce_protocol.h"
-#include "gaia_protocol.h"
-#include "protocol.h"
-#include "ps_protocol.h"
-#include "tree_protocol.h"
+#include "agent/protocols/allreduce/allreduce_protocol.h"
+#include "agent/protocols/gaia/gaia_protocol.h"
+#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/tree/tree_protocol.h"
 
 namespace testbed {
 namespace {

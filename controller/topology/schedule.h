@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics.h"
-#include "topology.h"
+#include "controller/topology/diagnostics.h"
+#include "controller/topology/topology.h"
 
 namespace testbed {
 

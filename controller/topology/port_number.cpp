@@ -1,4 +1,4 @@
-#include "port_number.h"
+#include "controller/topology/port_number.h"
 
 namespace testbed {
 

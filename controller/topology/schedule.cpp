@@ -1,4 +1,4 @@
-#include "schedule.h"
+#include "controller/topology/schedule.h"
 
 #include <algorithm>
 #include <fstream>
@@ -100,7 +100,7 @@ std::vector<ScheduleChange> load_csv_trace(const std::string& path,
                         "than the one before"});
       continue;
     }
-    out.push_back({at->us, *rate, std::nullopt, std::nullopt});
+    out.push_back({at->us, *rate, std::nullopt, std::nullopt, std::nullopt});
   }
   if (out.empty() && errors.empty()) errors.push_back({path, 0, 0, "the trace has no entries"});
   return out;
@@ -153,7 +153,8 @@ std::vector<ScheduleChange> load_mahimahi_trace(const std::string& path, int64_t
     const int64_t packets = std::max<int64_t>(counts[b], 1);
     const Rate rate{static_cast<uint64_t>(packets * kMahimahiPacketBits * 1000000 / bin_us)};
     if (!out.empty() && out.back().rate == rate) continue;  // unchanged: no event needed
-    out.push_back({static_cast<int64_t>(b) * bin_us, rate, std::nullopt, std::nullopt});
+    out.push_back(
+        {static_cast<int64_t>(b) * bin_us, rate, std::nullopt, std::nullopt, std::nullopt});
   }
   return out;
 }
@@ -183,7 +184,7 @@ std::vector<ScheduleChange> schedule_changes(const Schedule& s, uint64_t stream,
       if (s.every_us <= 0) break;
       for (int64_t k = (from_us + s.every_us - 1) / s.every_us; k * s.every_us < to_us; ++k) {
         out.push_back({k * s.every_us, random_rate(s, stream, static_cast<uint64_t>(k)),
-                       std::nullopt, std::nullopt});
+                       std::nullopt, std::nullopt, std::nullopt});
         if (out.size() > kMaxChangesPerWindow) break;
       }
       break;
@@ -244,6 +245,7 @@ nlohmann::json schedule_to_json(const Schedule& s) {
     if (c.rate) cj["rate_bits_per_s"] = c.rate->bits_per_s;
     if (c.delay) cj["delay_us"] = c.delay->us;
     if (c.loss) cj["loss"] = c.loss->value;
+    if (c.down) cj["down"] = *c.down;
     j["changes"].push_back(cj);
   }
   return j;
@@ -273,6 +275,7 @@ Schedule schedule_from_json(const nlohmann::json& j) {
     if (cj.contains("rate_bits_per_s")) c.rate = Rate{cj["rate_bits_per_s"].get<uint64_t>()};
     if (cj.contains("delay_us")) c.delay = Duration{cj["delay_us"].get<int64_t>()};
     if (cj.contains("loss")) c.loss = Fraction{cj["loss"].get<double>()};
+    if (cj.contains("down")) c.down = cj["down"].get<bool>();
     s.changes.push_back(c);
   }
   return s;

@@ -1,0 +1,63 @@
+// Reading the fields of a message between processes, one way for every contract: a field
+// that is missing, of the wrong type, out of its range or unknown is refused with its name
+// and the message's, as a ContractError. The contracts (this folder) use these; neither end
+// reads a message's fields by literal name elsewhere.
+#pragma once
+
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace testbed {
+
+class ContractError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The message's name ("setup") and the path to the object read ("setup.compute"), so an
+// error says where the field was.
+class FieldReader {
+ public:
+  FieldReader(const nlohmann::json& object, std::string where);
+
+  template <class T>
+  T required(const char* field) const {
+    if (!object_.contains(field)) throw error(field, "is missing");
+    return get<T>(field);
+  }
+  template <class T>
+  T optional(const char* field, T fallback) const {
+    return object_.contains(field) ? get<T>(field) : fallback;
+  }
+  // A number in [lo, hi].
+  template <class T>
+  T in_range(const char* field, T value, T lo, T hi) const {
+    if (value < lo || value > hi)
+      throw error(field, "is " + std::to_string(value) + ", outside [" + std::to_string(lo) + ", " +
+                             std::to_string(hi) + "]");
+    return value;
+  }
+  // The object `field` (required), read by its own reader.
+  FieldReader object(const char* field) const;
+  // Refuses any field not in `known`, naming the first.
+  void refuse_unknown(std::initializer_list<std::string_view> known) const;
+  const nlohmann::json& json() const { return object_; }
+  ContractError error(const std::string& field, const std::string& problem) const;
+
+ private:
+  template <class T>
+  T get(const char* field) const {
+    try {
+      return object_.at(field).get<T>();
+    } catch (const nlohmann::json::exception&) {
+      throw error(field, "has the wrong type (" + std::string(object_.at(field).type_name()) + ")");
+    }
+  }
+  const nlohmann::json& object_;
+  std::string where_;
+};
+
+}  // namespace testbed

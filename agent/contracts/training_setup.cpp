@@ -1,0 +1,170 @@
+#include "agent/contracts/training_setup.h"
+
+#include <climits>
+
+#include "agent/contracts/message_fields.h"
+
+namespace testbed {
+namespace {
+
+// WSP with no bound is sent as this staleness (agent/protocols/drps/wsp_selector.h's
+// kWspNoBound, 2^30): the largest a setup may carry.
+constexpr int kLargestStaleness = 1 << 30;
+// The most clocks a run may ask for (the options' own bound, controller/options/).
+constexpr int kMostIterations = 1'000'000'000;
+// The slowest emulated compute per clock: ten minutes.
+constexpr int kLongestComputeMs = 600'000;
+
+JobSetup job_from(const FieldReader& r) {
+  r.refuse_unknown({"name", "seed", "scale", "parameters", "workers_per_node", "t"});
+  JobSetup j;
+  j.name = r.required<std::string>("name");
+  j.seed = r.required<uint64_t>("seed");
+  j.scale = r.required<double>("scale");
+  if (!(j.scale > 0)) throw r.error("scale", "must be above 0");
+  j.parameters = r.optional<uint64_t>("parameters", 0);
+  j.workers_per_node =
+      r.in_range("workers_per_node", r.optional<int>("workers_per_node", 1), 1, 1 << 16);
+  const auto t = r.optional<std::string>("t", "clock");
+  if (t != "clock" && t != "pass") throw r.error("t", "is '" + t + "', not clock or pass");
+  j.t_in_passes = t == "pass";
+  return j;
+}
+
+ComputeSetup compute_from(const FieldReader& r) {
+  r.refuse_unknown({"min_ms", "max_ms", "straggler_share", "straggler_factor"});
+  ComputeSetup c;
+  c.min_ms = r.in_range("min_ms", r.required<int>("min_ms"), 0, kLongestComputeMs);
+  c.max_ms = r.in_range("max_ms", r.required<int>("max_ms"), c.min_ms, kLongestComputeMs);
+  c.straggler_share =
+      r.in_range("straggler_share", r.optional<double>("straggler_share", 0.0), 0.0, 1.0);
+  c.straggler_factor =
+      r.in_range("straggler_factor", r.optional<double>("straggler_factor", 1.0), 1.0, 1e6);
+  return c;
+}
+
+std::vector<int> nodes_from(const FieldReader& r, const char* field, size_t nodes, bool required) {
+  const auto list =
+      required ? r.required<std::vector<int>>(field) : r.optional<std::vector<int>>(field, {});
+  for (int n : list)
+    if (n < 0 || static_cast<size_t>(n) >= nodes)
+      throw r.error(field, "names node " + std::to_string(n) + ", not one of the " +
+                               std::to_string(nodes) + " endpoints");
+  return list;
+}
+
+}  // namespace
+
+double TrainingSetup::slowdown(int node) const {
+  const auto it = slow.find(node);
+  return it == slow.end() ? 1.0 : it->second;
+}
+
+nlohmann::json to_json(const TrainingSetup& s) {
+  nlohmann::json slow = nlohmann::json::object();
+  for (const auto& [node, factor] : s.slow) slow[std::to_string(node)] = factor;
+  nlohmann::json j = {{"cmd", "setup"},
+                      {"endpoints", s.endpoints},
+                      {"secret", s.secret},
+                      {"max_message", s.max_message},
+                      {"protocol", s.protocol},
+                      {"algorithm", s.algorithm},
+                      {"job",
+                       {{"name", s.job.name},
+                        {"seed", s.job.seed},
+                        {"scale", s.job.scale},
+                        {"parameters", s.job.parameters},
+                        {"workers_per_node", s.job.workers_per_node},
+                        {"t", s.job.t_in_passes ? "pass" : "clock"}}},
+                      {"slow", slow},
+                      {"workers", s.workers},
+                      {"servers", s.servers},
+                      {"staleness", s.staleness},
+                      {"iterations", s.iterations},
+                      {"compute",
+                       {{"min_ms", s.compute.min_ms},
+                        {"max_ms", s.compute.max_ms},
+                        {"straggler_share", s.compute.straggler_share},
+                        {"straggler_factor", s.compute.straggler_factor}}},
+                      {"seed", s.seed},
+                      {"eval_interval_ms", s.eval_interval_ms}};
+  if (!s.consistency.empty()) j["consistency"] = s.consistency;
+  if (!s.routes.is_null()) j["routes"] = s.routes;
+  if (!s.transfer.empty()) j["transfer"] = s.transfer;
+  if (!s.gaia.is_null()) j["gaia"] = s.gaia;
+  if (!s.store.is_null()) j["store"] = s.store;
+  if (s.scheduled) j["scheduled"] = true;
+  if (s.distribution) j["distribution"] = true;
+  if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
+  if (s.replica >= 0) j["replica"] = s.replica;
+  return j;
+}
+
+TrainingSetup training_setup_from_json(const nlohmann::json& j) {
+  const FieldReader r(j, "setup");
+  r.refuse_unknown(
+      {"cmd",        "endpoints", "secret",    "max_message",      "protocol",      "algorithm",
+       "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
+       "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
+       "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica"});
+  if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
+  TrainingSetup s;
+  s.endpoints = r.required<std::vector<std::string>>("endpoints");
+  if (s.endpoints.empty()) throw r.error("endpoints", "is empty");
+  s.secret = r.optional<std::string>("secret", "");
+  s.max_message = r.optional<uint64_t>("max_message", 0);
+  s.protocol = r.required<std::string>("protocol");
+  if (s.protocol != "ps" && s.protocol != "gaia" && s.protocol != "allreduce")
+    throw r.error("protocol", "is '" + s.protocol + "', not ps, gaia or allreduce");
+  s.algorithm = r.optional<std::string>("algorithm", "");
+  if (s.protocol == "allreduce" && s.algorithm != "ring" && s.algorithm != "tree")
+    throw r.error("algorithm", "is '" + s.algorithm + "', not ring or tree");
+  s.job = job_from(r.object("job"));
+  const auto slow = r.optional<nlohmann::json>("slow", nlohmann::json::object());
+  if (!slow.is_object()) throw r.error("slow", "is not an object");
+  for (const auto& [node, factor] : slow.items()) {
+    int n = -1;
+    try {
+      n = std::stoi(node);
+    } catch (const std::exception&) {
+    }
+    if (n < 0 || std::to_string(n) != node || static_cast<size_t>(n) >= s.endpoints.size() ||
+        !factor.is_number() || !(factor.get<double>() > 0))
+      throw r.error("slow", "has '" + node + "': " + factor.dump() +
+                                " (a node's index and a factor above 0)");
+    s.slow[n] = factor.get<double>();
+  }
+  s.workers = nodes_from(r, "workers", s.endpoints.size(), true);
+  if (s.workers.empty()) throw r.error("workers", "is empty");
+  s.servers = nodes_from(r, "servers", s.endpoints.size(), false);
+  s.consistency = r.optional<std::string>("consistency", "");
+  if (s.protocol == "ps" && s.consistency != "bsp" && s.consistency != "ssp" &&
+      s.consistency != "async" && s.consistency != "wsp")
+    throw r.error("consistency", s.consistency.empty()
+                                     ? "is missing"
+                                     : "is '" + s.consistency + "', not bsp, ssp, async or wsp");
+  if (s.protocol != "ps" && !s.consistency.empty())
+    throw r.error("consistency", "is the parameter server's, not " + s.protocol + "'s");
+  s.staleness = r.in_range("staleness", r.required<int>("staleness"), 0, kLargestStaleness);
+  s.iterations = r.in_range("iterations", r.required<int>("iterations"), 1, kMostIterations);
+  s.compute = compute_from(r.object("compute"));
+  s.seed = r.required<uint64_t>("seed");
+  s.eval_interval_ms =
+      r.in_range("eval_interval_ms", r.required<int>("eval_interval_ms"), 1, INT_MAX);
+  s.routes = r.optional<nlohmann::json>("routes", nullptr);
+  if (!s.routes.is_null() && !s.routes.is_array()) throw r.error("routes", "is not an array");
+  s.transfer = r.optional<std::string>("transfer", "");
+  s.gaia = r.optional<nlohmann::json>("gaia", nullptr);
+  if (s.protocol == "gaia" && !s.gaia.is_object()) throw r.error("gaia", "is missing");
+  s.store = r.optional<nlohmann::json>("store", nullptr);
+  if (!s.store.is_null() && !s.store.is_object()) throw r.error("store", "is not an object");
+  s.scheduled = r.optional<bool>("scheduled", false);
+  s.distribution = r.optional<bool>("distribution", false);
+  s.pull_batch_ms = r.in_range("pull_batch_ms", r.optional<int>("pull_batch_ms", 0), 0, INT_MAX);
+  s.replica = r.optional<int>("replica", -1);
+  if (s.replica >= static_cast<int>(s.endpoints.size()))
+    throw r.error("replica", "names node " + std::to_string(s.replica) + ", not an endpoint");
+  return s;
+}
+
+}  // namespace testbed

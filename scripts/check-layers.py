@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+"""Fails when an include runs up a layer, crosses between systems, or is not path-qualified.
+
+The tree is the architecture (docs/architecture.md): each folder is a layer, and a layer
+includes only what is below it. This script reads every `#include "..."` in controller/,
+agent/ and netns/ and checks it against the ranks below. CI runs it before building.
+
+  scripts/check-layers.py            check; exit 1 and name each offending include
+  scripts/check-layers.py --count    also print the counts per rule (the issue's acceptance)
+  scripts/check-layers.py --legacy   resolve unqualified includes by file name, as the flat
+                                     include path did (to count an older tree's arrows)
+  scripts/check-layers.py --root DIR check another tree (tests/layers/ uses it)
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Higher includes lower, never the reverse; folders of equal rank are siblings and include
+# neither. A folder's subfolders share its rank (training/gaia is training). Why each sits where it does:
+CONTROLLER_RANKS = {
+    "topology": 0,   # the profile as pure data: nodes, links, schedules, units
+    "lab": 1,        # plan, planner, applier, lab state: built from the topology
+    "hosts": 2,      # slices of a plan per host
+    "dynamics": 3,   # live link changes: re-plans a link with the planner
+    "health": 4,     # watches the links dynamics controls
+    "observe": 5,    # metrics and status: reads the lab, its links and their health
+    "training": 6,   # the systems' pure logic; agent groups over a lab's hosts
+    "options": 7,    # the systems' settings, checked against their strategies
+    "launch": 7,     # users' own jobs: a sibling of options, using training's loss curve
+    "placement": 8,  # APSP's placement: reads the workload's options
+    "scenario": 8,   # scenarios name a profile and its workload options
+    "runs": 9,       # orchestration: everything below
+    "cli": 10,       # the verbs: parse arguments, call one function below
+}
+AGENT_RANKS = {
+    "contracts": 0,  # the messages between controller and agents: both ends include them
+    "transport": 0,  # ZeroMQ, the wire format and the messages on it
+    "store": 0,      # parameter stores
+    "jobs": 0,       # the training jobs (models, data), pure
+    "runtime": 1,    # the event loop and the Protocol interface
+    "protocols": 2,  # a Protocol per system, over runtime, transport, jobs and store
+    "": 3,           # agent_main.cpp
+}
+
+# A system's folders (by subfolder name) may include their own system's folders on any layer
+# and the shared ones, never another system's. The parameter server is the core the others
+# build on (MLfabric, DRPS and Gaia are variants of it), so any system may include `ps`.
+SYSTEM_PARENTS = ("controller/training/", "controller/runs/", "agent/protocols/")
+SAME_SYSTEM = {"netstorm": "tree"}  # NetStorm's logic lives in training/netstorm, its runs in tree
+CORE_SYSTEM = "ps"
+# Registries name every system by design.
+REGISTRIES = {"agent/protocols/protocol_registry.cpp", "controller/training/strategies.cpp"}
+
+# Known, counted, to be removed by issue 50 part 3 (the parameter server's core and its
+# policies): each entry is "from-folder -> to-folder". The check fails on a new one, and
+# on an entry here that no longer occurs (so the list only shrinks).
+KNOWN_CROSSINGS = {
+    "agent/protocols/ps -> agent/protocols/apsp",
+    "agent/protocols/ps -> agent/protocols/drps",
+    "agent/protocols/ps -> agent/protocols/mlfabric",
+    "controller/runs/ps -> agent/protocols/drps",
+    "controller/runs/ps -> controller/training/drps",
+    "controller/runs/ps -> controller/training/gaia",
+    "controller/runs/ps -> controller/training/mlfabric",
+}
+
+SOURCE_DIRS = ("controller", "agent", "netns")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def sources():
+    for top in SOURCE_DIRS:
+        for d, _, files in os.walk(os.path.join(ROOT, top)):
+            for f in sorted(files):
+                if f.endswith((".h", ".cpp")):
+                    yield os.path.relpath(os.path.join(d, f), ROOT)
+
+
+def layer_of(path):
+    """(side, layer, system) of a repository path: ('controller', 'training', 'gaia')."""
+    parts = path.split("/")
+    side = parts[0]
+    layer = parts[1] if len(parts) > 2 else ""
+    system = None
+    for parent in SYSTEM_PARENTS:
+        rest = path[len(parent):].split("/") if path.startswith(parent) else []
+        if len(rest) > 1:
+            system = SAME_SYSTEM.get(rest[0], rest[0])
+    return side, layer, system
+
+
+def rank(side, layer):
+    return (CONTROLLER_RANKS if side == "controller" else AGENT_RANKS).get(layer)
+
+
+def main(argv):
+    global ROOT
+    if "--root" in argv:
+        ROOT = os.path.abspath(argv[argv.index("--root") + 1])
+    legacy = "--legacy" in argv
+    by_name = {}
+    for s in sources():
+        by_name.setdefault(os.path.basename(s), []).append(s)
+    problems, counts, crossings = [], {}, set()
+
+    def flag(rule, src, line_no, text):
+        counts[rule] = counts.get(rule, 0) + 1
+        problems.append(f"{src}:{line_no}: {rule}: {text}")
+
+    for src in sources():
+        s_side, s_layer, s_system = layer_of(src)
+        if s_side != "netns" and rank(s_side, s_layer) is None:
+            flag("unranked folder", src, 0, f"add '{s_layer}' to this script's ranks")
+            continue
+        with open(os.path.join(ROOT, src), encoding="utf-8") as f:
+            lines = f.readlines()
+        for n, line in enumerate(lines, 1):
+            m = INCLUDE.match(line)
+            if not m:
+                continue
+            inc = m.group(1)
+            if os.path.isfile(os.path.join(ROOT, inc)) and inc.split("/")[0] in SOURCE_DIRS:
+                dst = inc
+            elif legacy and os.path.basename(inc) in by_name:
+                dst = by_name[os.path.basename(inc)][0]
+            else:
+                flag("not path-qualified", src, n, f'"{inc}": write it from the repository top')
+                continue
+            d_side, d_layer, d_system = layer_of(dst)
+            if s_side == "netns" and d_side != "netns":
+                flag("netns includes above it", src, n, dst)
+            elif s_side == "agent" and d_side == "controller":
+                flag("agent includes the controller", src, n, dst)
+            elif s_side == d_side and s_side != "netns" and rank(s_side, s_layer) < rank(d_side, d_layer):
+                flag("runs up a layer", src, n, f"{dst} ({d_layer} is above {s_layer})")
+            elif (s_side == d_side and s_side != "netns" and s_layer != d_layer
+                  and rank(s_side, s_layer) == rank(d_side, d_layer)):
+                flag("includes a sibling", src, n, f"{dst} ({d_layer} is beside {s_layer})")
+            if (s_system and d_system and s_system != d_system and d_system != CORE_SYSTEM
+                    and src not in REGISTRIES):
+                edge = f"{os.path.dirname(src)} -> {os.path.dirname(dst)}"
+                crossings.add(edge)
+                if edge in KNOWN_CROSSINGS:
+                    counts["known crossing between systems"] = (
+                        counts.get("known crossing between systems", 0) + 1)
+                else:
+                    flag("crosses between systems", src, n, f"{dst} ({s_system} -> {d_system})")
+    for gone in sorted(KNOWN_CROSSINGS - crossings) if "--root" not in argv else []:
+        flag("stale entry", "scripts/check-layers.py", 0, f"'{gone}' no longer occurs: remove it")
+    for p in problems:
+        print(p)
+    if "--count" in argv or problems:
+        for rule in sorted(counts):
+            print(f"check-layers: {counts[rule]:4d}  {rule}")
+    if problems:
+        print(f"check-layers: {len(problems)} problems (docs/architecture.md#the-layers)")
+        return 1
+    print("check-layers: every include runs down a layer and stays within its system")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

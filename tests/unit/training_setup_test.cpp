@@ -1,0 +1,124 @@
+// The setup command of data-parallel runs (agent/contracts/training_setup.h): what the
+// controller writes the agent reads back whole, a bad field is refused by name, and the two
+// ends' defaults are one.
+#include "agent/contracts/training_setup.h"
+
+#include <gtest/gtest.h>
+
+#include "agent/contracts/message_fields.h"
+#include "controller/options/run_options.h"
+
+namespace testbed {
+namespace {
+
+TrainingSetup filled() {
+  TrainingSetup s;
+  s.endpoints = {"tcp://198.18.0.1:7000", "tcp://198.18.0.2:7000", "tcp://198.18.0.3:7000"};
+  s.secret = "0123456789abcdef";
+  s.max_message = 1 << 20;
+  s.protocol = "ps";
+  s.job = {.name = "mf",
+           .seed = 7,
+           .scale = 0.25,
+           .parameters = 0,
+           .workers_per_node = 2,
+           .t_in_passes = true};
+  s.slow = {{2, 1.5}};
+  s.workers = {0, 1, 2};
+  s.servers = {1};
+  s.consistency = "ssp";
+  s.staleness = 2;
+  s.iterations = 40;
+  s.compute = {.min_ms = 100, .max_ms = 250, .straggler_share = 0.1, .straggler_factor = 2};
+  s.seed = 9;
+  s.eval_interval_ms = 250;
+  s.routes = nlohmann::json::array({{{"nodes", {0, 2, 1}}}});
+  s.transfer = "model";
+  s.store = {{"dir", "/run/tb/x"}};
+  s.scheduled = true;
+  s.distribution = true;
+  s.pull_batch_ms = 100;
+  s.replica = 2;
+  return s;
+}
+
+std::string refusal(const nlohmann::json& j) {
+  try {
+    training_setup_from_json(j);
+  } catch (const ContractError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(TrainingSetup, WhatTheControllerWritesTheAgentReadsBackWhole) {
+  const TrainingSetup s = filled();
+  EXPECT_EQ(training_setup_from_json(to_json(s)), s);
+  TrainingSetup gaia = filled();
+  gaia.protocol = "gaia";
+  gaia.consistency = "";  // the parameter server's only
+  gaia.gaia = {{"threshold", 0.01}, {"ds", 2}, {"mirrors", nlohmann::json::object()}};
+  EXPECT_EQ(training_setup_from_json(to_json(gaia)), gaia);
+  EXPECT_FALSE(to_json(gaia).contains("consistency"));
+}
+
+TEST(TrainingSetup, AMissingFieldIsRefusedByName) {
+  for (const char* field : {"endpoints", "protocol", "job", "workers", "staleness", "iterations",
+                            "compute", "seed", "eval_interval_ms"}) {
+    auto j = to_json(filled());
+    j.erase(field);
+    EXPECT_EQ(refusal(j), std::string("setup.") + field + " is missing");
+  }
+  auto j = to_json(filled());
+  j["compute"].erase("max_ms");
+  EXPECT_EQ(refusal(j), "setup.compute.max_ms is missing");
+  j = to_json(filled());
+  j.erase("consistency");  // the parameter server cannot run without its model
+  EXPECT_EQ(refusal(j), "setup.consistency is missing");
+}
+
+TEST(TrainingSetup, AnUnknownOrMistypedFieldIsRefusedByName) {
+  auto j = to_json(filled());
+  j["stalenes"] = 3;
+  EXPECT_EQ(refusal(j), "setup.stalenes is not a field of this message");
+  j = to_json(filled());
+  j["job"]["workers"] = 3;
+  EXPECT_EQ(refusal(j), "setup.job.workers is not a field of this message");
+  j = to_json(filled());
+  j["iterations"] = "forty";
+  EXPECT_EQ(refusal(j), "setup.iterations has the wrong type (string)");
+}
+
+TEST(TrainingSetup, AValueOutOfItsRangeIsRefusedByName) {
+  const auto with = [](const char* path, const nlohmann::json& value) {
+    auto j = to_json(filled());
+    j[nlohmann::json::json_pointer(path)] = value;
+    return refusal(j);
+  };
+  EXPECT_NE(with("/iterations", 0).find("setup.iterations is 0, outside [1,"), std::string::npos);
+  EXPECT_NE(with("/staleness", -1).find("setup.staleness is -1"), std::string::npos);
+  EXPECT_NE(with("/compute/max_ms", 50).find("setup.compute.max_ms is 50, outside [100,"),
+            std::string::npos);
+  EXPECT_NE(with("/compute/straggler_share", 1.5).find("setup.compute.straggler_share"),
+            std::string::npos);
+  EXPECT_NE(with("/workers", nlohmann::json::array({0, 3})).find("names node 3"),
+            std::string::npos);
+  EXPECT_NE(with("/consistency", "eventual").find("not bsp, ssp, async or wsp"), std::string::npos);
+  EXPECT_NE(with("/slow", nlohmann::json{{"x", 2}}).find("setup.slow has 'x'"), std::string::npos);
+  EXPECT_NE(with("/eval_interval_ms", 0).find("setup.eval_interval_ms is 0"), std::string::npos);
+  EXPECT_EQ(with("/cmd", "quit"), "setup.cmd is not setup");
+}
+
+// The defect this contract closed: the controller defaulted SSP's bound to 3 and the agent
+// to 0, the evaluation interval to 500 ms and 1000 ms. Both now read this one place.
+TEST(TrainingSetup, TheControllersDefaultsAreTheContracts) {
+  const TrainOptions o{};
+  EXPECT_EQ(o.staleness, TrainingSetup::kDefaultStaleness);
+  EXPECT_EQ(static_cast<int>(o.eval_every_s * 1000), TrainingSetup::kDefaultEvalIntervalMs);
+  const TrainingSetup fresh{};
+  EXPECT_EQ(fresh.staleness, 3);
+  EXPECT_EQ(fresh.eval_interval_ms, 500);
+}
+
+}  // namespace
+}  // namespace testbed
