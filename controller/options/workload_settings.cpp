@@ -123,7 +123,18 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "monitor")
     return value == "plan" || value == "arrivals" ? "" : "expected plan or arrivals";
   if (key == "draws") return whole(value, n) && n >= 1 && n <= 1000 ? "" : "expected 1-1000";
-  if (key == "target-loss" || key == "max-seconds" || key == "eval-every") {
+  // An evaluation interval is sent to the agents in whole milliseconds (training_setup.h):
+  // below one, it would be none.
+  if (key == "eval-every") {
+    try {
+      size_t used = 0;
+      const double x = std::stod(value, &used);
+      return used == value.size() && x >= 0.001 ? "" : "expected seconds, at least 0.001";
+    } catch (const std::exception&) {
+      return "expected seconds, at least 0.001";
+    }
+  }
+  if (key == "target-loss" || key == "max-seconds") {
     try {
       size_t used = 0;
       const double x = std::stod(value, &used);

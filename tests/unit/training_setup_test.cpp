@@ -7,6 +7,7 @@
 
 #include "agent/contracts/message_fields.h"
 #include "controller/options/run_options.h"
+#include "controller/options/workload_settings.h"
 
 namespace testbed {
 namespace {
@@ -118,6 +119,13 @@ TEST(TrainingSetup, TheControllersDefaultsAreTheContracts) {
   const TrainingSetup fresh{};
   EXPECT_EQ(fresh.staleness, 3);
   EXPECT_EQ(fresh.eval_interval_ms, 500);
+}
+
+// The interval goes to the agents in whole milliseconds, so the option refuses what would
+// round to none rather than let the agents evaluate without pause.
+TEST(TrainingSetup, AnEvaluationIntervalBelowAMillisecondIsRefusedAsAnOption) {
+  EXPECT_EQ(check_workload_setting("eval-every", "0.001"), "");
+  EXPECT_EQ(check_workload_setting("eval-every", "0.0004"), "expected seconds, at least 0.001");
 }
 
 }  // namespace
