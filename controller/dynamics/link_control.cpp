@@ -66,6 +66,7 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
       d.params.loss = Fraction{j["loss_fraction"].get<double>()};
       d.params.reorder = j["reorder"].get<bool>();
       d.params.schedule = schedule_from_json(j["schedule"]);
+      if (j.contains("faults")) d.params.faults = changes_from_json(j["faults"]);
       d.htb = htb_from_json(j["htb"]);
       if (j.contains("netem")) d.netem = netem_from_json(j["netem"]);
       if (const auto it = current.find(d.key()); it != current.end()) {

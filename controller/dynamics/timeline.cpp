@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <optional>
 
+#include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
 
 namespace testbed {
@@ -43,6 +44,7 @@ std::optional<int64_t> last_change(const Schedule& s) {
       if (s.loop) return std::nullopt;
       return s.changes.empty() ? -1 : s.changes.back().at_us;
     case Schedule::Kind::kRandom:
+    case Schedule::Kind::kFlap:
       return std::nullopt;
   }
   return -1;
@@ -62,12 +64,13 @@ int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t m
 }
 
 void Timeline::run() {
-  bool endless = false;  // some schedule never ends (random, or a looping trace)
+  bool endless = false;  // some schedule never ends (random, flaps, or a looping trace)
   int64_t end_us = -1;
   for (const auto& d : directions_) {
     const auto last = last_change(d.params.schedule);
     endless = endless || !last;
     if (last) end_us = std::max(end_us, *last);
+    if (!d.params.faults.empty()) end_us = std::max(end_us, d.params.faults.back().at_us);
   }
   std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
   log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state\n"
@@ -97,6 +100,9 @@ void Timeline::run() {
            schedule_changes(d.params.schedule, d.stream, window, window + kWindowUs)) {
         if (c.at_us > 0) due.push_back({c.at_us, i, c});  // time 0 is the planned state
       }
+      // The partitions that cut it (never at time 0: a lab comes up whole).
+      for (const auto& c : fault_changes(d.params, window, window + kWindowUs))
+        due.push_back({c.at_us, i, c});
     }
     std::stable_sort(due.begin(), due.end(),
                      [](const Due& a, const Due& b) { return a.at_us < b.at_us; });

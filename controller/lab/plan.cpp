@@ -74,6 +74,7 @@ nlohmann::json direction_json(const PlannedDirection& d) {
                       {"schedule", schedule_to_json(d.params.schedule)},
                       {"htb", htb_to_json(d.htb)}};
   if (d.netem) j["netem"] = netem_to_json(*d.netem);
+  if (!d.params.faults.empty()) j["faults"] = changes_to_json(d.params.faults);  // partitions
   return j;
 }
 

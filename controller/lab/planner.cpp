@@ -209,7 +209,8 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
                          p,         size_htb(p), direction_stream(l, b2a),
                          -1,        std::nullopt};
       if (use_netem && impaired(p)) d.netem = IngressNetem{ifb_name(l, from.name), size_netem(p)};
-      plan.has_schedules = plan.has_schedules || p.schedule.kind != Schedule::Kind::kNone;
+      plan.has_schedules =
+          plan.has_schedules || p.schedule.kind != Schedule::Kind::kNone || !p.faults.empty();
       if (!use_netem && impaired(p)) {
         d.queue = static_cast<int>(d.stream);
         auto& line = delay_lines[to.name];

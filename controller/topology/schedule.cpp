@@ -1,6 +1,7 @@
 #include "controller/topology/schedule.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -44,6 +45,46 @@ Rate random_rate(const Schedule& s, uint64_t stream, uint64_t k) {
   if (!s.choices.empty()) return s.choices[draw % s.choices.size()];
   const uint64_t steps = (s.max_rate.bits_per_s - s.min_rate.bits_per_s) / s.step.bits_per_s;
   return Rate{s.min_rate.bits_per_s + (draw % (steps + 1)) * s.step.bits_per_s};
+}
+
+// An exponentially distributed duration of mean `mean_us` from draw k of a stream: the
+// draw's top 53 bits as a uniform u in (0, 1], and -mean * ln(u). At least 1 us, so time
+// always moves on.
+int64_t exponential_us(const Schedule& s, uint64_t stream, uint64_t k, int64_t mean_us) {
+  const uint64_t draw = mix(mix(s.seed ^ mix(stream)) ^ k);
+  const double u = (static_cast<double>(draw >> 11) + 1) * 0x1.0p-53;
+  return std::max<int64_t>(1, std::llround(-static_cast<double>(mean_us) * std::log(u)));
+}
+
+ScheduleChange state_change(int64_t at_us, bool down) {
+  ScheduleChange c;
+  c.at_us = at_us;
+  c.down = down;
+  return c;
+}
+
+void flap_changes(const Schedule& s, uint64_t stream, int64_t from_us, int64_t to_us,
+                  std::vector<ScheduleChange>& out) {
+  if (s.every_us > 0) {  // periodic
+    for (int64_t k = std::max<int64_t>(1, (from_us - s.down_for_us) / s.every_us);
+         k * s.every_us < to_us; ++k) {
+      const int64_t down = k * s.every_us, up = down + s.down_for_us;
+      if (down >= from_us) out.push_back(state_change(down, true));
+      if (up >= from_us && up < to_us) out.push_back(state_change(up, false));
+      if (out.size() > kMaxChangesPerWindow) break;
+    }
+    return;
+  }
+  if (s.up_mean_us <= 0 || s.down_mean_us <= 0) return;
+  // Random: walked from time 0, so a window's changes are those of the whole sequence.
+  int64_t t = 0;
+  for (uint64_t k = 0; t < to_us && out.size() <= kMaxChangesPerWindow; ++k) {
+    t += exponential_us(s, stream, 2 * k, s.up_mean_us);
+    if (t >= to_us) break;
+    if (t >= from_us) out.push_back(state_change(t, true));
+    t += exponential_us(s, stream, 2 * k + 1, s.down_mean_us);
+    if (t >= from_us && t < to_us) out.push_back(state_change(t, false));
+  }
 }
 
 std::string trim(const std::string& s) {
@@ -180,6 +221,9 @@ std::vector<ScheduleChange> schedule_changes(const Schedule& s, uint64_t stream,
       }
       break;
     }
+    case Schedule::Kind::kFlap:
+      flap_changes(s, stream, from_us, to_us, out);
+      break;
     case Schedule::Kind::kRandom: {
       if (s.every_us <= 0) break;
       for (int64_t k = (from_us + s.every_us - 1) / s.every_us; k * s.every_us < to_us; ++k) {
@@ -212,6 +256,8 @@ const char* kind_name(Schedule::Kind k) {
       return "random";
     case Schedule::Kind::kTrace:
       return "trace";
+    case Schedule::Kind::kFlap:
+      return "flap";
     case Schedule::Kind::kNone:
       break;
   }
@@ -234,21 +280,48 @@ nlohmann::json schedule_to_json(const Schedule& s) {
     if (!s.weights.empty()) j["weights"] = s.weights;
     return j;
   }
+  if (s.kind == Schedule::Kind::kFlap) {
+    j["every_us"] = s.every_us;
+    j["down_for_us"] = s.down_for_us;
+    j["up_mean_us"] = s.up_mean_us;
+    j["down_mean_us"] = s.down_mean_us;
+    j["seed"] = s.seed;
+    return j;
+  }
   if (s.kind == Schedule::Kind::kTrace) {
     j["file"] = s.trace_file;
     j["loop"] = s.loop;
     j["period_us"] = s.period_us;
   }
-  j["changes"] = nlohmann::json::array();
-  for (const auto& c : s.changes) {
+  j["changes"] = changes_to_json(s.changes);
+  return j;
+}
+
+nlohmann::json changes_to_json(const std::vector<ScheduleChange>& changes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : changes) {
     nlohmann::json cj = {{"at_us", c.at_us}};
     if (c.rate) cj["rate_bits_per_s"] = c.rate->bits_per_s;
     if (c.delay) cj["delay_us"] = c.delay->us;
     if (c.loss) cj["loss"] = c.loss->value;
     if (c.down) cj["down"] = *c.down;
-    j["changes"].push_back(cj);
+    out.push_back(cj);
   }
-  return j;
+  return out;
+}
+
+std::vector<ScheduleChange> changes_from_json(const nlohmann::json& j) {
+  std::vector<ScheduleChange> out;
+  for (const auto& cj : j) {
+    ScheduleChange c;
+    c.at_us = cj.at("at_us").get<int64_t>();
+    if (cj.contains("rate_bits_per_s")) c.rate = Rate{cj["rate_bits_per_s"].get<uint64_t>()};
+    if (cj.contains("delay_us")) c.delay = Duration{cj["delay_us"].get<int64_t>()};
+    if (cj.contains("loss")) c.loss = Fraction{cj["loss"].get<double>()};
+    if (cj.contains("down")) c.down = cj["down"].get<bool>();
+    out.push_back(c);
+  }
+  return out;
 }
 
 Schedule schedule_from_json(const nlohmann::json& j) {
@@ -257,6 +330,10 @@ Schedule schedule_from_json(const nlohmann::json& j) {
   if (kind == "steps") s.kind = Schedule::Kind::kSteps;
   if (kind == "random") s.kind = Schedule::Kind::kRandom;
   if (kind == "trace") s.kind = Schedule::Kind::kTrace;
+  if (kind == "flap") s.kind = Schedule::Kind::kFlap;
+  s.down_for_us = j.value("down_for_us", int64_t{0});
+  s.up_mean_us = j.value("up_mean_us", int64_t{0});
+  s.down_mean_us = j.value("down_mean_us", int64_t{0});
   s.every_us = j.value("every_us", int64_t{0});
   s.seed = j.value("seed", uint64_t{0});
   s.min_rate = Rate{j.value("min_bits_per_s", uint64_t{0})};
@@ -269,15 +346,7 @@ Schedule schedule_from_json(const nlohmann::json& j) {
   s.trace_file = j.value("file", "");
   s.loop = j.value("loop", false);
   s.period_us = j.value("period_us", int64_t{0});
-  for (const auto& cj : j.value("changes", nlohmann::json::array())) {
-    ScheduleChange c;
-    c.at_us = cj.at("at_us").get<int64_t>();
-    if (cj.contains("rate_bits_per_s")) c.rate = Rate{cj["rate_bits_per_s"].get<uint64_t>()};
-    if (cj.contains("delay_us")) c.delay = Duration{cj["delay_us"].get<int64_t>()};
-    if (cj.contains("loss")) c.loss = Fraction{cj["loss"].get<double>()};
-    if (cj.contains("down")) c.down = cj["down"].get<bool>();
-    s.changes.push_back(c);
-  }
+  s.changes = changes_from_json(j.value("changes", nlohmann::json::array()));
   return s;
 }
 

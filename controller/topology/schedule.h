@@ -57,6 +57,9 @@ namespace testbed {
 
 nlohmann::json schedule_to_json(const Schedule& s);
 Schedule schedule_from_json(const nlohmann::json& j);
+// A list of changes (a schedule's, or a direction's faults) and back.
+nlohmann::json changes_to_json(const std::vector<ScheduleChange>& changes);
+std::vector<ScheduleChange> changes_from_json(const nlohmann::json& j);
 // The highest rate a schedule can set (for buffer sizing); 0 when it sets none.
 uint64_t schedule_max_rate(const Schedule& s);
 // Whether a schedule ever changes delay or loss (the direction then needs a delay hook).

@@ -45,7 +45,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
                                        uint64_t default_seed, const YamlErrorSink& yaml_error,
                                        std::vector<Diagnostic>& trace_errors) {
   if (!node.IsMap() || node.size() != 1) {
-    yaml_error(node, "schedule: expected exactly one of 'steps', 'random' or 'trace'");
+    yaml_error(node, "schedule: expected exactly one of 'steps', 'random', 'trace' or 'flap'");
     return std::nullopt;
   }
   const std::string kind = node.begin()->first.Scalar();
@@ -171,6 +171,53 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
         fail(body["seed"], "seed: expected a whole number");
       }
     }
+  } else if (kind == "flap") {
+    s.kind = Schedule::Kind::kFlap;
+    if (!body.IsMap()) {
+      fail(body, "schedule flap: expected {every, down_for} or {up_mean, down_mean, seed}");
+      return std::nullopt;
+    }
+    keys(body, {"every", "down_for", "up_mean", "down_mean", "seed"}, "schedule flap");
+    const bool periodic = body["every"] || body["down_for"];
+    const bool random = body["up_mean"] || body["down_mean"];
+    if (periodic == random) {
+      fail(body,
+           "schedule flap: either every and down_for (periodic) or up_mean and "
+           "down_mean (random), not both");
+      return std::nullopt;
+    }
+    const auto positive = [&](const char* field, int64_t& out) {
+      if (!body[field]) {
+        fail(body, std::string("schedule flap: needs '") + field + "'");
+      } else if (auto d = scalar(body[field], field, parse_duration)) {
+        out = d->us;
+        if (out <= 0) fail(body[field], std::string(field) + ": must be greater than zero");
+      }
+    };
+    if (periodic) {
+      positive("every", s.every_us);
+      positive("down_for", s.down_for_us);
+      if (s.every_us > 0 && s.down_for_us >= s.every_us)
+        fail(body["down_for"], "down_for: must be shorter than every (it would never be up)");
+      if (body["seed"]) fail(body["seed"], "seed: only for a random flap");
+    } else {
+      positive("up_mean", s.up_mean_us);
+      positive("down_mean", s.down_mean_us);
+      // The timeline walks a random flap from time 0 for each window it expands (the k-th
+      // time is a function of k), so its cost grows with the flaps so far: means of 100 ms
+      // or more keep an hour's walk under 40,000 steps a window.
+      for (const char* field : {"up_mean", "down_mean"}) {
+        const int64_t mean = field[0] == 'u' ? s.up_mean_us : s.down_mean_us;
+        if (mean > 0 && mean < 100000) fail(body[field], std::string(field) + ": at least 100ms");
+      }
+      if (body["seed"]) {
+        try {
+          s.seed = body["seed"].as<uint64_t>();
+        } catch (const YAML::Exception&) {
+          fail(body["seed"], "seed: expected a whole number");
+        }
+      }
+    }
   } else if (kind == "trace") {
     s.kind = Schedule::Kind::kTrace;
     if (!body.IsMap() || !body["file"]) {
@@ -234,7 +281,8 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
       trace_errors.insert(trace_errors.end(), inside.begin(), inside.end());
     }
   } else {
-    fail(node.begin()->first, "schedule: unknown kind '" + kind + "' (use steps, random or trace)");
+    fail(node.begin()->first,
+         "schedule: unknown kind '" + kind + "' (use steps, random, trace or flap)");
   }
   if (!ok) return std::nullopt;
   return s;

@@ -34,7 +34,7 @@ struct ScheduleChange {
 
 // How a direction's parameters change over time (see schedule.h for the expansion).
 struct Schedule {
-  enum class Kind { kNone, kSteps, kRandom, kTrace };
+  enum class Kind { kNone, kSteps, kRandom, kTrace, kFlap };
   Kind kind = Kind::kNone;
   // kSteps, and kTrace once loaded: changes in time order.
   std::vector<ScheduleChange> changes;
@@ -50,6 +50,12 @@ struct Schedule {
   std::vector<Rate> choices;
   std::vector<double> weights;
   uint64_t seed = 0;
+  // kFlap: the direction goes down and comes back up, forever. Periodic: down at every k *
+  // `every_us` (k >= 1) for `down_for_us`. Random: up for an exponentially distributed
+  // time of mean `up_mean_us`, then down for one of mean `down_mean_us`, and again; the
+  // k-th draw is a function of (seed, direction, k) only.
+  int64_t down_for_us = 0;
+  int64_t up_mean_us = 0, down_mean_us = 0;
   bool operator==(const Schedule&) const = default;
 };
 
@@ -62,6 +68,9 @@ struct DirectionParams {
   std::optional<QueueSize> queue;  // unset: the planner sizes it from the bandwidth-delay product
   bool reorder = false;            // let jitter reorder packets (a real FIFO link does not)
   Schedule schedule;
+  // Down and up again at fixed times, apart from the schedule: the partitions that cut this
+  // direction, merged (partitions.h). In time order, alternating, starting with a down.
+  std::vector<ScheduleChange> faults;
   bool operator==(const DirectionParams&) const = default;
 };
 
@@ -92,6 +101,14 @@ struct Topology {
   std::map<std::string, std::string> workload;
   std::vector<Node> nodes;
   std::vector<Link> links;
+  // A set of nodes cut from the rest from `at_us` until `heal_us`: every link crossing the
+  // cut down, both ways (its directions' `faults`).
+  struct Partition {
+    std::vector<size_t> nodes;
+    int64_t at_us = 0, heal_us = 0;
+    SourcePos pos;
+  };
+  std::vector<Partition> partitions;
 };
 
 }  // namespace testbed

@@ -15,6 +15,7 @@
 #include "controller/topology/address_plan.h"
 #include "controller/topology/comma_list.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
 #include "controller/topology/yaml_diagnostics.h"
 
@@ -26,8 +27,9 @@ namespace {
 const std::regex kLabName("[a-z0-9][a-z0-9-]{0,23}");
 const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
 
-const std::vector<std::string> kTopKeys = {"lab",      "pool",  "routing", "backend", "seed",
-                                           "defaults", "nodes", "links",   "workload"};
+const std::vector<std::string> kTopKeys = {"lab",      "pool",      "routing", "backend",
+                                           "seed",     "defaults",  "nodes",   "links",
+                                           "workload", "partitions"};
 const std::vector<std::string> kParamKeys = {"bandwidth", "delay",   "jitter",  "loss",
                                              "queue",     "reorder", "schedule"};
 const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay",    "jitter", "loss",
@@ -80,6 +82,11 @@ class Parser {
     // Connectivity is judged only when every link was understood; otherwise a link with a
     // typo would also be reported as an island.
     if (links_complete_) check_connected(topo);
+    // Partitions name nodes and cut links: read once both are whole.
+    if (root["partitions"] && links_complete_ && diag_.empty()) {
+      parse_partitions(root["partitions"], topo,
+                       [this](const YAML::Node& at, const std::string& m) { error(at, m); });
+    }
     if (diag_.empty()) {
       if (auto why = address_pool_shortfall(topo); !why.empty()) {
         error(root["pool"] ? root["pool"] : root, why);

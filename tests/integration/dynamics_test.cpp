@@ -259,6 +259,47 @@ TEST(Dynamics, AScheduledDownCutsTheLinkAtItsTime) {
   EXPECT_NE(last.find(",\"\","), std::string::npos) << "no error logged: " << last;
 }
 
+// A partition of c from 1 s to 6 s: a's pings to c go unanswered meanwhile (both links to c
+// are cut), a's to b are answered (their link does not cross), and after the heal c answers.
+TEST(Dynamics, APartitionCutsExactlyTheCrossingPairsUntilItHeals) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-part");
+  const std::string profile = temp_file("tbt-part.yaml");
+  std::ofstream(profile) << "lab: tbt-part\nnodes: {a: {}, b: {}, c: {}}\nlinks:\n"
+                            "  - {endpoints: [a, b], bandwidth: 10mbit}\n"
+                            "  - {endpoints: [b, c], bandwidth: 10mbit}\n"
+                            "  - {endpoints: [a, c], bandwidth: 10mbit}\n"
+                            "partitions:\n  - {nodes: [c], at: 1s, heal: 6s}\n";
+  const Result up = run_testbed({"up", profile});
+  ASSERT_EQ(up.status, 0) << up.output;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto ping = [](const char* to) {
+    return run_testbed({"exec", "--lab", "tbt-part", "a", "--", "ping", "-c", "3", "-i", "0.2",
+                        "-W", "1", "-q", to});
+  };
+  const std::regex lost(R"(([\d.]+)% packet loss)");
+  // From 2 s (a second after the cut is due), done well before 6 s.
+  std::this_thread::sleep_until(t0 + std::chrono::seconds(2));
+  const Result to_b = ping("b"), to_c = ping("c");
+  ASSERT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(6))
+      << "the pings outlasted the partition: too slow a machine to judge";
+  EXPECT_EQ(ping_field(to_b.output, lost), 0.0) << to_b.output;
+  EXPECT_EQ(ping_field(to_c.output, lost), 100.0) << to_c.output;
+  std::this_thread::sleep_until(t0 + std::chrono::seconds(7));
+  const Result healed = ping("c");
+  EXPECT_EQ(ping_field(healed.output, lost), 0.0) << healed.output;
+  // Four directions cut and four restored, each logged.
+  std::ifstream log("/run/testbed/tbt-part/timeline.csv");
+  int downs = 0, ups = 0;
+  for (std::string line; std::getline(log, line);) {
+    if (line.empty() || !std::isdigit(line[0])) continue;
+    downs += line.ends_with(",down");
+    ups += line.ends_with(",up");
+  }
+  EXPECT_EQ(downs, 4);
+  EXPECT_EQ(ups, 4);
+}
+
 TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();

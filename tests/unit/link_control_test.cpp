@@ -108,7 +108,7 @@ TEST_F(LinkControl, EachHostChangesOnlyItsOwnEndOfALinkBetweenHosts) {
   const auto b_shaping = kernel_.shaping("tb-lc-b", "tb0-a")->config;
   const auto b_ingress = kernel_.ingress_delay("tb-lc-b", "tb0-a");
   LinkChanger changer(kernel_, lines_, ImpairmentBackend::kDelayLine);
-  const ScheduleChange all{0, Rate{20000000}, Duration{80000}, Fraction{0.01}};
+  const ScheduleChange all{0, Rate{20000000}, Duration{80000}, Fraction{0.01}, std::nullopt};
   changer.apply(dirs_[0], all);
   EXPECT_EQ(kernel_.shaping("tb-lc-a", "tb0-b")->config.rate_bytes_per_s, 2500000u);
   EXPECT_TRUE(lines_.calls.empty()) << "b's delay line is on b's host";

@@ -184,6 +184,72 @@ TEST(Schedule, AStepMayCutTheDirectionAndRestoreIt) {
             t.links[0].a2b.schedule.changes);
 }
 
+TEST(Schedule, APeriodicFlapIsDownForItsTimeEveryPeriodWindowByWindow) {
+  const Topology t =
+      parse("    bandwidth: 10mbit\n    schedule: {flap: {every: 10s, down_for: 2s}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  ASSERT_EQ(s.kind, Schedule::Kind::kFlap);
+  const auto all = schedule_changes(s, 0, 0, 30000000);
+  ASSERT_EQ(all.size(), 4u);  // down 10, up 12, down 20, up 22 (30 is outside the window)
+  EXPECT_EQ(all[0].at_us, 10000000);
+  EXPECT_EQ(all[0].down, std::optional<bool>(true));
+  EXPECT_EQ(all[1].at_us, 12000000);
+  EXPECT_EQ(all[1].down, std::optional<bool>(false));
+  EXPECT_EQ(all[3].at_us, 22000000);
+  // The timeline asks window by window: the windows' changes are the whole's.
+  std::vector<ScheduleChange> windows;
+  for (int64_t w = 0; w < 30000000; w += 3000000) {
+    const auto part = schedule_changes(s, 0, w, w + 3000000);
+    windows.insert(windows.end(), part.begin(), part.end());
+  }
+  EXPECT_EQ(windows, all);
+  EXPECT_EQ(schedule_changes(schedule_from_json(schedule_to_json(s)), 0, 0, 30000000), all);
+}
+
+TEST(Schedule, ARandomFlapIsSeededPerDirectionWithItsMeans) {
+  const Topology t = parse(
+      "    bandwidth: 10mbit\n    schedule: {flap: {up_mean: 2s, down_mean: 500ms, seed: 9}}\n");
+  const Schedule& s = t.links[0].a2b.schedule;
+  const int64_t hour = 3600LL * 1000000;
+  const auto changes = schedule_changes(s, 0, 0, hour);
+  EXPECT_EQ(changes, schedule_changes(s, 0, 0, hour));  // the same seed, the same flaps
+  EXPECT_NE(changes, schedule_changes(s, 1, 0, hour));  // the other direction: its own
+  ASSERT_GT(changes.size(), 1000u);                     // about 1440 down-up cycles
+  double up = 0, down = 0;
+  int64_t last = 0;
+  for (size_t i = 0; i < changes.size(); ++i) {
+    EXPECT_EQ(*changes[i].down, i % 2 == 0) << i;  // down, up, down, ...
+    (i % 2 == 0 ? up : down) += static_cast<double>(changes[i].at_us - last);
+    last = changes[i].at_us;
+  }
+  const double cycles = static_cast<double>(changes.size() / 2);
+  // Exponential means over ~1400 draws: within 10% (the standard error is 2.7%).
+  EXPECT_NEAR(up / cycles / 1e6, 2.0, 0.2);
+  EXPECT_NEAR(down / cycles / 1e6, 0.5, 0.05);
+  // A window in the middle holds exactly the whole sequence's changes in it.
+  const auto middle = schedule_changes(s, 0, hour / 2, hour / 2 + 60000000);
+  std::vector<ScheduleChange> expected;
+  for (const auto& c : changes)
+    if (c.at_us >= hour / 2 && c.at_us < hour / 2 + 60000000) expected.push_back(c);
+  EXPECT_EQ(middle, expected);
+}
+
+TEST(Schedule, BadFlapsAreRejectedWithPositions) {
+  const std::string f = kData + "/inline.yaml";
+  EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {flap: {every: 2s, down_for: 2s}}\n"),
+            std::vector<std::string>{f + ":7:44: down_for: must be shorter than every (it would "
+                                         "never be up)"});
+  EXPECT_EQ(
+      errors_of("    bandwidth: 10mbit\n    schedule: {flap: {every: 2s, up_mean: 1s}}\n"),
+      std::vector<std::string>{f + ":7:22: schedule flap: either every and down_for (periodic) or "
+                                   "up_mean and down_mean (random), not both"});
+  EXPECT_EQ(
+      errors_of("    bandwidth: 10mbit\n    schedule: {flap: {up_mean: 1s, down_mean: 10ms}}\n"),
+      std::vector<std::string>{f + ":7:47: down_mean: at least 100ms"});
+  EXPECT_EQ(errors_of("    bandwidth: 10mbit\n    schedule: {flap: {up_mean: 1s}}\n"),
+            std::vector<std::string>{f + ":7:22: schedule flap: needs 'down_mean'"});
+}
+
 TEST(Schedule, BadStatesAreRejectedWithPositions) {
   const std::string f = kData + "/inline.yaml";
   const std::string steps = "    bandwidth: 10mbit\n    schedule:\n      steps:\n";
