@@ -34,8 +34,12 @@ TEST(Bringup, Internet2PingsEveryOrderedPair) {
   for (const auto& src : nodes) {
     for (const auto& dst : nodes) {
       if (src == dst) continue;
+      // Two pings, 0.2 s apart, and an answer to either: reachability is what this checks.
+      // One first packet of 72 went unanswered once in CI's emulated-CPU guest with the delay
+      // line (its cause not yet found: docs/development.md); RTT and loss are measured by
+      // the Dynamics tests.
       const Result ping = run_testbed({"exec", "--lab", "tbt-i2", src["name"], "--", "ping", "-c",
-                                       "1", "-W", "5", "-q", dst["address"]});
+                                       "2", "-i", "0.2", "-W", "5", "-q", dst["address"]});
       EXPECT_EQ(ping.status, 0) << src["name"] << " -> " << dst["name"] << ": " << ping.output;
       ++pairs;
     }
