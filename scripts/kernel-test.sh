@@ -60,8 +60,10 @@ if [ "$ci" -eq 1 ]; then
   # rate change: rates are the sender's HTB with either backend, run on the host. And the
   # scheduled cut and the partition, which are the live cut (run here) applied by the
   # timeline (run on the host), and whose pings TCG's slow process starts would push past
-  # the partition's end.
-  filter_netem="$filter-Dynamics.ThreeStepScheduleShowsInIperfIntervals:Faults.AStalledLink*:Dynamics.AScheduledDown*:Dynamics.APartition*"
+  # the partition's end. And the node faults by schedule and by `pause --for`: signals to
+  # processes, the same on any kernel, whose timing against the schedule TCG's slow
+  # process starts would decide (the pause and the crash by hand run here, in Faults*).
+  filter_netem="$filter-Dynamics.ThreeStepScheduleShowsInIperfIntervals:Faults.AStalledLink*:Dynamics.AScheduledDown*:Dynamics.APartition*:Dynamics.AScheduledCrash*:Dynamics.ANodePaused*"
   # The delay line on this kernel too, where its code is the host's: the tests of its own
   # parts (hooks, loss, the process and its clean-up). Its RTT tests are left to the host:
   # under TCG a userspace process adds its scheduling to every packet (+4.9 ms on average).

@@ -25,6 +25,7 @@
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/node_faults.h"
 #include "controller/lab/lab_state.h"
 #include "controller/observe/health_metrics.h"
 #include "controller/observe/link_metrics.h"
@@ -123,6 +124,7 @@ int run_exporter(const Argv& argv) {
         }
         csv.flush();
         links->update(std::move(samples));
+        links->update_faults({lab_node_states(store, lab, plan), timeline.fault_events()});
       } catch (const std::exception& e) {
         // `down` is removing the namespaces under us: keep the last snapshot, say why.
         std::cerr << "testbed _exporter: sampling links: " << e.what() << "\n";

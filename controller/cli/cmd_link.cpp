@@ -2,12 +2,14 @@
 // changes a live link in place. a2b is the direction from A to B as written here.
 // testbed link down|up LAB A B [--dir ...]: cuts the link (a fault: it carries nothing,
 // its queue is lost) and restores it, as a schedule's `state: down` and `state: up` do.
+// Each change is logged in timeline.csv, as the timeline logs its own.
 #include <iostream>
 
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
 #include "controller/cli/verbs.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/timeline_log.h"
 #include "controller/lab/lab_state.h"
 #include "netns/libnl_kernel.h"
 
@@ -70,8 +72,10 @@ int run_link(const Argv& argv) {
       parse_backend_name(state.plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine);
   LinkChanger changer(kernel, delay_lines, backend);
   for (LiveDirection* d : chosen) {
+    const double at = lab_time_s(dir);
     changer.apply(*d, change);
     record_current(dir, *d);
+    append_timeline_row(dir, direction_row(at, lab_time_s(dir), *d, ""));
     std::cout << "link " << d->from << " -> " << d->to << ": " << format_rate(d->params.rate) << " "
               << format_duration(d->params.delay) << " " << format_percent(d->params.loss)
               << (d->down ? " down" : "") << "\n";

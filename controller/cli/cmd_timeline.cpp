@@ -34,8 +34,11 @@ int run_timeline(const Argv& argv) {
   LibnlKernel kernel;
   SocketDelayLineControl delay_lines(dir);
   LinkChanger changer(kernel, delay_lines, backend);
+  KillSignaller signaller;
+  LabNodeFaulter faulter(store, lab, signaller);
   Timeline(live_directions(state.plan, read_current(dir)), changer,
-           {state.time_scale, dir, state.start_at_unix_s}, g_stop)
+           {state.time_scale, dir, state.start_at_unix_s}, g_stop, live_node_schedules(state.plan),
+           &faulter)
       .run();
   return kExitOk;
 }

@@ -67,6 +67,14 @@ const std::map<std::string, Verb>& verbs() {
         "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L] | link down|up "
         "LAB A B [--dir a2b|b2a|both]",
         "change a live link in place, or cut it (a fault) and restore it"}},
+      {"node",
+       {run_node, "node crash|pause|resume LAB NODE [--for D]",
+        "crash a node's processes (SIGKILL), pause them (SIGSTOP; --for D: then resume), "
+        "or resume them",
+        "the processes are the node's job: a train's agents, a launch's ranks (each rank's\n"
+        "  whole process group) and what exec started; never the lab's own (delay lines,\n"
+        "  timeline, exporter). A profile's node `schedule` does the same at set times\n"
+        "  (docs/faults.md)."}},
       {"train",
        {run_train,
         "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"

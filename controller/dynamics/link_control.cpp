@@ -1,7 +1,5 @@
 #include "controller/dynamics/link_control.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -11,6 +9,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "controller/dynamics/lab_json_file.h"
 #include "controller/lab/plan.h"
 #include "controller/lab/planner.h"
 #include "controller/topology/schedule.h"
@@ -135,31 +134,9 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
   d.htb = htb;
 }
 
-namespace {
-
-class CurrentLock {
- public:
-  explicit CurrentLock(const std::string& lab_dir)
-      : fd_(open((lab_dir + "/current.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600)) {
-    if (fd_.get() < 0) throw_errno("open(current.lock)");
-    flock(fd_.get(), LOCK_EX);
-  }
-
- private:
-  FileDescriptor fd_;
-};
-
-nlohmann::json read_unlocked(const std::string& lab_dir) {
-  std::ifstream in(lab_dir + "/current.json");
-  auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() ? j : nlohmann::json::object();
-}
-
-}  // namespace
-
 void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed) {
-  CurrentLock lock(lab_dir);
-  nlohmann::json all = read_unlocked(lab_dir);
+  LabFileLock lock(lab_dir + "/current.lock");
+  nlohmann::json all = read_json_object(lab_dir + "/current.json");
   for (const LiveDirection* d : changed) {
     all[d->key()] = {{"rate_bits_per_s", d->params.rate.bits_per_s},
                      {"delay_us", d->params.delay.us},
@@ -169,15 +146,12 @@ void record_current(const std::string& lab_dir, const std::vector<const LiveDire
                      {"htb", htb_to_json(d->htb)}};
     if (d->netem) all[d->key()]["netem"] = netem_to_json(*d->netem);
   }
-  const std::string tmp = lab_dir + "/current.json.tmp";
-  std::ofstream(tmp, std::ios::trunc) << all.dump() << "\n";
-  if (std::rename(tmp.c_str(), (lab_dir + "/current.json").c_str()) != 0)
-    throw_errno("rename(current.json)");
+  replace_json(lab_dir + "/current.json", all);
 }
 
 nlohmann::json read_current(const std::string& lab_dir) {
-  CurrentLock lock(lab_dir);
-  return read_unlocked(lab_dir);
+  LabFileLock lock(lab_dir + "/current.lock");
+  return read_json_object(lab_dir + "/current.json");
 }
 
 }  // namespace testbed

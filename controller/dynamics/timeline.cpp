@@ -9,6 +9,8 @@
 #include <iomanip>
 #include <optional>
 
+#include "controller/dynamics/timeline_log.h"
+#include "controller/lab/plan.h"
 #include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
 
@@ -58,6 +60,15 @@ int64_t real_ns() {
 
 }  // namespace
 
+std::vector<LiveNodeSchedule> live_node_schedules(const nlohmann::json& plan) {
+  std::vector<LiveNodeSchedule> out;
+  for (const auto& n : plan.value("nodes", nlohmann::json::array())) {
+    auto changes = node_changes(node_events_from_json(n));
+    if (!changes.empty()) out.push_back({n.at("name").get<std::string>(), std::move(changes)});
+  }
+  return out;
+}
+
 int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t mono_now_ns) {
   const auto start_ns = static_cast<int64_t>(start_at_unix_s * 1e9);
   return mono_now_ns + (start_ns - real_now_ns);
@@ -72,9 +83,10 @@ void Timeline::run() {
     if (last) end_us = std::max(end_us, *last);
     if (!d.params.faults.empty()) end_us = std::max(end_us, d.params.faults.back().at_us);
   }
+  for (const auto& n : nodes_)
+    if (!n.changes.empty()) end_us = std::max(end_us, n.changes.back().at_us);
   std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
-  log << "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state\n"
-      << std::flush;
+  log << kTimelineHeader << std::flush;
 
   // The two clocks are read back to back; what passes between the reads (microseconds)
   // is the error of placing the shared time zero on this host's monotonic clock.
@@ -90,19 +102,26 @@ void Timeline::run() {
   for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;
-      size_t direction;
+      size_t direction;  // or the node, when `node_event`
       ScheduleChange change;
+      std::optional<NodeEvent::Kind> node_event;
     };
     std::vector<Due> due;
     for (size_t i = 0; i < directions_.size(); ++i) {
       const auto& d = directions_[i];
       for (const auto& c :
            schedule_changes(d.params.schedule, d.stream, window, window + kWindowUs)) {
-        if (c.at_us > 0) due.push_back({c.at_us, i, c});  // time 0 is the planned state
+        if (c.at_us > 0)
+          due.push_back({c.at_us, i, c, std::nullopt});  // time 0 is the planned state
       }
       // The partitions that cut it (never at time 0: a lab comes up whole).
       for (const auto& c : fault_changes(d.params, window, window + kWindowUs))
-        due.push_back({c.at_us, i, c});
+        due.push_back({c.at_us, i, c, std::nullopt});
+    }
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      for (const auto& c : nodes_[i].changes)
+        if (c.at_us >= window && c.at_us < window + kWindowUs)
+          due.push_back({c.at_us, i, {}, c.kind});
     }
     std::stable_sort(due.begin(), due.end(),
                      [](const Due& a, const Due& b) { return a.at_us < b.at_us; });
@@ -118,24 +137,30 @@ void Timeline::run() {
       std::vector<const LiveDirection*> changed;
       std::vector<std::pair<int64_t, std::string>> outcomes;  // applied time, error
       for (size_t i = first; i < last; ++i) {
-        LiveDirection& d = directions_[due[i].direction];
         std::string error;
         try {
-          changer_.apply(d, due[i].change);
-          changed.push_back(&d);
+          if (due[i].node_event) {
+            if (!faulter_) throw std::runtime_error("no node faulter");
+            faulter_->apply(nodes_[due[i].direction].node, *due[i].node_event);
+          } else {
+            LiveDirection& d = directions_[due[i].direction];
+            changer_.apply(d, due[i].change);
+            changed.push_back(&d);
+          }
         } catch (const std::exception& ex) {
           error = ex.what();
         }
         outcomes.emplace_back(mono_ns(), error);
       }
       for (size_t i = first; i < last; ++i) {
-        const LiveDirection& d = directions_[due[i].direction];
         const auto& [applied, error] = outcomes[i - first];
-        log << std::fixed << std::setprecision(6) << (target - t0) / 1e9 << ","
-            << (applied - t0) / 1e9 << "," << std::setprecision(3) << (applied - target) / 1e6
-            << "," << d.link << "," << d.from << "," << d.to << "," << d.params.rate.bits_per_s
-            << "," << d.params.delay.us << "," << d.params.loss.value << ",\"" << error << "\","
-            << (d.down ? "down" : "up") << "\n";
+        const double scheduled_s = (target - t0) / 1e9, applied_s = (applied - t0) / 1e9;
+        if (due[i].node_event) {
+          log << node_row(scheduled_s, applied_s, nodes_[due[i].direction].node,
+                          node_state_after(*due[i].node_event), error);
+        } else {
+          log << direction_row(scheduled_s, applied_s, directions_[due[i].direction], error);
+        }
       }
       log << std::flush;
       if (!changed.empty()) {

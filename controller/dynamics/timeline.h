@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/node_faults.h"
+#include "controller/topology/node_events.h"
 
 namespace testbed {
 
@@ -22,11 +24,26 @@ struct TimelineOptions {
 // `start_at_unix_s` on the wall clock, read now as `real_now_ns` and `mono_now_ns`.
 int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t mono_now_ns);
 
+// A node's schedule as the timeline runs it (node_events.h): each pause with its resume.
+struct LiveNodeSchedule {
+  std::string node;
+  std::vector<NodeChange> changes;
+};
+
+// The nodes of `plan` (plan.json) that have a schedule.
+std::vector<LiveNodeSchedule> live_node_schedules(const nlohmann::json& plan);
+
 class Timeline {
  public:
   Timeline(std::vector<LiveDirection> directions, LinkChanger& changer, TimelineOptions options,
-           const std::atomic<bool>& stop)
-      : directions_(std::move(directions)), changer_(changer), options_(options), stop_(stop) {}
+           const std::atomic<bool>& stop, std::vector<LiveNodeSchedule> nodes = {},
+           NodeFaulter* faulter = nullptr)
+      : directions_(std::move(directions)),
+        changer_(changer),
+        options_(options),
+        stop_(stop),
+        nodes_(std::move(nodes)),
+        faulter_(faulter) {}
 
   // Returns when `stop` is set, or when every schedule has run out (steps, or a trace
   // that does not loop).
@@ -37,6 +54,8 @@ class Timeline {
   LinkChanger& changer_;
   TimelineOptions options_;
   const std::atomic<bool>& stop_;
+  std::vector<LiveNodeSchedule> nodes_;
+  NodeFaulter* faulter_;
 };
 
 }  // namespace testbed

@@ -2,6 +2,7 @@
 
 #include "controller/lab/overloaded.h"
 #include "controller/lab/step_json.h"
+#include "controller/topology/node_events.h"
 #include "controller/topology/schedule.h"
 
 namespace testbed {
@@ -220,7 +221,12 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
     j["delay_lines"].push_back({{"node", dl.node}, {"namespace", dl.ns}, {"queues", q}});
   }
   for (const auto& n : plan.nodes) {
-    j["nodes"].push_back({{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}});
+    nlohmann::json node = {{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}};
+    for (const auto& ev : n.events) {
+      node["events"].push_back(
+          {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
+    }
+    j["nodes"].push_back(std::move(node));
   }
   j["links"] = nlohmann::json::array();
   for (const auto& l : plan.links) {
@@ -241,6 +247,20 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   for (const auto& step : plan.steps) j["steps"].push_back(step_to_json(step));
   j["notes"] = plan.notes;
   return j;
+}
+
+std::vector<NodeEvent> node_events_from_json(const nlohmann::json& node) {
+  std::vector<NodeEvent> out;
+  for (const auto& e : node.value("events", nlohmann::json::array())) {
+    NodeEvent ev;
+    const auto kind = parse_node_event_kind(e.at("event").get<std::string>());
+    if (!kind) throw std::runtime_error("plan: unknown node event " + e.at("event").dump());
+    ev.kind = *kind;
+    ev.at_us = e.at("at_us").get<int64_t>();
+    ev.for_us = e.value("for_us", int64_t{0});
+    out.push_back(ev);
+  }
+  return out;
 }
 
 }  // namespace testbed

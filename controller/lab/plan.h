@@ -84,6 +84,7 @@ struct PlannedNode {
   std::string name;
   std::string ns;
   Ipv4Address address;
+  std::vector<NodeEvent> events;  // its schedule (node_events.h), run by the timeline
 };
 
 struct PlannedDirection {
@@ -153,5 +154,7 @@ nlohmann::json htb_to_json(const HtbShaping& h);
 HtbShaping htb_from_json(const nlohmann::json& j);
 nlohmann::json netem_to_json(const IngressNetem& n);
 IngressNetem netem_from_json(const nlohmann::json& j);
+// A plan node's "events", as the timeline reads them back; absent: none.
+std::vector<NodeEvent> node_events_from_json(const nlohmann::json& node);
 
 }  // namespace testbed

@@ -103,6 +103,9 @@ int end_processes(const LabState& state) {
     if (!is_ours(p)) continue;  // exited, or the pid now belongs to someone else
     // A group leader's group is ours too: it was made for this process alone (setsid).
     if (kill(p.group ? -p.pid : p.pid, SIGTERM) == 0) signalled.push_back(&p);
+    // A paused node's processes (node_faults.h) hold SIGTERM pending while stopped: they
+    // are continued so that it is delivered, and end within the grace, not after it.
+    kill(p.group ? -p.pid : p.pid, SIGCONT);
   }
   const auto deadline = std::chrono::steady_clock::now() + kTermGrace;
   for (const auto* p : signalled) {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/node_faults.h"
 #include "controller/health/delay_line_query.h"
 #include "controller/lab/plan.h"
 #include "controller/lab/plan_table.h"
@@ -119,10 +120,11 @@ void print_health(std::ostream& out, const nlohmann::json& last) {
 void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& plan, bool live) {
   out << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since " << s.created_at
       << ")\n\nnodes\n";
-  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT"});
+  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT", "STATE"});
   for (const auto& n : plan["nodes"]) {
     nodes.add({n["name"], n["namespace"], n["address"],
-               n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO")});
+               n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO"),
+               n.value("state", "running")});
   }
   nodes.print(out);
   for (const auto& [key, what] :
@@ -245,6 +247,9 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
     if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
   }
   add_current(j, store.dir(lab));
+  // Each node's state after its last crash, pause or resume (node_faults.h).
+  const auto states = lab_node_states(store, lab, s.plan);
+  for (auto& node : j["nodes"]) node["state"] = states.at(node.value("name", ""));
   add_routes(j, store, s, listing);
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);

@@ -32,6 +32,19 @@ void TimelineTail::add_line(const std::string& line) {
   // scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state
   const auto f = csv_fields(line);
   if (f.size() < 10 || f[0] == "scheduled_s" || !f[9].empty()) return;  // header, or failed
+  const std::string state = f.size() > 10 ? f[10] : "";
+  if (f[3].empty()) {  // a node's row (timeline_log.h)
+    if (state == "crashed") ++fault_events_["node_crash"];
+    if (state == "paused") ++fault_events_["node_pause"];
+    if (state == "running") ++fault_events_["node_resume"];
+    return;
+  }
+  if (state == "up" || state == "down") {
+    std::string& was = link_state_[{f[4], f[5]}];
+    if (was.empty()) was = "up";  // every direction comes up carrying traffic
+    if (state != was) ++fault_events_[state == "down" ? "link_down" : "link_up"];
+    was = state;
+  }
   try {
     Entry& e = entries_[{f[4], f[5]}];
     e.last_lag_s = std::stod(f[2]) / 1e3;
@@ -144,10 +157,47 @@ void LinkCollectable::update(std::vector<DirectionSample> samples) {
   samples_ = std::move(samples);
 }
 
+void LinkCollectable::update_faults(FaultSnapshot faults) {
+  std::lock_guard lock(mutex_);
+  faults_ = std::move(faults);
+}
+
 std::vector<MetricFamily> LinkCollectable::Collect() const {
   last_collected_ = std::chrono::steady_clock::now().time_since_epoch().count();
   std::lock_guard lock(mutex_);
-  return link_families(lab_, samples_);
+  auto out = link_families(lab_, samples_);
+  for (auto& f : fault_families(lab_, faults_)) out.push_back(std::move(f));
+  return out;
+}
+
+std::vector<MetricFamily> fault_families(const std::string& lab, const FaultSnapshot& faults) {
+  // One series per node and state, 1 for the state it is in (the enum pattern of
+  // kube-state-metrics' phase), so a dashboard can stack or filter them.
+  MetricFamily states{"testbed_node_state",
+                      "1 for the state a node's processes are in: running, paused, crashed.",
+                      MetricType::Gauge,
+                      {}};
+  for (const auto& [node, state] : faults.node_states) {
+    for (const char* s : {"running", "paused", "crashed"}) {
+      ClientMetric m;
+      m.label = {{"lab", lab}, {"node", node}, {"state", s}};
+      m.gauge.value = state == s ? 1.0 : 0.0;
+      states.metric.push_back(std::move(m));
+    }
+  }
+  MetricFamily events{"testbed_fault_events_total",
+                      "Faults applied so far, by kind (link_down, link_up, node_crash, "
+                      "node_pause, node_resume).",
+                      MetricType::Counter,
+                      {}};
+  for (const char* kind : {"link_down", "link_up", "node_crash", "node_pause", "node_resume"}) {
+    ClientMetric m;
+    m.label = {{"lab", lab}, {"kind", kind}};
+    const auto it = faults.events.find(kind);
+    m.counter.value = it == faults.events.end() ? 0.0 : static_cast<double>(it->second);
+    events.metric.push_back(std::move(m));
+  }
+  return {states, events};
 }
 
 std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirection>& directions,

@@ -43,6 +43,9 @@ class TimelineTail {
     uint64_t changes = 0;
   };
   const std::map<std::pair<std::string, std::string>, Entry>& entries() const { return entries_; }
+  // Faults applied so far, by kind: link_down and link_up (a direction's state changing),
+  // node_crash, node_pause and node_resume (a node's row).
+  const std::map<std::string, uint64_t>& fault_events() const { return fault_events_; }
   // One CSV line; exposed for tests.
   void add_line(const std::string& line);
 
@@ -50,8 +53,18 @@ class TimelineTail {
   std::string path_;
   uint64_t offset_ = 0;
   std::string partial_;
-  std::map<std::pair<std::string, std::string>, Entry> entries_;  // (from, to)
+  std::map<std::pair<std::string, std::string>, Entry> entries_;           // (from, to)
+  std::map<std::pair<std::string, std::string>, std::string> link_state_;  // up or down
+  std::map<std::string, uint64_t> fault_events_;
 };
+
+// Nodes' states (running, paused, crashed; nodes.json) and the faults counted so far.
+struct FaultSnapshot {
+  std::map<std::string, std::string> node_states;  // every node of the lab
+  std::map<std::string, uint64_t> events;          // TimelineTail::fault_events
+};
+std::vector<prometheus::MetricFamily> fault_families(const std::string& lab,
+                                                     const FaultSnapshot& faults);
 
 std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
                                           Kernel& kernel, const TimelineTail& timeline);
@@ -72,6 +85,7 @@ class LinkCollectable : public prometheus::Collectable {
  public:
   explicit LinkCollectable(std::string lab) : lab_(std::move(lab)) {}
   void update(std::vector<DirectionSample> samples);
+  void update_faults(FaultSnapshot faults);
   std::vector<prometheus::MetricFamily> Collect() const override;
   // When /metrics was last read (steady clock), so that the exporter samples the links only
   // while someone watches; the epoch when never.
@@ -85,6 +99,7 @@ class LinkCollectable : public prometheus::Collectable {
   mutable std::atomic<std::chrono::steady_clock::rep> last_collected_{0};
   mutable std::mutex mutex_;
   std::vector<DirectionSample> samples_;
+  FaultSnapshot faults_;
 };
 
 }  // namespace testbed

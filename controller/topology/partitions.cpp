@@ -40,9 +40,8 @@ std::vector<Interval> merged(std::vector<Interval> v) {
   return out;
 }
 
-// "30s" for whole seconds, as partitions are written; the unit's own form otherwise.
 std::string seconds(int64_t us) {
-  return us % 1000000 == 0 ? std::to_string(us / 1000000) + "s" : format_duration(Duration{us});
+  return format_time(Duration{us});
 }
 
 }  // namespace

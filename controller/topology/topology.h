@@ -74,9 +74,21 @@ struct DirectionParams {
   bool operator==(const DirectionParams&) const = default;
 };
 
+// What happens to a node's processes (node_events.h): every process of the lab in it, the
+// testbed's agents, launched ranks and `exec` children, killed (a data center's servers
+// lost) or stopped for a while (a machine that hangs: a long GC pause, a live migration).
+struct NodeEvent {
+  enum class Kind { kCrash, kPause, kResume };
+  Kind kind = Kind::kCrash;
+  int64_t at_us = 0;
+  int64_t for_us = 0;  // a pause's length; a schedule's pause always has one
+  SourcePos pos;
+};
+
 struct Node {
   std::string name;
   SourcePos pos;
+  std::vector<NodeEvent> schedule;  // in time order
 };
 
 struct Link {

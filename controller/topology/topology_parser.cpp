@@ -15,6 +15,7 @@
 #include "controller/topology/address_plan.h"
 #include "controller/topology/comma_list.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/topology/node_events.h"
 #include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
 #include "controller/topology/yaml_diagnostics.h"
@@ -236,14 +237,20 @@ class Parser {
                              std::to_string(pos->second) + ")");
         continue;
       }
+      Node node{name, {line, it->first.Mark().column + 1}, {}};
       if (!it->second.IsNull() && !(it->second.IsMap() && it->second.size() == 0)) {
         if (it->second.IsMap()) {
-          check_keys(it->second, {}, "in node '" + name + "'");
+          check_keys(it->second, {"schedule"}, "in node '" + name + "'");
+          if (it->second["schedule"]) {
+            node.schedule = parse_node_schedule(
+                it->second["schedule"], name,
+                [this](const YAML::Node& at, const std::string& m) { error(at, m); });
+          }
         } else {
-          error(it->second, "node '" + name + "': expected an empty mapping {}");
+          error(it->second, "node '" + name + "': expected a mapping, {} or {schedule: [...]}");
         }
       }
-      topo.nodes.push_back({name, {line, it->first.Mark().column + 1}});
+      topo.nodes.push_back(std::move(node));
     }
   }
 

@@ -164,6 +164,11 @@ std::string format_duration(Duration d) {
   return std::to_string(d.us) + "us";
 }
 
+std::string format_time(Duration d) {
+  return d.us != 0 && d.us % 1000000 == 0 ? std::to_string(d.us / 1000000) + "s"
+                                          : format_duration(d);
+}
+
 std::string format_percent(Fraction f) {
   return trim_number(f.value * 100.0) + "%";
 }

@@ -45,6 +45,8 @@ std::optional<QueueSize> parse_queue_size(const std::string& text, std::string& 
 // Shortest exact spelling that parses back to the same value ("155mbit", "250us").
 std::string format_rate(Rate r);
 std::string format_duration(Duration d);
+// A time in a schedule, as such times are written: "30s" for whole seconds, else as above.
+std::string format_time(Duration d);
 std::string format_percent(Fraction f);
 std::string format_queue_size(QueueSize q);
 // A factor as the user wrote it (0.25 stays 0.25, 1e-3 becomes 0.001): the shortest

@@ -64,17 +64,6 @@ double iperf_mbit(const std::string& lab, const std::string& client, const std::
   return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
 }
 
-void wait_for_listener(const std::string& lab, const std::string& node) {
-  // Poll for iperf3's socket rather than sleeping a guessed time; give up after 10 s.
-  for (int i = 0; i < 200; ++i) {
-    const Result r =
-        run_testbed({"exec", "--lab", lab, node, "--", "ss", "-Hltn", "sport = :5201"});
-    if (r.output.find("5201") != std::string::npos) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  FAIL() << "iperf3 server never listened";
-}
-
 TEST(Bringup, ThreeHopPathGetsTheBottleneckRateEachWay) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");

@@ -30,20 +30,29 @@ TEST(Cleanup, DownLeavesNoNamespaceLinkRouteOrProcess) {
   ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
   const pid_t sleeper = spawn_testbed({"exec", "--lab", "tbt-line4", "n2", "--", "sleep", "1000"});
   guard.own(sleeper);
-  // The exec records itself before it runs the command: wait until the record exists.
-  for (int i = 0; i < 200 && run_testbed({"status", "tbt-line4", "--json"}).output.find("\"up\"") ==
-                                 std::string::npos;
-       ++i) {
+  // The exec records itself before it runs the command: wait until the lab's state holds
+  // its pid (polled, not a guessed sleep: a loaded machine runs the exec late).
+  const auto recorded = [&] {
+    const auto state = lab_state_json("tbt-line4");
+    for (const auto& p : state.value("processes", nlohmann::json::array()))
+      if (p.value("pid", 0) == sleeper) return true;
+    return false;
+  };
+  for (int i = 0; i < 1000 && !recorded(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(recorded()) << "exec never recorded its process";
   EXPECT_EQ(lab_namespaces("tbt-line4"), 4);
   const Result down = run_testbed({"down", "tbt-line4"});
   EXPECT_EQ(down.status, 0) << down.output;
   EXPECT_EQ(lab_namespaces("tbt-line4"), 0);
   EXPECT_FALSE(std::filesystem::exists("/run/testbed/tbt-line4"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  EXPECT_EQ(waitpid(sleeper, nullptr, WNOHANG), sleeper) << "the recorded process survived down";
+  // `down` waits for what it signals to exit; the child is ours to reap, at once or soon.
+  pid_t reaped = 0;
+  for (int i = 0; i < 500 && reaped == 0; ++i) {
+    reaped = waitpid(sleeper, nullptr, WNOHANG);
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(reaped, sleeper) << "the recorded process survived down";
   EXPECT_EQ(take_host_snapshot(), before);
 }
 

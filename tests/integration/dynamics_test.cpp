@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -33,11 +34,39 @@ std::vector<int> recorded_pids(const std::string& lab) {
   return pids;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// Waits up to `seconds` for the lab's state to record every one of `pids` (what `exec`
+// records before it becomes the command); whether it did.
+bool wait_recorded(const std::string& lab, const std::vector<int>& pids, double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    const auto recorded = recorded_pids(lab);
+    bool all = true;
+    for (int pid : pids)
+      all = all && std::find(recorded.begin(), recorded.end(), pid) != recorded.end();
+    if (all) return true;
+    if (seconds_since(start) > seconds) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
 bool any_alive(const std::vector<int>& pids) {
   for (int pid : pids) {
     if (process_start_time(pid) != 0) return true;
   }
   return false;
+}
+
+// A process's state letter (/proc/PID/stat field 3: S, R, T when stopped, Z); '?' if gone.
+char stat_state(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return '?';
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
 }
 
 double ping_field(const std::string& output, const std::regex& pattern) {
@@ -58,7 +87,7 @@ TEST(Dynamics, SlowLinkWithoutDelayKeepsTcpAtRate) {
   const pid_t server =
       spawn_testbed({"exec", "--lab", "tbt-slow", "b", "--", "iperf3", "-s", "-1"});
   guard.own(server);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_listener("tbt-slow", "b");
   const Result r = run_testbed({"exec", "--lab", "tbt-slow", "a", "--", "iperf3", "-c",
                                 "198.18.0.2", "-t", "4", "-O", "1", "-J"});
   ASSERT_EQ(r.status, 0) << r.output;
@@ -130,7 +159,7 @@ TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
   const pid_t server =
       spawn_testbed({"exec", "--lab", "tbt-steps", "a", "--", "iperf3", "-s", "-1"});
   guard.own(server);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_listener("tbt-steps", "a");
   const Result r = run_testbed({"exec", "--lab", "tbt-steps", "b", "--", "iperf3", "-c",
                                 "198.18.0.1", "-R", "-t", "12", "-i", "1", "-J"});
   const double offset =
@@ -225,7 +254,7 @@ TEST(Dynamics, ALinkDownCarriesNothingAndUpRestoresItsRate) {
   EXPECT_EQ(ping().status, 0);
   const pid_t server = spawn_testbed({"exec", "--lab", "tbt-cut", "b", "--", "iperf3", "-s", "-1"});
   guard.own(server);
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  wait_for_listener("tbt-cut", "b");
   const Result r = run_testbed({"exec", "--lab", "tbt-cut", "a", "--", "iperf3", "-c", "198.18.0.2",
                                 "-t", "3", "-O", "1", "-J"});
   ASSERT_EQ(r.status, 0) << r.output;
@@ -257,6 +286,73 @@ TEST(Dynamics, AScheduledDownCutsTheLinkAtItsTime) {
     if (!line.empty() && std::isdigit(line[0])) last = line;
   EXPECT_EQ(last.substr(last.rfind(',') + 1), "down") << last;
   EXPECT_NE(last.find(",\"\","), std::string::npos) << "no error logged: " << last;
+}
+
+// A node's schedule crashes it at 4 s: what `exec` started in it is killed, what it started
+// in the other node lives, and the event is logged and shown by `status`.
+TEST(Dynamics, AScheduledCrashKillsTheNodesProcessesOnly) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-crash");
+  const std::string profile = temp_file("tbt-crash.yaml");
+  std::ofstream(profile) << "lab: tbt-crash\nnodes:\n  a: {schedule: [{at: 4s, event: crash}]}\n"
+                            "  b: {}\nlinks:\n  - {endpoints: [a, b], bandwidth: 10mbit}\n";
+  const Result up = run_testbed({"up", profile});
+  ASSERT_EQ(up.status, 0) << up.output;
+  const auto t0 = std::chrono::steady_clock::now();
+  // `exec` records itself and then becomes the command: the spawned pid is the sleep's.
+  const pid_t in_a = spawn_testbed({"exec", "--lab", "tbt-crash", "a", "--", "sleep", "60"});
+  const pid_t in_b = spawn_testbed({"exec", "--lab", "tbt-crash", "b", "--", "sleep", "60"});
+  guard.own(in_a);
+  guard.own(in_b);
+  ASSERT_TRUE(wait_recorded("tbt-crash", {in_a, in_b}, 4 - seconds_since(t0)))
+      << "exec took the schedule's 4 s to record itself: too slow a machine to judge";
+  std::this_thread::sleep_until(t0 + std::chrono::seconds(6));
+  int status = 0;
+  EXPECT_EQ(waitpid(in_a, &status, WNOHANG), in_a) << "a's process outlived a's crash";
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  EXPECT_EQ(waitpid(in_b, &status, WNOHANG), 0) << "b's process died with a";
+  const auto st = nlohmann::json::parse(run_testbed({"status", "tbt-crash", "--json"}).output);
+  for (const auto& n : st["nodes"]) EXPECT_EQ(n["state"], n["name"] == "a" ? "crashed" : "running");
+  std::ifstream log("/run/testbed/tbt-crash/timeline.csv");
+  std::string row;
+  for (std::string line; std::getline(log, line);)
+    if (line.find(",,a,") != std::string::npos) row = line;
+  EXPECT_EQ(row.substr(0, row.find(',')), "4.000000") << row;
+  EXPECT_TRUE(row.ends_with(",\"\",crashed")) << row;
+}
+
+// `testbed node pause --for 2s`: the node's process is stopped, then continued by the verb
+// itself, which exits 0; the other node's is never stopped.
+TEST(Dynamics, ANodePausedForAWhileIsStoppedThenContinuedByTheVerb) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-pause");
+  ASSERT_EQ(run_testbed(
+                {"up", write_profile("tbt-pause", "  - {endpoints: [a, b], bandwidth: 10mbit}\n")})
+                .status,
+            0);
+  const pid_t in_a = spawn_testbed({"exec", "--lab", "tbt-pause", "a", "--", "sleep", "60"});
+  const pid_t in_b = spawn_testbed({"exec", "--lab", "tbt-pause", "b", "--", "sleep", "60"});
+  guard.own(in_a);
+  guard.own(in_b);
+  ASSERT_TRUE(wait_recorded("tbt-pause", {in_a, in_b}, 10));
+  const pid_t pauser = spawn_testbed({"node", "pause", "tbt-pause", "a", "--for", "2s"});
+  guard.own(pauser);
+  // Watched until the verb exits: a was stopped at some point, b never.
+  bool a_stopped = false, b_stopped = false;
+  int status = 0;
+  while (waitpid(pauser, &status, WNOHANG) == 0) {
+    a_stopped = a_stopped || stat_state(in_a) == 'T';
+    b_stopped = b_stopped || stat_state(in_b) == 'T';
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  EXPECT_TRUE(a_stopped);
+  EXPECT_FALSE(b_stopped);
+  EXPECT_NE(stat_state(in_a), 'T') << "a was left stopped";
+  std::ifstream log("/run/testbed/tbt-pause/timeline.csv");
+  std::string all((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(all.find(",,a,,,,,\"\",paused"), std::string::npos) << all;
+  EXPECT_NE(all.find(",,a,,,,,\"\",running"), std::string::npos) << all;
 }
 
 // A partition of c from 1 s to 6 s: a's pings to c go unanswered meanwhile (both links to c

@@ -93,6 +93,10 @@ nlohmann::json lab_state_json(const std::string& lab, const std::string& run_dir
 void expect_train_refused(const std::string& lab, const std::vector<std::string>& args,
                           const std::string& says);
 
+// Returns once an iperf3 server in `node` listens on its port (5201), polled with `ss`
+// rather than a guessed sleep (a loaded machine starts it late); a test failure after 10 s.
+void wait_for_listener(const std::string& lab, const std::string& node);
+
 // Tests on profiles/tiny/line4.yaml's lab, tbt-line4 (four nodes in a line, the middle
 // hop the bottleneck): up before each test, down after it whatever its outcome.
 class Line4Lab : public ::testing::Test {

@@ -62,6 +62,7 @@ std::set<std::string> exported_names() {
   health.apply(event);
   auto families = registry.Collect();
   for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
+  for (auto& f : fault_families("lab", {{{"a", "running"}}, {}})) families.push_back(f);
   std::set<std::string> names;
   for (const auto& f : families) {
     EXPECT_FALSE(f.metric.empty()) << f.name;
@@ -105,8 +106,14 @@ TEST(Dashboards, QueryOnlyMetricsTheTestbedExports) {
   const std::regex metric("testbed_[a-z_]+");
   size_t checked = 0;
   for (const auto& [file, d] : dashboards()) {
-    for (const auto& p : d["panels"]) {
-      for (const auto& t : p["targets"]) {
+    // Every panel's queries, and the annotations' (drawn on every panel's time axis).
+    nlohmann::json queries = nlohmann::json::array();
+    for (const auto& p : d["panels"])
+      for (const auto& t : p["targets"]) queries.push_back(t);
+    for (const auto& a : d["annotations"]["list"])
+      if (a.contains("expr")) queries.push_back(a);
+    {
+      for (const auto& t : queries) {
         const std::string expr = t["expr"];
         for (std::sregex_iterator it(expr.begin(), expr.end(), metric), end; it != end; ++it) {
           std::string name = it->str();

@@ -1,0 +1,101 @@
+// testbed node crash|pause|resume LAB NODE [--for D]: a fault of a node's processes by
+// hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
+// `pause --for D` waits D, then resumes; an interrupt (Ctrl-C, SIGTERM) resumes at once, so
+// the verb never leaves a node stopped behind it. Each event is logged in timeline.csv.
+#include <signal.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cmath>
+#include <iostream>
+
+#include "controller/cli/args.h"
+#include "controller/cli/commands.h"
+#include "controller/cli/verbs.h"
+#include "controller/dynamics/node_faults.h"
+#include "controller/dynamics/timeline_log.h"
+#include "controller/lab/lab_state.h"
+#include "controller/topology/node_events.h"
+#include "controller/topology/units.h"
+
+namespace testbed::cli {
+namespace {
+
+void apply_and_log(LabNodeFaulter& faulter, const std::string& dir, const std::string& node,
+                   NodeEvent::Kind kind) {
+  const double at = lab_time_s(dir);
+  const NodeFaultResult r = faulter.apply(node, kind);
+  append_timeline_row(dir, node_row(at, lab_time_s(dir), node, node_state_after(kind), ""));
+  std::cout << "node " << node << ": " << node_event_name(kind) << ", " << r.processes
+            << (r.processes == 1 ? " process" : " processes") << " " << node_state_after(kind)
+            << "\n"
+            << std::flush;
+}
+
+// Waits `us`, or until SIGINT, SIGTERM or SIGHUP (blocked, so taken here and not by a
+// handler); returns the signal, or 0 when the time ran out.
+int wait_or_signal(int64_t us) {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  sigprocmask(SIG_BLOCK, &set, nullptr);
+  timespec left{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    const int sig = sigtimedwait(&set, nullptr, &left);
+    if (sig > 0) return sig;
+    if (errno == EAGAIN) return 0;
+    // EINTR (another signal, e.g. SIGCHLD): wait for what is left.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const int64_t gone =
+        (now.tv_sec - start.tv_sec) * 1000000 + (now.tv_nsec - start.tv_nsec) / 1000;
+    if (gone >= us) return 0;
+    const int64_t rest = us - gone;
+    left = {static_cast<time_t>(rest / 1000000), static_cast<long>(rest % 1000000) * 1000};
+  }
+}
+
+}  // namespace
+
+int run_node(const Argv& argv) {
+  const std::string usage = usage_of("node");
+  Args args(argv, {}, {"for"});
+  args.at_most(3, usage);
+  if (args.positionals().size() != 3) throw UsageError("usage: " + usage);
+  const auto kind = parse_node_event_kind(args.positional(0));
+  if (!kind) throw UsageError("unknown event '" + args.positional(0) + "'; usage: " + usage);
+  std::optional<Duration> length;
+  if (const auto text = args.option("for")) {
+    if (*kind != NodeEvent::Kind::kPause) throw UsageError("--for is a pause's length");
+    std::string why;
+    length = parse_duration(*text, why);
+    if (!length || length->us <= 0)
+      throw UsageError("--for: " + (why.empty() ? "expected a length like 5s" : why));
+  }
+  if (lacks_privileges("node")) return kExitFailure;
+
+  LabStore store;
+  const std::string lab = store.resolve(args.positional(1));
+  const std::string node = args.positional(2);
+  const LabState state = store.load(lab);
+  bool known = false;
+  for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))
+    known = known || n.value("name", "") == node;
+  if (!known) {
+    std::cerr << "testbed node: lab " << lab << " has no node '" << node
+              << (state.host.empty() ? "" : "' on this host") << "'\n";
+    return kExitInvalid;
+  }
+  const std::string dir = store.dir(lab);
+  KillSignaller signaller;
+  LabNodeFaulter faulter(store, lab, signaller);
+  apply_and_log(faulter, dir, node, *kind);
+  if (!length) return kExitOk;
+  const int sig = wait_or_signal(length->us);
+  apply_and_log(faulter, dir, node, NodeEvent::Kind::kResume);
+  return sig == 0 ? kExitOk : 128 + sig;
+}
+
+}  // namespace testbed::cli

@@ -1,0 +1,118 @@
+#include "controller/dynamics/node_faults.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <ctime>
+
+#include "controller/dynamics/lab_json_file.h"
+#include "controller/lab/teardown.h"
+#include "controller/topology/node_events.h"
+#include "netns/named_netns.h"
+
+namespace testbed {
+
+std::vector<ProcessRecord> node_job_processes(const LabState& state, const std::string& node) {
+  std::vector<ProcessRecord> out;
+  for (const auto& p : state.processes)
+    if (p.node == node && p.owner_pid != 0 && p.pid > 0) out.push_back(p);
+  return out;
+}
+
+bool KillSignaller::signal(const ProcessRecord& p, int sig) {
+  if (p.start_time == 0 || process_start_time(p.pid) != p.start_time) return false;
+  // A launched rank leads a group made for it alone (setsid): the group is its processes.
+  return kill(p.group ? -p.pid : p.pid, sig) == 0;
+}
+
+const char* node_state_after(NodeEvent::Kind kind) {
+  switch (kind) {
+    case NodeEvent::Kind::kCrash:
+      return "crashed";
+    case NodeEvent::Kind::kPause:
+      return "paused";
+    case NodeEvent::Kind::kResume:
+      return "running";
+  }
+  return "running";
+}
+
+NodeFaultResult apply_node_fault(const LabState& state, const std::string& node,
+                                 NodeEvent::Kind kind, ProcessSignaller& signaller) {
+  const int sig = kind == NodeEvent::Kind::kCrash   ? SIGKILL
+                  : kind == NodeEvent::Kind::kPause ? SIGSTOP
+                                                    : SIGCONT;
+  NodeFaultResult r{node, kind, 0, {}};
+  for (const auto& p : node_job_processes(state, node)) {
+    if (!signaller.signal(p, sig)) continue;
+    ++r.processes;
+    r.pids.push_back(p.pid);
+  }
+  return r;
+}
+
+std::map<std::string, std::string> node_states_now(
+    const LabState& state, const nlohmann::json& recorded,
+    const std::function<bool(const ProcessRecord&)>& alive) {
+  std::map<std::string, std::string> out;
+  for (const auto& n : state.plan.value("nodes", nlohmann::json::array())) {
+    const std::string name = n.value("name", "");
+    const auto it = recorded.find(name);
+    std::string now = it == recorded.end() ? "running" : it->value("state", "running");
+    if (now != "running") {
+      const auto touched = it->value("pids", std::vector<int>{});
+      for (const auto& p : node_job_processes(state, name)) {
+        const bool untouched = std::find(touched.begin(), touched.end(), p.pid) == touched.end();
+        if (untouched && alive(p)) now = "running";
+      }
+    }
+    out[name] = now;
+  }
+  return out;
+}
+
+std::map<std::string, std::string> lab_node_states(const LabStore& store, const std::string& lab,
+                                                   const nlohmann::json& plan) {
+  const nlohmann::json recorded = read_node_states(store.dir(lab));
+  if (recorded.empty()) {
+    std::map<std::string, std::string> out;
+    for (const auto& n : plan.value("nodes", nlohmann::json::array()))
+      out[n.value("name", "")] = "running";
+    return out;
+  }
+  return node_states_now(store.load(lab), recorded, [](const ProcessRecord& p) {
+    return p.start_time != 0 && process_start_time(p.pid) == p.start_time;
+  });
+}
+
+void record_node_state(const std::string& lab_dir, const NodeFaultResult& r, double at_unix_s) {
+  // Written by the timeline and by `testbed node` alike: one at a time.
+  LabFileLock lock(lab_dir + "/nodes.lock");
+  nlohmann::json all = read_json_object(lab_dir + "/nodes.json");
+  all[r.node] = {{"state", node_state_after(r.kind)},
+                 {"event", node_event_name(r.kind)},
+                 {"at_unix_s", at_unix_s},
+                 {"processes", r.processes},
+                 {"pids", r.pids}};
+  replace_json(lab_dir + "/nodes.json", all);
+}
+
+// No lock to read: nodes.json is replaced whole (rename), never written in place.
+nlohmann::json read_node_states(const std::string& lab_dir) {
+  return read_json_object(lab_dir + "/nodes.json");
+}
+
+LabNodeFaulter::LabNodeFaulter(const LabStore& store, std::string lab, ProcessSignaller& signaller)
+    : store_(store), lab_(std::move(lab)), signaller_(signaller) {}
+
+NodeFaultResult LabNodeFaulter::apply(const std::string& node, NodeEvent::Kind kind) {
+  // The records as they are now: a run started after `up` recorded its agents since.
+  const LabState state = store_.load(lab_);
+  const NodeFaultResult r = apply_node_fault(state, node, kind, signaller_);
+  timespec ts{};
+  clock_gettime(CLOCK_REALTIME, &ts);
+  record_node_state(store_.dir(lab_), r, static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9);
+  return r;
+}
+
+}  // namespace testbed

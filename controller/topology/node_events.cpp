@@ -1,0 +1,130 @@
+#include "controller/topology/node_events.h"
+
+#include <algorithm>
+
+#include "controller/topology/units.h"
+
+namespace testbed {
+namespace {
+
+int64_t us_of(const std::optional<Duration>& d) {
+  return d ? d->us : 0;
+}
+
+}  // namespace
+
+const char* node_event_name(NodeEvent::Kind kind) {
+  switch (kind) {
+    case NodeEvent::Kind::kCrash:
+      return "crash";
+    case NodeEvent::Kind::kPause:
+      return "pause";
+    case NodeEvent::Kind::kResume:
+      return "resume";
+  }
+  return "crash";
+}
+
+std::optional<NodeEvent::Kind> parse_node_event_kind(const std::string& name) {
+  for (auto k : {NodeEvent::Kind::kCrash, NodeEvent::Kind::kPause, NodeEvent::Kind::kResume})
+    if (name == node_event_name(k)) return k;
+  return std::nullopt;
+}
+
+std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::string& name,
+                                           const YamlErrorSink& error) {
+  std::vector<NodeEvent> out;
+  const std::string where = "node '" + name + "' schedule: ";
+  if (!node.IsSequence() || node.size() == 0) {
+    error(node, where + "expected a list of {at, event, [for]}");
+    return out;
+  }
+  bool ok = true;
+  const auto fail = [&](const YAML::Node& at, const std::string& message) {
+    error(at, where + message);
+    ok = false;
+  };
+  std::vector<YAML::Node> entries;
+  for (const YAML::Node& e : node) {
+    if (!e.IsMap() || !e["at"] || !e["event"]) {
+      fail(e, "each entry needs at and event, e.g. {at: 30s, event: crash}");
+      continue;
+    }
+    for (auto it = e.begin(); it != e.end(); ++it) {
+      const std::string key = it->first.Scalar();
+      if (key != "at" && key != "event" && key != "for")
+        fail(it->first, "unknown key '" + key + "' (at, event, for)");
+    }
+    NodeEvent ev;
+    ev.pos = {e.Mark().line + 1, e.Mark().column + 1};
+    std::string why;
+    const auto at = e["at"].IsScalar() ? parse_duration(e["at"].Scalar(), why) : std::nullopt;
+    if (!at) {
+      fail(e["at"], "at: " + (why.empty() ? "expected a time like 30s" : why));
+    } else if (at->us <= 0) {
+      fail(e["at"], "at: must be after the start (a lab comes up whole)");
+    } else {
+      ev.at_us = at->us;
+    }
+    const auto kind =
+        e["event"].IsScalar() ? parse_node_event_kind(e["event"].Scalar()) : std::nullopt;
+    if (!kind) {
+      fail(e["event"], "event: expected crash or pause, not '" +
+                           (e["event"].IsScalar() ? e["event"].Scalar() : std::string()) + "'");
+      continue;
+    }
+    ev.kind = *kind;
+    if (ev.kind == NodeEvent::Kind::kResume) {
+      fail(e["event"], "event: resume is for `testbed node resume`; give the pause its `for`");
+      continue;
+    }
+    if (e["for"] && ev.kind != NodeEvent::Kind::kPause) {
+      fail(e["for"], "for: only a pause lasts (a crash is over at once)");
+    } else if (ev.kind == NodeEvent::Kind::kPause && !e["for"]) {
+      fail(e, "a pause needs its length, e.g. {at: 60s, event: pause, for: 5s}");
+    } else if (ev.kind == NodeEvent::Kind::kPause) {
+      why.clear();
+      const int64_t len = e["for"].IsScalar() ? us_of(parse_duration(e["for"].Scalar(), why)) : 0;
+      if (len <= 0) fail(e["for"], "for: " + (why.empty() ? "expected a length like 5s" : why));
+      ev.for_us = len;
+    }
+    out.push_back(ev);
+    entries.push_back(e);
+  }
+  if (!ok) return {};
+  std::vector<size_t> order(out.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return out[a].at_us < out[b].at_us; });
+  // A pause may not begin while another holds the node: which resume ends it would be
+  // ambiguous, as with a link's overlapping down intervals.
+  int64_t paused_until = -1;
+  for (size_t i : order) {
+    const NodeEvent& ev = out[i];
+    if (ev.kind != NodeEvent::Kind::kPause) continue;
+    if (ev.at_us < paused_until) {
+      fail(entries[i], "a pause at " + format_time(Duration{ev.at_us}) +
+                           " overlaps the one before it (paused until " +
+                           format_time(Duration{paused_until}) + ")");
+    }
+    paused_until = std::max(paused_until, ev.at_us + ev.for_us);
+  }
+  if (!ok) return {};
+  std::vector<NodeEvent> sorted;
+  for (size_t i : order) sorted.push_back(out[i]);
+  return sorted;
+}
+
+std::vector<NodeChange> node_changes(const std::vector<NodeEvent>& schedule) {
+  std::vector<NodeChange> out;
+  for (const auto& ev : schedule) {
+    out.push_back({ev.at_us, ev.kind});
+    if (ev.kind == NodeEvent::Kind::kPause && ev.for_us > 0)
+      out.push_back({ev.at_us + ev.for_us, NodeEvent::Kind::kResume});
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const NodeChange& a, const NodeChange& b) { return a.at_us < b.at_us; });
+  return out;
+}
+
+}  // namespace testbed
