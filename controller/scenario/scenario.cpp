@@ -146,8 +146,28 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
       if (!e.bandwidth.empty()) step["bandwidth"] = e.bandwidth;
       if (!e.delay.empty()) step["delay"] = e.delay;
       if (!e.loss.empty()) step["loss"] = e.loss;
+      if (!e.state.empty()) step["state"] = e.state;
       link[d]["schedule"]["steps"].push_back(step);
     }
+  }
+  // Node faults join the node's own schedule; the profile parser judges the whole (a
+  // pause without its length, overlapping pauses), naming the derived topology.
+  for (const auto& e : s.node_events) {
+    YAML::Node nodes = root["nodes"];
+    if (!nodes.IsMap() || !nodes[e.node]) {
+      problems.push_back(
+          {s.file, 0, 0,
+           "event at " + number(e.at_s) + " s: the topology has no node '" + e.node + "'"});
+      continue;
+    }
+    YAML::Node node = nodes[e.node];
+    if (!node.IsMap()) node = YAML::Node(YAML::NodeType::Map);
+    YAML::Node step;
+    step["at"] = number(e.at_s) + "s";
+    step["event"] = e.event;
+    if (!e.for_text.empty()) step["for"] = e.for_text;
+    node["schedule"].push_back(step);
+    nodes[e.node] = node;
   }
   if (s.rate_scale != 1.0) scale_rates(root, s, problems);
   if (!problems.empty()) throw ValidationError(problems);

@@ -9,7 +9,9 @@
 //   topology: internet2.yaml
 //   dynamics:
 //     time_scale: 0.1
-//     events: [{at: 100s, link: [chicago, kansascity], bandwidth: 5mbit}]
+//     events: [{at: 100s, link: [chicago, kansascity], bandwidth: 5mbit},
+//              {at: 120s, link: [chicago, kansascity], state: down},
+//              {at: 150s, node: denver, event: crash}]
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
 //   rate_scale: 1                    # optional: every link rate times this (fixed, steps,
 //                                    # and the rates a random schedule draws from)
@@ -41,6 +43,15 @@ struct LinkEvent {
   std::string a, b;
   std::string direction = "both";      // a2b (a sends to b), b2a, both
   std::string bandwidth, delay, loss;  // as written (checked units); empty: unchanged
+  std::string state;                   // down or up (a fault, docs/faults.md); empty: unchanged
+};
+
+// A node's fault at a time (docs/faults.md): written into the node's `schedule`.
+struct NodeFaultEvent {
+  double at_s = 0;
+  std::string node;
+  std::string event;     // crash or pause
+  std::string for_text;  // a pause's length, as written
 };
 
 // Expectations on what the strategies achieved:
@@ -98,6 +109,7 @@ struct Scenario {
   // that cannot shape the paper's rates runs them scaled, with the model scaled alike.
   double rate_scale = 1.0;
   std::vector<LinkEvent> events;
+  std::vector<NodeFaultEvent> node_events;
   std::map<std::string, std::string> workload;  // train options, as in profiles
   std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
   // A variant's train settings over `workload`, its strategy among them, by its name.

@@ -151,18 +151,44 @@ class Parser {
     }
     if (!n["events"]) return;
     if (!n["events"].IsSequence()) {
-      error(n["events"], "events: expected a list of {at, link: [a, b], bandwidth|delay|loss}");
+      error(n["events"],
+            "events: expected a list of {at, link: [a, b], bandwidth|delay|loss|state} or "
+            "{at, node, event}");
       return;
     }
     for (const auto& e : n["events"]) event(e, s);
   }
 
+  // A node's fault: {at, node, event: crash|pause, [for]}.
+  void node_event(const YAML::Node& e, Scenario& s) {
+    keys(e, {"at", "node", "event", "for"}, "in a node's event");
+    NodeFaultEvent ev;
+    std::string why;
+    if (const auto d = parse_duration(text(e["at"], "at"), why)) {
+      ev.at_s = static_cast<double>(d->us) / 1e6;
+    } else {
+      error(e["at"], "at: " + why);
+    }
+    ev.node = text(e["node"], "node");
+    ev.event = e["event"] ? text(e["event"], "event") : "";
+    if (ev.event != "crash" && ev.event != "pause")
+      error(e["event"] ? e["event"] : e, "event: expected crash or pause");
+    if (e["for"]) {
+      ev.for_text = text(e["for"], "for");
+      if (!parse_duration(ev.for_text, why)) error(e["for"], "for: " + why);
+    }
+    s.node_events.push_back(ev);
+  }
+
   void event(const YAML::Node& e, Scenario& s) {
+    if (e.IsMap() && e["at"] && e["node"] && !e["link"]) return node_event(e, s);
     if (!e.IsMap() || !e["at"] || !e["link"]) {
-      error(e, "an event needs 'at' and 'link: [a, b]', and one of bandwidth, delay, loss");
+      error(e,
+            "an event needs 'at' and 'link: [a, b]' (and one of bandwidth, delay, loss, "
+            "state), or 'node' and 'event'");
       return;
     }
-    keys(e, {"at", "link", "dir", "bandwidth", "delay", "loss"}, "in an event");
+    keys(e, {"at", "link", "dir", "bandwidth", "delay", "loss", "state"}, "in an event");
     LinkEvent ev;
     std::string why;
     const std::string at = text(e["at"], "at");
@@ -190,8 +216,13 @@ class Parser {
     unit("bandwidth", ev.bandwidth, parse_rate);
     unit("delay", ev.delay, parse_duration);
     unit("loss", ev.loss, parse_percent);
-    if (ev.bandwidth.empty() && ev.delay.empty() && ev.loss.empty())
-      error(e, "an event must change at least one of bandwidth, delay, loss");
+    if (e["state"]) {
+      ev.state = text(e["state"], "state");
+      if (ev.state != "down" && ev.state != "up")
+        error(e["state"], "state: '" + ev.state + "' must be down or up");
+    }
+    if (ev.bandwidth.empty() && ev.delay.empty() && ev.loss.empty() && ev.state.empty())
+      error(e, "an event must change at least one of bandwidth, delay, loss, state");
     s.events.push_back(ev);
   }
 

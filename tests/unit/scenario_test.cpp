@@ -96,6 +96,56 @@ TEST(Scenario, EventsBecomeStepsOnTheirDirections) {
   }
 }
 
+TEST(Scenario, FaultEventsCutLinksAndCrashOrPauseNodes) {
+  const std::string text = R"(
+name: faults
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}, c: {}},
+           links: [{endpoints: [a, b]}, {endpoints: [b, c]}]}
+dynamics:
+  events:
+    - {at: 10s, link: [a, b], state: down}
+    - {at: 15s, link: [a, b], state: up}
+    - {at: 20s, node: c, event: pause, for: 5s}
+    - {at: 30s, node: c, event: crash}
+strategies: [bsp]
+)";
+  const Scenario s = parse_scenario_text(text, "faults.yaml");
+  ASSERT_EQ(s.node_events.size(), 2u);
+  const Topology t =
+      parse_profile_text(derive_topology(s, s.topology_inline, "sc-faults"), "derived.yaml");
+  for (const auto* d : {&t.links[0].a2b, &t.links[0].b2a}) {
+    ASSERT_EQ(d->schedule.changes.size(), 2u);
+    EXPECT_TRUE(*d->schedule.changes[0].down);
+    EXPECT_FALSE(*d->schedule.changes[1].down);
+  }
+  ASSERT_EQ(t.nodes[2].schedule.size(), 2u);
+  EXPECT_EQ(t.nodes[2].schedule[0].kind, NodeEvent::Kind::kPause);
+  EXPECT_EQ(t.nodes[2].schedule[0].for_us, 5'000'000);
+  EXPECT_EQ(t.nodes[2].schedule[1].kind, NodeEvent::Kind::kCrash);
+  EXPECT_EQ(t.nodes[2].schedule[1].at_us, 30'000'000);
+  // Refused: a state that is neither, an event that is neither, a node the topology lacks.
+  const auto errors = [](const std::string& events) {
+    try {
+      parse_scenario_text(
+          "name: f\ntopology: {lab: x, nodes: {a: {}}, links: []}\n"
+          "dynamics:\n  events:\n" +
+              events + "strategies: [bsp]\n",
+          "f.yaml");
+    } catch (const ValidationError& e) {
+      return e.diagnostics().at(0).str();
+    }
+    return std::string();
+  };
+  EXPECT_EQ(errors("    - {at: 1s, link: [a, b], state: sideways}\n"),
+            "f.yaml:5:37: state: 'sideways' must be down or up");
+  EXPECT_EQ(errors("    - {at: 1s, node: a, event: explode}\n"),
+            "f.yaml:5:32: event: expected crash or pause");
+  Scenario missing = s;
+  missing.events.clear();
+  missing.node_events = {{5, "z", "crash", ""}};
+  EXPECT_THROW(derive_topology(missing, s.topology_inline, "sc-faults"), ValidationError);
+}
+
 TEST(Scenario, RateScaleScalesEveryRateAndStep) {
   std::string text = kGood;
   text += "rate_scale: 0.05\n";
@@ -210,9 +260,9 @@ strategies: [ps]
 
 TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
   Scenario s = parse_scenario_text(kGood, "demo.yaml");
-  s.events = {{5, "a", "c", "both", "1mbit", "", ""}};
+  s.events = {{5, "a", "c", "both", "1mbit", "", "", ""}};
   EXPECT_THROW(derive_topology(s, s.topology_inline, "sc-demo"), ValidationError);
-  s.events = {{5, "a", "b", "both", "1mbit", "", ""}};
+  s.events = {{5, "a", "b", "both", "1mbit", "", "", ""}};
   const std::string scheduled =
       "lab: x\ndefaults: {bandwidth: 10mbit, schedule: {random: {every: 1s, bandwidth: "
       "1mbit..2mbit}}}\nnodes: {a: {}, b: {}}\nlinks: [{endpoints: [a, b]}]\n";
