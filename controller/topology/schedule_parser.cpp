@@ -39,6 +39,17 @@ void parse_weights(const YAML::Node& w, const YAML::Node& bandwidth, Schedule& s
   if (total <= 0) fail(w, "weights: at least one must be greater than zero");
 }
 
+// A random schedule's or flap's own `seed`, when given (else the profile's stays).
+template <typename Fail>
+void read_seed(const YAML::Node& body, Schedule& s, const Fail& fail) {
+  if (!body["seed"]) return;
+  try {
+    s.seed = body["seed"].as<uint64_t>();
+  } catch (const YAML::Exception&) {
+    fail(body["seed"], "seed: expected a whole number");
+  }
+}
+
 }  // namespace
 
 std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string& profile_dir,
@@ -164,13 +175,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
       fail(bw, "bandwidth: expected a range like 20mbit..155mbit or a list of rates");
     }
     if (const YAML::Node w = body["weights"]) parse_weights(w, bw, s, fail);
-    if (body["seed"]) {
-      try {
-        s.seed = body["seed"].as<uint64_t>();
-      } catch (const YAML::Exception&) {
-        fail(body["seed"], "seed: expected a whole number");
-      }
-    }
+    read_seed(body, s, fail);
   } else if (kind == "flap") {
     s.kind = Schedule::Kind::kFlap;
     if (!body.IsMap()) {
@@ -210,13 +215,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
         const int64_t mean = field[0] == 'u' ? s.up_mean_us : s.down_mean_us;
         if (mean > 0 && mean < 100000) fail(body[field], std::string(field) + ": at least 100ms");
       }
-      if (body["seed"]) {
-        try {
-          s.seed = body["seed"].as<uint64_t>();
-        } catch (const YAML::Exception&) {
-          fail(body["seed"], "seed: expected a whole number");
-        }
-      }
+      read_seed(body, s, fail);
     }
   } else if (kind == "trace") {
     s.kind = Schedule::Kind::kTrace;
