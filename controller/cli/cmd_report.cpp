@@ -53,6 +53,15 @@ int run_report(const Argv& argv) {
     s << f.rdbuf();
     in.link_samples_csv = s.str();
   }
+  // The lab's faults, shaded on its links' plots: timeline.csv on the lab's clock, whose
+  // zero timeline-start puts on the wall clock (the link samples' clock).
+  double zero = 0;
+  if (std::ifstream z(dir + "/timeline-start"); z >> zero) {
+    std::ifstream f(dir + "/timeline.csv");
+    std::ostringstream s;
+    s << f.rdbuf();
+    in.faults = fault_intervals(s.str(), zero);
+  }
   if (in.runs.empty() && in.link_samples_csv.empty()) {
     std::cerr << "testbed report: " << dir << " has no runs/*.json and no link_samples.csv\n";
     return kExitInvalid;

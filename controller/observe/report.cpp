@@ -2,6 +2,7 @@
 
 #include "netns/netns_exec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -53,6 +54,7 @@ std::vector<LinkSeries> link_series(const std::string& csv) {
     auto& s = series[key];
     s.node = f[2];
     s.peer = f[3];
+    s.t0_unix_s = t0;
     const auto prev = last.find(key);
     // The first sample of a direction has nothing to difference with; a counter that went
     // back (a lab brought up again into the same directory) starts anew.
@@ -66,6 +68,37 @@ std::vector<LinkSeries> link_series(const std::string& csv) {
   std::vector<LinkSeries> out;
   for (auto& [key, s] : series) {
     if (!s.t.empty()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<FaultInterval> fault_intervals(const std::string& timeline_csv, double zero_unix_s) {
+  // scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state
+  std::vector<FaultInterval> out;
+  std::map<std::pair<std::string, std::string>, size_t> open;  // (from, to) -> its interval
+  std::istringstream in(timeline_csv);
+  for (std::string line; std::getline(in, line);) {
+    const auto f = split(line, ',');
+    if (f.size() != 11 || f[9] != "\"\"") continue;  // the header, a failed or cut-short row
+    double applied = 0;
+    try {
+      applied = zero_unix_s + std::stod(f[1]);
+    } catch (const std::exception&) {
+      continue;
+    }
+    const bool node = f[3].empty();
+    const std::pair<std::string, std::string> key{f[4], node ? "" : f[5]};
+    const std::string& state = f[10];
+    const auto it = open.find(key);
+    const bool faulted = state == "down" || state == "paused" || state == "crashed";
+    if (it != open.end() && (!faulted || out[it->second].state != state)) {
+      out[it->second].to_unix_s = applied;  // ended, or became another fault
+      open.erase(it);
+    }
+    if (faulted && open.count(key) == 0) {
+      open[key] = out.size();
+      out.push_back({key.first, key.second, state, applied, INFINITY});
+    }
   }
   return out;
 }
@@ -160,13 +193,30 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     gp << "set terminal pngcairo size 1600," << std::max<size_t>(300, rows * 260)
        << " font 'sans,8'\nset output " << quoted(out_dir + "/links.png")
        << "\nset multiplot layout " << rows << "," << cols
-       << " title 'Configured vs measured rate per link direction (Mbit/s over seconds)'\n"
+       << " title 'Configured vs measured rate per link direction (Mbit/s over seconds; "
+          "shaded: the direction cut, red; a node of it paused or crashed, orange)'\n"
           "set key top left\nset yrange [0:*]\nset xlabel ''\nset ylabel ''\n";
     for (size_t i = 0; i < links.size(); ++i) {
-      gp << "set title " << quoted(links[i].node + " > " + links[i].peer) << "\nplot "
+      const LinkSeries& l = links[i];
+      // Faults shaded behind the lines: the direction's cuts (red) and its two nodes'
+      // pauses and crashes (orange), on the samples' clock.
+      int shaded = 0;
+      for (const auto& f : in.faults) {
+        const bool cut = f.state == "down" && f.from == l.node && f.to == l.peer;
+        const bool node = f.to.empty() && (f.from == l.node || f.from == l.peer);
+        if (!cut && !node) continue;
+        const double x0 = std::max(0.0, f.from_unix_s - l.t0_unix_s);
+        const double x1 = std::min(l.t.back(), f.to_unix_s - l.t0_unix_s);
+        if (x1 <= x0) continue;  // outside the samples
+        gp << "set object " << ++shaded << " rect from " << x0 << ", graph 0 to " << x1
+           << ", graph 1 behind fillcolor rgb " << (cut ? "'#ff9090'" : "'#ffc870'")
+           << " fillstyle solid 0.5 noborder\n";
+      }
+      gp << "set title " << quoted(l.node + " > " + l.peer) << "\nplot "
          << quoted(out_dir + "/links.dat") << " index " << i
          << " using 1:2 with steps lw 2 title 'configured', '' index " << i
          << " using 1:3 with lines title 'measured'\n";
+      for (int k = 1; k <= shaded; ++k) gp << "unset object " << k << "\n";
     }
     gp << "unset multiplot\n";
   }

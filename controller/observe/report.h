@@ -12,9 +12,23 @@
 
 namespace testbed {
 
+// A fault's interval on the wall clock (Unix seconds), from the lab's timeline.csv: a link
+// direction cut (`from` > `to`, state "down"), or a node paused or crashed (`from` the
+// node, `to` empty). A crash lasts until the node's next event, if any.
+struct FaultInterval {
+  std::string from, to;
+  std::string state;  // down, paused, crashed
+  double from_unix_s = 0;
+  double to_unix_s = 0;  // +infinity: it had not ended when the timeline was read
+};
+// timeline.csv's rows (timeline_log.h) placed on the wall clock by the lab's time zero
+// (timeline-start); rows with an error (not applied) are left out.
+std::vector<FaultInterval> fault_intervals(const std::string& timeline_csv, double zero_unix_s);
+
 struct ReportInput {
-  std::vector<nlohmann::json> runs;  // run summaries, oldest first
-  std::string link_samples_csv;      // may be empty
+  std::vector<nlohmann::json> runs;   // run summaries, oldest first
+  std::string link_samples_csv;       // may be empty
+  std::vector<FaultInterval> faults;  // shaded on the links' plots
 };
 
 struct ReportFiles {
@@ -29,6 +43,7 @@ struct ReportFiles {
 struct LinkSeries {
   std::string node, peer;
   std::vector<double> t, configured_mbit, measured_mbit;
+  double t0_unix_s = 0;  // the first sample's time, which t counts from
 };
 std::vector<LinkSeries> link_series(const std::string& csv);
 

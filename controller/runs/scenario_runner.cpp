@@ -116,6 +116,7 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
   nlohmann::json runs = nlohmann::json::array();
   std::vector<nlohmann::json> summaries;
   std::string first_link_samples;
+  std::vector<FaultInterval> first_faults;  // of the run whose links are plotted
   std::map<std::string, std::vector<nlohmann::json>> by_strategy;
 
   const int total = static_cast<int>(s.strategies.size()) * s.repetitions;
@@ -225,7 +226,13 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       // What the lab measured outlives it here.
       const std::string lab_dir = LabStore().dir(lab);
       const std::string samples = read_file(lab_dir + "/link_samples.csv");
-      if (first_link_samples.empty()) first_link_samples = samples;
+      if (first_link_samples.empty()) {
+        first_link_samples = samples;
+        // Its faults, shaded on the links' plots as `testbed report` shades a lab's.
+        double zero = 0;
+        if (std::ifstream z(lab_dir + "/timeline-start"); z >> zero)
+          first_faults = fault_intervals(read_file(lab_dir + "/timeline.csv"), zero);
+      }
       std::istringstream sample_lines(samples);
       std::string link_rows;
       for (std::string line; std::getline(sample_lines, line);) {
@@ -321,7 +328,7 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
   write_results();
 
   // Plots, as `testbed report` draws them.
-  ReportInput report{summaries, first_link_samples};
+  ReportInput report{summaries, first_link_samples, first_faults};
   render_report(report, out);
   return result;
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace testbed {
 namespace {
@@ -81,6 +82,56 @@ TEST(Report, TheScriptDrawsOnePlotPerRunAndPerDirection) {
   EXPECT_NE(script.find("index 1 using 1:2 with linespoints title 'netstorm'"), std::string::npos);
   EXPECT_NE(script.find("set title 'a > b'"), std::string::npos);
   EXPECT_TRUE(build_report({}, "/out").pngs.empty());
+}
+
+TEST(Report, FaultsAreShadedOnTheirDirectionsAndNodesPlots) {
+  const std::string csv =
+      "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state\n"
+      "2.0,2.0,0.1,0,a,b,8000000,0,0,\"\",down\n"
+      "3.0,3.0,0.1,0,a,b,4000000,0,0,\"\",down\n"  // a change while down: still one cut
+      "4.0,4.0,0.1,0,a,b,4000000,0,0,\"\",up\n"
+      "5.0,5.0,0.1,,c,,,,,\"\",paused\n"
+      "6.0,6.0,0.1,,c,,,,,\"\",running\n"
+      "7.0,7.0,0.1,0,b,a,8000000,0,0,\"refused\",down\n"  // not applied
+      "8.0,8.0,0.1,,b,,,,,\"\",crashed\n";
+  const auto faults = fault_intervals(csv, 100.0);
+  ASSERT_EQ(faults.size(), 3u);
+  EXPECT_EQ(faults[0].state, "down");
+  EXPECT_DOUBLE_EQ(faults[0].from_unix_s, 102.0);
+  EXPECT_DOUBLE_EQ(faults[0].to_unix_s, 104.0);
+  EXPECT_EQ(faults[1].from, "c");
+  EXPECT_DOUBLE_EQ(faults[1].to_unix_s, 106.0);
+  EXPECT_EQ(faults[2].state, "crashed");
+  EXPECT_TRUE(std::isinf(faults[2].to_unix_s));
+  // Samples from 101 to 111 s: a > b is shaded for its cut (1-3 s on its clock) and b's
+  // crash (7 s to its end); b > a for the crash only.
+  ReportInput in;
+  for (int t = 101; t <= 111; ++t) {
+    in.link_samples_csv += std::to_string(t) + ",0,a,b,8000000," + std::to_string(t * 1000) + "\n";
+    in.link_samples_csv += std::to_string(t) + ",0,b,a,8000000," + std::to_string(t * 1000) + "\n";
+  }
+  in.faults = faults;
+  std::string script;
+  const ReportFiles r = build_report(in, "/out");
+  for (const auto& [name, contents] : r.files)
+    if (name == r.script) script = contents;
+  const auto a_b = script.find("set title 'a > b'"), b_a = script.find("set title 'b > a'");
+  ASSERT_NE(a_b, std::string::npos);
+  ASSERT_NE(b_a, std::string::npos);
+  const std::string before_ab = script.substr(0, a_b);
+  const std::string before_ba = script.substr(a_b, b_a - a_b);
+  EXPECT_NE(before_ab.find("set object 1 rect from 1, graph 0 to 3, graph 1 behind fillcolor "
+                           "rgb '#ff9090'"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(before_ab.find("set object 2 rect from 7, graph 0 to 10, graph 1"), std::string::npos)
+      << script;
+  EXPECT_NE(before_ba.find("unset object 2"), std::string::npos) << "a > b's shading is undone";
+  EXPECT_NE(before_ba.find("set object 1 rect from 7, graph 0 to 10, graph 1 behind fillcolor "
+                           "rgb '#ffc870'"),
+            std::string::npos)
+      << script;
+  EXPECT_EQ(before_ba.find("'#ff9090'"), std::string::npos) << "b > a was never cut";
 }
 
 }  // namespace
