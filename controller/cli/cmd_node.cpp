@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include <cerrno>
-#include <cmath>
 #include <iostream>
 
 #include "controller/cli/args.h"

@@ -60,11 +60,17 @@ std::map<std::string, std::string> node_states_now(
     const auto it = recorded.find(name);
     std::string now = it == recorded.end() ? "running" : it->value("state", "running");
     if (now != "running") {
+      // Processes the event did not touch (a run started since) run; a pause whose
+      // processes have all ended (their run is over) holds nothing stopped any more.
       const auto touched = it->value("pids", std::vector<int>{});
+      bool touched_alive = false;
       for (const auto& p : node_job_processes(state, name)) {
-        const bool untouched = std::find(touched.begin(), touched.end(), p.pid) == touched.end();
-        if (untouched && alive(p)) now = "running";
+        const bool was_touched = std::find(touched.begin(), touched.end(), p.pid) != touched.end();
+        if (!alive(p)) continue;
+        if (!was_touched) now = "running";
+        touched_alive = touched_alive || was_touched;
       }
+      if (now == "paused" && !touched_alive) now = "running";
     }
     out[name] = now;
   }

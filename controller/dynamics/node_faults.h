@@ -61,7 +61,8 @@ void record_node_state(const std::string& lab_dir, const NodeFaultResult& r, dou
 nlohmann::json read_node_states(const std::string& lab_dir);
 // Each node of `state`'s plan and the state it is in now: its last event's (nodes.json),
 // unless the node has since got processes that event did not touch (a new `train` or
-// `launch` after a crash): then running. `alive` tells a recorded process still running.
+// `launch` after a crash), or was paused and its paused processes have all ended: then
+// running. `alive` tells a recorded process still running.
 std::map<std::string, std::string> node_states_now(
     const LabState& state, const nlohmann::json& recorded,
     const std::function<bool(const ProcessRecord&)>& alive);

@@ -307,8 +307,15 @@ TEST(Dynamics, AScheduledCrashKillsTheNodesProcessesOnly) {
   ASSERT_TRUE(wait_recorded("tbt-crash", {in_a, in_b}, 4 - seconds_since(t0)))
       << "exec took the schedule's 4 s to record itself: too slow a machine to judge";
   std::this_thread::sleep_until(t0 + std::chrono::seconds(6));
+  // Reaped once it has exited, which the crash (due at 4 s) makes it do; polled, not
+  // assumed done by 6 s on a loaded machine.
   int status = 0;
-  EXPECT_EQ(waitpid(in_a, &status, WNOHANG), in_a) << "a's process outlived a's crash";
+  pid_t reaped = 0;
+  for (int i = 0; i < 500 && reaped == 0; ++i) {
+    reaped = waitpid(in_a, &status, WNOHANG);
+    if (reaped == 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(reaped, in_a) << "a's process outlived a's crash";
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   EXPECT_EQ(waitpid(in_b, &status, WNOHANG), 0) << "b's process died with a";
   const auto st = nlohmann::json::parse(run_testbed({"status", "tbt-crash", "--json"}).output);

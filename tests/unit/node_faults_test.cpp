@@ -163,6 +163,11 @@ TEST(NodeFaults, ACrashedNodeRunsAgainOnceItHasNewProcesses) {
       node_states_now(s, recorded, [](const ProcessRecord& p) { return p.pid >= 400; });
   EXPECT_EQ(restarted.at("a"), "running");
   EXPECT_EQ(restarted.at("b"), "paused");
+  // b's paused agent ended (its run is over): nothing of b is stopped any more.
+  const auto ended =
+      node_states_now(s, recorded, [](const ProcessRecord& p) { return p.pid == 500; });
+  EXPECT_EQ(ended.at("b"), "running");
+  EXPECT_EQ(ended.at("a"), "running");
 }
 
 struct NoDelayLines : DelayLineControl {
