@@ -61,14 +61,6 @@ bool any_alive(const std::vector<int>& pids) {
 }
 
 // A process's state letter (/proc/PID/stat field 3: S, R, T when stopped, Z); '?' if gone.
-char stat_state(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return '?';
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
 double ping_field(const std::string& output, const std::regex& pattern) {
   std::smatch m;
   if (!std::regex_search(output, m, pattern)) return -1;
@@ -348,14 +340,14 @@ TEST(Dynamics, ANodePausedForAWhileIsStoppedThenContinuedByTheVerb) {
   bool a_stopped = false, b_stopped = false;
   int status = 0;
   while (waitpid(pauser, &status, WNOHANG) == 0) {
-    a_stopped = a_stopped || stat_state(in_a) == 'T';
-    b_stopped = b_stopped || stat_state(in_b) == 'T';
+    a_stopped = a_stopped || process_state(in_a) == 'T';
+    b_stopped = b_stopped || process_state(in_b) == 'T';
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_TRUE(a_stopped);
   EXPECT_FALSE(b_stopped);
-  EXPECT_NE(stat_state(in_a), 'T') << "a was left stopped";
+  EXPECT_NE(process_state(in_a), 'T') << "a was left stopped";
   std::ifstream log("/run/testbed/tbt-pause/timeline.csv");
   std::string all((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
   EXPECT_NE(all.find(",,a,,,,,\"\",paused"), std::string::npos) << all;

@@ -33,14 +33,6 @@ bool alive(int pid) {
 }
 
 // A process's state letter from /proc/PID/stat (R, S, T for stopped, ...); '?' when gone.
-char process_state(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return '?';
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }

@@ -215,4 +215,12 @@ void wait_for_listener(const std::string& lab, const std::string& node) {
   FAIL() << "iperf3 server never listened";
 }
 
+char process_state(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return '?';
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+}
+
 }  // namespace testbed::it

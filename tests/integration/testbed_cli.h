@@ -97,6 +97,10 @@ void expect_train_refused(const std::string& lab, const std::vector<std::string>
 // rather than a guessed sleep (a loaded machine starts it late); a test failure after 10 s.
 void wait_for_listener(const std::string& lab, const std::string& node);
 
+// A process's state letter from /proc/PID/stat ('R', 'S', 'T' when stopped, ...), '?' once
+// it is gone. The name in parentheses may hold spaces, so the state follows the last ')'.
+char process_state(int pid);
+
 // Tests on profiles/tiny/line4.yaml's lab, tbt-line4 (four nodes in a line, the middle
 // hop the bottleneck): up before each test, down after it whatever its outcome.
 class Line4Lab : public ::testing::Test {
