@@ -10,7 +10,9 @@
 // process runs in), and each node keeps its own control socket.
 //
 // usage: testbed-delayline NODE... [--release-window-us N]
-//   NODE: --control PATH [--netns /run/netns/NS] --queue NUM:DELAY_US:JITTER_US:SEED[:reorder]...
+//   NODE: --control PATH [--netns /run/netns/NS]
+//         --queue NUM:DELAY_US:JITTER_US:SEED[:reorder][:ge=P,R,BAD,GOOD]...
+// ge= gives the queue bursty loss (netns/burst_loss.h), decided here per packet.
 // Control datagrams on a node's PATH (a filesystem socket, reachable from any namespace):
 //   "set NUM DELAY_US JITTER_US"   changes a queue's delay for packets that arrive from then on
 //   "stats NAME"                   writes the node's queues' release lateness and kernel drops
@@ -38,10 +40,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "netns/burst_loss.h"
 #include "netns/delay_line_stats.h"
 #include "netns/delay_queue.h"
 
@@ -75,6 +79,9 @@ constexpr int64_t kWindowShareOfDelay = 50;
 // (sched_rt_runtime_us, 95% of each second) keeps an overloaded delay line from starving
 // the host, and health then reports the lateness as before.
 constexpr int kRealtimePriority = 1;
+// XORed into a queue's seed for its loss chain, so that loss and jitter draw apart (the
+// 64-bit golden ratio, an arbitrary constant with well-mixed bits).
+constexpr uint64_t kBurstSeedMask = 0x9e3779b97f4a7c15ULL;
 
 volatile sig_atomic_t g_stop = 0;
 void on_stop(int) {
@@ -102,6 +109,8 @@ struct Queue {
   nfq_q_handle* handle = nullptr;
   testbed::DelayQueue delay;
   int64_t window_us = 0;
+  // Bursty loss, decided here (iptables' statistic match can only drop independently).
+  std::optional<testbed::GilbertElliottLoss> burst;
 };
 
 int64_t release_window(int64_t delay_us, int64_t cap_us) {
@@ -111,7 +120,15 @@ int64_t release_window(int64_t delay_us, int64_t cap_us) {
 int on_packet(nfq_q_handle*, nfgenmsg*, nfq_data* nfa, void* data) {
   auto* q = static_cast<Queue*>(data);
   const nfqnl_msg_packet_hdr* hdr = nfq_get_msg_packet_hdr(nfa);
-  if (hdr) q->delay.admit(ntohl(hdr->packet_id), now_us());
+  if (!hdr) return 0;
+  const uint32_t id = ntohl(hdr->packet_id);
+  if (q->burst && q->burst->lose()) {
+    // Dropped on arrival, as netem drops before it queues. A later batch verdict in FIFO
+    // order covers only what the kernel still holds.
+    nfq_set_verdict(q->handle, id, NF_DROP, 0, nullptr);
+    return 0;
+  }
+  q->delay.admit(id, now_us());
   return 0;
 }
 
@@ -248,7 +265,46 @@ int fail(const std::string& call) {
 const char* const kUsage =
     "usage: testbed-delayline NODE... [--release-window-us N]\n"
     "  NODE: --control PATH [--netns /run/netns/NS] --queue "
-    "NUM:DELAY_US:JITTER_US:SEED[:reorder] ...\n";
+    "NUM:DELAY_US:JITTER_US:SEED[:reorder][:ge=P,R,BAD,GOOD] ...\n";
+
+// NUM:DELAY_US:JITTER_US:SEED, then any of ":reorder" and ":ge=P,R,BAD,GOOD" (the
+// Gilbert-Elliott model's probabilities, netns/burst_loss.h).
+bool parse_queue(const std::string& spec, Node& node) {
+  std::vector<std::string> fields;
+  std::stringstream in(spec);
+  for (std::string f; std::getline(in, f, ':');) fields.push_back(f);
+  unsigned num = 0;
+  long long delay = 0, jitter = 0;
+  unsigned long long seed = 0;
+  char end = 0;
+  if (fields.size() < 4 || std::sscanf(fields[0].c_str(), "%u%c", &num, &end) != 1 ||
+      std::sscanf(fields[1].c_str(), "%lld%c", &delay, &end) != 1 ||
+      std::sscanf(fields[2].c_str(), "%lld%c", &jitter, &end) != 1 ||
+      std::sscanf(fields[3].c_str(), "%llu%c", &seed, &end) != 1 || num > UINT16_MAX) {
+    return false;
+  }
+  bool reorder = false;
+  std::optional<testbed::GilbertElliott> burst;
+  for (size_t i = 4; i < fields.size(); ++i) {
+    testbed::GilbertElliott m;
+    if (fields[i] == "reorder") {
+      reorder = true;
+    } else if (std::sscanf(fields[i].c_str(), "ge=%lf,%lf,%lf,%lf%c", &m.p, &m.r, &m.bad_loss,
+                           &m.good_loss, &end) == 4) {
+      for (double x : {m.p, m.r, m.bad_loss, m.good_loss})
+        if (!(x >= 0 && x <= 1)) return false;
+      burst = m;
+    } else {
+      return false;
+    }
+  }
+  Queue q{static_cast<uint16_t>(num), nullptr, testbed::DelayQueue({delay, jitter, reorder}, seed),
+          0, std::nullopt};
+  // Its own stream, apart from the jitter's: the same seed, scrambled by a constant.
+  if (burst) q.burst.emplace(*burst, seed ^ kBurstSeedMask);
+  node.queues.emplace(num, std::move(q));
+  return true;
+}
 
 // Reads the nodes; false (after saying why) on a malformed command line.
 bool parse(int argc, char** argv, std::vector<Node>& nodes, int64_t& window_cap_us) {
@@ -265,19 +321,10 @@ bool parse(int argc, char** argv, std::vector<Node>& nodes, int64_t& window_cap_
     } else if (opt == "--netns") {
       nodes.back().netns = val;
     } else if (opt == "--queue") {
-      unsigned num = 0;
-      long long delay = 0, jitter = 0;
-      unsigned long long seed = 0;
-      char mode[16] = "";
-      if (std::sscanf(val.c_str(), "%u:%lld:%lld:%llu:%15s", &num, &delay, &jitter, &seed, mode) <
-          4) {
+      if (!parse_queue(val, nodes.back())) {
         std::fprintf(stderr, "testbed-delayline: bad --queue '%s'\n", val.c_str());
         return false;
       }
-      nodes.back().queues.emplace(
-          num,
-          Queue{static_cast<uint16_t>(num), nullptr,
-                testbed::DelayQueue({delay, jitter, std::string(mode) == "reorder"}, seed), 0});
     } else {
       std::fprintf(stderr, "testbed-delayline: unknown option %s\n", opt.c_str());
       return false;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "netns/burst_loss.h"
 #include "netns/ipv4.h"
 
 namespace testbed {
@@ -38,6 +39,9 @@ struct NetemParams {
   // Jitter without reordering, as the delay line does by default: a packet never leaves
   // before the one ahead of it (tc_objects.cpp says how netem is made to keep order).
   bool keep_order = true;
+  // Bursty loss instead of `loss` (burst_loss.h): netem's Gilbert-Elliott model. Like
+  // order keeping it is not read back (libnl does not parse netem's loss models).
+  std::optional<GilbertElliott> burst;
   bool operator==(const NetemParams&) const = default;
 };
 

@@ -18,6 +18,10 @@ namespace {
 // netem expresses probabilities as a fraction of 2^32 - 1.
 constexpr double kNetemProbabilityScale = 4294967295.0;
 
+uint32_t probability(double fraction) {
+  return static_cast<uint32_t>(std::llround(fraction * kNetemProbabilityScale));
+}
+
 void base(rtnl_tc* tc, int ifindex, uint32_t parent, uint32_t handle, const char* kind) {
   rtnl_tc_set_ifindex(tc, ifindex);
   rtnl_tc_set_parent(tc, parent);
@@ -89,13 +93,27 @@ Message make_netem_request(int ifindex, const NetemParams& n, int flags) {
   q.latency = nl_us2ticks(n.delay_us);  // in the kernel's scheduler ticks, as tc sends it
   q.jitter = nl_us2ticks(n.jitter_us);
   q.limit = n.limit_packets;
-  q.loss = static_cast<uint32_t>(std::llround(n.loss * kNetemProbabilityScale));
+  q.loss = probability(n.burst ? 0 : n.loss);
   void* room = nlmsg_reserve(msg.get(), sizeof q, NLMSG_ALIGNTO);
   if (!room) throw KernelError("nlmsg_reserve(tc_netem_qopt): message full");
   std::memcpy(room, &q, sizeof q);
   tc_netem_rate rate{};
   rate.rate = n.keep_order ? UINT32_MAX : 0;
   nl::check(nla_put(msg.get(), TCA_NETEM_RATE, sizeof rate, &rate), "nla_put(TCA_NETEM_RATE)");
+  if (n.burst) {
+    // The Gilbert-Elliott chain (sch_netem.c, loss_gilb_ell): in the good state a packet is
+    // lost when a draw falls below k1, in the bad state when it falls above h, so h is the
+    // bad state's delivery probability. A change without this attribute returns netem to
+    // Bernoulli loss (netem_change), so a live change keeps sending it.
+    tc_netem_gemodel ge{};
+    ge.p = probability(n.burst->p);
+    ge.r = probability(n.burst->r);
+    ge.h = probability(1 - n.burst->bad_loss);
+    ge.k1 = probability(n.burst->good_loss);
+    nlattr* loss = nla_nest_start(msg.get(), TCA_NETEM_LOSS);
+    nl::check(nla_put(msg.get(), NETEM_LOSS_GE, sizeof ge, &ge), "nla_put(NETEM_LOSS_GE)");
+    nla_nest_end(msg.get(), loss);
+  }
   nla_nest_end(msg.get(), opts);
   return msg;
 }

@@ -29,7 +29,7 @@ repo=$PWD
 backends="netem delayline"
 # The emulation's integration tests: bring-up, links over time and impairments, `link set`,
 # the timeline, faults, clean-up and the crash tests, VXLAN between hosts.
-filter='Bringup*:Dynamics*:Cleanup*:Crash*:CrashOnALab*:Faults*:Vxlan*:Metrics*'
+filter='Bringup*:Dynamics*:BurstLoss*:Cleanup*:Crash*:CrashOnALab*:Faults*:Vxlan*:Metrics*'
 ci=0
 timeout_s=2400
 # qemu's software emulation by default: KVM inside this project's machines (themselves

@@ -64,6 +64,8 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
       d.params.jitter = Duration{j["jitter_us"].get<int64_t>()};
       d.params.loss = Fraction{j["loss_fraction"].get<double>()};
       d.params.reorder = j["reorder"].get<bool>();
+      if (j.contains("gilbert_elliott"))
+        d.params.burst_loss = burst_loss_from_json(j["gilbert_elliott"]);
       d.params.schedule = schedule_from_json(j["schedule"]);
       if (j.contains("faults")) d.params.faults = changes_from_json(j["faults"]);
       d.htb = htb_from_json(j["htb"]);
@@ -85,6 +87,12 @@ std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
 
 void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
   DirectionParams next = d.params;
+  if (change.loss && d.params.burst_loss) {
+    // The profile refuses a schedule of loss on such a direction; this is `link set`.
+    throw std::runtime_error("link " + d.from + "->" + d.to +
+                             " has gilbert_elliott loss from its profile; its loss is the "
+                             "model's and cannot be set live");
+  }
   if (change.rate) next.rate = *change.rate;
   if (change.delay) next.delay = *change.delay;
   if (change.loss) next.loss = *change.loss;

@@ -58,9 +58,11 @@ bool Applier::in_effect(const Step& step) {
                  [&](const AddIngressNetem& s) {
                    const auto have = kernel_.ingress_netem(s.ns, s.netem.ifb);
                    if (!have) return false;
-                   // Order keeping is not read back (tc_objects.h): taken as planned.
+                   // Order keeping and bursty loss are not read back (kernel.h): taken
+                   // as planned.
                    NetemParams want = s.netem.netem;
                    want.keep_order = have->keep_order;
+                   want.burst = have->burst;
                    return *have == want;
                  },
                  [&](const ShapeEgress& s) {

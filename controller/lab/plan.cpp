@@ -2,6 +2,7 @@
 
 #include "controller/lab/overloaded.h"
 #include "controller/lab/step_json.h"
+#include "controller/topology/burst_loss_parser.h"
 #include "controller/topology/node_events.h"
 #include "controller/topology/schedule.h"
 
@@ -37,20 +38,36 @@ HtbShaping htb_from_json(const nlohmann::json& j) {
   return h;
 }
 
+nlohmann::json burst_loss_to_json(const GilbertElliott& m) {
+  return {{"p", m.p}, {"r", m.r}, {"bad", m.bad_loss}, {"good", m.good_loss}};
+}
+
+GilbertElliott burst_loss_from_json(const nlohmann::json& j) {
+  return {j.at("p").get<double>(), j.at("r").get<double>(), j.at("bad").get<double>(),
+          j.at("good").get<double>()};
+}
+
 nlohmann::json netem_to_json(const IngressNetem& n) {
-  return {{"ifb", n.ifb},
-          {"delay_us", n.netem.delay_us},
-          {"jitter_us", n.netem.jitter_us},
-          {"loss", n.netem.loss},
-          {"limit_packets", n.netem.limit_packets},
-          {"keep_order", n.netem.keep_order}};
+  nlohmann::json j = {{"ifb", n.ifb},
+                      {"delay_us", n.netem.delay_us},
+                      {"jitter_us", n.netem.jitter_us},
+                      {"loss", n.netem.loss},
+                      {"limit_packets", n.netem.limit_packets},
+                      {"keep_order", n.netem.keep_order}};
+  if (n.netem.burst) j["gilbert_elliott"] = burst_loss_to_json(*n.netem.burst);
+  return j;
 }
 
 IngressNetem netem_from_json(const nlohmann::json& j) {
-  return {j.at("ifb").get<std::string>(),
-          NetemParams{j.at("delay_us").get<uint32_t>(), j.at("jitter_us").get<uint32_t>(),
-                      j.at("loss").get<double>(), j.at("limit_packets").get<uint32_t>(),
-                      j.at("keep_order").get<bool>()}};
+  IngressNetem n;
+  n.ifb = j.at("ifb").get<std::string>();
+  n.netem.delay_us = j.at("delay_us").get<uint32_t>();
+  n.netem.jitter_us = j.at("jitter_us").get<uint32_t>();
+  n.netem.loss = j.at("loss").get<double>();
+  n.netem.limit_packets = j.at("limit_packets").get<uint32_t>();
+  n.netem.keep_order = j.at("keep_order").get<bool>();
+  if (j.contains("gilbert_elliott")) n.netem.burst = burst_loss_from_json(j["gilbert_elliott"]);
+  return n;
 }
 
 namespace {
@@ -74,6 +91,10 @@ nlohmann::json direction_json(const PlannedDirection& d) {
                       {"queue", d.queue},
                       {"schedule", schedule_to_json(d.params.schedule)},
                       {"htb", htb_to_json(d.htb)}};
+  if (d.params.burst_loss) {
+    j["loss"] = format_burst_loss(*d.params.burst_loss);
+    j["gilbert_elliott"] = burst_loss_to_json(*d.params.burst_loss);
+  }
   if (d.netem) j["netem"] = netem_to_json(*d.netem);
   if (!d.params.faults.empty()) j["faults"] = changes_to_json(d.params.faults);  // partitions
   return j;
@@ -129,8 +150,9 @@ std::string describe_step(const Step& step) {
             return "netem " + s.netem.ifb + "@" + s.ns + " (from " + s.dev + ") delay " +
                    format_duration(Duration{s.netem.netem.delay_us}) + " jitter " +
                    format_duration(Duration{s.netem.netem.jitter_us}) + " loss " +
-                   format_percent(Fraction{s.netem.netem.loss}) + " limit " +
-                   std::to_string(s.netem.netem.limit_packets) + "pkt";
+                   (s.netem.netem.burst ? format_burst_loss(*s.netem.netem.burst)
+                                        : format_percent(Fraction{s.netem.netem.loss})) +
+                   " limit " + std::to_string(s.netem.netem.limit_packets) + "pkt";
           },
           [](const ShapeEgress& s) {
             return "htb " + s.dev + "@" + s.ns + " rate " +
@@ -217,6 +239,7 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
                    {"jitter_us", x.jitter_us},
                    {"seed", x.seed},
                    {"reorder", x.reorder}});
+      if (x.burst) q.back()["gilbert_elliott"] = burst_loss_to_json(*x.burst);
     }
     j["delay_lines"].push_back({{"node", dl.node}, {"namespace", dl.ns}, {"queues", q}});
   }

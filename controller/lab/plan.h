@@ -106,6 +106,7 @@ struct PlannedDelayLine {
     int64_t delay_us = 0, jitter_us = 0;
     uint64_t seed = 0;
     bool reorder = false;
+    std::optional<GilbertElliott> burst;  // the delay line's own loss (burst_loss.h)
   };
   std::vector<Queue> queues;
 };
@@ -152,6 +153,8 @@ nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::stri
                               bool with_routes);
 nlohmann::json htb_to_json(const HtbShaping& h);
 HtbShaping htb_from_json(const nlohmann::json& j);
+nlohmann::json burst_loss_to_json(const GilbertElliott& m);
+GilbertElliott burst_loss_from_json(const nlohmann::json& j);
 nlohmann::json netem_to_json(const IngressNetem& n);
 IngressNetem netem_from_json(const nlohmann::json& j);
 // A plan node's "events", as the timeline reads them back; absent: none.

@@ -22,7 +22,8 @@ void TextTable::print(std::ostream& out, const std::string& indent) const {
 
 static std::string shaping_cell(const PlannedDirection& d) {
   return format_rate(d.params.rate) + " " + format_duration(d.params.delay) + " " +
-         format_percent(d.params.loss) +
+         (d.params.burst_loss ? "GE " + format_percent(Fraction{d.params.burst_loss->mean_loss()})
+                              : format_percent(d.params.loss)) +
          (d.params.jitter.us ? " jitter " + format_duration(d.params.jitter) : "");
 }
 

@@ -101,13 +101,15 @@ NetemParams size_netem(const DirectionParams& params) {
   n.delay_us = static_cast<uint32_t>(params.delay.us);
   n.jitter_us = static_cast<uint32_t>(params.jitter.us);
   n.loss = params.loss.value;
+  n.burst = params.burst_loss;
   n.limit_packets = clamp_u32(std::max(kMinNetemLimit, held_bytes / kMinFrameBytes));
   n.keep_order = !params.reorder;
   return n;
 }
 
 bool impaired(const DirectionParams& d) {
-  return d.delay.us > 0 || d.jitter.us > 0 || d.loss.value > 0 || schedule_impairs(d.schedule);
+  return d.delay.us > 0 || d.jitter.us > 0 || d.loss.value > 0 || d.burst_loss ||
+         schedule_impairs(d.schedule);
 }
 
 Plan make_plan(const Topology& topo, bool kernel_has_netem) {
@@ -218,7 +220,8 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
         line.node = to.name;
         line.ns = to.ns;
         line.queues.push_back({static_cast<uint16_t>(d.queue), p.delay.us, p.jitter.us,
-                               topo.seed ^ (d.stream * 0x9e3779b97f4a7c15ULL), p.reorder});
+                               topo.seed ^ (d.stream * 0x9e3779b97f4a7c15ULL), p.reorder,
+                               p.burst_loss});
       }
       return d;
     };

@@ -148,7 +148,11 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
       links.add({d["from"], d["to"], d["dev"],
                  format_rate(Rate{now["rate_bits_per_s"].get<uint64_t>()}),
                  format_duration(Duration{now["delay_us"].get<int64_t>()}),
-                 format_percent(Fraction{now["loss"].get<double>()}),
+                 // Bursty loss shows its long-run mean (burst_loss.h).
+                 d.contains("gilbert_elliott")
+                     ? "GE " + format_percent(
+                                   Fraction{burst_loss_from_json(d["gilbert_elliott"]).mean_loss()})
+                     : format_percent(Fraction{now["loss"].get<double>()}),
                  now.value("down", false) ? "DOWN" : "up",
                  have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
                       : (live ? "MISSING" : "?"),

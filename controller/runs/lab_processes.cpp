@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 #include <thread>
@@ -14,6 +15,17 @@
 #include "netns/node_identity.h"
 
 namespace testbed {
+namespace {
+
+// ":ge=P,R,BAD,GOOD" of a delay line's --queue: the probabilities printed exactly (%.17g
+// parses back to the same double).
+std::string burst_spec(const GilbertElliott& m) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, ":ge=%.17g,%.17g,%.17g,%.17g", m.p, m.r, m.bad_loss, m.good_loss);
+  return buf;
+}
+
+}  // namespace
 
 // Starts the lab's long-lived processes, recording each before anything can fail: the
 // delay lines of the nodes that receive delayed links, and the timeline when there are
@@ -33,7 +45,7 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
         argv.push_back("--queue");
         argv.push_back(std::to_string(q.num) + ":" + std::to_string(q.delay_us) + ":" +
                        std::to_string(q.jitter_us) + ":" + std::to_string(q.seed) +
-                       (q.reorder ? ":reorder" : ""));
+                       (q.reorder ? ":reorder" : "") + (q.burst ? burst_spec(*q.burst) : ""));
       }
     }
     if (plan.release_window_us) {

@@ -10,6 +10,7 @@
 
 #include "controller/topology/impairment_backend.h"
 #include "controller/topology/units.h"
+#include "netns/burst_loss.h"
 #include "netns/ipv4.h"
 
 namespace testbed {
@@ -65,6 +66,8 @@ struct DirectionParams {
   Duration delay;
   Duration jitter;
   Fraction loss;
+  // Bursty loss instead of `loss` (burst_loss_parser.h); `loss` is then 0.
+  std::optional<GilbertElliott> burst_loss;
   std::optional<QueueSize> queue;  // unset: the planner sizes it from the bandwidth-delay product
   bool reorder = false;            // let jitter reorder packets (a real FIFO link does not)
   Schedule schedule;

@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "controller/topology/address_plan.h"
+#include "controller/topology/burst_loss_parser.h"
 #include "controller/topology/comma_list.h"
 #include "controller/topology/diagnostics.h"
 #include "controller/topology/node_events.h"
@@ -42,6 +43,7 @@ struct ParamsLayer {
   std::optional<Rate> rate;
   std::optional<Duration> delay, jitter;
   std::optional<Fraction> loss;
+  std::optional<GilbertElliott> burst_loss;
   std::optional<QueueSize> queue;
   std::optional<bool> reorder;
   std::optional<Schedule> schedule;
@@ -196,7 +198,12 @@ class Parser {
     if (n["bandwidth"]) layer.rate = value<Rate>(n["bandwidth"], "bandwidth", parse_rate);
     if (n["delay"]) layer.delay = value<Duration>(n["delay"], "delay", parse_duration);
     if (n["jitter"]) layer.jitter = value<Duration>(n["jitter"], "jitter", parse_duration);
-    if (n["loss"]) layer.loss = value<Fraction>(n["loss"], "loss", parse_percent);
+    if (n["loss"] && n["loss"].IsMap()) {
+      layer.burst_loss = parse_burst_loss(
+          n["loss"], [this](const YAML::Node& at, const std::string& m) { error(at, m); });
+    } else if (n["loss"]) {
+      layer.loss = value<Fraction>(n["loss"], "loss", parse_percent);
+    }
     if (n["queue"]) layer.queue = value<QueueSize>(n["queue"], "queue", parse_queue_size);
     if (n["reorder"]) {
       try {
@@ -286,7 +293,15 @@ class Parser {
     if (l.rate) d.rate = *l.rate;
     if (l.delay) d.delay = *l.delay;
     if (l.jitter) d.jitter = *l.jitter;
-    if (l.loss) d.loss = *l.loss;
+    // One kind of loss per direction: the nearer layer's, whichever it is.
+    if (l.loss) {
+      d.loss = *l.loss;
+      d.burst_loss.reset();
+    }
+    if (l.burst_loss) {
+      d.burst_loss = *l.burst_loss;
+      d.loss = Fraction{0};
+    }
     if (l.queue) d.queue = *l.queue;
     if (l.reorder) d.reorder = *l.reorder;
     if (l.schedule) d.schedule = *l.schedule;
@@ -337,6 +352,15 @@ class Parser {
         overlay(*dir, defaults);
         overlay(*dir, common);
         overlay(*dir, *own);
+        // The chain's state is the loss's meaning: a schedule could only replace it.
+        const bool loss_scheduled =
+            std::any_of(dir->schedule.changes.begin(), dir->schedule.changes.end(),
+                        [](const ScheduleChange& c) { return c.loss.has_value(); });
+        if (dir->burst_loss && loss_scheduled) {
+          error(ln, "link " + label + " (" + name +
+                        "): a direction with gilbert_elliott loss cannot change its loss in a "
+                        "schedule");
+        }
         // A schedule that sets a rate at time 0 stands in for a static bandwidth.
         const uint64_t stream = direction_stream(topo.links.size(), dir == &link.b2a);
         if (auto r = initial_rate(dir->schedule, stream)) dir->rate = *r;
