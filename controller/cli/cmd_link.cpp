@@ -66,16 +66,10 @@ int run_link(const Argv& argv) {
               << "'\n";
     return kExitInvalid;
   }
-  LibnlKernel kernel;
-  SocketDelayLineControl delay_lines(dir);
-  const auto backend =
-      parse_backend_name(state.plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine);
-  LinkChanger changer(kernel, delay_lines, backend);
+  LabLinkChanger lab_changer(dir, state.plan);
+  LinkChanger& changer = lab_changer.get();
   for (LiveDirection* d : chosen) {
-    const double at = lab_time_s(dir);
-    changer.apply(*d, change);
-    record_current(dir, *d);
-    append_timeline_row(dir, direction_row(at, lab_time_s(dir), *d, ""));
+    apply_by_hand(changer, dir, *d, change);
     std::cout << "link " << d->from << " -> " << d->to << ": " << format_rate(d->params.rate) << " "
               << format_duration(d->params.delay) << " " << format_percent(d->params.loss)
               << (d->down ? " down" : "") << "\n";

@@ -2,14 +2,11 @@
 // hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
 // `pause --for D` waits D, then resumes; an interrupt (Ctrl-C, SIGTERM) resumes at once, so
 // the verb never leaves a node stopped behind it. Each event is logged in timeline.csv.
-#include <signal.h>
-#include <time.h>
-
-#include <cerrno>
 #include <iostream>
 
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
+#include "controller/cli/timed_wait.h"
 #include "controller/cli/verbs.h"
 #include "controller/dynamics/node_faults.h"
 #include "controller/dynamics/timeline_log.h"
@@ -29,31 +26,6 @@ void apply_and_log(LabNodeFaulter& faulter, const std::string& dir, const std::s
             << (r.processes == 1 ? " process" : " processes") << " " << node_state_after(kind)
             << "\n"
             << std::flush;
-}
-
-// Waits `us`, or until SIGINT, SIGTERM or SIGHUP (blocked, so taken here and not by a
-// handler); returns the signal, or 0 when the time ran out.
-int wait_or_signal(int64_t us) {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-  sigprocmask(SIG_BLOCK, &set, nullptr);
-  timespec left{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
-  timespec start{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
-  for (;;) {
-    const int sig = sigtimedwait(&set, nullptr, &left);
-    if (sig > 0) return sig;
-    if (errno == EAGAIN) return 0;
-    // EINTR (another signal, e.g. SIGCHLD): wait for what is left.
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    const int64_t gone =
-        (now.tv_sec - start.tv_sec) * 1000000 + (now.tv_nsec - start.tv_nsec) / 1000;
-    if (gone >= us) return 0;
-    const int64_t rest = us - gone;
-    left = {static_cast<time_t>(rest / 1000000), static_cast<long>(rest % 1000000) * 1000};
-  }
 }
 
 }  // namespace

@@ -29,11 +29,8 @@ int run_timeline(const Argv& argv) {
   const std::string lab = args.positional(0);
   const LabState state = store.load(lab);
   const std::string dir = store.dir(lab);
-  const auto backend =
-      parse_backend_name(state.plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine);
-  LibnlKernel kernel;
-  SocketDelayLineControl delay_lines(dir);
-  LinkChanger changer(kernel, delay_lines, backend);
+  LabLinkChanger lab_changer(dir, state.plan);
+  LinkChanger& changer = lab_changer.get();
   KillSignaller signaller;
   LabNodeFaulter faulter(store, lab, signaller);
   Timeline(live_directions(state.plan, read_current(dir)), changer,

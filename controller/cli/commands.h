@@ -33,6 +33,7 @@ int run_clean(const Argv& args);
 int run_doctor(const Argv& args);
 int run_link(const Argv& args);
 int run_node(const Argv& args);
+int run_partition(const Argv& args);
 int run_train(const Argv& args);
 int run_timeline(const Argv& args);
 int run_exporter(const Argv& args);

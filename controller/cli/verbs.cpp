@@ -67,6 +67,12 @@ const std::map<std::string, Verb>& verbs() {
         "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L] | link down|up "
         "LAB A B [--dir a2b|b2a|both]",
         "change a live link in place, or cut it (a fault) and restore it"}},
+      {"partition",
+       {run_partition, "partition LAB NODE[,NODE...] [--for D | --heal]",
+        "cut the nodes from the rest (every link crossing the cut down, both ways); --for D: "
+        "then restore what it cut; --heal: restore every crossing link",
+        "a link already down stays as it was after --for, so partitions may overlap; a\n"
+        "  profile's `partitions:` does the same at set times (docs/faults.md)."}},
       {"node",
        {run_node, "node crash|pause|resume LAB NODE [--for D]",
         "crash a node's processes (SIGKILL), pause them (SIGSTOP; --for D: then resume), "

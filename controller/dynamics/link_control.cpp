@@ -37,6 +37,12 @@ void SocketDelayLineControl::set_delay(const std::string& rx_node, uint16_t queu
   }
 }
 
+LabLinkChanger::LabLinkChanger(const std::string& lab_dir, const nlohmann::json& plan)
+    : delay_lines_(lab_dir),
+      changer_(
+          kernel_, delay_lines_,
+          parse_backend_name(plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine)) {}
+
 std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
                                            const nlohmann::json& current) {
   std::vector<LiveDirection> out;

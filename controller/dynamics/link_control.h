@@ -10,6 +10,7 @@
 
 #include "controller/topology/topology.h"
 #include "netns/kernel.h"
+#include "netns/libnl_kernel.h"
 
 namespace testbed {
 
@@ -68,6 +69,19 @@ class LinkChanger {
   Kernel& kernel_;
   DelayLineControl& delay_lines_;
   ImpairmentBackend backend_;
+};
+
+// The LinkChanger of a live lab, with what it acts through: this host's kernel, and the
+// lab's delay lines by their control sockets; the backend is the one `up` chose.
+class LabLinkChanger {
+ public:
+  LabLinkChanger(const std::string& lab_dir, const nlohmann::json& plan);
+  LinkChanger& get() { return changer_; }
+
+ private:
+  LibnlKernel kernel_;
+  SocketDelayLineControl delay_lines_;
+  LinkChanger changer_;
 };
 
 // current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss, down}, under a lock so the

@@ -74,4 +74,12 @@ void append_timeline_row(const std::string& lab_dir, const std::string& row) {
     throw_errno("write(" + path + ")");
 }
 
+void apply_by_hand(LinkChanger& changer, const std::string& lab_dir, LiveDirection& d,
+                   const ScheduleChange& change) {
+  const double at = lab_time_s(lab_dir);
+  changer.apply(d, change);
+  record_current(lab_dir, d);
+  append_timeline_row(lab_dir, direction_row(at, lab_time_s(lab_dir), d, ""));
+}
+
 }  // namespace testbed

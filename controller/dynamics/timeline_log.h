@@ -26,4 +26,9 @@ double lab_time_s(const std::string& lab_dir);
 // append at once, and O_APPEND keeps each row whole.
 void append_timeline_row(const std::string& lab_dir, const std::string& row);
 
+// A change by hand (`testbed link`, `testbed partition`): applied, recorded in current.json
+// and logged, due when applied. Throws as LinkChanger::apply does, before recording.
+void apply_by_hand(LinkChanger& changer, const std::string& lab_dir, LiveDirection& d,
+                   const ScheduleChange& change);
+
 }  // namespace testbed

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <thread>
 
 #include "controller/lab/teardown.h"
@@ -60,7 +61,6 @@ bool any_alive(const std::vector<int>& pids) {
   return false;
 }
 
-// A process's state letter (/proc/PID/stat field 3: S, R, T when stopped, Z); '?' if gone.
 double ping_field(const std::string& output, const std::regex& pattern) {
   std::smatch m;
   if (!std::regex_search(output, m, pattern)) return -1;
@@ -354,17 +354,24 @@ TEST(Dynamics, ANodePausedForAWhileIsStoppedThenContinuedByTheVerb) {
   EXPECT_NE(all.find(",,a,,,,,\"\",running"), std::string::npos) << all;
 }
 
+// a, b and c, each link 10 Mbit/s; `extra` follows the links (partitions).
+std::string triangle_profile(const std::string& lab, const std::string& extra) {
+  const std::string path = temp_file(lab + ".yaml");
+  std::ofstream(path) << "lab: " << lab << "\nnodes: {a: {}, b: {}, c: {}}\nlinks:\n"
+                      << "  - {endpoints: [a, b], bandwidth: 10mbit}\n"
+                         "  - {endpoints: [b, c], bandwidth: 10mbit}\n"
+                         "  - {endpoints: [a, c], bandwidth: 10mbit}\n"
+                      << extra;
+  return path;
+}
+
 // A partition of c from 1 s to 6 s: a's pings to c go unanswered meanwhile (both links to c
 // are cut), a's to b are answered (their link does not cross), and after the heal c answers.
 TEST(Dynamics, APartitionCutsExactlyTheCrossingPairsUntilItHeals) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-part");
-  const std::string profile = temp_file("tbt-part.yaml");
-  std::ofstream(profile) << "lab: tbt-part\nnodes: {a: {}, b: {}, c: {}}\nlinks:\n"
-                            "  - {endpoints: [a, b], bandwidth: 10mbit}\n"
-                            "  - {endpoints: [b, c], bandwidth: 10mbit}\n"
-                            "  - {endpoints: [a, c], bandwidth: 10mbit}\n"
-                            "partitions:\n  - {nodes: [c], at: 1s, heal: 6s}\n";
+  const std::string profile =
+      triangle_profile("tbt-part", "partitions:\n  - {nodes: [c], at: 1s, heal: 6s}\n");
   const Result up = run_testbed({"up", profile});
   ASSERT_EQ(up.status, 0) << up.output;
   const auto t0 = std::chrono::steady_clock::now();
@@ -393,6 +400,52 @@ TEST(Dynamics, APartitionCutsExactlyTheCrossingPairsUntilItHeals) {
   }
   EXPECT_EQ(downs, 4);
   EXPECT_EQ(ups, 4);
+}
+
+// A partition by hand (`testbed partition`): c cut from a and b. Its links go down both
+// ways, a still reaches b; `--heal` restores every crossing link, even one cut before by
+// `link down`; `--for` restores only what it cut itself. Bad requests change nothing.
+TEST(Dynamics, APartitionByHandCutsTheCrossingLinksAndRestoresWhatItCut) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-vpart");
+  ASSERT_EQ(run_testbed({"up", triangle_profile("tbt-vpart", "")}).status, 0);
+  const auto ping = [](const char* to) {
+    const Result r = run_testbed({"exec", "--lab", "tbt-vpart", "a", "--", "ping", "-c", "2", "-i",
+                                  "0.2", "-W", "1", "-q", to});
+    return ping_field(r.output, std::regex(R"(([\d.]+)% packet loss)"));
+  };
+  // Which directions are down, as "from>to" in status's order.
+  const auto down = [] {
+    std::set<std::string> out;
+    const auto status =
+        nlohmann::json::parse(run_testbed({"status", "tbt-vpart", "--json"}).output);
+    for (const auto& l : status["links"])
+      for (const char* dir : {"a2b", "b2a"})
+        if (l[dir]["current"]["down"].get<bool>())
+          out.insert(l[dir]["from"].get<std::string>() + ">" + l[dir]["to"].get<std::string>());
+    return out;
+  };
+  // Refused, and nothing changed: a partition of every node, an unknown node, both options.
+  EXPECT_EQ(run_testbed({"partition", "tbt-vpart", "a,b,c"}).status, 2);
+  EXPECT_EQ(run_testbed({"partition", "tbt-vpart", "z"}).status, 2);
+  EXPECT_EQ(run_testbed({"partition", "tbt-vpart", "c", "--for", "1s", "--heal"}).status, 2);
+  EXPECT_TRUE(down().empty());
+
+  ASSERT_EQ(run_testbed({"link", "down", "tbt-vpart", "b", "c"}).status, 0);
+  const Result cut = run_testbed({"partition", "tbt-vpart", "c"});
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  EXPECT_EQ(down(), (std::set<std::string>{"a>c", "c>a", "b>c", "c>b"}));
+  EXPECT_EQ(ping("c"), 100.0);
+  EXPECT_EQ(ping("b"), 0.0);
+  ASSERT_EQ(run_testbed({"partition", "tbt-vpart", "c", "--heal"}).status, 0);
+  EXPECT_TRUE(down().empty());
+  EXPECT_EQ(ping("c"), 0.0);
+
+  ASSERT_EQ(run_testbed({"link", "down", "tbt-vpart", "b", "c"}).status, 0);
+  const Result timed = run_testbed({"partition", "tbt-vpart", "c", "--for", "1s"});
+  ASSERT_EQ(timed.status, 0) << timed.output;
+  EXPECT_EQ(down(), (std::set<std::string>{"b>c", "c>b"})) << "b-c was down before: it stays";
+  EXPECT_EQ(ping("c"), 0.0) << "a-c is back";
 }
 
 TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {

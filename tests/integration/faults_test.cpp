@@ -32,7 +32,6 @@ bool alive(int pid) {
          stat[close + 2] != 'X';
 }
 
-// A process's state letter from /proc/PID/stat (R, S, T for stopped, ...); '?' when gone.
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }

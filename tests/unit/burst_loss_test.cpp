@@ -15,6 +15,7 @@
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
 #include "netns/tc_objects.h"
+#include "validation_errors.h"
 
 namespace testbed {
 namespace {
@@ -87,14 +88,7 @@ TEST(BurstLoss, TheSameSeedLosesTheSamePackets) {
 const std::string kPair = "lab: g\nnodes: {a: {}, b: {}}\nlinks:\n  - endpoints: [a, b]\n";
 
 std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    parse_profile_text(text, "g.yaml");
-  } catch (const ValidationError& e) {
-    std::vector<std::string> out;
-    for (const auto& d : e.diagnostics()) out.push_back(d.str());
-    return out;
-  }
-  return {};
+  return validation_errors([&] { parse_profile_text(text, "g.yaml"); });
 }
 
 TEST(BurstLoss, AProfileGivesTheModelInPlaceOfAPercentage) {

@@ -20,6 +20,7 @@
 #include "controller/topology/diagnostics.h"
 #include "controller/topology/node_events.h"
 #include "netns/fake_kernel.h"
+#include "validation_errors.h"
 
 namespace testbed {
 namespace {
@@ -31,14 +32,7 @@ Topology parse(const std::string& a_node) {
 }
 
 std::vector<std::string> errors_of(const std::string& a_node) {
-  try {
-    parse(a_node);
-  } catch (const ValidationError& e) {
-    std::vector<std::string> out;
-    for (const auto& d : e.diagnostics()) out.push_back(d.str());
-    return out;
-  }
-  return {};
+  return validation_errors([&] { parse(a_node); });
 }
 
 TEST(NodeEvents, AScheduleIsReadInTimeOrderAndEachPauseEndsWithItsResume) {

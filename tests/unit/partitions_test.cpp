@@ -9,6 +9,7 @@
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "validation_errors.h"
 
 namespace testbed {
 namespace {
@@ -24,14 +25,7 @@ Topology parse(const std::string& partitions) {
 }
 
 std::vector<std::string> errors_of(const std::string& text) {
-  try {
-    parse_profile_text(text, "p.yaml");
-  } catch (const ValidationError& e) {
-    std::vector<std::string> out;
-    for (const auto& d : e.diagnostics()) out.push_back(d.str());
-    return out;
-  }
-  return {};
+  return validation_errors([&] { parse_profile_text(text, "p.yaml"); });
 }
 
 std::vector<std::pair<int64_t, bool>> faults(const DirectionParams& d) {

@@ -6,6 +6,7 @@
 
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "validation_errors.h"
 
 namespace testbed {
 namespace {
@@ -18,14 +19,7 @@ Topology parse(const std::string& link_extra, const std::string& file = kData + 
 }
 
 std::vector<std::string> errors_of(const std::string& link_extra) {
-  try {
-    parse(link_extra);
-  } catch (const ValidationError& e) {
-    std::vector<std::string> out;
-    for (const auto& d : e.diagnostics()) out.push_back(d.str());
-    return out;
-  }
-  return {};
+  return validation_errors([&] { parse(link_extra); });
 }
 
 TEST(Schedule, StepsApplyInOrderAndSetTheInitialRate) {
