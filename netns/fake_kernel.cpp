@@ -166,6 +166,26 @@ void FakeKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>&
   installed.insert(installed.end(), routes.begin(), routes.end());
 }
 
+void FakeKernel::replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) {
+  ns_or_throw("replace_routes", ns);
+  mutate("replace_routes");
+  auto& installed = namespaces_[ns].routes;
+  for (const RouteSpec& route : routes) {
+    const auto& link = link_or_throw("replace_routes", ns, route.dev);
+    if (!link.up) {
+      throw KernelError("replace_routes(" + route.dst.str() + "): device " + route.dev +
+                        " is down");
+    }
+    const auto same = std::find_if(installed.begin(), installed.end(),
+                                   [&](const RouteSpec& r) { return r.dst == route.dst; });
+    if (same == installed.end()) {
+      installed.push_back(route);
+    } else {
+      *same = route;
+    }
+  }
+}
+
 void FakeKernel::delete_routes(const std::string& ns) {
   auto& routes = ns_or_throw("delete_routes", ns).routes;
   mutate("delete_routes");

@@ -59,6 +59,7 @@ class FakeKernel : public Kernel {
   std::vector<RouteSpec> routes(const std::string& ns) override;
   void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   void delete_routes(const std::string& ns) override;
+  void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;

@@ -153,6 +153,11 @@ class Kernel {
   // those installed by the call are deleted and KernelError names the first refused.
   virtual void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) = 0;
   virtual void delete_routes(const std::string& ns) = 0;  // every route the testbed owns
+  // Installs each route in place of the one to the same destination (or as a new one),
+  // batched as add_routes is: a convergence around a dead link. Not all or nothing: a
+  // refused route leaves those before it replaced, and KernelError names it (the next
+  // convergence, from the same state, replaces the rest).
+  virtual void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) = 0;
 
   virtual std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) = 0;
   // Creates the HTB tree, or changes an existing one in place (no queue flush).

@@ -38,6 +38,7 @@ class LibnlKernel : public Kernel {
   std::vector<RouteSpec> routes(const std::string& ns) override;
   void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   void delete_routes(const std::string& ns) override;
+  void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
@@ -70,6 +71,9 @@ class LibnlKernel : public Kernel {
   Context& context(const std::string& ns);
   nl::Link get_link(const std::string& ns, const std::string& dev);
   nl::Route route_object(const std::string& ns, const RouteSpec& route);
+  // Route requests in batches (libnl_routes.cpp), with these netlink flags.
+  void send_routes(const std::string& ns, const std::vector<RouteSpec>& routes, int flags,
+                   bool all_or_nothing);
   nl::Addr addr_object(const std::string& ns, const std::string& dev, Ipv4Prefix addr);
 
   std::map<std::string, std::unique_ptr<Context>> contexts_;

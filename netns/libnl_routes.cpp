@@ -124,6 +124,15 @@ std::vector<RouteSpec> LibnlKernel::routes(const std::string& ns) {
 }
 
 void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) {
+  send_routes(ns, routes, NLM_F_CREATE | NLM_F_EXCL, true);
+}
+
+void LibnlKernel::replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) {
+  send_routes(ns, routes, NLM_F_CREATE | NLM_F_REPLACE, false);
+}
+
+void LibnlKernel::send_routes(const std::string& ns, const std::vector<RouteSpec>& routes,
+                              int flags, bool all_or_nothing) {
   // A socket of its own: libnl counts the replies a socket reads against the requests it
   // numbered, and a batch answered once would leave the namespace's socket out of step
   // ("Message sequence number mismatch" at its next request).
@@ -147,8 +156,7 @@ void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>
     const unsigned int first_seq = kBatchSeq + static_cast<unsigned int>(first);
     for (size_t i = first; i < end; ++i) {
       nl_msg* raw = nullptr;
-      nl::check(rtnl_route_build_add_request(route_object(ns, routes[i]).get(),
-                                             NLM_F_CREATE | NLM_F_EXCL, &raw),
+      nl::check(rtnl_route_build_add_request(route_object(ns, routes[i]).get(), flags, &raw),
                 "rtnl_route_build_add_request(" + describe(routes[i], ns) + ")");
       std::unique_ptr<nl_msg, nl::Deleter<nl_msg, nlmsg_free>> msg(raw);
       nlmsghdr* hdr = nlmsg_hdr(msg.get());
@@ -167,12 +175,12 @@ void LibnlKernel::add_routes(const std::string& ns, const std::vector<RouteSpec>
     if (replies.error != 0) {
       const size_t failed = first + (replies.error_seq - first_seq);
       // All or nothing: what this call installed goes again (those the kernel refused are
-      // not there to delete, which is as good).
-      for (size_t i = 0; i < end; ++i) {
+      // not there to delete, which is as good). A replacement has nothing to go back to.
+      for (size_t i = 0; all_or_nothing && i < end; ++i) {
         if (i != failed)
           rtnl_route_delete(context(ns).sock.get(), route_object(ns, routes[i]).get(), 0);
       }
-      throw KernelError("add_routes(" +
+      throw KernelError(std::string(all_or_nothing ? "add_routes(" : "replace_routes(") +
                         (failed < end ? describe(routes[failed], ns) : "a route in " + ns) +
                         "): " + std::strerror(-replies.error));
     }

@@ -9,6 +9,7 @@
 #include "controller/cli/commands.h"
 #include "controller/cli/verbs.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/rerouter.h"
 #include "controller/dynamics/timeline_log.h"
 #include "controller/lab/lab_state.h"
 #include "netns/libnl_kernel.h"
@@ -74,6 +75,7 @@ int run_link(const Argv& argv) {
               << format_duration(d->params.delay) << " " << format_percent(d->params.loss)
               << (d->down ? " down" : "") << "\n";
   }
+  if (change.down) std::cout << reroute_summary(converge_by_hand(state.plan, dir)) << std::flush;
   return kExitOk;
 }
 

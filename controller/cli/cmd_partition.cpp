@@ -5,6 +5,8 @@
 // already down (another partition, a schedule, `link down`) stays as it was, so partitions
 // given by hand may overlap. An interrupt ends the wait early and still restores them.
 // `--heal` restores every crossing direction that is down, whatever cut it.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <set>
 
@@ -13,6 +15,7 @@
 #include "controller/cli/timed_wait.h"
 #include "controller/cli/verbs.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/rerouter.h"
 #include "controller/dynamics/timeline_log.h"
 #include "controller/lab/lab_state.h"
 #include "netns/libnl_kernel.h"
@@ -89,16 +92,23 @@ int run_partition(const Argv& argv) {
   if (heal) {
     for (LiveDirection* d : crossing)
       if (d->down) set_down(changer, dir, *d, false);
+    std::cout << reroute_summary(converge_by_hand(state.plan, dir)) << std::flush;
     return kExitOk;
   }
+  const auto cut_at = std::chrono::steady_clock::now();
   std::vector<LiveDirection*> ours;
   for (LiveDirection* d : crossing) {
     if (d->down) continue;
     set_down(changer, dir, *d, true);
     ours.push_back(d);
   }
+  std::cout << reroute_summary(converge_by_hand(state.plan, dir)) << std::flush;
   if (!length) return kExitOk;
-  const int sig = wait_or_signal(length->us);
+  // The partition lasts D from the cut, the convergence inside it.
+  const auto gone = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::steady_clock::now() - cut_at)
+                        .count();
+  const int sig = wait_or_signal(std::max<int64_t>(1, length->us - gone));
   // What this call cut, as it stands now: another verb may have restored some meanwhile.
   const auto now = live_directions(state.plan, read_current(dir));
   for (LiveDirection* d : ours) {
@@ -108,6 +118,7 @@ int run_partition(const Argv& argv) {
       set_down(changer, dir, fresh, false);
     }
   }
+  std::cout << reroute_summary(converge_by_hand(state.plan, dir)) << std::flush;
   return sig == 0 ? kExitOk : 128 + sig;
 }
 

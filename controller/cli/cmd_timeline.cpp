@@ -7,6 +7,7 @@
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/rerouter.h"
 #include "controller/dynamics/timeline.h"
 #include "controller/lab/lab_state.h"
 #include "netns/libnl_kernel.h"
@@ -33,9 +34,12 @@ int run_timeline(const Argv& argv) {
   LinkChanger& changer = lab_changer.get();
   KillSignaller signaller;
   LabNodeFaulter faulter(store, lab, signaller);
+  LibnlKernel kernel;
+  std::optional<Rerouter> rerouter;
+  if (state.plan.contains("reroute")) rerouter.emplace(kernel, dir, state.plan);
   Timeline(live_directions(state.plan, read_current(dir)), changer,
            {state.time_scale, dir, state.start_at_unix_s}, g_stop, live_node_schedules(state.plan),
-           &faulter)
+           &faulter, rerouter ? &*rerouter : nullptr)
       .run();
   return kExitOk;
 }

@@ -99,6 +99,7 @@ void Timeline::run() {
   // iterations (train_started_unix_s) can be placed among the changes.
   std::ofstream(options_.lab_dir + "/timeline-start")
       << std::fixed << std::setprecision(6) << (real_now + (t0 - mono_now)) / 1e9 << "\n";
+  int64_t reroute_at = -1;  // when routes converge next (monotonic ns); -1: none due
   for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;
@@ -132,10 +133,19 @@ void Timeline::run() {
       while (last < due.size() && due[last].at_us == due[first].at_us) ++last;
       const int64_t target = t0 + static_cast<int64_t>(static_cast<double>(due[first].at_us) *
                                                        1000 * options_.time_scale);
-      while (!stop_ && mono_ns() < target) sleep_until(std::min(target, mono_ns() + kStopCheckNs));
+      while (!stop_ && mono_ns() < target) {
+        if (reroute_at >= 0 && reroute_at <= mono_ns()) {
+          converge();
+          reroute_at = -1;
+          continue;
+        }
+        sleep_until(
+            std::min({target, mono_ns() + kStopCheckNs, reroute_at >= 0 ? reroute_at : target}));
+      }
       if (stop_) return;
       std::vector<const LiveDirection*> changed;
       std::vector<std::pair<int64_t, std::string>> outcomes;  // applied time, error
+      bool cut_or_restored = false;
       for (size_t i = first; i < last; ++i) {
         std::string error;
         try {
@@ -146,6 +156,7 @@ void Timeline::run() {
             LiveDirection& d = directions_[due[i].direction];
             changer_.apply(d, due[i].change);
             changed.push_back(&d);
+            cut_or_restored = cut_or_restored || due[i].change.down.has_value();
           }
         } catch (const std::exception& ex) {
           error = ex.what();
@@ -170,8 +181,27 @@ void Timeline::run() {
           std::fprintf(stderr, "testbed timeline: current.json: %s\n", ex.what());
         }
       }
+      // A later cut or restore before the convergence restarts its delay, as a routing
+      // protocol's SPF hold-down does.
+      if (cut_or_restored && rerouter_ && rerouter_->convergence_us())
+        reroute_at = mono_ns() + *rerouter_->convergence_us() * 1000;
       first = last;
     }
+  }
+  // The schedules' last change may still be converging.
+  if (reroute_at >= 0 && !stop_) {
+    while (!stop_ && mono_ns() < reroute_at)
+      sleep_until(std::min(reroute_at, mono_ns() + kStopCheckNs));
+    if (!stop_) converge();
+  }
+}
+
+void Timeline::converge() {
+  try {
+    rerouter_->converge();
+  } catch (const std::exception& ex) {
+    // Logged and left: the next convergence starts again from the same state.
+    std::fprintf(stderr, "testbed timeline: reroute: %s\n", ex.what());
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "controller/dynamics/link_control.h"
 #include "controller/dynamics/node_faults.h"
+#include "controller/dynamics/rerouter.h"
 #include "controller/topology/node_events.h"
 
 namespace testbed {
@@ -37,13 +38,14 @@ class Timeline {
  public:
   Timeline(std::vector<LiveDirection> directions, LinkChanger& changer, TimelineOptions options,
            const std::atomic<bool>& stop, std::vector<LiveNodeSchedule> nodes = {},
-           NodeFaulter* faulter = nullptr)
+           NodeFaulter* faulter = nullptr, Rerouter* rerouter = nullptr)
       : directions_(std::move(directions)),
         changer_(changer),
         options_(options),
         stop_(stop),
         nodes_(std::move(nodes)),
-        faulter_(faulter) {}
+        faulter_(faulter),
+        rerouter_(rerouter) {}
 
   // Returns when `stop` is set, or when every schedule has run out (steps, or a trace
   // that does not loop).
@@ -56,6 +58,9 @@ class Timeline {
   const std::atomic<bool>& stop_;
   std::vector<LiveNodeSchedule> nodes_;
   NodeFaulter* faulter_;
+  Rerouter* rerouter_;  // a lab that reroutes: converged a delay after each cut and restore
+
+  void converge();
 };
 
 }  // namespace testbed

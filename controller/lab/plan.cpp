@@ -230,6 +230,8 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   j["workload"] = plan.workload;
   j["has_schedules"] = plan.has_schedules;
   if (plan.release_window_us) j["release_window_us"] = *plan.release_window_us;
+  if (plan.reroute_convergence_us)
+    j["reroute"] = {{"convergence_us", *plan.reroute_convergence_us}};
   j["delay_lines"] = nlohmann::json::array();
   for (const auto& dl : plan.delay_lines) {
     nlohmann::json q = nlohmann::json::array();

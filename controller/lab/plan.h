@@ -129,6 +129,7 @@ struct Plan {
   // `up --release-window`: how early a delay line may release a packet to batch it with
   // the one ahead (see delay_line_main.cpp); unset, the delay line's own default.
   std::optional<int64_t> release_window_us;
+  std::optional<int64_t> reroute_convergence_us;  // the profile's `reroute:`; unset: static
   uint64_t seed = 1;
   std::map<std::string, std::string> workload;  // the profile's, for `testbed train`
   std::vector<PlannedNode> nodes;

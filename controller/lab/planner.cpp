@@ -118,6 +118,12 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   plan.source_file = topo.source_file;
   plan.pool = topo.pool;
   plan.metric = topo.metric;
+  plan.reroute_convergence_us = topo.reroute_convergence_us;
+  if (topo.reroute_convergence_us) {
+    plan.notes.push_back("routes converge around a dead link " +
+                         format_duration(Duration{*topo.reroute_convergence_us}) +
+                         " after it goes down, and back after it comes up (reroute)");
+  }
   plan.seed = topo.seed;
   plan.workload = topo.workload;
   switch (topo.backend) {

@@ -6,16 +6,63 @@
 
 namespace testbed {
 
+namespace {
+
+// The graph of `links` less the `dead` ones. A dead link's edge is left out, not weighted
+// up: a route must never be made to run over it.
+std::vector<RouteEdge> edges_of(RouteMetric metric, const std::vector<RouteBook::Link>& links,
+                                const std::set<size_t>& dead, std::vector<size_t>& link_of_edge) {
+  std::vector<RouteEdge> edges;
+  edges.reserve(links.size());
+  for (size_t i = 0; i < links.size(); ++i) {
+    if (dead.count(i)) continue;
+    const RouteBook::Link& l = links[i];
+    edges.push_back(
+        {l.a, l.b, route_weight(metric, l.a2b_delay_us), route_weight(metric, l.b2a_delay_us)});
+    link_of_edge.push_back(i);
+  }
+  return edges;
+}
+
+}  // namespace
+
 RouteBook::RouteBook(RouteMetric metric, std::vector<Node> nodes, std::vector<Link> links)
     : metric_(metric), nodes_(std::move(nodes)), links_(std::move(links)) {
   for (size_t i = 0; i < nodes_.size(); ++i) by_name_[nodes_[i].name] = i;
-  std::vector<RouteEdge> edges;
-  edges.reserve(links_.size());
-  for (const Link& l : links_) {
-    edges.push_back(
-        {l.a, l.b, route_weight(metric_, l.a2b_delay_us), route_weight(metric_, l.b2a_delay_us)});
+  std::vector<size_t> link_of_edge;
+  table_ = compute_routes(nodes_.size(), edges_of(metric_, links_, {}, link_of_edge));
+}
+
+RouteBook RouteBook::avoiding(const std::set<size_t>& dead) const {
+  RouteBook out = *this;
+  if (dead.empty()) return out;
+  std::vector<size_t> link_of_edge;
+  const RoutingTable around =
+      compute_routes(nodes_.size(), edges_of(metric_, links_, dead, link_of_edge));
+  for (size_t src = 0; src < around.size(); ++src) {
+    for (size_t dst = 0; dst < around.size(); ++dst) {
+      NextHop hop = around[src][dst];
+      if (hop.node == SIZE_MAX) continue;  // unreachable now: this book's route stays
+      hop.link = link_of_edge[hop.link];   // the edge's number among the links left
+      out.table_[src][dst] = hop;
+    }
   }
-  table_ = compute_routes(nodes_.size(), edges);
+  return out;
+}
+
+std::map<size_t, std::vector<RouteSpec>> changed_routes(const RouteBook& from,
+                                                        const RouteBook& to) {
+  std::map<size_t, std::vector<RouteSpec>> out;
+  const RoutingTable& a = from.table();
+  const RoutingTable& b = to.table();
+  for (size_t src = 0; src < b.size(); ++src) {
+    for (size_t dst = 0; dst < b.size(); ++dst) {
+      if (b[src][dst].node == SIZE_MAX) continue;
+      if (a[src][dst].node == b[src][dst].node && a[src][dst].link == b[src][dst].link) continue;
+      out[src].push_back(*to.spec_to(src, dst));
+    }
+  }
+  return out;
 }
 
 std::string RouteBook::rule() const {
@@ -62,6 +109,12 @@ std::optional<PlannedRoute> RouteBook::route(size_t src, size_t dst) const {
   r.cost = hop.cost;
   for (size_t n : route_path(table_, src, dst)) r.path.push_back(nodes_[n].name);
   return r;
+}
+
+std::optional<RouteSpec> RouteBook::spec_to(size_t src, size_t dst) const {
+  if (src >= table_.size() || dst >= table_.size() || table_[src][dst].node == SIZE_MAX)
+    return std::nullopt;
+  return spec(src, dst, table_[src][dst]);
 }
 
 std::vector<RouteSpec> RouteBook::specs_from(size_t src) const {

@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,8 @@ class RouteBook {
   size_t count_from(size_t src) const;  // the routes of one node
   // The route from src to dst with its path; nullopt when dst is unreachable (or src).
   std::optional<PlannedRoute> route(size_t src, size_t dst) const;
+  // The kernel's route from src to dst alone (no path); nullopt when unreachable.
+  std::optional<RouteSpec> spec_to(size_t src, size_t dst) const;
   // What the kernel of src needs: one route per reachable destination.
   std::vector<RouteSpec> specs_from(size_t src) const;
   // The sum over every path of the given per-link figures (a->b, b->a), in the same unit:
@@ -57,6 +60,12 @@ class RouteBook {
   // destination.
   std::vector<std::vector<int64_t>> path_delays_us(
       const std::vector<std::pair<int64_t, int64_t>>& per_link) const;
+
+  // The routes once a routing protocol has converged around `dead` links (link indices):
+  // shortest paths over the links left. A destination they leave unreachable keeps this
+  // book's route, which runs into the dead part and is black-holed there, as a WAN's
+  // static default would be (docs/faults.md says why not to withdraw it).
+  RouteBook avoiding(const std::set<size_t>& dead) const;
 
  private:
   RouteSpec spec(size_t src, size_t dst, const NextHop& hop) const;
@@ -73,5 +82,9 @@ class RouteBook {
 RouteBook route_book_from_json(const nlohmann::json& plan);
 
 nlohmann::json planned_route_to_json(const PlannedRoute& r);
+
+// The routes that differ between two books of one lab (same nodes and links), as `to`
+// has them, by source node: what a convergence replaces in each namespace.
+std::map<size_t, std::vector<RouteSpec>> changed_routes(const RouteBook& from, const RouteBook& to);
 
 }  // namespace testbed

@@ -104,6 +104,12 @@ struct Link {
 
 enum class RouteMetric { kHops, kDelay };
 
+// A convergence delay close to what a tuned IGP reaches on a WAN: BFD detects the loss in
+// 150 ms (3 x 50 ms), the SPF runs after its 50 ms initial hold, and the FIB is written
+// in about 100 ms. OSPF on its default timers (a 40 s dead interval) would take far longer;
+// a profile says so with its own `convergence`.
+constexpr int64_t kDefaultConvergenceUs = 300000;
+
 struct Topology {
   std::string source_file;
   std::string lab;
@@ -111,6 +117,10 @@ struct Topology {
   RouteMetric metric = RouteMetric::kHops;
   ImpairmentBackend backend = ImpairmentBackend::kAuto;
   uint64_t seed = 1;  // seeds jitter and random schedules, so a run can be repeated exactly
+  // `reroute:`: routes converge around a dead link this long after it goes down (and back
+  // after it comes up); unset, routes are static and a dead link black-holes what it
+  // carried (docs/faults.md#routing-around-failures).
+  std::optional<int64_t> reroute_convergence_us;
   // The lab's default workload for `testbed train`: its option names and checked values
   // (strategy, model, scale, iterations, compute-ms, chunk, seed, update-time).
   std::map<std::string, std::string> workload;

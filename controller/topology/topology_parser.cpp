@@ -29,9 +29,12 @@ namespace {
 const std::regex kLabName("[a-z0-9][a-z0-9-]{0,23}");
 const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
 
-const std::vector<std::string> kTopKeys = {"lab",      "pool",      "routing", "backend",
-                                           "seed",     "defaults",  "nodes",   "links",
-                                           "workload", "partitions"};
+const std::vector<std::string> kTopKeys = {"lab",      "pool",       "routing", "backend",
+                                           "seed",     "defaults",   "nodes",   "links",
+                                           "workload", "partitions", "reroute"};
+// Longer than a minute is no convergence but an outage: a schedule says that better.
+constexpr int64_t kMaxConvergenceUs = 60 * 1000000;
+
 const std::vector<std::string> kParamKeys = {"bandwidth", "delay",   "jitter",  "loss",
                                              "queue",     "reorder", "schedule"};
 const std::vector<std::string> kLinkKeys = {"endpoints", "bandwidth", "delay",    "jitter", "loss",
@@ -69,6 +72,7 @@ class Parser {
     if (root["pool"]) parse_pool(root["pool"], topo);
     if (root["routing"]) parse_routing(root["routing"], topo);
     if (root["backend"]) parse_backend(root["backend"], topo);
+    if (root["reroute"]) parse_reroute(root["reroute"], topo);
     if (root["seed"]) {
       try {
         topo.seed = root["seed"].as<uint64_t>();
@@ -152,6 +156,24 @@ class Parser {
       topo.metric = RouteMetric::kDelay;
     } else {
       error(n, "routing: '" + text + "' must be 'hops' or 'delay'");
+    }
+  }
+
+  // reroute: {} or {convergence: D}: routes converge around dead links (topology.h).
+  void parse_reroute(const YAML::Node& n, Topology& topo) {
+    if (!n.IsMap() && !n.IsNull()) {
+      error(n, "reroute: expected a mapping, {} or {convergence: 300ms}");
+      return;
+    }
+    topo.reroute_convergence_us = kDefaultConvergenceUs;
+    if (n.IsNull()) return;
+    check_keys(n, {"convergence"}, "in reroute");
+    if (!n["convergence"]) return;
+    const auto d = value<Duration>(n["convergence"], "reroute.convergence", parse_duration);
+    if (d && d->us > kMaxConvergenceUs) {
+      error(n["convergence"], "reroute.convergence: at most 60s");
+    } else if (d) {
+      topo.reroute_convergence_us = d->us;
     }
   }
 

@@ -448,6 +448,83 @@ TEST(Dynamics, APartitionByHandCutsTheCrossingLinksAndRestoresWhatItCut) {
   EXPECT_EQ(ping("c"), 0.0) << "a-c is back";
 }
 
+// Routing around a dead link (`reroute:`): a's pings to c, every 20 ms, go direct until the
+// a-c link is cut; after the convergence delay (300 ms) they go by b, and the longest gap
+// between replies is the convergence plus about one round trip. Restored, the route is
+// direct again.
+TEST(Dynamics, ARerouteMovesAPingsPathWithinTheConvergenceDelay) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-rr");
+  ASSERT_EQ(
+      run_testbed({"up", triangle_profile("tbt-rr", "reroute: {convergence: 300ms}\n")}).status, 0);
+  const auto route_dev = [] {
+    return run_testbed(
+               {"exec", "--lab", "tbt-rr", "a", "--", "ip", "-o", "route", "get", "198.18.0.3"})
+        .output;
+  };
+  EXPECT_NE(route_dev().find("dev tb2-c"), std::string::npos) << route_dev();
+  const std::string log = temp_file("tbt-rr-ping.txt");
+  const pid_t ping = spawn_testbed({"exec", "--lab", "tbt-rr", "a", "--", "sh", "-c",
+                                    "ping -D -n -i 0.02 -c 150 -W 1 198.18.0.3 > " + log});
+  guard.own(ping);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  const Result cut = run_testbed({"link", "down", "tbt-rr", "a", "c"});
+  ASSERT_EQ(cut.status, 0) << cut.output;
+  EXPECT_NE(cut.output.find("routes: converged around 1 dead link"), std::string::npos)
+      << cut.output;
+  int status = 0;
+  ASSERT_EQ(waitpid(ping, &status, 0), ping);
+  std::ifstream in(log);
+  const std::regex reply(R"(^\[([\d.]+)\].*icmp_seq=(\d+))");
+  std::vector<double> times;
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, reply)) times.push_back(std::stod(m[1]));
+  }
+  ASSERT_GT(times.size(), 50u);
+  double gap = 0;
+  for (size_t i = 1; i < times.size(); ++i) gap = std::max(gap, times[i] - times[i - 1]);
+  std::cout << "[ measured ] longest gap between replies across the cut: " << gap * 1000
+            << " ms (convergence 300 ms, round trip by b 20 ms)\n";
+  // The cut shows (no reply for the convergence, less a ping interval for the phase), and
+  // the detour carries within the convergence, a round trip, a ping interval and 300 ms
+  // for a loaded host's process starts.
+  EXPECT_GE(gap, 0.28);
+  EXPECT_LE(gap, 0.3 + 0.02 + 0.02 + 0.3);
+  EXPECT_NE(route_dev().find("dev tb0-b"), std::string::npos) << route_dev();
+  ASSERT_EQ(run_testbed({"link", "up", "tbt-rr", "a", "c"}).status, 0);
+  EXPECT_NE(route_dev().find("dev tb2-c"), std::string::npos) << "direct again: " << route_dev();
+}
+
+// The timeline converges too: a-c cut by its schedule at 1 s and back at 3 s. Between,
+// a's route to c runs by b; after, direct again; reroutes.csv has a row for each.
+TEST(Dynamics, AScheduledCutIsRoutedAroundAndBackByTheTimeline) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-rrs");
+  const std::string path = temp_file("tbt-rrs.yaml");
+  std::ofstream(path) << "lab: tbt-rrs\nnodes: {a: {}, b: {}, c: {}}\nreroute: {}\nlinks:\n"
+                         "  - {endpoints: [a, b], bandwidth: 10mbit}\n"
+                         "  - {endpoints: [b, c], bandwidth: 10mbit}\n"
+                         "  - endpoints: [a, c]\n    bandwidth: 10mbit\n"
+                         "    schedule: {steps: [{at: 1s, state: down}, {at: 3s, state: up}]}\n";
+  ASSERT_EQ(run_testbed({"up", path}).status, 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto route = [] {
+    return run_testbed(
+               {"exec", "--lab", "tbt-rrs", "a", "--", "ip", "-o", "route", "get", "198.18.0.3"})
+        .output;
+  };
+  // At 2 s: cut at 1 s, converged by 1.3 s (the default 300 ms).
+  std::this_thread::sleep_until(t0 + std::chrono::seconds(2));
+  EXPECT_NE(route().find("dev tb0-b"), std::string::npos) << route();
+  std::this_thread::sleep_until(t0 + std::chrono::milliseconds(4500));
+  EXPECT_NE(route().find("dev tb2-c"), std::string::npos) << route();
+  std::ifstream rows("/run/testbed/tbt-rrs/reroutes.csv");
+  int count = 0;
+  for (std::string line; std::getline(rows, line);) count += !line.empty() && std::isdigit(line[0]);
+  EXPECT_EQ(count, 2);
+}
+
 TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();
