@@ -21,6 +21,7 @@
 #include "controller/lab/teardown.h"
 #include "controller/launch/job_metrics.h"
 #include "controller/launch/job_runner.h"
+#include "controller/launch/lab_rank_faults.h"
 #include "controller/launch/launch_plan.h"
 #include "controller/launch/launch_report.h"
 #include "controller/launch/rank_supervisor.h"
@@ -62,7 +63,10 @@ void record_rank(const LabStore& store, const std::string& lab, const RankPlan& 
 
 void forget_ranks(const LabStore& store, const std::string& lab, const JobOutcome& outcome) {
   std::vector<int> pids;
-  for (const RankOutcome& r : outcome.ranks) pids.push_back(r.pid);
+  for (const RankOutcome& r : outcome.ranks) {
+    pids.push_back(r.pid);
+    pids.insert(pids.end(), r.earlier_pids.begin(), r.earlier_pids.end());
+  }
   forget_processes(store, lab, pids);
 }
 
@@ -136,6 +140,8 @@ int run_launch(const Argv& argv) {
   options.max_seconds = max_seconds;
   options.echo = &progress;
   options.supervisor = {program_path("testbed"), "_rank", "--"};
+  LabRankFaults faults(dir);  // a node's crash waits for its restart (docs/faults.md)
+  options.faults = &faults;
   JobRunner runner(
       ranks, options,
       [&](const RankPlan& rank, pid_t pid) { record_rank(store, request.lab, rank, pid); },

@@ -1,5 +1,7 @@
-// testbed node crash|pause|resume LAB NODE [--for D]: a fault of a node's processes by
-// hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
+// testbed node crash|pause|resume|restart LAB NODE [--for D]: a fault of a node's processes
+// by hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
+// A restart with nothing to restart (the node's last event is not a crash of launched
+// ranks) is refused with exit 2, nothing written.
 // `pause --for D` waits D, then resumes; an interrupt (Ctrl-C, SIGTERM) resumes at once, so
 // the verb never leaves a node stopped behind it. Each event is logged in timeline.csv.
 #include <iostream>
@@ -21,9 +23,11 @@ void apply_and_log(LabNodeFaulter& faulter, const std::string& dir, const std::s
                    NodeEvent::Kind kind) {
   const double at = lab_time_s(dir);
   const NodeFaultResult r = faulter.apply(node, kind);
-  append_timeline_row(dir, node_row(at, lab_time_s(dir), node, node_state_after(kind), ""));
+  append_timeline_row(dir, node_row(at, lab_time_s(dir), node, node_row_state(kind), ""));
   std::cout << "node " << node << ": " << node_event_name(kind) << ", " << r.processes
-            << (r.processes == 1 ? " process" : " processes") << " " << node_state_after(kind)
+            << (r.processes == 1 ? " process" : " processes") << " "
+            << (kind == NodeEvent::Kind::kRestart ? "to run again (by their launch)"
+                                                  : node_state_after(kind))
             << "\n"
             << std::flush;
 }
@@ -62,7 +66,12 @@ int run_node(const Argv& argv) {
   const std::string dir = store.dir(lab);
   KillSignaller signaller;
   LabNodeFaulter faulter(store, lab, signaller);
-  apply_and_log(faulter, dir, node, *kind);
+  try {
+    apply_and_log(faulter, dir, node, *kind);
+  } catch (const NothingToRestart& e) {
+    std::cerr << "testbed node: lab " << lab << ": " << e.what() << "\n";
+    return kExitInvalid;
+  }
   if (!length) return kExitOk;
   const int sig = wait_or_signal(length->us);
   apply_and_log(faulter, dir, node, NodeEvent::Kind::kResume);

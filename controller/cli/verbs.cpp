@@ -74,12 +74,14 @@ const std::map<std::string, Verb>& verbs() {
         "a link already down stays as it was after --for, so partitions may overlap; a\n"
         "  profile's `partitions:` does the same at set times (docs/faults.md)."}},
       {"node",
-       {run_node, "node crash|pause|resume LAB NODE [--for D]",
+       {run_node, "node crash|pause|resume|restart LAB NODE [--for D]",
         "crash a node's processes (SIGKILL), pause them (SIGSTOP; --for D: then resume), "
-        "or resume them",
+        "resume them, or restart the launched ranks a crash killed",
         "the processes are the node's job: a train's agents, a launch's ranks (each rank's\n"
         "  whole process group) and what exec started; never the lab's own (delay lines,\n"
-        "  timeline, exporter). A profile's node `schedule` does the same at set times\n"
+        "  timeline, exporter). restart: the launch runs each rank the node's last crash\n"
+        "  killed again, same command and environment (an elastic job rejoins); exit 2 when\n"
+        "  there is none. A profile's node `schedule` does the same at set times\n"
         "  (docs/faults.md)."}},
       {"train",
        {run_train,

@@ -32,21 +32,28 @@ const char* node_state_after(NodeEvent::Kind kind) {
     case NodeEvent::Kind::kPause:
       return "paused";
     case NodeEvent::Kind::kResume:
+    case NodeEvent::Kind::kRestart:
       return "running";
   }
   return "running";
 }
 
+const char* node_row_state(NodeEvent::Kind kind) {
+  return kind == NodeEvent::Kind::kRestart ? "restarted" : node_state_after(kind);
+}
+
 NodeFaultResult apply_node_fault(const LabState& state, const std::string& node,
                                  NodeEvent::Kind kind, ProcessSignaller& signaller) {
+  NodeFaultResult r{node, kind, 0, {}, 0};
+  if (kind == NodeEvent::Kind::kRestart) return r;  // the launch runs its ranks again
   const int sig = kind == NodeEvent::Kind::kCrash   ? SIGKILL
                   : kind == NodeEvent::Kind::kPause ? SIGSTOP
                                                     : SIGCONT;
-  NodeFaultResult r{node, kind, 0, {}};
   for (const auto& p : node_job_processes(state, node)) {
     if (!signaller.signal(p, sig)) continue;
     ++r.processes;
     r.pids.push_back(p.pid);
+    r.ranks += p.group ? 1 : 0;
   }
   return r;
 }
@@ -95,11 +102,19 @@ void record_node_state(const std::string& lab_dir, const NodeFaultResult& r, dou
   // Written by the timeline and by `testbed node` alike: one at a time.
   LabFileLock lock(lab_dir + "/nodes.lock");
   nlohmann::json all = read_json_object(lab_dir + "/nodes.json");
+  const nlohmann::json before = all.value(r.node, nlohmann::json::object());
+  int restarts = before.value("restarts", 0);
+  nlohmann::json crash = before.value("crash", nlohmann::json());
+  if (r.kind == NodeEvent::Kind::kCrash)
+    crash = {{"pids", r.pids}, {"ranks", r.ranks}, {"restarts", restarts}};
+  if (r.kind == NodeEvent::Kind::kRestart) ++restarts;
   all[r.node] = {{"state", node_state_after(r.kind)},
                  {"event", node_event_name(r.kind)},
                  {"at_unix_s", at_unix_s},
                  {"processes", r.processes},
-                 {"pids", r.pids}};
+                 {"pids", r.pids},
+                 {"restarts", restarts}};
+  if (!crash.is_null()) all[r.node]["crash"] = crash;
   replace_json(lab_dir + "/nodes.json", all);
 }
 
@@ -108,16 +123,47 @@ nlohmann::json read_node_states(const std::string& lab_dir) {
   return read_json_object(lab_dir + "/nodes.json");
 }
 
+int restartable_ranks(const nlohmann::json& states, const std::string& node) {
+  const auto it = states.find(node);
+  if (it == states.end() || !it->is_object() || it->value("event", "") != "crash") return 0;
+  return it->value("crash", nlohmann::json::object()).value("ranks", 0);
+}
+
 LabNodeFaulter::LabNodeFaulter(const LabStore& store, std::string lab, ProcessSignaller& signaller)
     : store_(store), lab_(std::move(lab)), signaller_(signaller) {}
 
 NodeFaultResult LabNodeFaulter::apply(const std::string& node, NodeEvent::Kind kind) {
+  const auto now = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9;
+  };
+  const std::string dir = store_.dir(lab_);
+  if (kind == NodeEvent::Kind::kRestart) {
+    const int ranks = restartable_ranks(read_node_states(dir), node);
+    if (ranks == 0)
+      throw NothingToRestart("node " + node +
+                             " has nothing to restart: a restart runs again the launched ranks "
+                             "its last event, a crash, killed");
+    NodeFaultResult r{node, kind, ranks, {}, ranks};
+    record_node_state(dir, r, now());
+    return r;
+  }
   // The records as they are now: a run started after `up` recorded its agents since.
   const LabState state = store_.load(lab_);
+  if (kind == NodeEvent::Kind::kCrash) {
+    // Recorded before the signals, with every pid they may reach: a launch that sees its
+    // rank killed reads why at once (job_runner.h), whichever process is faster.
+    NodeFaultResult intended{node, kind, 0, {}, 0};
+    for (const auto& p : node_job_processes(state, node)) {
+      ++intended.processes;
+      intended.pids.push_back(p.pid);
+      intended.ranks += p.group ? 1 : 0;
+    }
+    record_node_state(dir, intended, now());
+  }
   const NodeFaultResult r = apply_node_fault(state, node, kind, signaller_);
-  timespec ts{};
-  clock_gettime(CLOCK_REALTIME, &ts);
-  record_node_state(store_.dir(lab_), r, static_cast<double>(ts.tv_sec) + ts.tv_nsec / 1e9);
+  record_node_state(dir, r, now());
   return r;
 }
 

@@ -10,12 +10,18 @@
 //        peers' connections do not break, their sends queue and then time out), as a
 //        machine frozen by a hypervisor or a long stop-the-world pause.
 // resume SIGCONT.
+// restart no signal: after a crash, the launch whose ranks on the node were killed runs
+//        each again, same command and environment (job_runner.h watches nodes.json for
+//        it), as a server back up whose elastic job rejoins. The agents of a `train` are
+//        not restarted: the built-in systems have no rejoin (docs/faults.md).
 // A node's state (running, paused, crashed) is kept in the lab's nodes.json for `status`
 // and the exporter. A crash is a state until the node next gets processes (a new `train`
-// or `launch` starts them): status then shows them as they are.
+// or `launch` starts them, or a restart): status then shows them as they are. A crash is
+// recorded before its signals, so a launch that sees its rank killed already finds why.
 #pragma once
 
 #include <functional>
+#include <stdexcept>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,18 +53,32 @@ class KillSignaller : public ProcessSignaller {
 struct NodeFaultResult {
   std::string node;
   NodeEvent::Kind kind = NodeEvent::Kind::kCrash;
-  int processes = 0;      // signalled (still the ones recorded)
+  int processes = 0;      // signalled (still the ones recorded); a restart's: ranks to run
   std::vector<int> pids;  // of those
+  int ranks = 0;          // launched ranks among them (each leads its group)
+};
+
+// A restart of a node whose last event was not a crash of launched ranks: refused before
+// anything is written.
+class NothingToRestart : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Applies `kind` to `node`'s job processes in `state`. A pause also continues nothing and a
-// resume stops nothing: each is one signal to each process.
+// resume stops nothing: each is one signal to each process. A restart signals nothing.
 NodeFaultResult apply_node_fault(const LabState& state, const std::string& node,
                                  NodeEvent::Kind kind, ProcessSignaller& signaller);
 
-// nodes.json: node -> {state: running|paused|crashed, event, at_unix_s, processes}.
+// nodes.json: node -> {state: running|paused|crashed, event, at_unix_s, processes, pids,
+// restarts, crash: {pids, ranks, restarts}}. `restarts` counts the node's restarts; `crash`
+// is its last crash, kept through later events: the pids it killed and the restart count
+// then, so a launch tells its rank killed by the crash, and when a restart follows it.
 void record_node_state(const std::string& lab_dir, const NodeFaultResult& r, double at_unix_s);
 nlohmann::json read_node_states(const std::string& lab_dir);
+// The launched ranks a restart of `node` would run again: its last crash's, while that
+// crash is the node's last event; else 0.
+int restartable_ranks(const nlohmann::json& states, const std::string& node);
 // Each node of `state`'s plan and the state it is in now: its last event's (nodes.json),
 // unless the node has since got processes that event did not touch (a new `train` or
 // `launch` after a crash), or was paused and its paused processes have all ended: then
@@ -67,6 +87,9 @@ std::map<std::string, std::string> node_states_now(
     const LabState& state, const nlohmann::json& recorded,
     const std::function<bool(const ProcessRecord&)>& alive);
 const char* node_state_after(NodeEvent::Kind kind);  // "crashed", "paused", "running"
+// The state a timeline.csv row gives after the event: node_state_after's, but "restarted"
+// for a restart, so the exporter counts restarts apart from resumes.
+const char* node_row_state(NodeEvent::Kind kind);
 
 // The same for lab `lab`, as `status` and the exporter show it: every node of `plan`
 // running, unless nodes.json says otherwise (the lab's records are read only then).
@@ -80,7 +103,9 @@ class NodeFaulter {
   virtual NodeFaultResult apply(const std::string& node, NodeEvent::Kind kind) = 0;
 };
 
-// The real one: the lab's records read afresh, the processes signalled, nodes.json written.
+// The real one: the lab's records read afresh, the processes signalled, nodes.json written
+// (a crash's before its signals too). A restart with nothing to restart throws
+// NothingToRestart.
 class LabNodeFaulter : public NodeFaulter {
  public:
   LabNodeFaulter(const LabStore& store, std::string lab, ProcessSignaller& signaller);

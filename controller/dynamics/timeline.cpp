@@ -168,7 +168,7 @@ void Timeline::run() {
         const double scheduled_s = (target - t0) / 1e9, applied_s = (applied - t0) / 1e9;
         if (due[i].node_event) {
           log << node_row(scheduled_s, applied_s, nodes_[due[i].direction].node,
-                          node_state_after(*due[i].node_event), error);
+                          node_row_state(*due[i].node_event), error);
         } else {
           log << direction_row(scheduled_s, applied_s, directions_[due[i].direction], error);
         }
@@ -181,9 +181,10 @@ void Timeline::run() {
           std::fprintf(stderr, "testbed timeline: current.json: %s\n", ex.what());
         }
       }
-      // A later cut or restore before the convergence restarts its delay, as a routing
-      // protocol's SPF hold-down does.
-      if (cut_or_restored && rerouter_ && rerouter_->convergence_us())
+      // The delay counts from the first cut or restore not yet converged; later ones join
+      // that convergence, as an SPF's initial wait counts from the first event. Restarting
+      // it at each would let links flapping faster than the delay hold routing off for ever.
+      if (cut_or_restored && rerouter_ && rerouter_->convergence_us() && reroute_at < 0)
         reroute_at = mono_ns() + *rerouter_->convergence_us() * 1000;
       first = last;
     }

@@ -9,10 +9,12 @@
 #include <chrono>
 #include <deque>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <system_error>
 
 #include "controller/launch/job_metrics.h"
+#include "controller/launch/rank_output.h"
 #include "netns/crash_point.h"
 #include "netns/named_netns.h"
 #include "netns/node_identity.h"
@@ -34,32 +36,6 @@ constexpr size_t kTailLines = 12;
 // its group and kept them) before the runner stops reading them.
 constexpr double kDrainAfterExitS = 1.0;
 
-// Splits a byte stream into lines. A line longer than a metrics line may be is cut there,
-// so a job that never writes a newline cannot grow the controller's memory.
-class LineBuffer {
- public:
-  template <typename F>
-  void feed(std::string_view data, F&& on_line) {
-    partial_.append(data);
-    size_t start = 0;
-    for (size_t nl; (nl = partial_.find('\n', start)) != std::string::npos; start = nl + 1)
-      on_line(std::string_view(partial_).substr(start, nl - start));
-    partial_.erase(0, start);
-    if (partial_.size() > kMaxMetricsLine + 1) {
-      on_line(std::string_view(partial_));
-      partial_.clear();
-    }
-  }
-  template <typename F>
-  void flush(F&& on_line) {
-    if (!partial_.empty()) on_line(std::string_view(partial_));
-    partial_.clear();
-  }
-
- private:
-  std::string partial_;
-};
-
 struct Stream {
   int fd = -1;  // read end of the pipe; -1 once closed
   std::ofstream log;
@@ -74,25 +50,12 @@ struct Rank {
   RankOutcome outcome;
   bool running = false;
   std::deque<std::string> tail;
+  // Crashed by a fault and waiting for a restart: the node's restart count at the crash.
+  std::optional<int> crashed_at_restarts;
 };
 
 double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Reads what a non-blocking fd has; false at end of file or error.
-template <typename F>
-bool drain(int fd, F&& on_data) {
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof buf);
-    if (n > 0) {
-      on_data(std::string_view(buf, static_cast<size_t>(n)));
-      continue;
-    }
-    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return true;
-    return false;
-  }
 }
 
 std::vector<std::string> current_environment() {
@@ -124,9 +87,10 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       if (r.running) signal_job_group(r.outcome.pid, sig);
   };
 
-  for (size_t i = 0; i < ranks_.size(); ++i) {
+  // Starts rank i (again, after a restart: its files are appended to, and its metrics
+  // file, still followed, is not truncated). Throws std::system_error when it cannot.
+  const auto start_rank = [&](size_t i, bool again) {
     Rank& r = ranks[i];
-    r.plan = &ranks_[i];
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC | O_NONBLOCK) != 0) throw_errno("pipe2");
     if (pipe2(err, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -140,28 +104,40 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     fcntl(err_w.get(), F_SETFL, 0);
     r.out.fd = out[0];
     r.err.fd = err[0];
-    r.out.log.open(r.plan->stdout_path);
-    r.err.log.open(r.plan->stderr_path);
-    // Created empty, so the job may open it for appending and we may follow it at once.
-    std::ofstream(r.plan->metrics_path, std::ios::app).flush();
-    r.metrics_fd = open(r.plan->metrics_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    const auto mode = again ? std::ios::app : std::ios::trunc;
+    r.out.log.open(r.plan->stdout_path, std::ios::out | mode);
+    r.err.log.open(r.plan->stderr_path, std::ios::out | mode);
+    if (!again) {
+      // Created empty, so the job may open it for appending and we may follow it at once.
+      std::ofstream(r.plan->metrics_path, std::ios::app).flush();
+      r.metrics_fd = open(r.plan->metrics_path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    }
+    FileDescriptor ns = open_netns(r.plan->ns);
+    const NodeIdentity identity = open_node_identity(r.plan->ns);
+    FileDescriptor null(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    LaunchSpec spec;
+    spec.argv = options_.supervisor;
+    spec.argv.insert(spec.argv.end(), r.plan->argv.begin(), r.plan->argv.end());
+    spec.ns_fd = ns.get();
+    spec.stdin_fd = null.get();
+    spec.stdout_fd = out_w.get();
+    spec.stderr_fd = err_w.get();
+    spec.new_session = true;  // a process group of its own, away from the terminal's
+    spec.uts_fd = identity.uts.get();
+    spec.hosts_file = identity.hosts_file;
+    spec.parent_death_signal = SIGKILL;
+    spec.env = merge_environment(base_env, r.plan->env);
+    r.outcome.pid = launch(spec);
+    r.running = true;
+    // Killed here, the rank is unrecorded: PR_SET_PDEATHSIG ends it with this process.
+    crash_point("launch:rank started, not recorded");
+    on_start_(*r.plan, r.outcome.pid);
+  };
+
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    ranks[i].plan = &ranks_[i];
     try {
-      FileDescriptor ns = open_netns(r.plan->ns);
-      const NodeIdentity identity = open_node_identity(r.plan->ns);
-      FileDescriptor null(open("/dev/null", O_RDONLY | O_CLOEXEC));
-      LaunchSpec spec;
-      spec.argv = options_.supervisor;
-      spec.argv.insert(spec.argv.end(), r.plan->argv.begin(), r.plan->argv.end());
-      spec.ns_fd = ns.get();
-      spec.stdin_fd = null.get();
-      spec.stdout_fd = out_w.get();
-      spec.stderr_fd = err_w.get();
-      spec.new_session = true;  // a process group of its own, away from the terminal's
-      spec.uts_fd = identity.uts.get();
-      spec.hosts_file = identity.hosts_file;
-      spec.parent_death_signal = SIGKILL;
-      spec.env = merge_environment(base_env, r.plan->env);
-      r.outcome.pid = launch(spec);
+      start_rank(i, false);
     } catch (...) {
       stop_all(SIGKILL);
       for (auto& s : ranks) {
@@ -171,10 +147,6 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       }
       throw;
     }
-    r.running = true;
-    // Killed here, the rank is unrecorded: PR_SET_PDEATHSIG ends it with this process.
-    crash_point("launch:rank started, not recorded");
-    on_start_(*r.plan, r.outcome.pid);
   }
 
   JobOutcome job;
@@ -210,7 +182,9 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       });
     }
     if (r.out.fd >= 0) {
+      // Flushed as it comes: a rank's log is for following while the job runs.
       r.out.log.write(out_data.data(), static_cast<std::streamsize>(out_data.size()));
+      r.out.log.flush();
       r.out.lines.feed(out_data, [&](std::string_view line) {
         if (line.substr(0, kMetricsPrefix.size()) == kMetricsPrefix) {
           on_metric_line_(i, line.substr(kMetricsPrefix.size()), since(start));
@@ -234,6 +208,7 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       };
       const bool open = drain(r.err.fd, [&](std::string_view data) {
         r.err.log.write(data.data(), static_cast<std::streamsize>(data.size()));
+        r.err.log.flush();
         r.err.lines.feed(data, keep);
       });
       if (!open) {
@@ -273,14 +248,55 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       r.outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       r.outcome.ended_s = since(start);
       r.outcome.stopped = stopping;
-      if (r.outcome.status != 0 && !stopping) {
-        job.failed_rank = static_cast<int>(&r - ranks.data());
+      if (r.outcome.status == 0 || stopping) continue;
+      // Killed by its node's crash (recorded before the signal): a fault, not a failure.
+      if (options_.faults && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+        if (const auto at = options_.faults->crash_of(r.plan->node, r.outcome.pid)) {
+          r.crashed_at_restarts = *at;
+          r.outcome.crashed = true;
+          ++r.outcome.crashes;
+          echo(r, "crashed by a fault of the node; waiting for a restart");
+          continue;
+        }
+      }
+      job.failed_rank = static_cast<int>(&r - ranks.data());
+      begin_stop("failed");
+    }
+    // Ranks whose node was restarted since their crash run again.
+    for (size_t i = 0; i < ranks.size() && !stopping; ++i) {
+      Rank& r = ranks[i];
+      if (!r.crashed_at_restarts ||
+          options_.faults->restarts(r.plan->node) <= *r.crashed_at_restarts)
+        continue;
+      r.crashed_at_restarts.reset();
+      r.outcome.crashed = false;
+      r.outcome.earlier_pids.push_back(r.outcome.pid);
+      read_streams(i);  // what the crashed run left in its pipes, before new ones
+      for (Stream* stream : {&r.out, &r.err}) {
+        stream->lines.flush([&](std::string_view line) { echo(r, line); });
+        if (stream->fd >= 0) close(stream->fd);
+        stream->fd = -1;
+        stream->log.close();
+      }
+      echo(r, "restarted");
+      try {
+        start_rank(i, true);
+      } catch (const std::exception& e) {
+        echo(r, std::string("could not be restarted: ") + e.what());
+        r.outcome.status = 127;  // as a shell's "cannot run"
+        job.failed_rank = static_cast<int>(i);
         begin_stop("failed");
       }
     }
     const bool any_running =
         std::any_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.running; });
     if (!any_running) {
+      // A crashed rank that nothing restarted before the rest ended fails the job.
+      for (size_t i = 0; i < ranks.size() && job.failed_rank < 0; ++i)
+        if (ranks[i].outcome.crashed && !stopping) {
+          job.failed_rank = static_cast<int>(i);
+          job.status = "failed";
+        }
       if (!all_ended) all_ended = Clock::now();
       const bool pipes_open = std::any_of(
           ranks.begin(), ranks.end(), [](const Rank& r) { return r.out.fd >= 0 || r.err.fd >= 0; });

@@ -9,6 +9,11 @@
 // --max-seconds and an interrupt. A rank that ends is followed by SIGKILL to what is left
 // of its group, so no job leaves a process behind; and every rank gets SIGKILL should the
 // controller itself die (PR_SET_PDEATHSIG).
+//
+// A node's crash (a fault: controller/dynamics/node_faults.h) is not a failure: the rank it
+// killed waits, the others go on, and a restart of the node runs the rank again with the
+// same command and environment, its output appended to the same files. A rank crashed and
+// never restarted fails the job once every other rank has ended (or at once, if none runs).
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +21,7 @@
 #include <atomic>
 #include <functional>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +29,17 @@
 #include "controller/launch/launch_plan.h"
 
 namespace testbed {
+
+// Tells a rank killed by a crash of its node from one that failed, and when the node is
+// restarted. The lab's nodes.json in a launch (lab_rank_faults.h); a fake in tests.
+class RankFaults {
+ public:
+  virtual ~RankFaults() = default;
+  // When a crash of `node` killed `pid`: the node's restart count at that crash.
+  virtual std::optional<int> crash_of(const std::string& node, pid_t pid) = 0;
+  // The node's restart count now: a crashed rank runs again once it exceeds its crash's.
+  virtual int restarts(const std::string& node) = 0;
+};
 
 struct JobRunOptions {
   double max_seconds = 0;  // 0: no limit
@@ -33,14 +50,18 @@ struct JobRunOptions {
   // Put before each rank's command: the rank supervisor (rank_supervisor.h), so that a
   // controller's death also ends what the rank started. Empty: the command runs itself.
   std::vector<std::string> supervisor;
+  RankFaults* faults = nullptr;  // null: every rank's death by a signal is a failure
 };
 
 struct RankOutcome {
-  pid_t pid = -1;
+  pid_t pid = -1;  // its last run's
   int status = -1;       // exit status, or 128 + signal; -1 not started
   bool stopped = false;  // ended by the testbed (another rank failed, a limit, Ctrl-C)
   double ended_s = 0;    // since the launch
   std::vector<std::string> stderr_tail;  // its last lines, to name a failure by
+  std::vector<pid_t> earlier_pids;       // its runs before a crash, oldest first
+  int crashes = 0;                       // by a fault of its node
+  bool crashed = false;                  // its last run ended by a crash, not restarted
 };
 
 struct JobOutcome {
@@ -52,7 +73,8 @@ struct JobOutcome {
 
 class JobRunner {
  public:
-  // Called right after each rank starts, before anything can fail: records it.
+  // Called right after each rank starts (and starts again after a restart), before
+  // anything can fail: records it.
   using OnStart = std::function<void(const RankPlan&, pid_t)>;
   // A metric line from rank `rank`, at `t_s` seconds since the launch.
   using OnMetricLine = std::function<void(size_t rank, std::string_view line, double t_s)>;

@@ -42,6 +42,10 @@ nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<Ra
     n["exit_status"] = outcome.ranks[i].status;
     n["stopped_by_testbed"] = outcome.ranks[i].stopped;
     n["ended_s"] = outcome.ranks[i].ended_s;
+    // Faults of the node (a crash, then perhaps a restart: node_faults.h).
+    n["crashes"] = outcome.ranks[i].crashes;
+    n["restarts"] = outcome.ranks[i].earlier_pids.size();
+    n["crashed"] = outcome.ranks[i].crashed;
   }
   metrics.erase("nodes");
   s["nodes"] = nodes;
@@ -76,9 +80,14 @@ std::vector<std::string> failure_lines(const std::vector<RankPlan>& ranks,
     const auto& r = ranks.at(outcome.failed_rank);
     const auto& o = outcome.ranks.at(outcome.failed_rank);
     std::ostringstream head;
-    head << "node " << r.node << " (rank " << r.rank << ") exited with "
-         << describe_status(o.status) << " after " << std::fixed << std::setprecision(1)
-         << o.ended_s << " s";
+    head << "node " << r.node << " (rank " << r.rank << ") ";
+    if (o.crashed) {
+      head << "was crashed by a fault of the node after " << std::fixed << std::setprecision(1)
+           << o.ended_s << " s and not restarted before the others ended";
+    } else {
+      head << "exited with " << describe_status(o.status) << " after " << std::fixed
+           << std::setprecision(1) << o.ended_s << " s";
+    }
     lines.push_back(head.str());
     if (!o.stderr_tail.empty()) {
       lines.push_back("last lines of its stderr (" + r.stderr_path + "):");

@@ -37,6 +37,7 @@ void TimelineTail::add_line(const std::string& line) {
     if (state == "crashed") ++fault_events_["node_crash"];
     if (state == "paused") ++fault_events_["node_pause"];
     if (state == "running") ++fault_events_["node_resume"];
+    if (state == "restarted") ++fault_events_["node_restart"];
     return;
   }
   if (state == "up" || state == "down") {
@@ -187,10 +188,11 @@ std::vector<MetricFamily> fault_families(const std::string& lab, const FaultSnap
   }
   MetricFamily events{"testbed_fault_events_total",
                       "Faults applied so far, by kind (link_down, link_up, node_crash, "
-                      "node_pause, node_resume).",
+                      "node_pause, node_resume, node_restart).",
                       MetricType::Counter,
                       {}};
-  for (const char* kind : {"link_down", "link_up", "node_crash", "node_pause", "node_resume"}) {
+  for (const char* kind :
+       {"link_down", "link_up", "node_crash", "node_pause", "node_resume", "node_restart"}) {
     ClientMetric m;
     m.label = {{"lab", lab}, {"kind", kind}};
     const auto it = faults.events.find(kind);

@@ -101,6 +101,12 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
   YAML::Node root = YAML::Load(topology_yaml);
   root["lab"] = lab;
   if (seed) root["seed"] = *seed;
+  if (s.reroute == "static") {
+    root.remove("reroute");
+  } else if (!s.reroute.empty()) {
+    root["reroute"] = YAML::Node(YAML::NodeType::Map);
+    if (s.reroute != "default") root["reroute"]["convergence"] = s.reroute;
+  }
   std::vector<Diagnostic> problems;
   std::vector<LinkEvent> events = s.events;
   std::stable_sort(events.begin(), events.end(),
@@ -168,6 +174,14 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
     if (!e.for_text.empty()) step["for"] = e.for_text;
     node["schedule"].push_back(step);
     nodes[e.node] = node;
+  }
+  // Partitions join the topology's own; the profile parser judges them.
+  for (const auto& p : s.partitions) {
+    YAML::Node entry;
+    for (const auto& n : p.nodes) entry["nodes"].push_back(n);
+    entry["at"] = p.at_text;
+    entry["heal"] = p.heal_text;
+    root["partitions"].push_back(entry);
   }
   if (s.rate_scale != 1.0) scale_rates(root, s, problems);
   if (!problems.empty()) throw ValidationError(problems);

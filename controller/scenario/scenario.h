@@ -15,6 +15,7 @@
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
 //   rate_scale: 1                    # optional: every link rate times this (fixed, steps,
 //                                    # and the rates a random schedule draws from)
+//   reroute: static                  # optional: or {convergence: 300ms}; over the topology's
 //   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
 //   #  or a variant with settings of its own:  - {name: drps-wsp, strategy: drps, parallel: wsp}
 //   #  or a user's own job, run by `testbed launch` beside the built-in strategies:
@@ -47,10 +48,17 @@ struct LinkEvent {
 };
 
 // A node's fault at a time (docs/faults.md): written into the node's `schedule`.
+// A partition: these nodes cut from the rest from `at` until `heal` (the profile's
+// `partitions:`, docs/faults.md), times as written.
+struct PartitionEvent {
+  std::vector<std::string> nodes;
+  std::string at_text, heal_text;
+};
+
 struct NodeFaultEvent {
   double at_s = 0;
   std::string node;
-  std::string event;     // crash or pause
+  std::string event;     // crash, pause or restart
   std::string for_text;  // a pause's length, as written
 };
 
@@ -108,8 +116,13 @@ struct Scenario {
   // Every link rate of the topology (and of its steps and events) times this: a machine
   // that cannot shape the paper's rates runs them scaled, with the model scaled alike.
   double rate_scale = 1.0;
+  // Routing around dead links, over the topology's own: "static" (none), "default" (the
+  // profile's default convergence), or a convergence delay ("300ms") as the profile's
+  // `reroute: {convergence: ...}`. Empty: the topology's.
+  std::string reroute;
   std::vector<LinkEvent> events;
   std::vector<NodeFaultEvent> node_events;
+  std::vector<PartitionEvent> partitions;
   std::map<std::string, std::string> workload;  // train options, as in profiles
   std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
   // A variant's train settings over `workload`, its strategy among them, by its name.

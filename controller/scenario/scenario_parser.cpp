@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"name",       "description", "topology",    "dynamics",
                                            "workload",   "strategies",  "repetitions", "expect",
-                                           "rate_scale", "seeds"};
+                                           "rate_scale", "seeds",       "reroute"};
 
 class Parser {
  public:
@@ -51,6 +51,7 @@ class Parser {
         s.rate_scale = x;
       }
     }
+    if (root["reroute"]) reroute(root["reroute"], s);
     if (root["workload"]) workload(root["workload"], s);
     strategies(root["strategies"], root, s);
     if (root["repetitions"]) {
@@ -152,14 +153,35 @@ class Parser {
     if (!n["events"]) return;
     if (!n["events"].IsSequence()) {
       error(n["events"],
-            "events: expected a list of {at, link: [a, b], bandwidth|delay|loss|state} or "
-            "{at, node, event}");
+            "events: expected a list of {at, link: [a, b], bandwidth|delay|loss|state}, "
+            "{at, node, event} or {at, partition: [nodes], heal}");
       return;
     }
     for (const auto& e : n["events"]) event(e, s);
   }
 
-  // A node's fault: {at, node, event: crash|pause, [for]}.
+  // reroute: static, or {convergence: D} ({} for the default): the topology's routing, so
+  // one topology serves a scenario with static routes and one that routes around cuts.
+  void reroute(const YAML::Node& n, Scenario& s) {
+    if (n.IsScalar() && n.Scalar() == "static") {
+      s.reroute = "static";
+      return;
+    }
+    if (!n.IsMap()) {
+      error(n, "reroute: expected static, {} or {convergence: 300ms}");
+      return;
+    }
+    keys(n, {"convergence"}, "in reroute");
+    if (!n["convergence"]) {
+      s.reroute = "default";  // the profile's default convergence (topology.h)
+      return;
+    }
+    s.reroute = text(n["convergence"], "reroute.convergence");
+    std::string why;
+    if (!parse_duration(s.reroute, why)) error(n["convergence"], "reroute.convergence: " + why);
+  }
+
+  // A node's fault: {at, node, event: crash|pause|restart, [for]}.
   void node_event(const YAML::Node& e, Scenario& s) {
     keys(e, {"at", "node", "event", "for"}, "in a node's event");
     NodeFaultEvent ev;
@@ -171,8 +193,8 @@ class Parser {
     }
     ev.node = text(e["node"], "node");
     ev.event = e["event"] ? text(e["event"], "event") : "";
-    if (ev.event != "crash" && ev.event != "pause")
-      error(e["event"] ? e["event"] : e, "event: expected crash or pause");
+    if (ev.event != "crash" && ev.event != "pause" && ev.event != "restart")
+      error(e["event"] ? e["event"] : e, "event: expected crash, pause or restart");
     if (e["for"]) {
       ev.for_text = text(e["for"], "for");
       if (!parse_duration(ev.for_text, why)) error(e["for"], "for: " + why);
@@ -180,7 +202,30 @@ class Parser {
     s.node_events.push_back(ev);
   }
 
+  // A partition: {at, partition: [nodes], heal}; the profile parser judges the nodes and
+  // the cut (a partition that cuts nothing, heal not after at), naming the derived topology.
+  void partition_event(const YAML::Node& e, Scenario& s) {
+    keys(e, {"at", "partition", "heal"}, "in a partition event");
+    PartitionEvent p;
+    std::string why;
+    p.at_text = text(e["at"], "at");
+    if (!parse_duration(p.at_text, why)) error(e["at"], "at: " + why);
+    if (!e["heal"]) {
+      error(e, "a partition needs its heal time, e.g. {at: 30s, partition: [a], heal: 60s}");
+    } else {
+      p.heal_text = text(e["heal"], "heal");
+      if (!parse_duration(p.heal_text, why)) error(e["heal"], "heal: " + why);
+    }
+    if (!e["partition"].IsSequence() || e["partition"].size() == 0) {
+      error(e["partition"], "partition: expected a list of node names, e.g. [seattle]");
+    } else {
+      for (const auto& n : e["partition"]) p.nodes.push_back(text(n, "partition"));
+    }
+    s.partitions.push_back(p);
+  }
+
   void event(const YAML::Node& e, Scenario& s) {
+    if (e.IsMap() && e["at"] && e["partition"] && !e["link"]) return partition_event(e, s);
     if (e.IsMap() && e["at"] && e["node"] && !e["link"]) return node_event(e, s);
     if (!e.IsMap() || !e["at"] || !e["link"]) {
       error(e,

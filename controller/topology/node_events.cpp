@@ -21,12 +21,15 @@ const char* node_event_name(NodeEvent::Kind kind) {
       return "pause";
     case NodeEvent::Kind::kResume:
       return "resume";
+    case NodeEvent::Kind::kRestart:
+      return "restart";
   }
   return "crash";
 }
 
 std::optional<NodeEvent::Kind> parse_node_event_kind(const std::string& name) {
-  for (auto k : {NodeEvent::Kind::kCrash, NodeEvent::Kind::kPause, NodeEvent::Kind::kResume})
+  for (auto k : {NodeEvent::Kind::kCrash, NodeEvent::Kind::kPause, NodeEvent::Kind::kResume,
+                 NodeEvent::Kind::kRestart})
     if (name == node_event_name(k)) return k;
   return std::nullopt;
 }
@@ -69,7 +72,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
     const auto kind =
         e["event"].IsScalar() ? parse_node_event_kind(e["event"].Scalar()) : std::nullopt;
     if (!kind) {
-      fail(e["event"], "event: expected crash or pause, not '" +
+      fail(e["event"], "event: expected crash, pause or restart, not '" +
                            (e["event"].IsScalar() ? e["event"].Scalar() : std::string()) + "'");
       continue;
     }
@@ -79,7 +82,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
       continue;
     }
     if (e["for"] && ev.kind != NodeEvent::Kind::kPause) {
-      fail(e["for"], "for: only a pause lasts (a crash is over at once)");
+      fail(e["for"], "for: only a pause lasts (a crash or a restart is over at once)");
     } else if (ev.kind == NodeEvent::Kind::kPause && !e["for"]) {
       fail(e, "a pause needs its length, e.g. {at: 60s, event: pause, for: 5s}");
     } else if (ev.kind == NodeEvent::Kind::kPause) {
@@ -108,6 +111,18 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
                            format_time(Duration{paused_until}) + ")");
     }
     paused_until = std::max(paused_until, ev.at_us + ev.for_us);
+  }
+  // A restart runs again what a crash ended: one needs a crash before it, and between two
+  // restarts another crash (a second restart would have nothing to run).
+  bool crashed = false;
+  for (size_t i : order) {
+    const NodeEvent& ev = out[i];
+    if (ev.kind == NodeEvent::Kind::kCrash) crashed = true;
+    if (ev.kind != NodeEvent::Kind::kRestart) continue;
+    if (!crashed)
+      fail(entries[i], "a restart at " + format_time(Duration{ev.at_us}) +
+                           " has nothing to restart: no crash of the node before it");
+    crashed = false;
   }
   if (!ok) return {};
   std::vector<NodeEvent> sorted;

@@ -6,6 +6,11 @@
 //       schedule:
 //         - {at: 30s, event: crash}
 //         - {at: 60s, event: pause, for: 5s}
+//         - {at: 90s, event: crash}
+//         - {at: 95s, event: restart}
+//
+// A restart runs a launched job's crashed ranks again (node_faults.h); it needs a crash
+// before it.
 //
 // A pause always has its length here, so that no schedule leaves a node stopped for good
 // (`testbed node pause` without --for, and `resume`, are for people at a terminal).
@@ -22,12 +27,12 @@
 
 namespace testbed {
 
-const char* node_event_name(NodeEvent::Kind kind);  // "crash", "pause", "resume"
+const char* node_event_name(NodeEvent::Kind kind);  // "crash", "pause", "resume", "restart"
 std::optional<NodeEvent::Kind> parse_node_event_kind(const std::string& name);
 
 // Reads a node's `schedule` (a list of {at, event, [for]}). Errors go to `error`, positioned:
 // an unknown event, a time not after the start, a pause without its length or overlapping
-// another, a `for` on anything but a pause.
+// another, a `for` on anything but a pause, a restart with no crash before it.
 std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::string& name,
                                            const YamlErrorSink& error);
 

@@ -79,9 +79,10 @@ struct DirectionParams {
 
 // What happens to a node's processes (node_events.h): every process of the lab in it, the
 // testbed's agents, launched ranks and `exec` children, killed (a data center's servers
-// lost) or stopped for a while (a machine that hangs: a long GC pause, a live migration).
+// lost) or stopped for a while (a machine that hangs: a long GC pause, a live migration);
+// or, after a crash, its launched ranks run again (a server back, an elastic job rejoining).
 struct NodeEvent {
-  enum class Kind { kCrash, kPause, kResume };
+  enum class Kind { kCrash, kPause, kResume, kRestart };
   Kind kind = Kind::kCrash;
   int64_t at_us = 0;
   int64_t for_us = 0;  // a pause's length; a schedule's pause always has one

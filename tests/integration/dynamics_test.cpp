@@ -525,6 +525,60 @@ TEST(Dynamics, AScheduledCutIsRoutedAroundAndBackByTheTimeline) {
   EXPECT_EQ(count, 2);
 }
 
+// Killed in the middle of its faults (a link cut by hand, a partition and a node's pause
+// whose verbs wait to undo them, the timeline mid-flap with routes converged around the
+// cuts), the lab still comes down whole: `down` ends every process it recorded, the paused
+// one included, and the host is as it was.
+TEST(Dynamics, EverythingIsCleanedAfterAKillMidFault) {
+  REQUIRE_ROOT();
+  const HostSnapshot before = take_host_snapshot();
+  const std::string lab = "tbt-midfault";
+  {
+    LabGuard guard(lab);
+    const std::string path = temp_file(lab + ".yaml");
+    std::ofstream(path) << "lab: " << lab << "\nnodes: {a: {}, b: {}, c: {}, d: {}}\n"
+                        << "reroute: {convergence: 50ms}\nlinks:\n"
+                        << "  - {endpoints: [a, b], bandwidth: 10mbit, delay: 5ms}\n"
+                        << "  - {endpoints: [b, c], bandwidth: 10mbit, "
+                           "schedule: {flap: {every: 400ms, down_for: 200ms}}}\n"
+                        << "  - {endpoints: [c, d], bandwidth: 10mbit}\n"
+                        << "  - {endpoints: [d, a], bandwidth: 10mbit}\n";
+    const Result up = run_testbed({"up", path});
+    ASSERT_EQ(up.status, 0) << up.output;
+    const pid_t sleeper = spawn_testbed({"exec", "--lab", lab, "a", "--", "sleep", "1000"});
+    guard.own(sleeper);
+    ASSERT_TRUE(wait_recorded(lab, {sleeper}, 10));
+    std::vector<pid_t> verbs = {spawn_testbed({"node", "pause", lab, "a", "--for", "60s"}),
+                                spawn_testbed({"partition", lab, "c", "--for", "60s"})};
+    for (pid_t v : verbs) guard.own(v);
+    ASSERT_EQ(run_testbed({"link", "down", lab, "a", "b"}).status, 0);
+    // Until the pause and the partition are applied (each logs a row), while b-c flaps.
+    const auto rows_with = [&](const std::string& what) {
+      std::ifstream csv("/run/testbed/" + lab + "/timeline.csv");
+      int n = 0;
+      for (std::string line; std::getline(csv, line);) n += line.find(what) != std::string::npos;
+      return n;
+    };
+    for (int i = 0; i < 1000 && (rows_with("paused") == 0 || rows_with("c,d") == 0); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_GT(rows_with("paused"), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Everything that would undo a fault, killed outright: the verbs and the timeline.
+    for (pid_t v : verbs) kill(v, SIGKILL);
+    const auto state = lab_state_json(lab);
+    for (const auto& p : state.value("processes", nlohmann::json::array()))
+      for (const auto& arg : p.value("argv", std::vector<std::string>{}))
+        if (arg == "_timeline") kill(p["pid"].get<int>(), SIGKILL);
+    const auto pids = recorded_pids(lab);
+    const Result down = run_testbed({"down", lab});
+    EXPECT_EQ(down.status, 0) << down.output;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_FALSE(any_alive(pids));
+    EXPECT_FALSE(std::filesystem::exists("/run/testbed/" + lab));
+  }
+  EXPECT_EQ(take_host_snapshot(), before);
+}
+
 TEST(Dynamics, DownAndCleanRemoveDelayLinesTimelineAndRules) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();

@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <sstream>
 #include <thread>
 
 #include "controller/lab/lab_state.h"
@@ -139,6 +141,129 @@ TEST_F(LaunchTest, AFailingNodeIsNamedAndTheOthersAreStopped) {
   EXPECT_EQ(shell_output("pgrep -xf 'sleep 60' | wc -l"), "0\n");
   EXPECT_EQ(group_records("tbt-line4"), 0);
   EXPECT_EQ(take_host_snapshot(), before);
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream all;
+  all << in.rdbuf();
+  return all.str();
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Creates `path` when it goes: a job waiting for it ends, whatever the test's outcome
+// (else a failed assertion would leave the test waiting for its launch for ever).
+struct GoFileAtExit {
+  std::string path;
+  ~GoFileAtExit() { std::ofstream(path).flush(); }
+};
+
+// Polls `ok` every 10 ms for up to `seconds`; whether it came true.
+template <typename F>
+bool eventually(F ok, double seconds) {
+  for (const auto start = Clock::now(); seconds_since(start) < seconds;) {
+    if (ok()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return ok();
+}
+
+// A node's crash is a fault, not the job's failure: the crashed rank waits, the others go
+// on, and `testbed node restart` runs it again with the same command and environment, its
+// output appended. A second restart has nothing to run and is refused.
+TEST_F(LaunchTest, ACrashedRankWaitsAndARestartRunsItAgainWithTheSameEnvironment) {
+  const std::string go = temp_file("tbt-restart-go");
+  std::filesystem::remove(go);
+  // Every rank says who it is and waits for the test's word.
+  const std::string job = "echo \"start $RANK $WORLD_SIZE $MASTER_ADDR\"; while [ ! -e " + go +
+                          " ]; do sleep 0.1; done";
+  auto launch = std::async(std::launch::async, [&] {
+    return run_testbed(
+        {"launch", "tbt-line4", "--name", "restartjob", "--json", "--", "sh", "-c", job});
+  });
+  const GoFileAtExit release{go};  // destroyed before `launch`, whose destructor waits
+  ASSERT_TRUE(eventually([] { return group_records("tbt-line4") == 4; }, 30));
+  std::string run_dir;
+  for (const auto& e : std::filesystem::directory_iterator(lab_dir("tbt-line4") + "/launches"))
+    if (e.path().string().find("restartjob") != std::string::npos) run_dir = e.path();
+  ASSERT_FALSE(run_dir.empty());
+  const std::string out = run_dir + "/n2.stdout";
+  ASSERT_TRUE(eventually([&] { return count_of(file_text(out), "start 1 4") == 1; }, 30));
+  const std::string first = file_text(out);
+
+  const Result crash = run_testbed({"node", "crash", "tbt-line4", "n2"});
+  ASSERT_EQ(crash.status, 0) << crash.output;
+  EXPECT_NE(crash.output.find("node n2: crash, 1 process crashed"), std::string::npos)
+      << crash.output;
+  // The launch goes on without it (it would end within a second, naming n2, otherwise).
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_EQ(launch.wait_for(std::chrono::seconds(0)), std::future_status::timeout);
+
+  const Result restart = run_testbed({"node", "restart", "tbt-line4", "n2"});
+  ASSERT_EQ(restart.status, 0) << restart.output;
+  EXPECT_NE(restart.output.find("node n2: restart, 1 process to run again"), std::string::npos)
+      << restart.output;
+  ASSERT_TRUE(eventually([&] { return count_of(file_text(out), "start 1 4") == 2; }, 30))
+      << file_text(out);
+  // The same line twice: the same rank, world and master.
+  EXPECT_EQ(file_text(out), first + first);
+  const Result again = run_testbed({"node", "restart", "tbt-line4", "n2"});
+  EXPECT_EQ(again.status, 2) << again.output;
+  EXPECT_NE(again.output.find("node n2 has nothing to restart"), std::string::npos)
+      << again.output;
+
+  std::ofstream(go).flush();
+  const Result r = launch.get();
+  EXPECT_EQ(r.status, 0) << r.output;
+  const nlohmann::json s = summary_of(r.output);
+  ASSERT_TRUE(s.is_object()) << r.output;
+  EXPECT_EQ(s["status"], "completed");
+  EXPECT_EQ(s["nodes"][1]["node"], "n2");
+  EXPECT_EQ(s["nodes"][1]["crashes"], 1);
+  EXPECT_EQ(s["nodes"][1]["restarts"], 1);
+  EXPECT_EQ(s["nodes"][0]["crashes"], 0);
+  expect_all_gone(s);
+  // Every run of every rank forgotten: the crashed one's record too.
+  EXPECT_EQ(group_records("tbt-line4"), 0);
+  const std::string timeline = file_text(lab_dir("tbt-line4") + "/timeline.csv");
+  EXPECT_NE(timeline.find(",,n2,,,,,\"\",crashed"), std::string::npos) << timeline;
+  EXPECT_NE(timeline.find(",,n2,,,,,\"\",restarted"), std::string::npos) << timeline;
+  std::filesystem::remove(go);
+}
+
+// Never restarted, the crashed rank fails the job once the others have ended, named as a
+// crash, not as a program's failure.
+TEST_F(LaunchTest, ACrashedRankNeverRestartedFailsTheJobWhenTheOthersEnd) {
+  const std::string go = temp_file("tbt-norestart-go");
+  std::filesystem::remove(go);
+  const std::string job = "while [ ! -e " + go + " ]; do sleep 0.1; done";
+  auto launch = std::async(std::launch::async, [&] {
+    return run_testbed({"launch", "tbt-line4", "--json", "--", "sh", "-c", job});
+  });
+  const GoFileAtExit release{go};
+  ASSERT_TRUE(eventually([] { return group_records("tbt-line4") == 4; }, 30));
+  const Result crash = run_testbed({"node", "crash", "tbt-line4", "n3"});
+  ASSERT_EQ(crash.status, 0) << crash.output;
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::ofstream(go).flush();
+  const Result r = launch.get();
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("node n3 (rank 2) was crashed by a fault of the node"),
+            std::string::npos)
+      << r.output;
+  const nlohmann::json s = summary_of(r.output);
+  ASSERT_TRUE(s.is_object()) << r.output;
+  EXPECT_EQ(s["status"], "failed");
+  EXPECT_EQ(s["failed_node"], "n3");
+  EXPECT_TRUE(s["nodes"][2]["crashed"].get<bool>());
+  EXPECT_FALSE(s["nodes"][0]["stopped_by_testbed"].get<bool>());  // they ended themselves
+  EXPECT_EQ(group_records("tbt-line4"), 0);
+  std::filesystem::remove(go);
 }
 
 TEST_F(LaunchTest, MaxSecondsAndCtrlCStopEveryProcess) {

@@ -207,9 +207,9 @@ TEST(LaunchReport, AFailureNamesTheNodeItsStatusAndItsLastWords) {
   JobOutcome o;
   o.status = "failed";
   o.failed_rank = 1;
-  o.ranks = {{100, 143, true, 2.0, {}},
-             {101, 3, false, 1.5, {"Traceback", "boom"}},
-             {102, 143, true, 2.0, {}}};
+  o.ranks = {{100, 143, true, 2.0, {}, {}, 0, false},
+             {101, 3, false, 1.5, {"Traceback", "boom"}, {}, 0, false},
+             {102, 143, true, 2.0, {}, {}, 0, false}};
   const auto lines = failure_lines(ranks, o, 0);
   ASSERT_GE(lines.size(), 4u);
   EXPECT_EQ(lines[0], "node chicago (rank 1) exited with status 3 after 1.5 s");
@@ -227,6 +227,17 @@ TEST(LaunchReport, AFailureNamesTheNodeItsStatusAndItsLastWords) {
   EXPECT_EQ(s["wan_bytes"], 150);
   EXPECT_TRUE(s.contains("choices"));
   EXPECT_TRUE(failure_lines(ranks, JobOutcome{"completed", -1, 1.0, o.ranks}, 0).empty());
+
+  // A rank a crash killed and nothing restarted is named as a crash, not by its signal.
+  o.ranks[1] = {101, 137, false, 1.5, {}, {}, 1, true};
+  EXPECT_EQ(failure_lines(ranks, o, 0)[0],
+            "node chicago (rank 1) was crashed by a fault of the node after 1.5 s and not "
+            "restarted before the others ended");
+  o.ranks[1] = {103, 0, false, 4.0, {}, {101}, 1, false};  // crashed, restarted, completed
+  const auto restarted = launch_summary(request({"job"}), ranks, o, jm.summary(std::nullopt), {});
+  EXPECT_EQ(restarted["nodes"][1]["crashes"], 1);
+  EXPECT_EQ(restarted["nodes"][1]["restarts"], 1);
+  EXPECT_EQ(restarted["nodes"][1]["pid"], 103);
 }
 
 TEST(NodeHosts, EveryNodeNameResolvesToItsAddress) {

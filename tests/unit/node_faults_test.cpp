@@ -59,14 +59,27 @@ TEST(NodeEvents, AScheduleIsReadInTimeOrderAndEachPauseEndsWithItsResume) {
 TEST(NodeEvents, BadSchedulesAreRefusedWhereTheyAreWritten) {
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: explode}]}"),
             std::vector<std::string>{
-                "n.yaml:3:35: node 'a' schedule: event: expected crash or pause, not 'explode'"});
+                "n.yaml:3:35: node 'a' schedule: event: expected crash, pause or restart, not "
+                "'explode'"});
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: pause}]}"),
             std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a pause needs its length, "
                                      "e.g. {at: 60s, event: pause, for: 5s}"});
   EXPECT_EQ(
       errors_of("{schedule: [{at: 10s, event: crash, for: 5s}]}"),
       std::vector<std::string>{
-          "n.yaml:3:47: node 'a' schedule: for: only a pause lasts (a crash is over at once)"});
+          "n.yaml:3:47: node 'a' schedule: for: only a pause lasts (a crash or a restart is "
+          "over at once)"});
+  // A restart needs a crash before it, and a second restart another crash between.
+  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: restart}, {at: 20s, event: crash}]}"),
+            std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a restart at 10s has "
+                                     "nothing to restart: no crash of the node before it"});
+  EXPECT_EQ(errors_of("{schedule: [{at: 5s, event: crash}, {at: 6s, event: restart}, "
+                      "{at: 7s, event: restart}]}"),
+            std::vector<std::string>{"n.yaml:3:68: node 'a' schedule: a restart at 7s has "
+                                     "nothing to restart: no crash of the node before it"});
+  EXPECT_TRUE(errors_of("{schedule: [{at: 6s, event: restart}, {at: 5s, event: crash}, "
+                        "{at: 8s, event: crash}, {at: 9s, event: restart}]}")
+                  .empty());
   EXPECT_EQ(errors_of("{schedule: [{at: 0s, event: crash}]}"),
             std::vector<std::string>{"n.yaml:3:23: node 'a' schedule: at: must be after the start "
                                      "(a lab comes up whole)"});
@@ -140,6 +153,31 @@ TEST(NodeFaults, StatesAreKeptPerNode) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(NodeFaults, ACrashIsKeptThroughARestartWhichCountsAndNeedsLaunchedRanks) {
+  const std::string dir = testing::TempDir() + "/tb-node-restarts";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  // A crash that killed an agent (200) and a launched rank (300).
+  record_node_state(dir, {"a", NodeEvent::Kind::kCrash, 2, {200, 300}, 1}, 10.0);
+  auto states = read_node_states(dir);
+  EXPECT_EQ(states["a"]["crash"]["pids"], nlohmann::json({200, 300}));
+  EXPECT_EQ(states["a"]["crash"]["restarts"], 0);
+  EXPECT_EQ(restartable_ranks(states, "a"), 1);
+  EXPECT_EQ(restartable_ranks(states, "b"), 0);  // no event at all
+  record_node_state(dir, {"a", NodeEvent::Kind::kRestart, 1, {}, 1}, 11.0);
+  states = read_node_states(dir);
+  EXPECT_EQ(states["a"]["state"], "running");
+  EXPECT_EQ(states["a"]["restarts"], 1);
+  // The crash stays (a launch that notices its rank's death late still finds it), but a
+  // second restart has nothing to run: the last event is not a crash.
+  EXPECT_EQ(states["a"]["crash"]["pids"], nlohmann::json({200, 300}));
+  EXPECT_EQ(restartable_ranks(states, "a"), 0);
+  // A crash of a train's agents only: nothing a restart could run.
+  record_node_state(dir, {"b", NodeEvent::Kind::kCrash, 1, {400}, 0}, 12.0);
+  EXPECT_EQ(restartable_ranks(read_node_states(dir), "b"), 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(NodeFaults, ACrashedNodeRunsAgainOnceItHasNewProcesses) {
   LabState s = three_kinds_of_process();
   s.plan = {{"nodes", {{{"name", "a"}}, {{"name", "b"}}}}};
@@ -178,7 +216,8 @@ struct RecordingFaulter : NodeFaulter {
 
 TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
   const Topology t =
-      parse("{schedule: [{at: 50ms, event: pause, for: 100ms}, {at: 200ms, event: crash}]}");
+      parse("{schedule: [{at: 50ms, event: pause, for: 100ms}, {at: 200ms, event: crash}, "
+            "{at: 250ms, event: restart}]}");
   const Plan plan = make_plan(t, false);
   FakeKernel kernel;
   Applier(kernel).apply(plan);
@@ -196,21 +235,24 @@ TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
   EXPECT_EQ(faulter.applied,
             (std::vector<std::pair<std::string, NodeEvent::Kind>>{{"a", NodeEvent::Kind::kPause},
                                                                   {"a", NodeEvent::Kind::kResume},
-                                                                  {"a", NodeEvent::Kind::kCrash}}));
+                                                                  {"a", NodeEvent::Kind::kCrash},
+                                                                  {"a", NodeEvent::Kind::kRestart}}));
   std::ifstream csv(dir + "/timeline.csv");
   std::vector<std::string> rows;
   for (std::string line; std::getline(csv, line);) rows.push_back(line);
-  ASSERT_EQ(rows.size(), 4u);
+  ASSERT_EQ(rows.size(), 5u);
   EXPECT_EQ(rows[0] + "\n", kTimelineHeader);
   EXPECT_EQ(rows[1].substr(0, 9), "0.050000,");
   EXPECT_NE(rows[1].find(",,a,,,,,\"\",paused"), std::string::npos) << rows[1];
   EXPECT_NE(rows[3].find(",,a,,,,,\"\",crashed"), std::string::npos) << rows[3];
+  EXPECT_NE(rows[4].find(",,a,,,,,\"\",restarted"), std::string::npos) << rows[4];
   // The exporter's count of faults, from the same rows.
   TimelineTail tail(dir + "/timeline.csv");
   tail.poll();
   EXPECT_EQ(tail.fault_events().at("node_pause"), 1u);
   EXPECT_EQ(tail.fault_events().at("node_resume"), 1u);
   EXPECT_EQ(tail.fault_events().at("node_crash"), 1u);
+  EXPECT_EQ(tail.fault_events().at("node_restart"), 1u);
   std::filesystem::remove_all(dir);
 }
 

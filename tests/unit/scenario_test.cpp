@@ -139,7 +139,7 @@ strategies: [bsp]
   EXPECT_EQ(errors("    - {at: 1s, link: [a, b], state: sideways}\n"),
             "f.yaml:5:37: state: 'sideways' must be down or up");
   EXPECT_EQ(errors("    - {at: 1s, node: a, event: explode}\n"),
-            "f.yaml:5:32: event: expected crash or pause");
+            "f.yaml:5:32: event: expected crash, pause or restart");
   Scenario missing = s;
   missing.events.clear();
   missing.node_events = {{5, "z", "crash", ""}};
@@ -256,6 +256,61 @@ strategies: [ps]
     EXPECT_EQ(e.diagnostics()[0].line, 6);
     EXPECT_NE(e.diagnostics()[0].message.find("'two' is not a whole number"), std::string::npos);
   }
+}
+
+TEST(Scenario, RerouteSetsTheTopologysRoutingEitherWay) {
+  const std::string base = R"(
+name: routed
+topology: {lab: x, reroute: {convergence: 1s}, defaults: {bandwidth: 100mbit},
+           nodes: {a: {}, b: {}}, links: [{endpoints: [a, b]}]}
+strategies: [ps]
+)";
+  const auto routing = [&](const std::string& extra) {
+    const Scenario s = parse_scenario_text(base + extra, "s.yaml");
+    return parse_profile_text(derive_topology(s, s.topology_inline, "sc-x"), "d")
+        .reroute_convergence_us;
+  };
+  EXPECT_EQ(routing(""), 1'000'000);  // the topology's own
+  EXPECT_EQ(routing("reroute: static\n"), std::nullopt);
+  EXPECT_EQ(routing("reroute: {convergence: 50ms}\n"), 50'000);
+  EXPECT_EQ(routing("reroute: {}\n"), kDefaultConvergenceUs);
+  try {
+    parse_scenario_text(base + "reroute: sometimes\n", "s.yaml");
+    FAIL() << "accepted a routing that is neither static nor a mapping";
+  } catch (const ValidationError& e) {
+    ASSERT_EQ(e.diagnostics().size(), 1u);
+    EXPECT_EQ(e.diagnostics()[0].line, 6);
+  }
+  EXPECT_THROW(parse_scenario_text(base + "reroute: {convergence: soon}\n", "s.yaml"),
+               ValidationError);
+}
+
+TEST(Scenario, PartitionEventsJoinTheTopologysPartitions) {
+  const std::string base = R"(
+name: parted
+topology: {lab: x, defaults: {bandwidth: 100mbit}, nodes: {a: {}, b: {}, c: {}},
+           links: [{endpoints: [a, b]}, {endpoints: [b, c]}]}
+strategies: [ps]
+dynamics:
+  events:
+)";
+  const Scenario s =
+      parse_scenario_text(base + "    - {at: 4s, partition: [c], heal: 34s}\n", "s.yaml");
+  ASSERT_EQ(s.partitions.size(), 1u);
+  const Topology t = parse_profile_text(derive_topology(s, s.topology_inline, "sc-x"), "d");
+  ASSERT_EQ(t.partitions.size(), 1u);
+  // The one crossing link, b-c, is down both ways from 4 s to 34 s.
+  EXPECT_EQ(t.links[1].a2b.faults.size(), 2u);
+  EXPECT_EQ(t.links[1].a2b.faults[0].at_us, 4'000'000);
+  EXPECT_EQ(t.links[1].b2a.faults[1].at_us, 34'000'000);
+  EXPECT_TRUE(t.links[0].a2b.faults.empty());
+  // No heal, and a partition of an unknown node (judged with the derived topology).
+  EXPECT_THROW(parse_scenario_text(base + "    - {at: 4s, partition: [c]}\n", "s.yaml"),
+               ValidationError);
+  const Scenario z =
+      parse_scenario_text(base + "    - {at: 4s, partition: [z], heal: 5s}\n", "s.yaml");
+  EXPECT_THROW(parse_profile_text(derive_topology(z, z.topology_inline, "sc-x"), "d"),
+               ValidationError);
 }
 
 TEST(Scenario, EventsOnMissingOrScheduledLinksAreRefused) {
