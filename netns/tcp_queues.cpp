@@ -51,10 +51,12 @@ std::vector<TcpQueue> parse_proc_net_tcp(const std::string& text) {
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
-    // sl local_address rem_address st tx_queue:rx_queue ...
+    // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout
+    // (the kernel's get_tcp4_sock: `retrnsmt` is icsk_retransmits, `timeout` probes_out)
     std::istringstream fields(line);
-    std::string slot, local, remote, state, queues;
+    std::string slot, local, remote, state, queues, timer, retransmits, uid, probes;
     if (!(fields >> slot >> local >> remote >> state >> queues)) continue;
+    fields >> timer >> retransmits >> uid >> probes;  // older formats may lack them: 0
     if (slot.empty() || slot.back() != ':') continue;  // the header line
     TcpQueue q;
     uint64_t st = 0;
@@ -66,6 +68,12 @@ std::vector<TcpQueue> parse_proc_net_tcp(const std::string& text) {
         !parse_hex(queues.substr(colon + 1), q.rx_queue))
       continue;
     q.state = static_cast<uint8_t>(st);
+    uint64_t n = 0;
+    if (parse_hex(retransmits, n)) q.retransmits = static_cast<uint32_t>(n);
+    // Printed in decimal, unlike the columns before it.
+    if (!probes.empty() && probes.find_first_not_of("0123456789") == std::string::npos &&
+        probes.size() < 10)
+      q.probes = static_cast<uint32_t>(std::stoul(probes));
     out.push_back(q);
   }
   return out;

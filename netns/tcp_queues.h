@@ -3,6 +3,9 @@
 // prints tx_queue as the bytes written but not yet acknowledged by the peer, and rx_queue
 // as the bytes received but not yet read by the application: what a stalled link (data
 // waiting, nothing acknowledged) and a stalled reader (data delivered, never read) leave.
+// Its retransmission timeouts since the last acknowledgement that moved, and its zero-window
+// probes, tell a queue that is stuck from one that merely holds the same number of bytes
+// at every look (a stream of small messages whose acknowledgements are delayed).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,8 @@ struct TcpQueue {
   uint16_t local_port = 0, remote_port = 0;
   uint8_t state = 0;  // the kernel's TCP state; 1 is established
   uint64_t tx_queue = 0, rx_queue = 0;
+  uint32_t retransmits = 0;  // RTOs since the last ack that moved (icsk_retransmits)
+  uint32_t probes = 0;       // zero-window probes unanswered (icsk_probes_out)
 };
 
 // The table's rows; a line that does not parse (the header, anything malformed) is skipped.

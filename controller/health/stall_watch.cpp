@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace testbed {
 namespace {
@@ -29,13 +30,21 @@ std::vector<StuckPair> StallWatch::sample(Clock::time_point now) {
                                addresses_.begin());
   };
   std::map<std::pair<size_t, size_t>, uint64_t> sent, unread;
+  // Pairs with a connection in loss recovery: a timeout fired, or zero-window probes went
+  // out, since the last acknowledgement that moved. A queue that holds the same bytes at
+  // every look without that is flowing (delayed acks behind small messages keep a few
+  // hundred bytes queued whenever a look falls), not stuck.
+  std::set<std::pair<size_t, size_t>> recovering;
   for (size_t n = 0; n < names_.size(); ++n) {
     for (const auto& s : read_(n)) {
       if (s.state != kEstablished) continue;
       // n's connection to a peer's agent: what n sent that the peer has not acknowledged.
       if (s.local_address == addresses_[n] && s.remote_port == port_) {
         const size_t to = node_of(s.remote_address);
-        if (to < names_.size() && to != n) sent[{n, to}] += s.tx_queue;
+        if (to < names_.size() && to != n) {
+          sent[{n, to}] += s.tx_queue;
+          if (s.tx_queue > 0 && (s.retransmits > 0 || s.probes > 0)) recovering.insert({n, to});
+        }
       }
       // A peer's connection to n's agent: what arrived that n's agent has not read.
       if (s.local_address == addresses_[n] && s.local_port == port_) {
@@ -51,7 +60,7 @@ std::vector<StuckPair> StallWatch::sample(Clock::time_point now) {
     auto [it, added] = queues_.try_emplace(pair, Queue{bytes, now});
     if (!added && it->second.bytes != bytes) it->second = {bytes, now};
     const double still = seconds_between(it->second.changed, now);
-    if (bytes > 0 && still >= stuck_after_)
+    if (bytes > 0 && still >= stuck_after_ && recovering.count(pair))
       stuck.push_back({names_[pair.first], names_[pair.second], bytes, unread[pair], still});
   }
   return stuck;

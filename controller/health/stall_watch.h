@@ -1,10 +1,14 @@
 // Tells a stalled run from a slow one, and names what stalls it. Between every two nodes of
 // a run there is a TCP connection from the sender to the receiver's agent port; data
 // written to it but not yet acknowledged is its send queue (netns/tcp_queues.h). While
-// bytes flow, that queue changes within a round trip; a queue that holds data and has not
-// changed for `after` seconds is stuck: the link delivers nothing (a rate of nearly zero,
-// 100% loss), or the receiver does not read (a paused or hung node; its socket then holds
-// unread bytes). A run that waits and has a stuck pair is stalled; the pairs, their bytes
+// bytes flow, that queue changes within a round trip; a queue that holds data, has not
+// changed for `after` seconds and is in loss recovery (a retransmission timeout fired, or
+// zero-window probes went out, since the last acknowledgement that moved) is stuck: the
+// link delivers nothing (a rate of nearly zero, 100% loss), or the receiver does not read
+// (a paused or hung node; its socket then holds unread bytes). Without the last condition a
+// stream of small messages whose acknowledgements are delayed past the next message read
+// as stuck: the same few hundred bytes queued at every look, different bytes each time
+// (measured: a BSP run with its servers on one node, every worker's pair "stuck" for 40 s). A run that waits and has a stuck pair is stalled; the pairs, their bytes
 // and since when are its report. Pure but for the reader of the queues, which is passed in.
 #pragma once
 

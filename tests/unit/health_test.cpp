@@ -167,6 +167,20 @@ TEST(BacklogMeter, JudgesTheBestIntervalsOfThoseBackloggedAtBothEnds) {
   EXPECT_NEAR(*m.mean_ratio(), (300'000.0 + 7 * 360'000 + 200'000) / (400'000 + 8 * 400'000), 1e-9);
 }
 
+TEST(BacklogMeter, APacketOrTwoQueuedIsNotABacklog) {
+  BacklogMeter m;
+  const uint64_t rate = 1'000'000;
+  // Small messages on an idle link: one packet waiting at every look, little sent.
+  for (int i = 0; i <= 20; ++i) m.add({0.2 * i, 1'000 * static_cast<uint64_t>(i), 1'514, rate});
+  EXPECT_EQ(m.backlogged_s(), 0);
+  EXPECT_FALSE(m.rate_ratio());
+  // Three frames waiting at both ends: a backlog, judged.
+  BacklogMeter q;
+  for (int i = 0; i <= 20; ++i) q.add({0.2 * i, 1'000 * static_cast<uint64_t>(i), 4'542, rate});
+  ASSERT_TRUE(q.rate_ratio());
+  EXPECT_NEAR(*q.rate_ratio(), 1'000.0 / 200'000, 1e-9);
+}
+
 // A report of one direction whose 100 packets were each `late_us` late, `stalled_us` of
 // it the host's.
 HealthReport report_with(int64_t late_us, std::optional<double> ratio, double saturated,

@@ -16,11 +16,12 @@ const std::vector<std::string> kNames = {"a", "b", "c"};
 const std::vector<std::string> kAddresses = {"198.18.0.1", "198.18.0.2", "198.18.0.3"};
 constexpr uint16_t kPort = 7100;
 
-TcpQueue sending(size_t from, size_t to, uint64_t bytes) {
-  return {kAddresses[from], kAddresses[to], 40000, kPort, 1, bytes, 0};
+// A connection sending: in loss recovery (a timeout fired since its last ack) unless told.
+TcpQueue sending(size_t from, size_t to, uint64_t bytes, uint32_t retransmits = 2) {
+  return {kAddresses[from], kAddresses[to], 40000, kPort, 1, bytes, 0, retransmits, 0};
 }
 TcpQueue receiving(size_t at, size_t from, uint64_t unread) {
-  return {kAddresses[at], kAddresses[from], kPort, 40000, 1, 0, unread};
+  return {kAddresses[at], kAddresses[from], kPort, 40000, 1, 0, unread, 0, 0};
 }
 
 struct Scripted {
@@ -92,11 +93,25 @@ TEST(StallWatch, ATrickleDoesNotEndAStallButTwentyQuietSecondsDo) {
   EXPECT_DOUBLE_EQ(stalls[0]["seconds"].get<double>(), 25);  // 0 s to the last stuck, 25 s
 }
 
+TEST(StallWatch, TheSameBytesQueuedAtEveryLookWithoutATimeoutAreAFlowNotAStall) {
+  Scripted s;
+  // Small messages whose delayed acks land after the next one: 100 bytes at every look.
+  s.tables[0] = {sending(0, 1, 100, /*retransmits=*/0)};
+  for (int t = 0; t <= 30; ++t) EXPECT_FALSE(s.at(t)) << t;
+  EXPECT_FALSE(s.watch.stalled());
+  // A receiver whose window is shut: no timeouts, but zero-window probes. Stuck.
+  Scripted z;
+  z.tables[0] = {{kAddresses[0], kAddresses[1], 40000, kPort, 1, 100, 0, 0, 3}};
+  for (int t = 0; t < 10; ++t) z.at(t);
+  EXPECT_TRUE(z.at(10));
+}
+
 TEST(StallWatch, OtherSocketsOfTheNamespaceAreNotTheRuns) {
   Scripted s;
-  s.tables[0] = {{kAddresses[0], "10.0.0.9", 40000, kPort, 1, 5000, 0},      // not a node
-                 {kAddresses[0], kAddresses[1], 40000, 5201, 1, 5000, 0},    // iperf3's port
-                 {kAddresses[0], kAddresses[1], 40000, kPort, 2, 5000, 0}};  // not established
+  // Each in recovery, so only what they are keeps them out.
+  s.tables[0] = {{kAddresses[0], "10.0.0.9", 40000, kPort, 1, 5000, 0, 2, 0},      // not a node
+                 {kAddresses[0], kAddresses[1], 40000, 5201, 1, 5000, 0, 2, 0},    // iperf3's
+                 {kAddresses[0], kAddresses[1], 40000, kPort, 2, 5000, 0, 2, 0}};  // not estab.
   for (int t = 0; t <= 20; ++t) EXPECT_FALSE(s.at(t));
 }
 
@@ -117,6 +132,15 @@ TEST(ProcNetTcp, ParsesTheKernelsTableAndSkipsWhatItCannotRead) {
   EXPECT_EQ(rows[0].state, 1);
   EXPECT_EQ(rows[0].tx_queue, 5000u);
   EXPECT_EQ(rows[0].rx_queue, 16u);
+  EXPECT_EQ(rows[0].retransmits, 0u);
+  EXPECT_EQ(rows[0].probes, 0u);
+  // A socket in recovery: 0x1A timeouts (the column is hex) and 12 probes (decimal).
+  const auto recovering = parse_proc_net_tcp(
+      "   0: 010012C6:9C40 020012C6:1BBC 01 00001388:00000000 01:00000014 0000001A     0   "
+      "    12 123 1 0000000000000000 20 4 30 10 -1\n");
+  ASSERT_EQ(recovering.size(), 1u);
+  EXPECT_EQ(recovering[0].retransmits, 26u);
+  EXPECT_EQ(recovering[0].probes, 12u);
   EXPECT_TRUE(parse_proc_net_tcp("").empty());
 }
 
