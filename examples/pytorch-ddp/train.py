@@ -4,9 +4,9 @@ script does, and reports its held-out loss through $TESTBED_METRICS.
 
     testbed launch internet2 -- python3 examples/pytorch-ddp/train.py
 
-The task is regression onto a fixed random two-layer "teacher" network, from seeded
-synthetic inputs: each rank draws its own shard, every rank evaluates the same held-out
-set, so the loss is comparable across labs, strategies and runs.
+The task (examples/teacher_task.py) is regression onto a fixed random two-layer "teacher"
+network, from seeded synthetic inputs: each rank draws its own shard, every rank evaluates
+the same held-out set, so the loss is comparable across labs, strategies and runs.
 """
 import argparse
 import os
@@ -17,6 +17,7 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from teacher_task import TeacherTask  # noqa: E402
 from testbed_metrics import Timer, report  # noqa: E402
 
 parser = argparse.ArgumentParser()
@@ -36,43 +37,16 @@ torch.set_num_threads(1)
 dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 
-
-def teacher_data(generator, n):
-    x = torch.randn(n, args.features, generator=generator)
-    return x, teacher(x)
-
-
-torch.manual_seed(args.seed)  # the teacher and the held-out set: the same on every rank
-# Scaled so the targets have about unit variance: the loss starts near 1 whatever the sizes.
-w1 = torch.randn(args.features, 32) / args.features**0.5
-w2 = torch.randn(32, 1) / 32**0.5 * 2
-
-
-def teacher(x):
-    return torch.tanh(x @ w1) @ w2
-
-
-held_out = teacher_data(torch.Generator().manual_seed(args.seed + 1000), 2048)
-shard = torch.Generator().manual_seed(args.seed + 1 + rank)  # this rank's own data
-
-torch.manual_seed(args.seed + 7)  # the same initial model everywhere (DDP also broadcasts it)
-model = torch.nn.Sequential(
-    torch.nn.Linear(args.features, args.hidden), torch.nn.ReLU(),
-    torch.nn.Linear(args.hidden, args.hidden), torch.nn.ReLU(),
-    torch.nn.Linear(args.hidden, 1))
-ddp = DDP(model)
+task = TeacherTask(args.features, args.hidden, args.seed, rank)
+model = task.model
+ddp = DDP(model)  # DDP also broadcasts rank 0's initial model
 optimizer = torch.optim.SGD(ddp.parameters(), lr=args.lr, momentum=0.9)
-loss_fn = torch.nn.MSELoss()
-
-
-def evaluate():
-    with torch.no_grad():
-        return loss_fn(model(held_out[0]), held_out[1]).item()
-
+loss_fn = task.loss_fn
+evaluate = task.evaluate
 
 timer = Timer()
 for step in range(args.steps):
-    x, y = teacher_data(shard, args.batch)
+    x, y = task.batch(args.batch)
     optimizer.zero_grad()
     loss_fn(ddp(x), y).backward()  # the gradient's all-reduce crosses the emulated WAN
     optimizer.step()
