@@ -4,6 +4,20 @@ the same held-out set, so the loss is comparable across labs, strategies and run
 import torch
 
 
+def add_arguments(parser, steps):
+    """The options of the task and its training, shared by the examples."""
+    parser.add_argument("--steps", type=int, default=steps)
+    parser.add_argument("--batch", type=int, default=64, help="samples per rank and step")
+    parser.add_argument("--features", type=int, default=64)
+    # 64 -> 256 -> 256 -> 1 is 83 K parameters, 330 KB of gradient per step: on Internet2's
+    # 30 ms links, nine ranks on two cores, a DDP step took about 4 s (docs/faults.md), most
+    # of it the all-reduce's rounds across the WAN.
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=0.02)
+    parser.add_argument("--eval-every", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+
+
 class TeacherTask:
     def __init__(self, features=64, hidden=256, seed=1, rank=0):
         self.features = features

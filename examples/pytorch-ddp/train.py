@@ -17,19 +17,11 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from teacher_task import TeacherTask  # noqa: E402
+from teacher_task import TeacherTask, add_arguments  # noqa: E402
 from testbed_metrics import Timer, report  # noqa: E402
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--steps", type=int, default=30)
-parser.add_argument("--batch", type=int, default=64, help="samples per rank and step")
-parser.add_argument("--features", type=int, default=64)
-# 64 -> 256 -> 256 -> 1 is 83 K parameters, 330 KB of gradient per step: on Internet2's
-# 30 ms links a step takes about a second, most of it the all-reduce's round trips.
-parser.add_argument("--hidden", type=int, default=256)
-parser.add_argument("--lr", type=float, default=0.02)
-parser.add_argument("--eval-every", type=int, default=5)
-parser.add_argument("--seed", type=int, default=1)
+add_arguments(parser, steps=30)
 args = parser.parse_args()
 
 # Two threads per process would oversubscribe a small host running a rank per node.
