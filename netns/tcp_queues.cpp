@@ -56,7 +56,7 @@ std::vector<TcpQueue> parse_proc_net_tcp(const std::string& text) {
     std::istringstream fields(line);
     std::string slot, local, remote, state, queues, timer, retransmits, uid, probes;
     if (!(fields >> slot >> local >> remote >> state >> queues)) continue;
-    fields >> timer >> retransmits >> uid >> probes;  // older formats may lack them: 0
+    fields >> timer >> retransmits >> uid >> probes;   // older formats may lack them: 0
     if (slot.empty() || slot.back() != ':') continue;  // the header line
     TcpQueue q;
     uint64_t st = 0;

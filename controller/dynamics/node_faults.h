@@ -21,8 +21,8 @@
 #pragma once
 
 #include <functional>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 

@@ -10,8 +10,7 @@ void BacklogMeter::add(const BacklogSample& s) {
     const double dt = s.t_s - last_->t_s;
     observed_s_ += dt;
     if (last_->backlog_bytes >= kMinBacklogBytes && s.backlog_bytes >= kMinBacklogBytes &&
-        s.rate_bytes_per_s > 0 &&
-        s.rate_bytes_per_s == last_->rate_bytes_per_s) {
+        s.rate_bytes_per_s > 0 && s.rate_bytes_per_s == last_->rate_bytes_per_s) {
       const double sent = static_cast<double>(s.sent_bytes - last_->sent_bytes);
       const double allowed = static_cast<double>(s.rate_bytes_per_s) * dt;
       backlogged_s_ += dt;

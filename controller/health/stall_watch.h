@@ -8,8 +8,9 @@
 // (a paused or hung node; its socket then holds unread bytes). Without the last condition a
 // stream of small messages whose acknowledgements are delayed past the next message read
 // as stuck: the same few hundred bytes queued at every look, different bytes each time
-// (measured: a BSP run with its servers on one node, every worker's pair "stuck" for 40 s). A run that waits and has a stuck pair is stalled; the pairs, their bytes
-// and since when are its report. Pure but for the reader of the queues, which is passed in.
+// (measured: a BSP run with its servers on one node, every worker's pair "stuck" for 40 s).
+// A run that waits and has a stuck pair is stalled; the pairs, their bytes and since when
+// are its report. Pure but for the reader of the queues, which is passed in.
 #pragma once
 
 #include <nlohmann/json.hpp>

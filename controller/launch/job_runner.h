@@ -54,7 +54,7 @@ struct JobRunOptions {
 };
 
 struct RankOutcome {
-  pid_t pid = -1;  // its last run's
+  pid_t pid = -1;        // its last run's
   int status = -1;       // exit status, or 128 + signal; -1 not started
   bool stopped = false;  // ended by the testbed (another rank failed, a limit, Ctrl-C)
   double ended_s = 0;    // since the launch

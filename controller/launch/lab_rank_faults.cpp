@@ -14,8 +14,7 @@ std::optional<int> LabRankFaults::crash_of(const std::string& node, pid_t pid) {
   if (it == all.end() || !it->is_object() || !it->contains("crash")) return std::nullopt;
   const nlohmann::json& crash = (*it)["crash"];
   const auto pids = crash.value("pids", std::vector<int>{});
-  if (std::find(pids.begin(), pids.end(), static_cast<int>(pid)) == pids.end())
-    return std::nullopt;
+  if (std::find(pids.begin(), pids.end(), static_cast<int>(pid)) == pids.end()) return std::nullopt;
   return crash.value("restarts", 0);
 }
 

@@ -214,8 +214,7 @@ TEST_F(LaunchTest, ACrashedRankWaitsAndARestartRunsItAgainWithTheSameEnvironment
   EXPECT_EQ(file_text(out), first + first);
   const Result again = run_testbed({"node", "restart", "tbt-line4", "n2"});
   EXPECT_EQ(again.status, 2) << again.output;
-  EXPECT_NE(again.output.find("node n2 has nothing to restart"), std::string::npos)
-      << again.output;
+  EXPECT_NE(again.output.find("node n2 has nothing to restart"), std::string::npos) << again.output;
 
   std::ofstream(go).flush();
   const Result r = launch.get();
@@ -253,8 +252,7 @@ TEST_F(LaunchTest, ACrashedRankNeverRestartedFailsTheJobWhenTheOthersEnd) {
   std::ofstream(go).flush();
   const Result r = launch.get();
   EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("node n3 (rank 2) was crashed by a fault of the node"),
-            std::string::npos)
+  EXPECT_NE(r.output.find("node n3 (rank 2) was crashed by a fault of the node"), std::string::npos)
       << r.output;
   const nlohmann::json s = summary_of(r.output);
   ASSERT_TRUE(s.is_object()) << r.output;

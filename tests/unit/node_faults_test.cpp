@@ -64,11 +64,10 @@ TEST(NodeEvents, BadSchedulesAreRefusedWhereTheyAreWritten) {
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: pause}]}"),
             std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a pause needs its length, "
                                      "e.g. {at: 60s, event: pause, for: 5s}"});
-  EXPECT_EQ(
-      errors_of("{schedule: [{at: 10s, event: crash, for: 5s}]}"),
-      std::vector<std::string>{
-          "n.yaml:3:47: node 'a' schedule: for: only a pause lasts (a crash or a restart is "
-          "over at once)"});
+  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: crash, for: 5s}]}"),
+            std::vector<std::string>{
+                "n.yaml:3:47: node 'a' schedule: for: only a pause lasts (a crash or a restart is "
+                "over at once)"});
   // A restart needs a crash before it, and a second restart another crash between.
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: restart}, {at: 20s, event: crash}]}"),
             std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a restart at 10s has "
@@ -215,9 +214,9 @@ struct RecordingFaulter : NodeFaulter {
 };
 
 TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
-  const Topology t =
-      parse("{schedule: [{at: 50ms, event: pause, for: 100ms}, {at: 200ms, event: crash}, "
-            "{at: 250ms, event: restart}]}");
+  const Topology t = parse(
+      "{schedule: [{at: 50ms, event: pause, for: 100ms}, {at: 200ms, event: crash}, "
+      "{at: 250ms, event: restart}]}");
   const Plan plan = make_plan(t, false);
   FakeKernel kernel;
   Applier(kernel).apply(plan);
@@ -232,11 +231,11 @@ TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
   Timeline(live_directions(json, nlohmann::json::object()), changer, {1.0, dir, 0}, stop,
            live_node_schedules(json), &faulter)
       .run();
-  EXPECT_EQ(faulter.applied,
-            (std::vector<std::pair<std::string, NodeEvent::Kind>>{{"a", NodeEvent::Kind::kPause},
-                                                                  {"a", NodeEvent::Kind::kResume},
-                                                                  {"a", NodeEvent::Kind::kCrash},
-                                                                  {"a", NodeEvent::Kind::kRestart}}));
+  EXPECT_EQ(faulter.applied, (std::vector<std::pair<std::string, NodeEvent::Kind>>{
+                                 {"a", NodeEvent::Kind::kPause},
+                                 {"a", NodeEvent::Kind::kResume},
+                                 {"a", NodeEvent::Kind::kCrash},
+                                 {"a", NodeEvent::Kind::kRestart}}));
   std::ifstream csv(dir + "/timeline.csv");
   std::vector<std::string> rows;
   for (std::string line; std::getline(csv, line);) rows.push_back(line);
