@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes a connected topology of N nodes and M links: a ring (so every node is
 reachable) plus random chords, with per-direction rates drawn from NetStorm's
-20..155 Mbit/s range. The seed makes it the same file every time."""
+20..155 Mbit/s range; --flaps N makes N of its links (drawn with the seed) flap at random.
+The seed makes it the same file every time."""
 import argparse
 import random
 
@@ -15,6 +16,12 @@ parser.add_argument("--bandwidth", default="",
                     help="every direction's rate (e.g. 100mbit) instead of random ones")
 parser.add_argument("--every", default="",
                     help="give every direction a random rate redrawn this often (e.g. 1s)")
+parser.add_argument("--flaps", type=int, default=0,
+                    help="this many links flap at random (exponential up and down times)")
+parser.add_argument("--up-mean", default="800ms", help="a flapping link's mean time up")
+parser.add_argument("--down-mean", default="200ms", help="a flapping link's mean time down")
+parser.add_argument("--reroute", default="",
+                    help="route around dead links with this convergence delay (e.g. 300ms)")
 args = parser.parse_args()
 if args.links < args.nodes or args.links > args.nodes * (args.nodes - 1) // 2:
     raise SystemExit("need nodes <= links <= nodes*(nodes-1)/2")
@@ -36,8 +43,14 @@ else:
 print("nodes:")
 for i in range(args.nodes):
     print(f"  n{i}: {{}}")
+if args.reroute:
+    print(f"reroute: {{convergence: {args.reroute}}}")
+# Drawn from their own generator, so the links and rates do not depend on --flaps.
+flapping = set(random.Random(args.seed + 1).sample(sorted(pairs), args.flaps))
+flap = f"schedule: {{flap: {{up_mean: {args.up_mean}, down_mean: {args.down_mean}}}}}, "
 print("links:")
 for a, b in sorted(pairs):
     a2b = args.bandwidth or f"{rng.randint(20, 155)}mbit"
     b2a = args.bandwidth or f"{rng.randint(20, 155)}mbit"
-    print(f"  - {{endpoints: [n{a}, n{b}], a2b: {{bandwidth: {a2b}}}, b2a: {{bandwidth: {b2a}}}}}")
+    print(f"  - {{endpoints: [n{a}, n{b}], {flap if (a, b) in flapping else ''}"
+          f"a2b: {{bandwidth: {a2b}}}, b2a: {{bandwidth: {b2a}}}}}")

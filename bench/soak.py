@@ -5,9 +5,13 @@ timeline's changes that minute (applied, failed, their lag) from timeline.csv; a
 delay lines' release lateness that minute, the difference of two cumulative histograms
 from `testbed status --json`. Prints a row a minute, then whether the soak held: no
 kind of process grew (last minute against the second, the first being warm-up), no
-change failed, and the run completed. Writes every row to OUT as JSON.
+change failed, and the run completed. Writes every row to OUT as JSON. TRAIN_PID 0: no
+run, the lab alone for MINUTES (bench/flap-soak.sh). When the lab reroutes (reroutes.csv),
+also the convergences: how many, routes replaced, compute and kernel milliseconds at p50
+and p99.
 
 usage: soak.py TESTBED LAB TRAIN_PID MINUTES OUT"""
+import csv
 import json
 import math
 import os
@@ -102,9 +106,10 @@ def timeline_minute():
             for line in f:
                 if not line[:1].isdigit():
                     continue
-                fields = line.rstrip("\n").split(",")
+                # scheduled_s,applied_s,lag_ms,link,from,to,rate,delay,loss,"error",state
+                fields = next(csv.reader([line]))
                 lags.append(float(fields[2]))
-                if fields[-1].strip('"'):
+                if len(fields) > 9 and fields[9]:
                     failed += 1
             csv_offset = f.tell()
     except OSError:
@@ -114,6 +119,8 @@ def timeline_minute():
 
 
 def alive(pid):
+    if pid == 0:
+        return True  # no run: the soak lasts its minutes
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
@@ -144,7 +151,26 @@ for minute in range(1, minutes + 1):
     print(f"{minute:>3} " + " ".join(f"{kinds.get(k, {}).get('rss_mb', 0):>14.1f}" for k in kinds_order) +
           f" {row['files']:>6} {applied:>8} {failed:>6} {lag:>10.1f} {row['lateness_p99_ms']:>11.2f}", flush=True)
 
-json.dump(rows, open(out, "w"), indent=1)
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else 0.0
+
+
+reroutes = {}
+try:
+    rs = list(csv.DictReader(open(os.path.join(lab_dir, "reroutes.csv"))))
+    kern = [float(r["kernel_ms"]) for r in rs]
+    comp = [float(r["compute_ms"]) for r in rs]
+    routes = [int(r["routes"]) for r in rs]
+    reroutes = {"convergences": len(rs), "routes_p50": pct(routes, .5), "routes_max": max(routes, default=0),
+                "compute_ms_p50": pct(comp, .5), "compute_ms_p99": pct(comp, .99),
+                "kernel_ms_p50": pct(kern, .5), "kernel_ms_p99": pct(kern, .99), "kernel_ms_max": max(kern, default=0)}
+    print("reroutes: " + ", ".join(f"{k} {v:g}" for k, v in reroutes.items()), flush=True)
+except (OSError, ValueError, KeyError):
+    pass
+json.dump({"rows": rows, "reroutes": reroutes} if reroutes else rows, open(out, "w"), indent=1)
 problems = []
 if len(rows) >= 3:
     first, last = rows[1], rows[-1]
