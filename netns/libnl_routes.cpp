@@ -142,7 +142,11 @@ void LibnlKernel::send_routes(const std::string& ns, const std::vector<RouteSpec
     nl::check(nl_connect(batch_socket.get(), NETLINK_ROUTE), "nl_connect(" + ns + ")");
   }
   nl_sock* sock = batch_socket.get();
-  nl_cb* own = nl::check_alloc(nl_cb_clone(nl_socket_get_cb(sock)), "nl_cb_clone");
+  // nl_socket_get_cb takes a reference of its own (libnl's nl_cb_get), which must be put
+  // back: without it every batch leaked the socket's callbacks (measured by the flap soak:
+  // the timeline grew about 9 MB a minute under 200 cuts and restores a second).
+  std::unique_ptr<nl_cb, nl::Deleter<nl_cb, nl_cb_put>> socket_cb(nl_socket_get_cb(sock));
+  nl_cb* own = nl::check_alloc(nl_cb_clone(socket_cb.get()), "nl_cb_clone");
   std::unique_ptr<nl_cb, nl::Deleter<nl_cb, nl_cb_put>> cb(own);
   BatchReplies replies;
   nl_cb_set(cb.get(), NL_CB_ACK, NL_CB_CUSTOM, on_ack, &replies);
