@@ -97,6 +97,10 @@ nlohmann::json to_json(const TrainingSetup& s) {
   if (s.distribution) j["distribution"] = true;
   if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
   if (s.replica >= 0) j["replica"] = s.replica;
+  if (s.checkpoint.every > 0)
+    j["checkpoint"] = {{"every", s.checkpoint.every},
+                       {"path", s.checkpoint.path},
+                       {"standby", s.checkpoint.standby}};
   return j;
 }
 
@@ -106,7 +110,8 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
       {"cmd",        "endpoints", "secret",    "max_message",      "protocol",      "algorithm",
        "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
        "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
-       "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica"});
+       "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica",
+       "checkpoint"});
   if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
   TrainingSetup s;
   s.endpoints = r.required<std::vector<std::string>>("endpoints");
@@ -164,6 +169,18 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.replica = r.optional<int>("replica", -1);
   if (s.replica >= static_cast<int>(s.endpoints.size()))
     throw r.error("replica", "names node " + std::to_string(s.replica) + ", not an endpoint");
+  if (const auto c = r.optional<nlohmann::json>("checkpoint", nullptr); !c.is_null()) {
+    const FieldReader cr(c, "setup.checkpoint");
+    cr.refuse_unknown({"every", "path", "standby"});
+    s.checkpoint.every = cr.required<uint64_t>("every");
+    s.checkpoint.path = cr.required<std::string>("path");
+    s.checkpoint.standby = cr.required<int>("standby");
+    if (s.checkpoint.every == 0) throw cr.error("every", "is 0");
+    if (s.checkpoint.path.empty() || s.checkpoint.path.front() != '/')
+      throw cr.error("path", "is not an absolute path");
+    if (s.checkpoint.standby < 0 || s.checkpoint.standby >= static_cast<int>(s.endpoints.size()))
+      throw cr.error("standby", "names no endpoint");
+  }
   return s;
 }
 

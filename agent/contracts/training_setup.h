@@ -72,6 +72,14 @@ struct TrainingSetup {
   bool distribution = false;  // MLfabric: the model goes out through distributors
   int pull_batch_ms = 0;      // MLfabric-A: pulls batched at the server, or 0
   int replica = -1;           // MLfabric: the replica's node, or -1
+  // MLfabric-A's alternative to a replica (Sec. 7.3): the server writes its model to `path`
+  // every `every` updates; a cold standby node `standby` loads it when the server dies.
+  struct Checkpoint {
+    uint64_t every = 0;  // 0: no checkpoints
+    std::string path;
+    int standby = -1;
+    bool operator==(const Checkpoint&) const = default;
+  } checkpoint;
 
   // This node's compute factor: 1 unless `slow` names it.
   double slowdown(int node) const;

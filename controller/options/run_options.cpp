@@ -207,9 +207,21 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
     if (!div_max.empty() && o.replica.empty())
       throw UsageError("--div-max bounds a replica's divergence: name it with --replica NODE");
     o.div_max = div_max.empty() ? -1 : std::stoi(div_max);
+    // Sec. 7.3's alternative to the replica: checkpoints, loaded by a standby on failure.
+    o.standby = get("standby", "");
+    const std::string every = get("checkpoint-every", "");
+    if (every.empty() != o.standby.empty())
+      throw UsageError(
+          "--checkpoint-every and --standby go together: the server's checkpoints, and the "
+          "node that loads the last one when the server dies");
+    if (!o.standby.empty() && !o.replica.empty())
+      throw UsageError(
+          "--standby (checkpoints) or --replica (a hot standby), not both: they are the "
+          "paper's two ways to survive the server's death (Sec. 7.3)");
+    o.checkpoint_every = every.empty() ? 0 : std::stoi(every);
   }
   // MLfabric-S drops nothing and replicates nothing: the paper evaluates neither for it.
-  for (const char* key : {"delay-bound", "replica", "div-max"})
+  for (const char* key : {"delay-bound", "replica", "div-max", "standby", "checkpoint-every"})
     if (o.strategy != "mlfabric-a" && args.option(key))
       throw UsageError(std::string("--") + key + " is for mlfabric-a, not " + o.strategy);
   if (!strategy_is_scheduled(o.strategy) && args.option("aggregators"))

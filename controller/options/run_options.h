@@ -54,6 +54,8 @@ struct TrainOptions {
   int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
   std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
   int div_max = -1;                  // its bound on the server's lead; -1: one per worker
+  std::string standby;               // mlfabric-a's cold standby for checkpoints; empty: none
+  int checkpoint_every = 0;          // the server's checkpoint every so many updates; 0: none
   bool distribution = true;          // mlfabric-a/-s: model distribution through distributors
   bool monitor_arrivals = false;     // mlfabric: an overdue message keeps its path busy
   std::string servers;               // all, best, or node names separated by commas

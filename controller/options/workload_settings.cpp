@@ -50,16 +50,51 @@ std::string refusal_of(Parse parse, const std::string& value) {
 }  // namespace
 
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {
-      "strategy",       "model",       "scale",       "iterations",         "compute-ms",
-      "chunk",          "seed",        "update-time", "staleness",          "servers",
-      "workers",        "target-loss", "max-seconds", "eval-every",         "server",
-      "apsp-mode",      "capacity",    "draws",       "primary-busy-bound", "aux-queue-length",
-      "workers-per-dc", "target-rule", "slow-dc",     "stragglers",         "gaia-threshold",
-      "gaia-ds",        "gaia-soft",   "store",       "memory-budget-mb",   "index",
-      "index-prune",    "index-k",     "partition",   "parallel",           "delay-bound",
-      "aggregators",    "replica",     "div-max",     "distribution",       "gaia-local",
-      "gaia-groups",    "gaia-t",      "monitor"};
+  static const std::vector<std::string> kKeys = {"strategy",
+                                                 "model",
+                                                 "scale",
+                                                 "iterations",
+                                                 "compute-ms",
+                                                 "chunk",
+                                                 "seed",
+                                                 "update-time",
+                                                 "staleness",
+                                                 "servers",
+                                                 "workers",
+                                                 "target-loss",
+                                                 "max-seconds",
+                                                 "eval-every",
+                                                 "server",
+                                                 "apsp-mode",
+                                                 "capacity",
+                                                 "draws",
+                                                 "primary-busy-bound",
+                                                 "aux-queue-length",
+                                                 "workers-per-dc",
+                                                 "target-rule",
+                                                 "slow-dc",
+                                                 "stragglers",
+                                                 "gaia-threshold",
+                                                 "gaia-ds",
+                                                 "gaia-soft",
+                                                 "store",
+                                                 "memory-budget-mb",
+                                                 "index",
+                                                 "index-prune",
+                                                 "index-k",
+                                                 "partition",
+                                                 "parallel",
+                                                 "delay-bound",
+                                                 "aggregators",
+                                                 "replica",
+                                                 "div-max",
+                                                 "distribution",
+                                                 "gaia-local",
+                                                 "gaia-groups",
+                                                 "gaia-t",
+                                                 "monitor",
+                                                 "standby",
+                                                 "checkpoint-every"};
   return kKeys;
 }
 
@@ -116,7 +151,9 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     return value == "all" || (whole(value, n) && n >= 0 && n <= 1000)
                ? ""
                : "expected all, or a number of aggregators, 0-1000";
-  if (key == "replica") return value.empty() ? "expected a node's name" : "";
+  if (key == "replica" || key == "standby") return value.empty() ? "expected a node's name" : "";
+  if (key == "checkpoint-every")
+    return whole(value, n) && n >= 1 && n <= 1000000 ? "" : "expected updates, 1-1000000";
   if (key == "div-max")
     return whole(value, n) && n >= 0 && n <= 1000000 ? "" : "expected updates, 0-1000000";
   if (key == "distribution") return value == "on" || value == "off" ? "" : "expected on or off";

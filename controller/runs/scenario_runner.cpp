@@ -312,6 +312,17 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       for (const auto& j : list) comm += j["communication"].value("mean_s", 0.0) / n;
       o.figures["comm_per_iteration_s"] = comm;
     }
+    // MLfabric's failover (docs/faults.md): the worst over repetitions.
+    if (list.front().contains("mlfabric") && list.front()["mlfabric"].contains("failover")) {
+      double lost = 0, recovery = 0;
+      for (const auto& j : list) {
+        const auto& f = j["mlfabric"]["failover"];
+        lost = std::max(lost, f.value("updates_lost", 0.0));
+        recovery = std::max(recovery, f.value("crash_to_first_update_applied_s", 0.0));
+      }
+      o.figures["failover_updates_lost"] = lost;
+      o.figures["failover_recovery_s"] = recovery;
+    }
     if (list.front().contains("comm_time_s")) {
       double comm = 0, ratio = 0;
       for (const auto& j : list) {

@@ -161,6 +161,9 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
                        "--servers names one node");
     if (!o.replica.empty())
       replica_node(o.replica, names, servers.front(), resolve_workers(o.worker_nodes, names));
+    if (!o.standby.empty())
+      replica_node(o.standby, names, servers.front(), resolve_workers(o.worker_nodes, names),
+                   "--standby");
   }
   if (o.ps) resolve_workers(o.worker_nodes, names);
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
@@ -248,6 +251,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
       PsSession ps(o, agents, names, endpoints, directions(), progress, metrics, kernel);
       ps.set_rate_source([&] { return directions(); });
+      ps.set_lab_dir(dir);  // a failover reads the dead server's crash record there
       ps.setup();
       ps.train();
       nlohmann::json summary = ps.summary(lab);

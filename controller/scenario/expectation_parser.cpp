@@ -23,7 +23,9 @@ const std::vector<std::string>& expectation_figures() {
                                                     "release_lateness_p99_ms",
                                                     "emulator_lateness_p99_ms",
                                                     "cpu_saturated_share",
-                                                    "min_rate_ratio"};
+                                                    "min_rate_ratio",
+                                                    "failover_updates_lost",
+                                                    "failover_recovery_s"};
   return kFigures;
 }
 

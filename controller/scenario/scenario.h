@@ -75,7 +75,9 @@ struct NodeFaultEvent {
 // iteration after a warm-up) and model_ratio (comm_time_s over the placement's prediction);
 // for every strategy the emulation's health: release_lateness_p99_ms,
 // emulator_lateness_p99_ms (less the host's stalls), cpu_saturated_share and
-// min_rate_ratio (the worst over repetitions).
+// min_rate_ratio (the worst over repetitions); for MLfabric-A runs whose server died and
+// failed over (docs/faults.md), failover_updates_lost and failover_recovery_s (the crash to
+// the first update applied at the new server), the worst over repetitions.
 struct Expectation {
   enum class Kind {
     kRatio,

@@ -70,8 +70,12 @@ void AgentGroup::release_hosts() {
 void AgentGroup::check_alive() {
   last_check_ = std::chrono::steady_clock::now();
   for (size_t n = 0; n < pids_.size(); ++n) {
-    if (pids_[n] != 0 && process_start_time(pids_[n]) == 0)
+    if (pids_[n] == 0 || process_start_time(pids_[n]) != 0) continue;
+    if (std::find(may_die_.begin(), may_die_.end(), n) == may_die_.end())
       throw std::runtime_error("the agent of node " + names_[n] + " died");
+    pids_[n] = 0;  // reported once
+    dead_.push_back(n);
+    deaths_to_report_.push_back(n);
   }
 }
 
@@ -89,6 +93,11 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
     // Checked on a timer, not only when nothing arrives: a busy run still names the dead.
     if (std::chrono::steady_clock::now() - last_check_ >= kLivenessCheck) check_alive();
     if (std::chrono::steady_clock::now() - last_stall_check_ >= kLivenessCheck) check_stall();
+    if (!deaths_to_report_.empty()) {
+      const size_t n = deaths_to_report_.front();
+      deaths_to_report_.erase(deaths_to_report_.begin());
+      return std::make_pair(n, nlohmann::json{{"event", "died"}, {"node", names_[n]}});
+    }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
@@ -130,6 +139,11 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
 std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
   std::vector<nlohmann::json> out(names_.size());
   size_t got = 0;
+  // A node allowed to die that died answers nothing: it stands in the result as its death.
+  for (size_t n : dead_) {
+    out[n] = {{"event", event}, {"died", true}};
+    ++got;
+  }
   const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
   while (got < names_.size()) {
     if (std::chrono::steady_clock::now() > deadline)
@@ -137,6 +151,7 @@ std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
     auto e = next_event(kLivenessCheck);
     if (!e) continue;
     auto& [n, j] = *e;
+    if (j["event"] == "died" && out[n].is_null()) j = {{"event", event}, {"died", true}};
     if (j["event"] != event || !out[n].is_null()) continue;
     out[n] = std::move(j);
     ++got;

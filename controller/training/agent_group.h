@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -78,6 +79,13 @@ class AgentGroup {
   void release_hosts();
   // One `event` from every node, in node order; throws naming a node that died or failed.
   std::vector<nlohmann::json> gather(const std::string& event);
+  // A run that survives node `node`'s death (MLfabric's failover to its replica): its
+  // agent's death comes as an event {"event": "died"} of that node instead of an error,
+  // once, and gather() no longer waits for it.
+  void allow_death(size_t node) { may_die_.push_back(node); }
+  bool dead(size_t node) const {
+    return std::find(dead_.begin(), dead_.end(), node) != dead_.end();
+  }
   // The next event of any node, as (node, event), or nullopt after `timeout`. Throws
   // naming a node whose agent died (checked at least every 200 ms while waiting) or that
   // reported an error.
@@ -95,6 +103,8 @@ class AgentGroup {
   bool last_stalled_ = false;
   std::optional<std::chrono::steady_clock::time_point> budget_end_;
   std::vector<pid_t> pids_;
+  std::vector<size_t> may_die_, dead_;
+  std::vector<size_t> deaths_to_report_;
   std::vector<std::string> names_;
   std::string secret_;
   uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0;

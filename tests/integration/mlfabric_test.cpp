@@ -4,6 +4,7 @@
 // places the scheduler sends; RR-Sync's ring and Tr-Sync's tree all-reduce are BSP, the
 // single-process run, with no server.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -89,6 +90,15 @@ TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "tr-sync", "--store", "disk"}, "--store disk is for"},
            {{"--strategy", "mlfabric-s", "--model", "logreg", "--servers", "all"}, "one server"},
            {{"--strategy", "mlfabric-a", "--replica", "n2", "--div-max", "-1"}, "div-max"},
+           {{"--strategy", "mlfabric-a", "--standby", "n2"}, "go together"},
+           {{"--strategy", "mlfabric-a", "--checkpoint-every", "4"}, "go together"},
+           {{"--strategy", "mlfabric-a", "--standby", "n2", "--checkpoint-every", "0"},
+            "checkpoint-every"},
+           {{"--strategy", "mlfabric-a", "--standby", "n2", "--checkpoint-every", "4", "--replica",
+             "n3"},
+            "not both"},
+           {{"--strategy", "async", "--standby", "n2", "--checkpoint-every", "4"},
+            "is for mlfabric-a"},
            // Refused when the session sets up, its agents already started: none is left.
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "all"}, "one server"},
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n1"},
@@ -96,7 +106,10 @@ TEST_F(Mlfabric, BadOptionsAreRefusedBeforeAnyAgentStarts) {
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n2"},
             "runs a worker"},
            {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--replica", "n9"},
-            "no node named"}}) {
+            "no node named"},
+           {{"--strategy", "mlfabric-a", "--model", "logreg", "--servers", "n1", "--standby", "n1",
+             "--checkpoint-every", "4"},
+            "--standby: n1 is the server"}}) {
     expect_train_refused(kLab, args, says);
   }
 }
@@ -237,6 +250,88 @@ TEST_F(MlfabricStar, TheReplicaAppliesTheServersOrderAndTrailsByAtMostDivMax) {
   EXPECT_EQ(rd["server_applies_checked"], 48u);
   const auto& ra = a["mlfabric"]["replication"]["measured"];
   EXPECT_LT(ra["final_difference_l2"].get<double>(), 1e-4 * ra["final_model_l2"].get<double>());
+}
+
+// Sec. 5.3's purpose for the replica: the server dies (a node crash, SIGKILL to its agent)
+// and the run goes on, the replica the server from the places it had applied. The updates
+// lost are at most Div_max plus what was on its way; the run ends with every update of the
+// new order applied at the promoted replica, and its figures name the failover.
+TEST_F(MlfabricStar, WhenTheServerDiesTheReplicaTakesOverAndTheRunGoesOn) {
+  BackgroundTrain trainer(guard_, "tbt-star4",
+                          {"--strategy", "mlfabric-a", "--model", "resnet50", "--scale", "0.004",
+                           "--servers", "ps", "--workers", "w1,w2,w3,w4", "--iterations", "60",
+                           "--compute-ms", "100", "--replica", "rep", "--div-max", "4", "--json"},
+                          "/tmp/tbt-mlfabric-failover.log");
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":5,", 120)) << trainer.output();
+  const Result crash = run_testbed({"node", "crash", "tbt-star4", "ps"});
+  ASSERT_EQ(crash.status, 0) << crash.output;
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  EXPECT_NE(trainer.output().find("the server ps died; the replica rep is the server now"),
+            std::string::npos)
+      << trainer.output();
+  const auto s = summary_of(trainer.output());
+  ASSERT_FALSE(s.is_null()) << trainer.output();
+  const auto& m = s["mlfabric"];
+  ASSERT_TRUE(m.contains("failover")) << m.dump();
+  const auto& f = m["failover"];
+  EXPECT_EQ(f["server"], "ps");
+  EXPECT_EQ(f["replica"], "rep");
+  // The crash's record (nodes.json) was read: the death was found within the liveness
+  // check's period and a loaded machine's scheduling (well under the 5 s bound here).
+  ASSERT_TRUE(f.contains("detection_s")) << f.dump();
+  EXPECT_GE(f["detection_s"].get<double>(), 0.0);
+  EXPECT_LT(f["detection_s"].get<double>(), 5.0);
+  ASSERT_TRUE(f.contains("crash_to_first_update_applied_s")) << f.dump();
+  EXPECT_GT(f["crash_to_first_update_applied_s"].get<double>(), 0.0);
+  // What the replica lacked when promoted: the server's lead within Div_max, plus what was
+  // ordered and on its way; the replica's version jumped over exactly those places.
+  const uint64_t skipped = f["places_skipped"], lost = f["updates_lost"];
+  EXPECT_EQ(f["ordered_before"].get<uint64_t>() - f["replica_applied_reported"].get<uint64_t>(),
+            skipped)
+      << f.dump();
+  EXPECT_LE(lost, skipped);
+  // Every worker went on: 4 x 60 updates were computed, each ordered or dropped (in either
+  // order), and the new order's every place is applied at the promoted replica.
+  EXPECT_TRUE(m["every_ordered_update_applied"].get<bool>()) << m.dump();
+  EXPECT_GT(m["ordered"].get<uint64_t>(), f["ordered_before"].get<uint64_t>());
+  EXPECT_EQ(s["final_loss"].is_number(), true);
+}
+
+// Sec. 7.3's alternative: no replica, the server's model written every k updates; when the
+// server dies, a standby loads the last checkpoint and the places since it are lost.
+TEST_F(MlfabricStar, WhenTheServerDiesTheStandbyLoadsItsLastCheckpoint) {
+  BackgroundTrain trainer(
+      guard_, "tbt-star4",
+      {"--strategy", "mlfabric-a", "--model", "resnet50", "--scale", "0.004", "--servers", "ps",
+       "--workers", "w1,w2,w3,w4", "--iterations", "60", "--compute-ms", "100", "--standby", "rep",
+       "--checkpoint-every", "10", "--json"},
+      "/tmp/tbt-mlfabric-checkpoint.log");
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":5,", 120)) << trainer.output();
+  ASSERT_EQ(run_testbed({"node", "crash", "tbt-star4", "ps"}).status, 0);
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  const auto s = summary_of(trainer.output());
+  ASSERT_FALSE(s.is_null()) << trainer.output();
+  const auto& m = s["mlfabric"];
+  ASSERT_TRUE(m.contains("failover")) << m.dump();
+  const auto& f = m["failover"];
+  EXPECT_EQ(f["recovery"], "checkpoint");
+  EXPECT_EQ(f["standby"], "rep");
+  // Five clocks of four workers are at least 20 places: a checkpoint was written once 10
+  // places were applied (or a few more: an aggregator's sum applies several at once), and
+  // everything after it was lost.
+  const auto& loaded = f["checkpoint_loaded"];
+  ASSERT_TRUE(loaded["found"].get<bool>()) << f.dump();
+  const uint64_t at = loaded["applied"];
+  EXPECT_GE(at, 10u) << f.dump();
+  EXPECT_LE(at, f["ordered_before"].get<uint64_t>());
+  EXPECT_EQ(f["places_skipped"].get<uint64_t>(), f["ordered_before"].get<uint64_t>() - at);
+  EXPECT_TRUE(m["every_ordered_update_applied"].get<bool>()) << m.dump();
+  // The checkpoint was the lab's, open to no other user.
+  struct stat st {};
+  ASSERT_EQ(stat("/run/testbed/tbt-star4/store/checkpoint.bin", &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
 }
 
 }  // namespace

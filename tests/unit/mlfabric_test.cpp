@@ -284,6 +284,43 @@ TEST(OrderedPushes, AppliesInTheSchedulersOrderAndRefusesATwice) {
   EXPECT_EQ(o.applied(), 7u);
 }
 
+// A failover (MLfabric's replica made the server): the promoted copy skips the places that
+// died with the server, keeps what already came of the new order, and throws on the old.
+TEST(OrderedPushes, AFailoverSkipsToTheNewOrdersFirstPlace) {
+  OrderedPushes<int> o;
+  o.add(0, 10);
+  EXPECT_EQ(o.next()->first, 10);
+  o.add(2, 12);                 // of the dead order: place 1 will never come
+  o.add(5, 15);                 // of the new order, early
+  EXPECT_EQ(o.skip_to(4), 3u);  // places 1, 2 and 3 skipped
+  EXPECT_EQ(o.applied(), 4u);
+  EXPECT_EQ(o.waiting(), 1u);  // place 2 discarded, place 5 kept
+  EXPECT_FALSE(o.next());
+  o.add(4, 14);
+  EXPECT_EQ(o.next()->first, 14);
+  EXPECT_EQ(o.next()->first, 15);
+  EXPECT_THROW(o.skip_to(3), std::runtime_error);  // never back
+  EXPECT_THROW(o.add(2, 12), std::runtime_error);
+}
+
+// The scheduler that takes over after a failover numbers its places after the dead one's.
+TEST(UpdateScheduler, AFailoversSchedulerStartsAtTheFirstPlaceItIsGiven) {
+  SchedulerOptions o;
+  o.first_seq = 72;
+  UpdateScheduler s(o, two_workers());
+  s.observe_rates({{0, 100 * kMbit}, {1, 100 * kMbit}, {kServerLink, 100 * kMbit}}, 0);
+  s.announce(0, 71, 1 * kMB, 0.0);
+  const auto first = s.poll(0.0);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(first[0].seq, 72u);
+  EXPECT_EQ(s.ordered(), 73u);
+  EXPECT_EQ(s.unsent_places(), 0u);
+  s.announce(0, 72, 1 * kMB, 0.05);
+  s.announce(1, 72, 1 * kMB, 0.05);
+  s.poll(0.1);  // one starts now, the other once the first is across: one still unsent
+  EXPECT_EQ(s.unsent_places(), 1u);
+}
+
 // RR-Sync's ring, run in memory: every worker ends with the sum of all the updates, and
 // each sends 2(W-1) segments of about 1/W of the model.
 TEST(UpdateScheduler, SynchronousBatchesOrderEveryUpdateAndDropNone) {

@@ -40,6 +40,7 @@ TrainingSetup filled() {
   s.distribution = true;
   s.pull_batch_ms = 100;
   s.replica = 2;
+  s.checkpoint = {.every = 8, .path = "/run/tb/x/checkpoint.bin", .standby = 2};
   return s;
 }
 
@@ -108,6 +109,11 @@ TEST(TrainingSetup, AValueOutOfItsRangeIsRefusedByName) {
   EXPECT_NE(with("/slow", nlohmann::json{{"x", 2}}).find("setup.slow has 'x'"), std::string::npos);
   EXPECT_NE(with("/eval_interval_ms", 0).find("setup.eval_interval_ms is 0"), std::string::npos);
   EXPECT_EQ(with("/cmd", "quit"), "setup.cmd is not setup");
+  EXPECT_NE(with("/checkpoint/every", 0).find("setup.checkpoint.every is 0"), std::string::npos);
+  EXPECT_NE(with("/checkpoint/path", "ckpt").find("setup.checkpoint.path is not an absolute"),
+            std::string::npos);
+  EXPECT_NE(with("/checkpoint/standby", 3).find("setup.checkpoint.standby names no endpoint"),
+            std::string::npos);
 }
 
 // The defect this contract closed: the controller defaulted SSP's bound to 3 and the agent

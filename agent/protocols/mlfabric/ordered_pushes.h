@@ -39,6 +39,17 @@ class OrderedPushes {
     next_ += span;
     return std::make_pair(std::move(u), span);
   }
+  // A replica promoted to server (MLfabric's failover): places below `first` will never
+  // come (they died with the server, or are still on their way from before), so applying
+  // goes on from `first`. Returns how many places were skipped; what waited below `first`
+  // is discarded.
+  uint64_t skip_to(uint64_t first) {
+    if (first < next_) throw std::runtime_error("a skip back to place " + std::to_string(first));
+    const uint64_t skipped = first - next_;
+    waiting_.erase(waiting_.begin(), waiting_.lower_bound(first));
+    next_ = first;
+    return skipped;
+  }
   uint64_t applied() const { return next_; }  // places applied: 0 .. applied() - 1
   uint64_t early() const { return early_; }   // arrived before an earlier place
   size_t waiting() const { return waiting_.size(); }

@@ -42,6 +42,7 @@ void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json
     throw std::runtime_error("a word for update " + cmd.at("clock").dump() + ", which node " +
                              std::to_string(self_) + " does not hold");
   SparseUpdate u = std::move(held->second);
+  held_versions_.erase(held->first);
   held_.erase(held);
   if (verb == "drop") {
     ++dropped_;
@@ -76,22 +77,27 @@ void PsProtocol::replicate(const nlohmann::json& cmd) {
 // too old).
 void PsProtocol::announce_update() {
   const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
+  announce(clock_, update_, version);
+  held_.emplace(clock_, std::move(update_));
+  held_versions_.emplace(clock_, version);
+  update_ = {};
+  next_clock();
+}
+
+void PsProtocol::announce(uint64_t clock, const SparseUpdate& u, uint64_t version) {
   // What its push will carry: key-value pairs, or every value (key_map.h's rule).
   const size_t range = keys_.ranges().front().size();
-  const size_t bytes = update_.keys.empty() || shorter_dense(update_.keys.size(), range)
+  const size_t bytes = u.keys.empty() || shorter_dense(u.keys.size(), range)
                            ? range * sizeof(float)
-                           : update_.keys.size() * (sizeof(float) + sizeof(uint32_t));
+                           : u.keys.size() * (sizeof(float) + sizeof(uint32_t));
   // Its norm, for the paper's divergence estimate (Eq. 11): Table 1's push carries it.
   double squares = 0;
-  for (float v : update_.values) squares += static_cast<double>(v) * v;
+  for (float v : u.values) squares += static_cast<double>(v) * v;
   link_.reply({{"event", "update"},
-               {"clock", clock_},
+               {"clock", clock},
                {"version", version},
                {"bytes", bytes},
                {"norm", std::sqrt(squares)}});
-  held_.emplace(clock_, std::move(update_));
-  update_ = {};
-  next_clock();
 }
 
 void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
@@ -131,6 +137,7 @@ void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool repli
 }
 
 void PsProtocol::on_aggregator_part(Received& r) {
+  if (stale_after_failover(r.header)) return;
   if (!sums_)
     throw std::runtime_error("an update for an aggregator reached node " + std::to_string(self_) +
                              ", which is no worker");
@@ -159,6 +166,7 @@ void PsProtocol::send_sum(UpdateSum sum, bool replica) {
 }
 
 void PsProtocol::on_ordered_push(Received r) {
+  if (stale_after_failover(r.header)) return;
   const uint64_t seq = r.header.tag, places = r.header.iteration;
   // The scheduler compares it with the arrival it planned (arrival_log.h).
   if (self_ != replica_) link_.reply({{"event", "arrived"}, {"seq", seq}});
@@ -173,6 +181,9 @@ void PsProtocol::on_ordered_push(Received r) {
     // MLfabric-S: when each clock took effect (its last place applied).
     if (shard_->min_clock() > clock_applied_ns_.size()) clock_applied_ns_.push_back(monotonic_ns());
   }
+  if (checkpoint_.every > 0 && self_ == servers_.front() &&
+      ordered_.applied() >= checkpointed_ + checkpoint_.every)
+    write_checkpoint();
   // The scheduler lets the server's sends go as the replica reports its progress.
   if (replica_ >= 0 && self_ == replica_ && ordered_.applied() != before)
     link_.reply({{"event", "replica"}, {"applied", ordered_.applied()}});

@@ -39,6 +39,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   if (pull_batch_interval_.count() > 0 && model_.kind != Consistency::Kind::kAsync)
     throw std::runtime_error("pull batches need the asynchronous model (MLfabric-A)");
   replica_ = s.replica;
+  checkpoint_ = s.checkpoint;
   // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
   if (s.routes.is_array()) {
@@ -63,7 +64,9 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
               : KeyMap(job_->parameters(), shards);
   const auto at = std::find(servers_.begin(), servers_.end(), self_);
   // MLfabric's replica holds the one server's shard too (a hot standby: no pulls come).
-  if (at != servers_.end() || (replica_ >= 0 && self_ == replica_)) {
+  // So does the checkpoints' standby, until it loads one.
+  if (at != servers_.end() || (replica_ >= 0 && self_ == replica_) ||
+      (checkpoint_.every > 0 && self_ == checkpoint_.standby)) {
     my_shard_ = at != servers_.end() ? static_cast<int>(at - servers_.begin()) : 0;
     const KeyRange r = keys_.ranges()[static_cast<size_t>(my_shard_)];
     const int workers = static_cast<int>(workers_.size());
@@ -133,6 +136,8 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     scheduled_command(verb, cmd);
   } else if (verb == "distribute" || verb == "forward") {
     distribution_command(verb, cmd);
+  } else if (verb == "failover") {
+    fail_over(cmd);
   } else {
     throw std::runtime_error("ps protocol: unknown command " + verb);
   }
@@ -191,6 +196,11 @@ void PsProtocol::message(Received received) {
   if (!whole) return;
   Received& r = *whole;
   const WireHeader& h = r.header;
+  // MLfabric's failover: what the dead server sent before it died is of no use now.
+  if (failover_.dead_server >= 0 && h.origin == failover_.dead_server) {
+    ++failover_.stale_messages;
+    return;
+  }
   if (wsp) {
     if (model_.kind != Consistency::Kind::kWsp) throw std::runtime_error("a WSP message, no WSP");
     return wsp_message(r);

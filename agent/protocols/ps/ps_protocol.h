@@ -41,6 +41,12 @@
 //                               replica, or the replica's aggregator)
 // and an aggregator may be told aggregate {seq, count, replica: true}: the sum goes to the
 // replica.
+// When the server dies, the controller fails over to the replica (ps_failover.cpp): every
+// node is told
+//   failover {server, first_seq}  the replica is the server from now; the scheduler's
+//                          places start again at first_seq (those below died with the
+//                          server or are dropped on arrival); held updates are announced
+//                          again, and a pull under way is asked again of the new server
 // With `pull_batch_ms` in setup (MLfabric-A's distribution, Sec. 10.3), the server holds
 // dense pulls for that long, then names the batch
 //   -> pulls {batch, workers: [nodes], clocks: [each one's pull]}
@@ -64,6 +70,7 @@
 #include <optional>
 #include <set>
 
+#include "agent/contracts/training_setup.h"
 #include "agent/jobs/compute_time.h"
 #include "agent/jobs/job.h"
 #include "agent/protocols/apsp/routed_transfer.h"
@@ -103,6 +110,13 @@ class PsProtocol : public Protocol {
   void setup_scheduled();
   void scheduled_command(const std::string& verb, const nlohmann::json& cmd);
   void announce_update();
+  void announce(uint64_t clock, const SparseUpdate& u, uint64_t version);
+  // MLfabric's failover (ps_failover.cpp).
+  void fail_over(const nlohmann::json& cmd);
+  bool stale_after_failover(const WireHeader& h);         // counts it when it is
+  void promote_from_checkpoint(const std::string& path);  // as the standby (Sec. 7.3)
+  void write_checkpoint();                                // as the server, every `every` updates
+  nlohmann::json failover_stats() const;
   void send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica = false);
   void replicate(const nlohmann::json& cmd);
   void on_aggregator_part(Received& r);
@@ -187,10 +201,11 @@ class PsProtocol : public Protocol {
   WorkerClockLog log_;
   // MLfabric's scheduled updates.
   bool scheduled_ = false;
-  uint64_t pushes_sent_ = 0, dropped_ = 0;  // as a worker
-  std::map<uint64_t, SparseUpdate> held_;   // announced, by clock: the scheduler's word awaited
-  std::unique_ptr<UpdateSums> sums_;        // as an aggregator (every worker's node)
-  OrderedPushes<Received> ordered_;         // as a server
+  uint64_t pushes_sent_ = 0, dropped_ = 0;      // as a worker
+  std::map<uint64_t, SparseUpdate> held_;       // announced, by clock: the scheduler's word awaited
+  std::map<uint64_t, uint64_t> held_versions_;  // the model version each was computed from
+  std::unique_ptr<UpdateSums> sums_;            // as an aggregator (every worker's node)
+  OrderedPushes<Received> ordered_;             // as a server
   uint64_t ordered_messages_ = 0, ordered_bytes_ = 0;  // what reached the server, applied
   // MLfabric's replica (Sec. 5.3).
   int replica_ = -1;                              // its node; -1: none
@@ -200,6 +215,23 @@ class PsProtocol : public Protocol {
   uint64_t replicated_ = 0;
   std::vector<std::pair<uint64_t, int64_t>> apply_log_;  // as server or replica: (applied, ns)
   std::vector<int64_t> clock_applied_ns_;                // as a synchronous server: per clock
+  // MLfabric's failover: the dead server's node, the first place of the new order, and
+  // what was dropped as from before it (messages of the dead order, the dead server's).
+  struct {
+    int dead_server = -1;
+    uint64_t first_seq = 0;
+    uint64_t stale_messages = 0, reannounced = 0, repulled = 0;
+    uint64_t skipped_places = 0, discarded_waiting = 0;  // as the promoted replica
+  } failover_;
+  // Sec. 7.3's checkpoints: the server's every `every` updates, to a file the standby
+  // loads. What writing them cost the server (it applies nothing meanwhile).
+  TrainingSetup::Checkpoint checkpoint_;
+  uint64_t checkpointed_ = 0;  // the places the last checkpoint holds
+  struct {
+    uint64_t writes = 0, bytes = 0;
+    double seconds = 0, max_s = 0;
+  } checkpoint_cost_;
+  nlohmann::json checkpoint_loaded_;  // as the promoted standby: what it loaded
   // MLfabric-S's distribution. The server holds a planned clock's answers until its plan
   // has come: the controller sends it before the clock's last update, but the agent may
   // read that update first.

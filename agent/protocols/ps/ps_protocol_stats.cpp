@@ -25,6 +25,7 @@ nlohmann::json PsProtocol::stats() const {
     s["distributor"] = {{"forwarded", forwarded_}, {"kept", kept_}};
   }
   if (wsp_) s["wsp_master"] = wsp_stats();
+  if (failover_.dead_server >= 0) s["failover"] = failover_stats();
   if (shard_) {
     // MLfabric's replica reports its copy apart: the run's server figures are the server's.
     const char* role = replica_ >= 0 && self_ == replica_ ? "replica" : "server";
@@ -54,6 +55,11 @@ nlohmann::json PsProtocol::stats() const {
       s[role]["models_sent"] = {{"to_workers", answered_directly_},
                                 {"to_distributors", to_distributors_}};
     if (replica_ >= 0) s[role]["apply_log"] = apply_log_;
+    if (checkpoint_cost_.writes > 0)
+      s[role]["checkpoint"] = {
+          {"every", checkpoint_.every},      {"writes", checkpoint_cost_.writes},
+          {"bytes", checkpoint_cost_.bytes}, {"seconds", checkpoint_cost_.seconds},
+          {"max_s", checkpoint_cost_.max_s}, {"last_applied", checkpointed_}};
     if (scheduled_ && !clock_applied_ns_.empty()) s[role]["clock_applied_ns"] = clock_applied_ns_;
     if (shard_->range().size() <= kReportValuesUpTo) s[role]["values"] = shard_->values();
   }

@@ -52,6 +52,10 @@ class ServerShard {
   std::vector<PullReply> push_ordered(uint64_t places, bool dense,
                                       const std::vector<uint32_t>& keys,
                                       const std::vector<float>& values);
+  // MLfabric's failover: a replica promoted to server never applies `places` the dead
+  // server had ordered; its version counts them anyway, so that versions stay the
+  // scheduler's place numbers (its deadlines count in them).
+  void count_lost(uint64_t places) { applied_ += places; }
   // latest: answer now with what is applied, whatever the model (evaluation at the end).
   std::vector<PullReply> pull(int worker, uint64_t clock, bool dense, std::vector<uint32_t> keys,
                               bool latest = false);

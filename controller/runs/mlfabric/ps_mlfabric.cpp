@@ -35,7 +35,8 @@ std::map<size_t, double> PsSession::configured_rates() const {
   return rates;
 }
 
-void PsSession::setup_scheduler(const std::vector<int>& workers, size_t parameters) {
+void PsSession::setup_scheduler(const std::vector<int>& workers, size_t parameters,
+                                uint64_t first_seq) {
   if (servers_.size() != 1)
     throw UsageError(o_.strategy +
                      " schedules the updates to one server (the paper's setting): "
@@ -45,7 +46,6 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
     return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
   };
   for (const auto& d : directions_) links.emplace_back(at(d.from), at(d.to));
-  replica_ = replica_node(o_.replica, names_, servers_.front(), workers);
   AggregationPaths paths, to_replica;
   for (int node : workers) {
     paths.to_server.push_back(hop_path(links, node, servers_.front()));
@@ -63,6 +63,7 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   so.seed = o_.seed;
   so.synchronous = o_.strategy == "mlfabric-s";
   so.hold_overdue = o_.monitor_arrivals;
+  so.first_seq = first_seq;
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
   if (replica_ >= 0)
     so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
@@ -113,6 +114,12 @@ double PsSession::drive_scheduler(double now_s) {
 }
 
 void PsSession::on_update(size_t node, const nlohmann::json& e, double t) {
+  // After a failover a held update is announced again; its first announcement may still
+  // have been on its way when the failover went out, and reach the new scheduler too.
+  if (!failover_.is_null() &&
+      !announced_since_failover_.emplace(worker_of_node_[node], e.at("clock").get<uint64_t>())
+           .second)
+    return;
   scheduler_->announce(worker_of_node_[node], e.at("version").get<uint64_t>(),
                        e.at("bytes").get<double>(), t, e.at("clock").get<uint64_t>(),
                        e.value("norm", 0.0));
@@ -159,6 +166,8 @@ nlohmann::json PsSession::mlfabric_summary() const {
   nlohmann::json m = scheduler_->stats();
   uint64_t applied = 0, early = 0, pushed = 0, dropped = 0, sums = 0, summed = 0;
   for (const auto& st : stats_) {
+    if (st.contains("server") && st["server"].contains("checkpoint"))
+      m["checkpoint"] = st["server"]["checkpoint"];
     if (st.contains("server") && st["server"].contains("ordered")) {
       const auto& o = st["server"]["ordered"];
       applied = o["applied"];
@@ -182,7 +191,11 @@ nlohmann::json PsSession::mlfabric_summary() const {
   m["workers_dropped"] = dropped;
   m["aggregation"]["sums_sent"] = sums;
   m["aggregation"]["updates_summed"] = summed;
-  m["every_ordered_update_applied"] = applied == scheduler_->ordered() && pushed == applied;
+  // After a failover the workers' pushes include those lost with the server: the promoted
+  // replica's check is that it applied every place of the new order after the lost ones.
+  m["every_ordered_update_applied"] =
+      applied == scheduler_->ordered() && (!failover_.is_null() || pushed == applied);
+  if (!failover_.is_null()) m["failover"] = failover_summary();
   if (replica_ >= 0)
     m["replication"]["measured"] = replication_summary(m["replication"]["div_max"]);
   m["distribution"] = distribution_summary();

@@ -12,19 +12,18 @@
 namespace testbed {
 
 int replica_node(const std::string& replica, const std::vector<std::string>& names, int server,
-                 const std::vector<int>& workers) {
+                 const std::vector<int>& workers, const std::string& option) {
   if (replica.empty()) return -1;
   const auto it = std::find(names.begin(), names.end(), replica);
-  if (it == names.end()) throw UsageError("--replica: no node named '" + replica + "'");
+  if (it == names.end()) throw UsageError(option + ": no node named '" + replica + "'");
   const int node = static_cast<int>(it - names.begin());
   // The paper's replica is a process of its own (on the server's machine); here it holds a
   // node of its own, so its transfers and applies are its own, not a server's or a worker's.
   if (node == server)
-    throw UsageError("--replica: " + replica + " is the server; the replica needs a node " +
-                     "of its own");
+    throw UsageError(option + ": " + replica + " is the server; it needs a node of its own");
   if (std::find(workers.begin(), workers.end(), node) != workers.end())
-    throw UsageError("--replica: " + replica + " runs a worker; the replica needs a node " +
-                     "of its own (--workers names the workers)");
+    throw UsageError(option + ": " + replica + " runs a worker; it needs a node of its own " +
+                     "(--workers names the workers)");
   return node;
 }
 

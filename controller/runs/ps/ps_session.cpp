@@ -210,7 +210,17 @@ void PsSession::setup() {
   if (gaia()) setup.gaia = gaia_setup(workers);
   if (o_.store == "disk") setup.store = store_setup(job, workers);
   if (scheduled()) {
-    setup_scheduler(workers, reference.parameters.size());
+    parameters_ = reference.parameters.size();
+    replica_ = replica_node(o_.replica, names_, servers_.front(), workers);
+    standby_ = replica_node(o_.standby, names_, servers_.front(), workers, "--standby");
+    setup_scheduler(workers, parameters_);
+    // MLfabric-A's replica, or its standby with the checkpoints, is there to take over
+    // (Sec. 5.3, 7.3): the server's death fails over.
+    if ((replica_ >= 0 || standby_ >= 0) && o_.strategy == "mlfabric-a")
+      agents_.allow_death(static_cast<size_t>(servers_.front()));
+    if (standby_ >= 0)
+      setup.checkpoint = {static_cast<uint64_t>(o_.checkpoint_every),
+                          o_.store_dir + "/checkpoint.bin", standby_};
     setup.scheduled = true;
     setup.distribution = distributors_ > 0;
     // MLfabric-A batches its pulls at the server as the scheduler batches updates: one
@@ -296,7 +306,12 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
   } else if (kind == "pulls" && scheduler_ && distributors_ > 0) {
     plan_pull_batch(e, t);
   } else if (kind == "arrived" && scheduler_) {
-    scheduler_->arrived(e.at("seq").get<uint64_t>(), t);
+    const uint64_t seq = e.at("seq").get<uint64_t>();
+    scheduler_->arrived(seq, t);
+    if (!failover_.is_null() && !failover_.contains("first_arrival_s"))
+      failover_["first_arrival_s"] = t;
+  } else if (kind == "died") {
+    fail_over(node, t);
   } else if (kind == "replica" && scheduler_) {
     scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
   }

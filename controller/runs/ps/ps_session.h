@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,8 +42,9 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
 std::vector<int> resolve_workers(const std::string& spec, const std::vector<std::string>& names);
 
 // MLfabric's replica: the node --replica names, checked (UsageError); -1 when none.
+// `option` names it in the refusal (--replica, or --standby for checkpoints).
 int replica_node(const std::string& replica, const std::vector<std::string>& names, int server,
-                 const std::vector<int>& workers);
+                 const std::vector<int>& workers, const std::string& option = "--replica");
 
 class PsSession {
  public:
@@ -58,6 +60,8 @@ class PsSession {
   void set_rate_source(std::function<std::vector<LiveDirection>()> source) {
     rate_source_ = std::move(source);
   }
+  // The lab's directory, where nodes.json records when a node crashed (a failover's figures).
+  void set_lab_dir(std::string dir) { lab_dir_ = std::move(dir); }
   nlohmann::json summary(const std::string& lab) const;
   std::string headline() const;  // one line for people
 
@@ -70,7 +74,12 @@ class PsSession {
   bool scheduled() const { return strategy_is_scheduled(o_.strategy); }
   // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
   std::map<size_t, double> configured_rates() const;
-  void setup_scheduler(const std::vector<int>& workers, size_t parameters);
+  // `first_seq`: the first place it gives (after a failover, where the dead one stopped).
+  void setup_scheduler(const std::vector<int>& workers, size_t parameters, uint64_t first_seq = 0);
+  // MLfabric-A with a replica: the server's agent died; the replica is the server from now
+  // (ps_mlfabric_failover.cpp). Any other death ends the run, naming the node.
+  void fail_over(size_t node, double now_s);
+  nlohmann::json failover_summary() const;
   double drive_scheduler(double now_s);  // returns when it next has something to do
   void on_update(size_t node, const nlohmann::json& e, double t);
   // After the workers finished: the decisions still due go out, and the server applies
@@ -147,6 +156,11 @@ class PsSession {
   void choose_placement();
   std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a, mlfabric-s
   int replica_ = -1;                            // its replica's node, if it has one
+  int standby_ = -1;  // the node that loads the server's last checkpoint when it dies (Sec. 7.3)
+  size_t parameters_ = 0;    // the model's
+  nlohmann::json failover_;  // what a failover found and did; null: none
+  std::string lab_dir_;
+  std::set<std::pair<int, uint64_t>> announced_since_failover_;  // (worker, clock)
   std::function<std::vector<LiveDirection>()> rate_source_;
   DistributionPaths distribution_paths_;  // mlfabric-s: server to workers, workers to workers
   double distribution_bytes_ = 0;

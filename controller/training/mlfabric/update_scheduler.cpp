@@ -16,6 +16,7 @@ UpdateScheduler::UpdateScheduler(SchedulerOptions options, AggregationPaths path
       rng_(options.seed),
       per_worker_ordered_(paths_.to_server.size(), 0),
       per_worker_dropped_(paths_.to_server.size(), 0) {
+  next_seq_ = o_.first_seq;
   o_.aggregators = std::min(o_.aggregators, paths_.to_server.size());
   if (o_.aggregators > 0 && paths_.between.size() != paths_.to_server.size())
     throw std::invalid_argument("aggregation needs the paths between the workers");
@@ -190,6 +191,13 @@ std::vector<SchedulerDecision> UpdateScheduler::poll(double now_s) {
     }
   }
   return out;
+}
+
+uint64_t UpdateScheduler::unsent_places() const {
+  uint64_t n = 0;
+  for (const auto& [at, d] : starts_) n += d.word == SchedulerDecision::Word::kSend;
+  for (const auto& [at, d] : gated_) n += d.word == SchedulerDecision::Word::kSend;
+  return n;
 }
 
 double UpdateScheduler::next_poll_s() const {

@@ -48,6 +48,9 @@ struct SchedulerOptions {
   // path, reserved one batching interval at a time at the path's rate, until it arrives
   // (what a monitor of available bandwidth, Sec. 4, would see).
   bool hold_overdue = false;
+  // The first place this scheduler gives: 0, or after a failover (MLfabric's replica made
+  // the server) the place after every one the dead server's scheduler gave.
+  uint64_t first_seq = 0;
 };
 
 // What a worker is told:
@@ -115,6 +118,9 @@ class UpdateScheduler {
     return plan_distribution(distributors, paths, model_bytes, network_, now_s);
   }
   bool waits_for_replica() const { return !gated_.empty(); }
+  uint64_t replica_reported() const { return replica_applied_; }  // places, as last reported
+  // Places ordered whose send is not yet told (due later, or held for the replica).
+  uint64_t unsent_places() const;
   const std::vector<double>& norms() const { return norms_; }  // per place, as announced
 
  private:
