@@ -189,6 +189,14 @@ void Van::send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
   bytes_sent_[to] += testbed::send_kv(dealer(to), header, keys, values);
 }
 
+bool Van::try_send_header(int to, WireHeader header) {
+  header.from = self_;
+  header.to = to;
+  if (!testbed::try_send_header(dealer(to), header)) return false;
+  bytes_sent_[to] += sizeof header;
+  return true;
+}
+
 nlohmann::json Van::byte_counters() const {
   const auto to_json = [](const std::map<int, uint64_t>& m) {
     nlohmann::json j = nlohmann::json::object();

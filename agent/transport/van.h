@@ -58,6 +58,10 @@ class Van {
   // A key-value message to `to` (see send_kv); from, to and the send time are filled here.
   void send_kv(int to, WireHeader header, const std::vector<uint32_t>& keys,
                const std::vector<float>& values);
+  // A header alone to `to`, only if its queue has room now: false, and nothing sent, when
+  // the peer's queue is full (a peer cut off, whose messages pile up: a heartbeat to it
+  // must never block the node).
+  bool try_send_header(int to, WireHeader header);
   // The endpoint bound, resolved ("tcp://127.0.0.1:*" becomes its port).
   const std::string& endpoint() const { return bound_; }
   // For polling alongside other sockets: readable when a message is waiting.

@@ -77,6 +77,16 @@ void send_probe(zmq::socket_t& socket, int from, int to, uint32_t seq, size_t by
   send_frames(socket, h, payload.data(), bytes);
 }
 
+bool try_send_header(zmq::socket_t& socket, WireHeader header) {
+  header.sent_ns = monotonic_ns();
+  if (header.origin_sent_ns == 0) header.origin_sent_ns = header.sent_ns;
+  const auto first = zmq::send_flags::sndmore | zmq::send_flags::dontwait;
+  if (!socket.send(zmq::buffer(&header, sizeof header), first)) return false;
+  // The first part was taken: ZeroMQ takes the rest of the message without blocking.
+  socket.send(zmq::const_buffer(nullptr, 0), zmq::send_flags::none);
+  return true;
+}
+
 size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint32_t>& keys,
                const std::vector<float>& values) {
   const bool dense = header.flags & kDense;

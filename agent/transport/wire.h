@@ -94,6 +94,9 @@ void forward_chunk(zmq::socket_t& socket, const WireHeader& received, int self, 
 // Tells the chunk's origin that `received` arrived at its destination.
 void send_ack(zmq::socket_t& socket, const WireHeader& received);
 void send_probe(zmq::socket_t& socket, int from, int to, uint32_t seq, size_t bytes);
+// A header with an empty payload, sent only if the socket takes it at once (ZeroMQ
+// accepts a multipart message whole or not at all): false when its queue is full.
+bool try_send_header(zmq::socket_t& socket, WireHeader header);
 // A key-value message (kPush, kPull, kParams): `header` as filled by the caller, the
 // payload the keys (unless kDense) followed by the values. Returns the bytes sent.
 size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint32_t>& keys,

@@ -21,7 +21,7 @@ const char* const kTrainUsage =
     "[--gaia-threshold "
     "P%] [--gaia-ds N|off] "
     "[--gaia-soft on|off] [--gaia-local bsp|ssp:S] [--gaia-groups auto|off|A,B/C,D] "
-    "[--gaia-t pass|clock] [--parallel bsp|ssp|async|wsp] "
+    "[--gaia-t pass|clock] [--gaia-partition continue|block] [--parallel bsp|ssp|async|wsp] "
     "[--store memory|disk] "
     "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
     "[--index-k K] [--index-prune SHARE] "

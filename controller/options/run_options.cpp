@@ -162,6 +162,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
     const std::string local = get("gaia-local", "bsp");
     o.gaia_local_staleness = local == "bsp" ? -1 : std::stoi(local.substr(4));  // ssp:S
     o.gaia_groups = get("gaia-groups", "auto");
+    o.gaia_partition = get("gaia-partition", "continue");
   }
   // Gaia's t counts passes (IterStore's and Bösen's iterations, docs/gaia.md); every other
   // strategy keeps the job's clocks unless told, and a Gaia profile says `gaia-t` in its
@@ -252,7 +253,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
     if (args.option(disk_only) && o.store != "disk")
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");
   for (const char* gaia_only :
-       {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local", "gaia-groups"})
+       {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local", "gaia-groups", "gaia-partition"})
     if (o.strategy != "gaia" && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
   for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",

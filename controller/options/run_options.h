@@ -78,6 +78,10 @@ struct TrainOptions {
   // Sec. 4.5's data-center groups: off (every data center sends to every other), auto
   // (from the lab's rates, gaia_groups.h), or groups by hand: "a,b/c,d,e".
   std::string gaia_groups = "auto";
+  // --gaia-partition: what a data center does once a mirror is presumed cut off
+  // (agent/protocols/gaia/mirror_watch.h): `continue` trains on without it, `block` holds
+  // its readers as the paper's rules read literally (docs/faults.md).
+  std::string gaia_partition = "continue";
   // --gaia-t: the t of Gaia's v/sqrt(t) and of the job's step schedule counts passes over
   // the data (gaia's default) or clocks (every other strategy's, the job as it was).
   bool t_in_passes = false;

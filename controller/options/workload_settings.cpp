@@ -92,6 +92,7 @@ const std::vector<std::string>& workload_keys() {
                                                  "gaia-local",
                                                  "gaia-groups",
                                                  "gaia-t",
+                                                 "gaia-partition",
                                                  "monitor",
                                                  "standby",
                                                  "checkpoint-every"};
@@ -199,6 +200,8 @@ std::string check_workload_setting(const std::string& key, const std::string& va
                : "expected bsp or ssp:S (S clocks, 1-100)";
   if (key == "gaia-t") return value == "clock" || value == "pass" ? "" : "expected clock or pass";
   if (key == "gaia-groups") return check_gaia_groups(value);
+  if (key == "gaia-partition")
+    return value == "continue" || value == "block" ? "" : "expected continue or block";
   if (key == "store") return value == "memory" || value == "disk" ? "" : "expected memory or disk";
   if (key == "memory-budget-mb")
     return whole(value, n) && n >= 1 && n <= 65536 ? "" : "expected MiB, 1-65536";

@@ -323,6 +323,21 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       o.figures["failover_updates_lost"] = lost;
       o.figures["failover_recovery_s"] = recovery;
     }
+    // Gaia through a fault (docs/faults.md): the worst over repetitions. A run whose
+    // replicas never came back counts as never caught up: no figure, so a bound fails.
+    if (list.front().contains("gaia") && list.front()["gaia"].contains("divergence") &&
+        list.front()["gaia"]["divergence"].contains("at_heal")) {
+      double at_heal = 0, catch_up = 0;
+      bool caught_up = true;
+      for (const auto& j : list) {
+        const auto& d = j["gaia"]["divergence"];
+        at_heal = std::max(at_heal, d.value("at_heal", 0.0));
+        caught_up &= d.contains("caught_up_s") && d["caught_up_s"].is_number();
+        if (caught_up) catch_up = std::max(catch_up, d["caught_up_s"].get<double>());
+      }
+      o.figures["divergence_at_heal"] = at_heal;
+      if (caught_up) o.figures["catch_up_s"] = catch_up;
+    }
     if (list.front().contains("comm_time_s")) {
       double comm = 0, ratio = 0;
       for (const auto& j : list) {

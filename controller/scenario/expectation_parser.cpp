@@ -25,7 +25,9 @@ const std::vector<std::string>& expectation_figures() {
                                                     "cpu_saturated_share",
                                                     "min_rate_ratio",
                                                     "failover_updates_lost",
-                                                    "failover_recovery_s"};
+                                                    "failover_recovery_s",
+                                                    "divergence_at_heal",
+                                                    "catch_up_s"};
   return kFigures;
 }
 

@@ -77,7 +77,10 @@ struct NodeFaultEvent {
 // emulator_lateness_p99_ms (less the host's stalls), cpu_saturated_share and
 // min_rate_ratio (the worst over repetitions); for MLfabric-A runs whose server died and
 // failed over (docs/faults.md), failover_updates_lost and failover_recovery_s (the crash to
-// the first update applied at the new server), the worst over repetitions.
+// the first update applied at the new server), the worst over repetitions; for Gaia runs
+// through a fault, divergence_at_heal (the replicas' relative distance at the heal) and
+// catch_up_s (from the heal until they are back to where they were when the fault began;
+// a run that never caught up fails any bound on it), the worst over repetitions.
 struct Expectation {
   enum class Kind {
     kRatio,

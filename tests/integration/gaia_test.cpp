@@ -180,5 +180,67 @@ TEST(GaiaGroups, HubsCarryTheGroupsUpdatesOverOnePathAndEveryDataCenterHearsThem
   EXPECT_NEAR(g, b, 0.02 * b) << "groups " << g << ", broadcast " << b;
 }
 
+// A 6 s partition of the pair, given live while Gaia trains, under each policy: `continue`
+// presumes the silent mirror cut off (2 s, the silence bound's floor on this fast link)
+// and trains on; `block` waits out the partition, as the paper's rules read literally.
+nlohmann::json train_through_partition(LabGuard& guard, const std::string& policy) {
+  BackgroundTrain trainer(guard, kLab,
+                          {"--strategy", "gaia", "--model", "mf", "--scale", "0.3",
+                           "--workers-per-dc", "2", "--iterations", "400", "--compute-ms", "50",
+                           "--gaia-partition", policy, "--max-seconds", "120", "--json"},
+                          "/tmp/tbt-gaia-partition.log");
+  // Late enough for a few polls of the replicas before the cut (every 0.5 s).
+  if (!trainer.wait_for("\"iteration\":40,", 120)) {
+    ADD_FAILURE() << trainer.output();
+    return nullptr;
+  }
+  const Result cut = run_testbed({"partition", kLab, "right", "--for", "6s"});
+  EXPECT_EQ(cut.status, 0) << cut.output;
+  const int status = trainer.wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  return summary_of(trainer.output());
+}
+
+double longest_iteration(const nlohmann::json& s) {
+  double longest = 0;
+  for (double x : s["iteration_s"].get<std::vector<double>>()) longest = std::max(longest, x);
+  return longest;
+}
+
+TEST_F(Gaia, UnderContinueAPartitionedDataCenterTrainsOnAndCatchesUpAfterTheHeal) {
+  const auto s = train_through_partition(guard_, "continue");
+  ASSERT_FALSE(s.is_null());
+  const auto& g = s["gaia"];
+  EXPECT_EQ(g["partition"], "continue");
+  // Each side presumed the other cut off, then heard it again.
+  int cut = 0, heard = 0;
+  for (const auto& c : g["mirror_cuts"]) ++(c["cut"].get<bool>() ? cut : heard);
+  EXPECT_EQ(cut, 2) << g["mirror_cuts"].dump();
+  EXPECT_EQ(heard, 2) << g["mirror_cuts"].dump();
+  // No clock waited out the partition: at most the silence bound (2 s) and a loaded
+  // machine's delays.
+  EXPECT_LT(longest_iteration(s), 5.0);
+  // The replicas drifted apart while cut off, and came back once the mirrors were heard.
+  const auto& d = g["divergence"];
+  ASSERT_TRUE(d.contains("at_heal")) << d.dump();
+  ASSERT_TRUE(d["before"].is_number()) << d.dump();
+  EXPECT_GT(d["peak"].get<double>(), d["before"].get<double>()) << d.dump();
+  EXPECT_TRUE(d["caught_up_s"].is_number()) << d.dump();
+  EXPECT_EQ(g["malformed_messages"], 0);
+}
+
+TEST_F(Gaia, UnderBlockAPartitionHoldsTheDataCentersUntilTheHeal) {
+  const auto s = train_through_partition(guard_, "block");
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["gaia"]["partition"], "block");
+  // The mirror clock (DS 2) holds each side once its mirror's clocks stop: a clock waits
+  // most of the 6 s partition at least.
+  EXPECT_GE(longest_iteration(s), 4.0);
+  // The watch still saw the silence; the policy did not act on it.
+  int cut = 0;
+  for (const auto& c : s["gaia"]["mirror_cuts"]) cut += c["cut"].get<bool>() ? 1 : 0;
+  EXPECT_EQ(cut, 2);
+}
+
 }  // namespace
 }  // namespace testbed::it

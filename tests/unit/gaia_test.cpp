@@ -185,7 +185,7 @@ TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
   const std::vector<PathDirection> paths = {{0, 2, 1e5, 0.01}, {2, 0, 1e5, 0.01}};
   const auto overlay =
       gaia_overlay("auto", {0, 2}, {"a", "b", "c"}, data_center_rates({0, 2}, paths));
-  const auto setup = gaia_agent_setup(knobs, {0, 2}, paths, overlay);
+  const auto setup = gaia_agent_setup(knobs, {0, 2}, paths, overlay, 20000);
   EXPECT_EQ(setup["t"], "clock");
   EXPECT_EQ(setup["mirrors"]["0"][0]["hub"], false);  // two data centers: one group
   EXPECT_DOUBLE_EQ(setup["threshold"].get<double>(), 0.005);
@@ -196,6 +196,11 @@ TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
   EXPECT_EQ(setup["mirrors"]["2"][0]["node"], 0);
   // 100 kbit/s and a 20 ms round trip: twice the 250 B product is under the floor.
   EXPECT_EQ(setup["mirrors"]["2"][0]["window_bytes"], kMinWindowBytes);
+  // The silence bound: 80 KB of model and the 4 KB window at 100 kbit/s, plus the 20 ms
+  // round trip, four times: 4 * (84,096 B * 8 / 1e5 + 0.02) s.
+  EXPECT_EQ(setup["partition"], "continue");
+  EXPECT_EQ(setup["silence_ms"]["0"]["2"], std::llround(1000 * 4 * (84096 * 8 / 1e5 + 0.02)));
+  EXPECT_EQ(setup["silence_ms"]["2"]["0"], setup["silence_ms"]["0"]["2"]);
   const auto summary = gaia_summary({}, {}, knobs);
   EXPECT_EQ(summary["ds"], "off");
   EXPECT_TRUE(summary.contains("choices"));
@@ -233,6 +238,17 @@ TEST(LocalWorkers, KWorkersOnEachNodeTrainAsTheirSumUnderBsp) {
   EXPECT_EQ(local_compute_ms(r, 9, 1, 1, 5), draw_compute_ms(r, 9, 1, 5));
   EXPECT_GE(local_compute_ms(r, 9, 1, 3, 5), draw_compute_ms(r, 9, 1, 5));
   EXPECT_EQ(local_compute_ms({100, 100}, 9, 1, 2, 5, 4.0), 400);
+}
+
+TEST(GaiaPlan, TheSilenceBoundIsFourWaitsBehindAModelAndNeverUnderTwoSeconds) {
+  MirrorWindow fast{1, 64 * 1024, 1e9, 0.001};
+  EXPECT_DOUBLE_EQ(silence_bound_s(fast, 80000), kMinSilenceS);  // a millisecond's wait
+  MirrorWindow unshaped{1, kMinWindowBytes, 0, 0};
+  EXPECT_DOUBLE_EQ(silence_bound_s(unshaped, 80000), kMinSilenceS);
+  // gaia-vc's path: 1.318 Mbit/s, 38.6 ms round trip, a 12.7 KB window, 80 KB of model.
+  MirrorWindow vc{1, 12720, 1.318e6, 0.0386};
+  EXPECT_NEAR(silence_bound_s(vc, 80000), 4 * ((80000 + 12720) * 8 / 1.318e6 + 0.0386), 1e-9);
+  EXPECT_GT(silence_bound_s(vc, 80000), 2.3);
 }
 
 }  // namespace

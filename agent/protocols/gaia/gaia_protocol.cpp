@@ -63,6 +63,7 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
     if (dc != self_) clock_to.push_back(dc);
   client_ = std::make_unique<MirrorClient>(link_.van(), self_, values_.size(), std::move(links),
                                            std::move(clock_to));
+  setup_watch(g);
   t_in_passes_ = g.value("t", "clock") == "pass";
   clocks_per_pass_ = model.clocks_per_pass();
   link_.reply({{"event", "ready"}, {"parameters", values_.size()}});
@@ -82,6 +83,8 @@ void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
     link_.reply({{"event", "evaluated"}, {"loss", held_out_loss()}});
   } else if (verb == "stats") {
     link_.reply(stats());
+  } else if (verb == "digest") {
+    reply_digest();
   } else {
     throw std::runtime_error("gaia protocol: unknown command " + verb);
   }
@@ -89,6 +92,7 @@ void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
 
 void GaiaProtocol::message(Received r) {
   const WireHeader& h = r.header;
+  heard_from(h.origin);
   switch (h.kind) {
     case WireKind::kMirrorUpdate: {
       // A mirror's significant updates are deltas: added to this replica as they come.
@@ -198,26 +202,30 @@ void GaiaProtocol::server_clock_ended() {
 }
 
 void GaiaProtocol::tick() {
+  watch_tick();
   if (local_staleness_ >= 0) return ssp_tick();
   if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) end_clock();
 }
 
 std::chrono::milliseconds GaiaProtocol::timeout() const {
   using std::chrono::milliseconds;
+  const auto until = [](Clock::time_point t) {
+    return std::max(milliseconds(0), std::chrono::duration_cast<milliseconds>(t - Clock::now()));
+  };
+  auto next = milliseconds(-1);  // none: a message unblocks a read
   if (local_staleness_ >= 0 && phase_ == Phase::kReading) {
-    // The next local worker to end its compute; none computing: a message unblocks a read.
-    auto next = milliseconds(-1);
-    for (const auto& w : local_) {
-      if (!w.computing) continue;
-      const auto left = std::max(
-          milliseconds(0), std::chrono::duration_cast<milliseconds>(w.compute_end - Clock::now()));
-      if (next < milliseconds(0) || left < next) next = left;
-    }
-    return next;
+    for (const auto& w : local_)  // the next local worker to end its compute
+      if (w.computing && (next < milliseconds(0) || until(w.compute_end) < next))
+        next = until(w.compute_end);
+  } else if (phase_ == Phase::kComputing) {
+    next = until(compute_end_);
   }
-  if (phase_ != Phase::kComputing) return milliseconds(-1);  // a message unblocks a read
-  return std::max(milliseconds(0),
-                  std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
+  // The watch's next heartbeat or verdict, once the run is under way.
+  if (watch_ && phase_ != Phase::kIdle) {
+    const auto watch = until(watch_->next_deadline());
+    if (next < milliseconds(0) || watch < next) next = watch;
+  }
+  return next;
 }
 
 // Sec. 4.5's hubs: what a group member sent is summed for the other groups' hubs, and
@@ -266,38 +274,6 @@ void GaiaProtocol::finish() {
   forward_relays();
   client_->flush();  // what waits for the WAN still reaches the mirrors
   log_.finished();
-}
-
-nlohmann::json GaiaProtocol::stats() const {
-  nlohmann::json s = link_.van().byte_counters();
-  s["event"] = "stats";
-  const auto& f = filter_->counts();
-  const auto& c = client_->counts();
-  s["gaia"] = {{"updates", f.updates},
-               {"significant", f.significant},
-               {"soft_significant", f.soft},
-               {"data_messages", c.data_messages},
-               {"data_bytes", c.data_bytes},
-               {"control_bytes", c.control_bytes},
-               {"barriers_sent", c.barriers},
-               {"barrier_keys", c.barrier_keys},
-               {"merged_updates", c.merged},
-               {"hub_bytes", c.hub_bytes},
-               {"relayed_bytes", c.relayed_bytes},
-               {"relays_staged", relays_staged_},
-               {"barriers_received", barriers_received_},
-               {"mirror_updates_received", updates_received_},
-               {"mirror_keys_applied", applied_keys_},
-               {"reads_blocked_by_barrier", blocked_reads_barrier_},
-               {"blocked_s_barrier", blocked_s_barrier_},
-               {"reads_blocked_by_mirror_clock", blocked_reads_clock_},
-               {"blocked_s_mirror_clock", blocked_s_clock_},
-               {"slowest_mirror_clock", mirrors_->slowest_mirror()},
-               {"clocks", clock_},
-               {"local_max_ahead", local_max_ahead_},
-               {"per_clock", {{"filtered", filtered_by_clock_}, {"sent", sent_by_clock_}}},
-               {"worker_updates", census_.to_json()}};
-  return s;
 }
 
 }  // namespace testbed

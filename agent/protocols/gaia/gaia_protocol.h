@@ -12,8 +12,14 @@
 //          workers: [nodes, one per data center], iterations, compute: {min_ms, max_ms},
 //          seed, eval_interval_ms, slow: {node: factor},
 //          gaia: {threshold, ds, soft, t: clock|pass,
-//                 mirrors: {node: [{node, window_bytes, hub}]}}}                     -> ready
+//                 mirrors: {node: [{node, window_bytes, hub}]},
+//                 partition: block|continue, silence_ms: {node: {node: ms}}}}      -> ready
 //   start, stop, evaluate, stats      as the parameter server's; stats adds `gaia`
+//   digest          -> {event: digest, clock, norm, sketch: [floats], waiting_keys}: the
+//                      replica summed into replica_digest.h's sketch, for the controller's
+//                      divergence between data centers
+// Events of its own: {event: mirror_cut, node, cut: bool} when the mirror watch presumes a
+// mirror cut off or hears it again (gaia_partition.cpp).
 #pragma once
 
 #include <chrono>
@@ -26,6 +32,7 @@
 #include "agent/jobs/job.h"
 #include "agent/protocols/gaia/mirror_client.h"
 #include "agent/protocols/gaia/mirror_state.h"
+#include "agent/protocols/gaia/mirror_watch.h"
 #include "agent/protocols/gaia/significance_filter.h"
 #include "agent/protocols/gaia/update_census.h"
 #include "agent/protocols/worker_clock_log.h"
@@ -60,6 +67,12 @@ class GaiaProtocol : public Protocol {
   void ssp_tick();
   void ssp_clock_started();
   nlohmann::json stats() const;
+  // A mirror cut off or heard again (gaia_partition.cpp): the watch's setup, its heartbeats
+  // and verdicts, and the controller's digest of the replica.
+  void setup_watch(const nlohmann::json& gaia);
+  void heard_from(int node);
+  void watch_tick();
+  void reply_digest() const;
 
   AgentLink& link_;
   int self_;
@@ -74,6 +87,8 @@ class GaiaProtocol : public Protocol {
   FilterCounts counted_;  // the filter's counts at the last clock's end
   std::unique_ptr<MirrorState> mirrors_;
   std::unique_ptr<MirrorClient> client_;
+  std::unique_ptr<MirrorWatch> watch_;    // null when the setup named no silence bounds
+  bool go_on_when_cut_ = true;            // the `continue` policy (else `block`)
   std::set<int> hubs_;                    // other groups' hubs this data center exchanges with
   bool group_members_ = false;            // whether its group has other members
   std::map<uint32_t, float> from_group_;  // for the other groups' hubs

@@ -71,14 +71,23 @@ void MirrorClient::update(const Significant& s, uint64_t clock, Reach reach, Lan
     w.clock = clock;
     pump(l, false);
     if (w.deltas.empty() || w.barred_all || unnamed.empty()) continue;
-    // The WAN is behind: the indexes go first, and the mirror's readers wait for them. Once
-    // the message names most keys, one header bars them all (send_control), and whatever
-    // merges into it later needs no barrier.
-    w.barred_all = dense(w.deltas.size());
-    send_control(l.config.node, WireKind::kMirrorBarrier, clock, w.seq, unnamed, w.barred_all);
-    ++counts_.barriers;
-    counts_.barrier_keys += w.barred_all ? parameters_ : unnamed.size();
+    // The WAN is behind: the indexes go first, and the mirror's readers wait for them.
+    bar(l, w, clock, unnamed);
   }
+}
+
+void MirrorClient::bar(Link& l, Waiting& w, uint64_t clock, const std::vector<uint32_t>& keys) {
+  // Named when the mirror is heard again (set_cut), with everything then waiting.
+  if (is_cut(l.config.node)) {
+    ++counts_.control_held;
+    return;
+  }
+  // Once the message names most keys, one header bars them all (send_control), and whatever
+  // merges into it later needs no barrier.
+  w.barred_all = dense(w.deltas.size());
+  send_control(l.config.node, WireKind::kMirrorBarrier, clock, w.seq, keys, w.barred_all);
+  ++counts_.barriers;
+  counts_.barrier_keys += w.barred_all ? parameters_ : keys.size();
 }
 
 // Sends what waits, in the order of its sequence numbers, while the window allows.
@@ -134,7 +143,49 @@ void MirrorClient::send(Link& l, Lane lane) {
 }
 
 void MirrorClient::clock(uint64_t clocks) {
-  for (int node : clock_to_) send_control(node, WireKind::kMirrorClock, clocks, 0, {});
+  for (int node : clock_to_) {
+    if (is_cut(node))
+      ++counts_.control_held;  // the heartbeat carries it, and set_cut when heard again
+    else
+      send_control(node, WireKind::kMirrorClock, clocks, 0, {});
+  }
+}
+
+void MirrorClient::heartbeat(uint64_t clocks) {
+  for (int node : clock_to_) {
+    WireHeader h;
+    h.kind = WireKind::kMirrorClock;
+    h.origin = self_;
+    h.dest = node;
+    h.iteration = clocks;
+    if (van_.try_send_header(node, h)) {
+      ++counts_.heartbeats;
+      counts_.control_bytes += sizeof(WireHeader);
+    } else {
+      ++counts_.heartbeats_dropped;
+    }
+  }
+}
+
+void MirrorClient::set_cut(int node, bool cut, uint64_t clocks) {
+  if (cut) {
+    cut_.insert(node);
+    return;
+  }
+  if (cut_.erase(node) == 0) return;
+  // It lifted every barrier of ours when it presumed us cut off (or will, having missed
+  // our heartbeats): what waits for it is named again, whole, and it learns our clock.
+  send_control(node, WireKind::kMirrorClock, clocks, 0, {});
+  for (auto& l : links_) {
+    if (l.config.node != node) continue;
+    for (auto& w : l.waiting) {
+      if (w.deltas.empty()) continue;
+      std::vector<uint32_t> keys;
+      keys.reserve(w.deltas.size());
+      for (const auto& [k, d] : w.deltas) keys.push_back(k);
+      bar(l, w, w.clock, keys);
+    }
+  }
 }
 
 void MirrorClient::acked(int node, uint64_t seq) {
@@ -157,6 +208,13 @@ bool MirrorClient::idle() const {
     for (const auto& w : l.waiting)
       if (!w.deltas.empty()) return false;
   return true;
+}
+
+uint64_t MirrorClient::waiting_keys() const {
+  uint64_t n = 0;
+  for (const auto& l : links_)
+    for (const auto& w : l.waiting) n += w.deltas.size();
+  return n;
 }
 
 }  // namespace testbed

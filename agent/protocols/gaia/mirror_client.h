@@ -15,11 +15,18 @@
 // updates a hub relays from other groups, flagged kRelayed so that no hub passes them on
 // again. The lanes share the link's sequence numbers and leave in their order, so a
 // mirror's barriers lift as they did with one lane.
+//
+// A mirror presumed cut off (mirror_watch.h) is sent no control messages (each would wait
+// in a queue that cannot drain, and a full queue blocks the sender): its data waits,
+// merged, as behind any slow link; heartbeats go only if its queue has room. When it is
+// heard again it is sent the current clock and one barrier naming everything that waits
+// for it, so that from then on it holds its readers as before.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "agent/protocols/gaia/significance_filter.h"
@@ -39,6 +46,8 @@ struct MirrorClientCounts {
   uint64_t merged = 0;         // updates merged into a message still waiting
   uint64_t hub_bytes = 0;      // data bytes on links between hubs
   uint64_t relayed_bytes = 0;  // data bytes of other groups' updates passed on to members
+  uint64_t heartbeats = 0, heartbeats_dropped = 0;  // dropped: the mirror's queue was full
+  uint64_t control_held = 0;  // clocks and barriers not sent to a mirror presumed cut off
 };
 
 // Which of a data center's links an update goes to, and in which lane.
@@ -60,10 +69,18 @@ class MirrorClient {
   void clock(uint64_t clocks);
   // Mirror `node` acknowledged data message `seq`.
   void acked(int node, uint64_t seq);
-  // Sends whatever waits, window or not (the end of the run).
+  // Every data center is sent `clocks` again if its queue has room (MirrorWatch::kHeartbeat).
+  void heartbeat(uint64_t clocks);
+  // Mirror `node` is presumed cut off, or heard again after it was (`clocks`: this data
+  // center's clock now).
+  void set_cut(int node, bool cut, uint64_t clocks);
+  // Sends whatever waits, window or not (the end of the run): at most a message a lane,
+  // which a queue held short of its bound by the rules above always takes.
   void flush();
   // Nothing waits for any link.
   bool idle() const;
+  // Updates waiting for a link (not yet sent), summed over links and lanes.
+  uint64_t waiting_keys() const;
   const MirrorClientCounts& counts() const { return counts_; }
 
  private:
@@ -81,6 +98,9 @@ class MirrorClient {
     size_t in_flight_bytes = 0;
   };
   void pump(Link& l, bool force);
+  // A barrier on the keys waiting in `w`'s message, new since the last (all, after a cut).
+  void bar(Link& l, Waiting& w, uint64_t clock, const std::vector<uint32_t>& keys);
+  bool is_cut(int node) const { return cut_.count(node) > 0; }
   void send(Link& l, Lane lane);
   // `all_keys`, or a list naming most keys: the header alone, flagged dense (every key).
   void send_control(int node, WireKind kind, uint64_t iteration, uint64_t tag,
@@ -93,6 +113,7 @@ class MirrorClient {
   size_t parameters_;
   std::vector<Link> links_;
   std::vector<int> clock_to_;
+  std::set<int> cut_;  // mirrors presumed cut off
   MirrorClientCounts counts_;
 };
 

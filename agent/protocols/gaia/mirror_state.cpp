@@ -22,6 +22,7 @@ MirrorState::MirrorState(int data_centers, int self, size_t parameters, int ds)
     : self_(self),
       ds_(ds),
       clocks_(static_cast<size_t>(data_centers), 0),
+      cut_(static_cast<size_t>(data_centers), false),
       barred_(parameters, 0),
       pending_(static_cast<size_t>(data_centers)) {}
 
@@ -48,10 +49,22 @@ void MirrorState::arrived(int dc, uint64_t seq) {
       if (--barred_[k] == 0) --barred_total_;
 }
 
+void MirrorState::set_cut(int dc, bool cut) {
+  cut_.at(static_cast<size_t>(dc)) = cut;
+  if (!cut) return;
+  // What it announced may never come while it is cut off: its readers go on without it.
+  // Data that does arrive later is still applied; its barriers are simply gone.
+  auto& p = pending_.at(static_cast<size_t>(dc));
+  for (const auto& [seq, keys] : p)
+    for (uint32_t k : keys)
+      if (--barred_[k] == 0) --barred_total_;
+  p.clear();
+}
+
 uint64_t MirrorState::slowest_mirror() const {
   uint64_t slowest = std::numeric_limits<uint64_t>::max();
   for (size_t dc = 0; dc < clocks_.size(); ++dc)
-    if (static_cast<int>(dc) != self_) slowest = std::min(slowest, clocks_[dc]);
+    if (static_cast<int>(dc) != self_ && !cut_[dc]) slowest = std::min(slowest, clocks_[dc]);
   return slowest;
 }
 

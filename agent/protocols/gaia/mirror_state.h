@@ -5,6 +5,8 @@
 //                      that mirror catches up;
 //   selective barrier  a mirror whose significant updates outrun its WAN link first sends
 //                      their indexes; reads of those parameters wait for the values.
+// A mirror presumed cut off (mirror_watch.h; the `continue` partition policy) counts in
+// neither rule until it is heard again: its barriers are lifted and its clock is left out.
 // Pure: the protocol feeds it what arrives and asks it before every read.
 #pragma once
 
@@ -34,7 +36,12 @@ class MirrorState {
   // Whether this data center's workers may read `keys` (empty: every key) for `clock`.
   ReadBlock can_read(uint64_t clock, const std::vector<uint32_t>& keys) const;
 
-  // The fewest clocks any mirror has ended (UINT64_MAX with no mirror).
+  // Mirror `dc` is presumed cut off (its barriers are lifted; the mirror clock leaves it
+  // out), or is heard again (it counts again, from the clock it reports).
+  void set_cut(int dc, bool cut);
+  bool cut(int dc) const { return cut_.at(static_cast<size_t>(dc)); }
+
+  // The fewest clocks any mirror not cut off has ended (UINT64_MAX with none).
   uint64_t slowest_mirror() const;
   size_t barred_keys() const { return barred_total_; }
 
@@ -42,6 +49,7 @@ class MirrorState {
   int self_;
   int ds_;
   std::vector<uint64_t> clocks_;  // per data center: clocks ended, as reported
+  std::vector<bool> cut_;         // per data center: presumed cut off
   std::vector<uint16_t> barred_;  // per key: barriers not yet lifted
   size_t barred_total_ = 0;       // keys with at least one barrier
   std::vector<std::map<uint64_t, std::vector<uint32_t>>> pending_;  // per dc: seq -> keys

@@ -207,7 +207,7 @@ void PsSession::setup() {
     setup.routes = routes_;
     setup.transfer = o_.apsp_mode;
   }
-  if (gaia()) setup.gaia = gaia_setup(workers);
+  if (gaia()) setup.gaia = gaia_setup(workers, reference.parameters.size());
   if (o_.store == "disk") setup.store = store_setup(job, workers);
   if (scheduled()) {
     parameters_ = reference.parameters.size();
@@ -236,7 +236,7 @@ void PsSession::setup() {
 
 // Each data center's mirrors and the window of data their links may have in flight,
 // from the lab's configured rates and delays as they are now.
-nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) {
+nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers, size_t parameters) {
   std::vector<PathDirection> paths;
   const auto at = [&](const std::string& n) {
     return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
@@ -250,7 +250,7 @@ nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  return gaia_agent_setup(gaia_knobs(), data_centers, paths, gaia_overlay_);
+  return gaia_agent_setup(gaia_knobs(), data_centers, paths, gaia_overlay_, parameters);
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
@@ -312,6 +312,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
       failover_["first_arrival_s"] = t;
   } else if (kind == "died") {
     fail_over(node, t);
+  } else if ((kind == "digest" || kind == "mirror_cut") && gaia()) {
+    on_gaia_event(node, e, t);
   } else if (kind == "replica" && scheduler_) {
     scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
   }
@@ -320,6 +322,9 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
 void PsSession::train() {
   const auto before = wan_counters();
   const auto start = Clock::now();
+  start_unix_s_ =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  if (gaia()) divergence_ = std::make_unique<ReplicaDivergence>(workers_);
   agents_.set_budget(o_.max_seconds);
   agents_.broadcast({{"cmd", "start"}});
   std::vector<std::string> worker_names;
@@ -334,6 +339,7 @@ void PsSession::train() {
       agents_.broadcast({{"cmd", "stop"}});
       stopped_early_ = true;
     }
+    if (divergence_) poll_divergence(now_s);
     // The scheduler's next batch, start or report may be due before the next event.
     auto wait = std::chrono::milliseconds(100);
     if (scheduler_) {

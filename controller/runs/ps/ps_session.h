@@ -25,6 +25,7 @@
 #include "controller/options/run_options.h"
 #include "controller/training/agent_group.h"
 #include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/gaia/replica_divergence.h"
 #include "controller/training/loss_curve.h"
 #include "controller/training/mlfabric/distribution.h"
 #include "controller/training/mlfabric/update_scheduler.h"
@@ -107,10 +108,19 @@ class PsSession {
   // The replica's divergence, measured against the bound the scheduler kept.
   nlohmann::json replication_summary(uint64_t div_max) const;
   GaiaKnobs gaia_knobs() const {
-    return {o_.gaia_threshold,       o_.gaia_ds,     o_.gaia_soft,
-            o_.gaia_local_staleness, o_.t_in_passes, o_.gaia_groups};
+    return {o_.gaia_threshold, o_.gaia_ds,     o_.gaia_soft,     o_.gaia_local_staleness,
+            o_.t_in_passes,    o_.gaia_groups, o_.gaia_partition};
   }
-  nlohmann::json gaia_setup(const std::vector<int>& data_centers);
+  nlohmann::json gaia_setup(const std::vector<int>& data_centers, size_t parameters);
+  // Gaia's replicas, polled every eval interval, and its mirror watch's verdicts
+  // (ps_gaia_divergence.cpp).
+  void poll_divergence(double now_s);
+  void on_gaia_event(size_t node, const nlohmann::json& e, double t);
+  nlohmann::json gaia_partition_summary() const;
+  std::unique_ptr<ReplicaDivergence> divergence_;
+  nlohmann::json mirror_cuts_ = nlohmann::json::array();  // {t, node, mirror, cut}
+  uint64_t malformed_digests_ = 0;
+  double start_unix_s_ = 0;   // the run's start on the wall clock (the lab's timeline's)
   GaiaOverlay gaia_overlay_;  // the data-center groups and hubs of a Gaia run
   nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
   std::string partition(const JobConfig& job, const std::vector<int>& workers,

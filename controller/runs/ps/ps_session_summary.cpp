@@ -130,6 +130,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   if (gaia()) {
     s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
     s["gaia"]["overlay"] = overlay_to_json(gaia_overlay_, names_);
+    s["gaia"].update(gaia_partition_summary());
   }
   // What the t of the job's step schedule counted (Gaia's --gaia-t; the same for a Baseline).
   s["step_t"] = o_.t_in_passes ? "pass" : "clock";

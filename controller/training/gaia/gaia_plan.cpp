@@ -91,6 +91,12 @@ nlohmann::json gaia_choices() {
       "end (at once while its workers do not compute); updates a hub brings from another "
       "group go to its group's members in messages of their own, never forwarded again; "
       "mirror clocks go to every data center directly (a header each); barriers are per link",
+      "a mirror silent past its bound (four times the longest a heartbeat, sent every 0.5 s, "
+      "may wait behind a dense model message and a window of data on the path, at least 2 s) "
+      "is presumed cut off (the paper does not cover failures); --gaia-partition continue "
+      "(default) lifts its barriers and leaves it out of the mirror clock until it is heard "
+      "again, block waits for it as the paper's rules read literally; either way the data "
+      "waiting for it is merged and sent once it acknowledges again, as deltas",
   };
 }
 
@@ -202,12 +208,24 @@ PathRate data_center_rates(const std::vector<int>& data_centers,
   return rate;
 }
 
+double silence_bound_s(const MirrorWindow& path, size_t model_bytes) {
+  if (path.path_bits_per_s <= 0) return kMinSilenceS;
+  const double wait_s =
+      static_cast<double>(model_bytes + path.window_bytes) * 8 / path.path_bits_per_s + path.rtt_s;
+  return std::max(kMinSilenceS, kSilenceMargin * wait_s);
+}
+
 nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
                                 const std::vector<PathDirection>& directions,
-                                const GaiaOverlay& overlay) {
-  nlohmann::json mirrors = nlohmann::json::object();
+                                const GaiaOverlay& overlay, size_t parameters) {
+  nlohmann::json mirrors = nlohmann::json::object(), silence = nlohmann::json::object();
   for (int dc : data_centers) {
     const auto windows = mirror_windows(dc, data_centers, directions);
+    nlohmann::json bounds = nlohmann::json::object();
+    for (const auto& w : windows)
+      bounds[std::to_string(w.node)] =
+          std::llround(1000 * silence_bound_s(w, parameters * sizeof(float)));
+    silence[std::to_string(dc)] = bounds;
     nlohmann::json list = nlohmann::json::array();
     for (const auto& link : overlay_links(overlay, dc)) {
       const auto w = std::find_if(windows.begin(), windows.end(),
@@ -223,7 +241,9 @@ nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& 
           {"soft", knobs.soft},
           {"local_staleness", knobs.local_staleness},
           {"t", knobs.t_in_passes ? "pass" : "clock"},
-          {"mirrors", mirrors}};
+          {"mirrors", mirrors},
+          {"partition", knobs.partition},
+          {"silence_ms", silence}};
 }
 
 nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names) {
@@ -265,6 +285,7 @@ nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
                                  : nlohmann::json("ssp:" + std::to_string(knobs.local_staleness));
   g["t"] = knobs.t_in_passes ? "pass" : "clock";
   g["groups_spec"] = knobs.groups;
+  g["partition"] = knobs.partition;
   g["choices"] = gaia_choices();
   return g;
 }

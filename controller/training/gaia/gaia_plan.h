@@ -61,7 +61,22 @@ struct GaiaKnobs {
   // What t counts in v/sqrt(t) and in the job's step schedule: passes (true) or clocks.
   bool t_in_passes = true;
   std::string groups = "auto";  // --gaia-groups: off, auto, or A,B/C,D
+  // --gaia-partition: a mirror presumed cut off is left out (continue) or waited for (block).
+  std::string partition = "continue";
 };
+
+// How long a mirror may be silent before a data center presumes it cut off
+// (agent/protocols/gaia/mirror_watch.h). A heartbeat leaves every half second, and on a
+// working path it may wait behind a whole dense model message and a window of data in
+// flight: the bound is kSilenceMargin times that wait plus a round trip, and never under
+// kMinSilenceS. `model_bytes`: a dense message's payload. An unshaped path: the floor.
+double silence_bound_s(const MirrorWindow& path, size_t model_bytes);
+// Four heartbeats: one late heartbeat, or two, never presume a mirror cut.
+constexpr double kMinSilenceS = 2.0;
+// Four times the worst wait computed: a path's rate dips (a schedule's change, cross
+// traffic), TCP's slow start after idle; measured (docs/faults.md), the longest silence on
+// working paths stays under half the bound.
+constexpr double kSilenceMargin = 4.0;
 
 // The rate of every path between two data centers (mirror_windows' slowest direction).
 PathRate data_center_rates(const std::vector<int>& data_centers,
@@ -70,9 +85,10 @@ PathRate data_center_rates(const std::vector<int>& data_centers,
 // The `gaia` part of the agents' setup: the knobs, and each data center's overlay links
 // (overlay_links: group members, and other groups' hubs) with their windows
 // (mirror_windows) over the lab's directions as they are now.
+// `parameters`: the model's size (the silence bounds, silence_bound_s).
 nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
                                 const std::vector<PathDirection>& directions,
-                                const GaiaOverlay& overlay);
+                                const GaiaOverlay& overlay, size_t parameters);
 // The overlay by names: {groups: [[names]], hubs: [{group, towards, hub, peer}]}.
 nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names);
 // "gaia(v=1%, DS=2)" and the like: the consistency model a run used.
