@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <optional>
 
+#include "controller/dynamics/convergence_worker.h"
 #include "controller/dynamics/timeline_log.h"
 #include "controller/lab/plan.h"
 #include "controller/topology/partitions.h"
@@ -99,7 +100,15 @@ void Timeline::run() {
   // iterations (train_started_unix_s) can be placed among the changes.
   std::ofstream(options_.lab_dir + "/timeline-start")
       << std::fixed << std::setprecision(6) << (real_now + (t0 - mono_now)) / 1e9 << "\n";
-  int64_t reroute_at = -1;  // when routes converge next (monotonic ns); -1: none due
+  // Routes converge on a thread of their own (convergence_worker.h), with the rerouter's
+  // own kernel: a change never waits for a convergence.
+  std::optional<ConvergenceWorker> worker;
+  if (rerouter_ && rerouter_->convergence_us())
+    worker.emplace([this] { rerouter_->converge(); },
+                   [](const std::string& what) {
+                     std::fprintf(stderr, "testbed timeline: reroute: %s\n", what.c_str());
+                   },
+                   stop_);
   for (int64_t window = 0; !stop_ && (endless || window <= end_us); window += kWindowUs) {
     struct Due {
       int64_t at_us;
@@ -133,15 +142,7 @@ void Timeline::run() {
       while (last < due.size() && due[last].at_us == due[first].at_us) ++last;
       const int64_t target = t0 + static_cast<int64_t>(static_cast<double>(due[first].at_us) *
                                                        1000 * options_.time_scale);
-      while (!stop_ && mono_ns() < target) {
-        if (reroute_at >= 0 && reroute_at <= mono_ns()) {
-          converge();
-          reroute_at = -1;
-          continue;
-        }
-        sleep_until(
-            std::min({target, mono_ns() + kStopCheckNs, reroute_at >= 0 ? reroute_at : target}));
-      }
+      while (!stop_ && mono_ns() < target) sleep_until(std::min(target, mono_ns() + kStopCheckNs));
       if (stop_) return;
       std::vector<const LiveDirection*> changed;
       std::vector<std::pair<int64_t, std::string>> outcomes;  // applied time, error
@@ -184,26 +185,13 @@ void Timeline::run() {
       // The delay counts from the first cut or restore not yet converged; later ones join
       // that convergence, as an SPF's initial wait counts from the first event. Restarting
       // it at each would let links flapping faster than the delay hold routing off for ever.
-      if (cut_or_restored && rerouter_ && rerouter_->convergence_us() && reroute_at < 0)
-        reroute_at = mono_ns() + *rerouter_->convergence_us() * 1000;
+      if (cut_or_restored && worker)
+        worker->changed(std::chrono::microseconds(*rerouter_->convergence_us()));
       first = last;
     }
   }
   // The schedules' last change may still be converging.
-  if (reroute_at >= 0 && !stop_) {
-    while (!stop_ && mono_ns() < reroute_at)
-      sleep_until(std::min(reroute_at, mono_ns() + kStopCheckNs));
-    if (!stop_) converge();
-  }
-}
-
-void Timeline::converge() {
-  try {
-    rerouter_->converge();
-  } catch (const std::exception& ex) {
-    // Logged and left: the next convergence starts again from the same state.
-    std::fprintf(stderr, "testbed timeline: reroute: %s\n", ex.what());
-  }
+  if (worker) worker->drain();
 }
 
 }  // namespace testbed

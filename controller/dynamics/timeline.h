@@ -58,9 +58,9 @@ class Timeline {
   const std::atomic<bool>& stop_;
   std::vector<LiveNodeSchedule> nodes_;
   NodeFaulter* faulter_;
-  Rerouter* rerouter_;  // a lab that reroutes: converged a delay after each cut and restore
-
-  void converge();
+  // A lab that reroutes: converged a delay after each cut and restore, on a thread of its
+  // own (convergence_worker.h); the rerouter's kernel is used by that thread alone.
+  Rerouter* rerouter_;
 };
 
 }  // namespace testbed
