@@ -55,13 +55,7 @@ int run_report(const Argv& argv) {
   }
   // The lab's faults, shaded on its links' plots: timeline.csv on the lab's clock, whose
   // zero timeline-start puts on the wall clock (the link samples' clock).
-  double zero = 0;
-  if (std::ifstream z(dir + "/timeline-start"); z >> zero) {
-    std::ifstream f(dir + "/timeline.csv");
-    std::ostringstream s;
-    s << f.rdbuf();
-    in.faults = fault_intervals(s.str(), zero);
-  }
+  in.faults = lab_fault_intervals(dir);
   if (in.runs.empty() && in.link_samples_csv.empty()) {
     std::cerr << "testbed report: " << dir << " has no runs/*.json and no link_samples.csv\n";
     return kExitInvalid;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <iomanip>
 #include <map>
+#include <fstream>
 #include <sstream>
 #include <system_error>
 
@@ -101,6 +102,15 @@ std::vector<FaultInterval> fault_intervals(const std::string& timeline_csv, doub
     }
   }
   return out;
+}
+
+std::vector<FaultInterval> lab_fault_intervals(const std::string& lab_dir) {
+  double zero = 0;
+  std::ifstream z(lab_dir + "/timeline-start");
+  if (!(z >> zero)) return {};
+  std::ostringstream csv;
+  csv << std::ifstream(lab_dir + "/timeline.csv").rdbuf();
+  return fault_intervals(csv.str(), zero);
 }
 
 ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {

@@ -24,6 +24,9 @@ struct FaultInterval {
 // timeline.csv's rows (timeline_log.h) placed on the wall clock by the lab's time zero
 // (timeline-start); rows with an error (not applied) are left out.
 std::vector<FaultInterval> fault_intervals(const std::string& timeline_csv, double zero_unix_s);
+// A lab's faults from its directory (timeline-start and timeline.csv); none when the lab
+// has no timeline.
+std::vector<FaultInterval> lab_fault_intervals(const std::string& lab_dir);
 
 struct ReportInput {
   std::vector<nlohmann::json> runs;   // run summaries, oldest first

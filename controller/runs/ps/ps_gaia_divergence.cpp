@@ -1,9 +1,7 @@
 // A Gaia run's replicas as they drift apart and back (replica_divergence.h), and when its
 // data centers presumed a mirror cut off (agent/protocols/gaia/mirror_watch.h), placed
 // against the lab's faults from its timeline.
-#include <cmath>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 #include "agent/contracts/message_fields.h"
 #include "controller/observe/report.h"
@@ -48,22 +46,16 @@ nlohmann::json PsSession::gaia_partition_summary() const {
   // The lab's faults during the run, as one window: from the first link down to the last
   // one back up (a partition downs every crossing direction at once).
   std::optional<FaultWindow> window;
-  double zero = 0;
-  if (!lab_dir_.empty()) {
-    std::ifstream z(lab_dir_ + "/timeline-start");
-    if (z >> zero) {
-      std::ostringstream csv;
-      csv << std::ifstream(lab_dir_ + "/timeline.csv").rdbuf();
-      for (const auto& f : fault_intervals(csv.str(), zero)) {
-        if (f.state != "down") continue;
-        const double from = f.from_unix_s - start_unix_s_;
-        const double to = std::min(f.to_unix_s - start_unix_s_, wall_s_);
-        if (to < 0 || from > wall_s_) continue;  // before or after this run
-        if (!window) window = FaultWindow{from, to};
-        window->from_s = std::min(window->from_s, from);
-        window->to_s = std::max(window->to_s, to);
-      }
-    }
+  const auto faults =
+      lab_dir_.empty() ? std::vector<FaultInterval>{} : lab_fault_intervals(lab_dir_);
+  for (const auto& f : faults) {
+    if (f.state != "down") continue;
+    const double from = f.from_unix_s - start_unix_s_;
+    const double to = std::min(f.to_unix_s - start_unix_s_, wall_s_);
+    if (to < 0 || from > wall_s_) continue;  // before or after this run
+    if (!window) window = FaultWindow{from, to};
+    window->from_s = std::min(window->from_s, from);
+    window->to_s = std::max(window->to_s, to);
   }
   out["divergence"] = divergence_->summary(window);
   return out;
