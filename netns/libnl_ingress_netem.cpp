@@ -104,10 +104,7 @@ void LibnlKernel::remove_ingress_netem(const std::string& ns, const std::string&
                                        const std::string& ifb) {
   // The clsact qdisc takes its filters with it; the IFB device its netem.
   if (link_exists(ns, dev)) {
-    nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-    rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));
-    rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
-    rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+    const nl::Qdisc clsact = make_clsact(ifindex(ns, dev));
     const int err = rtnl_qdisc_delete(context(ns).sock.get(), clsact.get());
     if (err < 0 && err != -NLE_OBJ_NOTFOUND)
       nl::check(err, "rtnl_qdisc_delete(clsact " + dev + "@" + ns + ")");

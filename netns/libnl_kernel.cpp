@@ -361,10 +361,7 @@ void LibnlKernel::remove_ingress_delays(const std::string& ns,
     for (const auto& dev : devs) own->second.erase(dev);
   }
   for (const auto& dev : devs) {
-    nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-    rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex(ns, dev));
-    rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
-    rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+    const nl::Qdisc clsact = make_clsact(ifindex(ns, dev));
     nl::check(rtnl_qdisc_delete(context(ns).sock.get(), clsact.get()),
               "rtnl_qdisc_delete(clsact " + where(ns, dev) + ")");
   }

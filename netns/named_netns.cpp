@@ -133,6 +133,9 @@ void delete_netns(const std::string& name) {
 void enter_netns_for_exec(const std::string& name) {
   FileDescriptor fd = open_netns(name);
   const NodeIdentity identity = open_node_identity(name);
+  // Into the node's compute first (node_cgroup.h): "0" names this process.
+  for (const auto& procs : identity.cgroup_procs)
+    if (write(procs.get(), "0", 1) != 1) throw_errno("join the control group of " + name);
   if (setns(fd.get(), CLONE_NEWNET) != 0) throw_errno("setns(" + name + ")");
   if (identity.uts.get() >= 0 && setns(identity.uts.get(), CLONE_NEWUTS) != 0)
     throw_errno("setns(" + uts_namespace_path(name) + ")");

@@ -101,6 +101,7 @@ pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv
   spec.new_session = true;  // Ctrl-C in the controller's terminal must not reach it
   spec.uts_fd = identity.uts.get();
   spec.hosts_file = identity.hosts_file;
+  spec.cgroup_fds = identity.cgroup_fds();
   const pid_t pid = launch(spec);
   gate_read = FileDescriptor();
   crash_point("spawn:started, not recorded");

@@ -7,8 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <optional>
+#include <stdexcept>
 
 #include "netns/crash_point.h"
+#include "netns/node_cgroup.h"
 
 namespace testbed {
 namespace {
@@ -150,6 +153,14 @@ NodeIdentity open_node_identity(const std::string& ns) {
   }
   const std::string hosts = hosts_file_path(ns);
   if (access(hosts.c_str(), R_OK) == 0) id.hosts_file = hosts;
+  // Its compute (node_cgroup.h), when the lab limits it. A host with no usable hierarchy
+  // has no node groups either.
+  std::optional<CgroupLayout> layout;
+  try {
+    layout = host_cgroup_layout();
+  } catch (const std::runtime_error&) {
+  }
+  if (layout) id.cgroup_procs = open_node_cgroup_procs(*layout, ns);
   return id;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "netns/named_netns.h"
 
@@ -41,6 +42,13 @@ void remove_hosts_file(const std::string& ns);
 struct NodeIdentity {
   FileDescriptor uts;      // open UTS namespace, or -1
   std::string hosts_file;  // a file to bind over /etc/hosts, or ""
+  // The cgroup.procs of the node's control groups (node_cgroup.h), or none.
+  std::vector<FileDescriptor> cgroup_procs;
+  std::vector<int> cgroup_fds() const {
+    std::vector<int> fds;
+    for (const auto& fd : cgroup_procs) fds.push_back(fd.get());
+    return fds;
+  }
 };
 NodeIdentity open_node_identity(const std::string& ns);
 

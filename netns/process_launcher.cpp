@@ -22,6 +22,8 @@ namespace bp = boost::process::v2;
 // then the node's namespace. The child shares the parent's memory, so nothing here
 // allocates or touches shared state.
 struct EnterNamespace {
+  const int* cgroup_fds;
+  size_t cgroup_count;
   int ns_fd;
   bool new_session;
   int uts_fd;
@@ -31,6 +33,9 @@ struct EnterNamespace {
   template <typename Launcher>
   bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
     const auto failed = [] { return bp::error_code{errno, bp::system_category()}; };
+    // "0" names the writer itself, in both cgroup versions.
+    for (size_t i = 0; i < cgroup_count; ++i)
+      if (write(cgroup_fds[i], "0", 1) != 1) return failed();
     if (parent_death_signal != 0 && prctl(PR_SET_PDEATHSIG, parent_death_signal) != 0)
       return failed();
     if (new_session && setsid() < 0) return failed();
@@ -94,7 +99,9 @@ pid_t launch(const LaunchSpec& spec) {
   boost::asio::io_context context;
   bp::error_code ec;
   const auto fd = [](int given, int inherited) { return given >= 0 ? given : inherited; };
-  EnterNamespace enter{spec.ns_fd,
+  EnterNamespace enter{spec.cgroup_fds.data(),
+                       spec.cgroup_fds.size(),
+                       spec.ns_fd,
                        spec.new_session,
                        spec.uts_fd,
                        spec.hosts_file.empty() ? nullptr : spec.hosts_file.c_str(),

@@ -30,6 +30,9 @@ struct LaunchSpec {
   int parent_death_signal = 0;
   // A directory (open descriptor) to run in; -1: the caller's working directory.
   int cwd_fd = -1;
+  // cgroup.procs files (open descriptors) the child joins before anything else, so that
+  // all it ever runs is charged to its node's compute (node_cgroup.h).
+  std::vector<int> cgroup_fds;
   // Replaces the environment when set: "NAME=value" entries.
   std::optional<std::vector<std::string>> env;
 };

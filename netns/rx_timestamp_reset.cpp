@@ -22,6 +22,7 @@
 #include "netns/named_netns.h"
 #include "netns/nl_objects.h"
 #include "netns/tc_bpf.h"
+#include "netns/tc_objects.h"
 
 namespace testbed {
 namespace {
@@ -46,10 +47,7 @@ int load_program() {
 void attach_rx_timestamp_reset(nl_sock* sock, int ifindex) {
   const int prog = load_program();
 
-  nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-  rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex);
-  rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
-  rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+  const nl::Qdisc clsact = make_clsact(ifindex);
   nl::check(rtnl_tc_set_kind(TC_CAST(clsact.get()), "clsact"), "rtnl_tc_set_kind(clsact)");
   nl::check(rtnl_qdisc_add(sock, clsact.get(), NLM_F_CREATE | NLM_F_EXCL),
             "rtnl_qdisc_add(clsact)");

@@ -127,4 +127,12 @@ NetemParams read_netem(rtnl_qdisc* q) {
   return n;
 }
 
+nl::Qdisc make_clsact(int ifindex) {
+  nl::Qdisc clsact(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
+  rtnl_tc_set_ifindex(TC_CAST(clsact.get()), ifindex);
+  rtnl_tc_set_parent(TC_CAST(clsact.get()), TC_H_CLSACT);
+  rtnl_tc_set_handle(TC_CAST(clsact.get()), TC_H_MAKE(TC_H_CLSACT, 0));
+  return clsact;
+}
+
 }  // namespace testbed

@@ -20,6 +20,10 @@ nl::Qdisc make_htb_root(int ifindex);
 nl::Class make_htb_class(int ifindex, const HtbShaping& s);
 nl::Qdisc make_leaf(int ifindex, const HtbShaping& s);
 
+// A device's clsact qdisc (parent and handle ffff:), as both its creation and its deletion
+// name it: the hook of the delay line, of ingress netem's redirect and of the BPF filters.
+nl::Qdisc make_clsact(int ifindex);
+
 // Fills `s`'s queue from a leaf read back from the kernel.
 void read_leaf(rtnl_qdisc* leaf, HtbShaping& s);
 

@@ -27,6 +27,7 @@
 #include "controller/dynamics/link_control.h"
 #include "controller/dynamics/node_faults.h"
 #include "controller/lab/lab_state.h"
+#include "controller/observe/compute_metrics.h"
 #include "controller/observe/health_metrics.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
@@ -63,7 +64,8 @@ int run_exporter(const Argv& argv) {
   LabStore store;
   const std::string lab = args.positional(0);
   const std::string dir = store.dir(lab);
-  const nlohmann::json plan = store.load(lab).plan;
+  const LabState state = store.load(lab);
+  const nlohmann::json& plan = state.plan;
 
   auto registry = std::make_shared<prometheus::Registry>();
   auto links = std::make_shared<LinkCollectable>(lab);
@@ -74,6 +76,15 @@ int run_exporter(const Argv& argv) {
                               args.option("port").value_or("0"));
   exposer.RegisterCollectable(registry);
   exposer.RegisterCollectable(links);
+  // The nodes' compute, when the lab made control groups (docs/compute.md).
+  std::shared_ptr<ComputeCollectable> compute;
+  if (!state.cgroups.empty()) {
+    std::vector<std::pair<std::string, std::string>> nodes;
+    for (const auto& n : plan.value("nodes", nlohmann::json::array()))
+      nodes.emplace_back(n.value("name", ""), n.value("namespace", ""));
+    compute = std::make_shared<ComputeCollectable>(lab, host_cgroup_layout(), std::move(nodes));
+    exposer.RegisterCollectable(compute);
+  }
   // A page that answers once the server listens, with a nonce: `up` reads the port the
   // kernel gave (--port 0) and the nonce from exporter.ready, which only root can write, and
   // checks the page at that port shows it, so no other process can pose as this exporter.

@@ -27,6 +27,7 @@
 #include "controller/launch/rank_supervisor.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
+#include "controller/observe/node_compute_status.h"
 #include "controller/runs/run_health.h"
 #include "netns/libnl_kernel.h"
 #include "netns/process_launcher.h"
@@ -142,6 +143,11 @@ int run_launch(const Argv& argv) {
   options.supervisor = {program_path("testbed"), "_rank", "--"};
   LabRankFaults faults(dir);  // a node's crash waits for its restart (docs/faults.md)
   options.faults = &faults;
+  // The nodes' compute (docs/compute.md): what each used and was held back, and whether a
+  // rank's death by SIGKILL was its node's memory limit.
+  const ComputeMeter compute(state);
+  if (compute.active())
+    options.oom_kills = [&](const std::string& ns) { return compute.oom_kills(ns); };
   JobRunner runner(
       ranks, options,
       [&](const RankPlan& rank, pid_t pid) { record_rank(store, request.lab, rank, pid); },
@@ -170,6 +176,7 @@ int run_launch(const Argv& argv) {
   const auto wan = bytes_sent_between(before, transmitted_bytes(directions, kernel));
   nlohmann::json summary =
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
+  if (compute.active()) summary["compute"] = compute.summary();
   finish_run_health(*health, summary, request.job, metrics);
   if (!summary["final_loss"].is_null()) {
     const nlohmann::json t = summary.value("time_to_target_s", nlohmann::json());
@@ -197,6 +204,8 @@ int run_launch(const Argv& argv) {
       std::cout << ", final loss " << std::setprecision(4) << summary["final_loss"].get<double>();
     std::cout << ", " << std::setprecision(1) << summary["wan_bytes"].get<double>() / 1e6
               << " MB over the WAN; results in " << results << "\n";
+    for (const auto& line : throttled_lines(summary.value("compute", nlohmann::json())))
+      std::cout << line << "\n";
   }
   if (outcome.status == "completed") return kExitOk;
   if (outcome.status == "interrupted") return 128 + g_signal.load();

@@ -1,3 +1,4 @@
+// testbed node set LAB NODE --cpus X|all: the node's CPU share, in place (docs/compute.md).
 // testbed node crash|pause|resume|restart LAB NODE [--for D]: a fault of a node's processes
 // by hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
 // A restart with nothing to restart (the node's last event is not a crash of launched
@@ -10,6 +11,7 @@
 #include "controller/cli/commands.h"
 #include "controller/cli/timed_wait.h"
 #include "controller/cli/verbs.h"
+#include "controller/dynamics/node_compute_control.h"
 #include "controller/dynamics/node_faults.h"
 #include "controller/dynamics/timeline_log.h"
 #include "controller/lab/lab_state.h"
@@ -32,15 +34,38 @@ void apply_and_log(LabNodeFaulter& faulter, const std::string& dir, const std::s
             << std::flush;
 }
 
+// `node set LAB NODE --cpus X|all`: the node's CPU share, in place.
+int set_node(const Args& args) {
+  const auto text = args.option("cpus");
+  if (!text) throw UsageError("node set needs --cpus X (a share, e.g. 0.5) or --cpus all");
+  const auto cpus = parse_cpus_setting(*text);
+  if (!cpus) throw UsageError("--cpus: '" + *text + "' is not a share of at least 0.01, or all");
+  if (lacks_privileges("node")) return kExitFailure;
+  LabStore store;
+  const std::string lab = store.resolve(args.positional(1));
+  const LabState state = store.load(lab);
+  try {
+    set_lab_node_cpus(state, store.dir(lab), args.positional(2), *cpus);
+  } catch (const NoComputeGroups& e) {
+    std::cerr << "testbed node: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+  std::cout << "node " << args.positional(2) << ": " << cpus_state(*cpus) << "\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 int run_node(const Argv& argv) {
   const std::string usage = usage_of("node");
-  Args args(argv, {}, {"for"});
+  Args args(argv, {}, {"for", "cpus"});
   args.at_most(3, usage);
   if (args.positionals().size() != 3) throw UsageError("usage: " + usage);
+  if (args.positional(0) == "set") return set_node(args);
+  if (args.option("cpus")) throw UsageError("--cpus goes with node set");
   const auto kind = parse_node_event_kind(args.positional(0));
-  if (!kind) throw UsageError("unknown event '" + args.positional(0) + "'; usage: " + usage);
+  if (!kind || *kind == NodeEvent::Kind::kCpus)
+    throw UsageError("unknown event '" + args.positional(0) + "'; usage: " + usage);
   std::optional<Duration> length;
   if (const auto text = args.option("for")) {
     if (*kind != NodeEvent::Kind::kPause) throw UsageError("--for is a pause's length");

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <csignal>
 #include <iostream>
+#include <map>
 
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
@@ -11,6 +12,7 @@
 #include "controller/dynamics/timeline.h"
 #include "controller/lab/lab_state.h"
 #include "netns/libnl_kernel.h"
+#include "netns/node_cgroup.h"
 
 namespace testbed::cli {
 namespace {
@@ -37,9 +39,19 @@ int run_timeline(const Argv& argv) {
   LibnlKernel kernel;
   std::optional<Rerouter> rerouter;
   if (state.plan.contains("reroute")) rerouter.emplace(kernel, dir, state.plan);
-  Timeline(live_directions(state.plan, read_current(dir)), changer,
-           {state.time_scale, dir, state.start_at_unix_s}, g_stop, live_node_schedules(state.plan),
-           &faulter, rerouter ? &*rerouter : nullptr)
+  TimelineOptions options{state.time_scale, dir, state.start_at_unix_s, {}};
+  if (!state.cgroups.empty()) {
+    // A schedule's cpus events (docs/compute.md), logged by the timeline itself.
+    std::map<std::string, std::string> ns_of;
+    for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))
+      ns_of[n.value("name", "")] = n.value("namespace", "");
+    options.set_cpus = [layout = host_cgroup_layout(), ns_of](const std::string& node,
+                                                              std::optional<double> cpus) {
+      set_node_cpus(layout, ns_of.at(node), cpus);
+    };
+  }
+  Timeline(live_directions(state.plan, read_current(dir)), changer, options, g_stop,
+           live_node_schedules(state.plan), &faulter, rerouter ? &*rerouter : nullptr)
       .run();
   return kExitOk;
 }

@@ -242,6 +242,8 @@ int run_up(const Argv& argv) {
       crash_point("up:kernel changes made");
       create_identities(*plan, *whole, store, state);
       phase("hostnames and hosts files");
+      create_node_cgroups(*plan, store, state);
+      phase("nodes' compute (cgroups)");
       start_processes(*plan, store, state);
       phase("delay lines and timeline");
       watch = start_observability(store, state, observability);

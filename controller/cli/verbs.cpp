@@ -74,15 +74,17 @@ const std::map<std::string, Verb>& verbs() {
         "a link already down stays as it was after --for, so partitions may overlap; a\n"
         "  profile's `partitions:` does the same at set times (docs/faults.md)."}},
       {"node",
-       {run_node, "node crash|pause|resume|restart LAB NODE [--for D]",
+       {run_node,
+        "node crash|pause|resume|restart LAB NODE [--for D] | node set LAB NODE --cpus X|all",
         "crash a node's processes (SIGKILL), pause them (SIGSTOP; --for D: then resume), "
-        "resume them, or restart the launched ranks a crash killed",
+        "resume them, or restart the launched ranks a crash killed; set: change its CPU share",
         "the processes are the node's job: a train's agents, a launch's ranks (each rank's\n"
         "  whole process group) and what exec started; never the lab's own (delay lines,\n"
         "  timeline, exporter). restart: the launch runs each rank the node's last crash\n"
         "  killed again, same command and environment (an elastic job rejoins); exit 2 when\n"
         "  there is none. A profile's node `schedule` does the same at set times\n"
-        "  (docs/faults.md)."}},
+        "  (docs/faults.md). set --cpus: the share of the node's control group, in place,\n"
+        "  in a lab whose profile gives some node cpus, cpuset or memory (docs/compute.md)."}},
       {"train",
        {run_train,
         "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"

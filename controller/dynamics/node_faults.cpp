@@ -33,6 +33,7 @@ const char* node_state_after(NodeEvent::Kind kind) {
       return "paused";
     case NodeEvent::Kind::kResume:
     case NodeEvent::Kind::kRestart:
+    case NodeEvent::Kind::kCpus:  // a share's change is no fault (node_compute_control.h)
       return "running";
   }
   return "running";
@@ -46,6 +47,7 @@ NodeFaultResult apply_node_fault(const LabState& state, const std::string& node,
                                  NodeEvent::Kind kind, ProcessSignaller& signaller) {
   NodeFaultResult r{node, kind, 0, {}, 0};
   if (kind == NodeEvent::Kind::kRestart) return r;  // the launch runs its ranks again
+  if (kind == NodeEvent::Kind::kCpus) return r;     // not a signal: node_compute_control.h
   const int sig = kind == NodeEvent::Kind::kCrash   ? SIGKILL
                   : kind == NodeEvent::Kind::kPause ? SIGSTOP
                                                     : SIGCONT;

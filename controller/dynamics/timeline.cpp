@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "controller/dynamics/convergence_worker.h"
+#include "controller/dynamics/node_compute_control.h"
 #include "controller/dynamics/timeline_log.h"
 #include "controller/lab/plan.h"
 #include "controller/topology/partitions.h"
@@ -115,6 +116,7 @@ void Timeline::run() {
       size_t direction;  // or the node, when `node_event`
       ScheduleChange change;
       std::optional<NodeEvent::Kind> node_event;
+      std::optional<double> cpus;  // a cpus event's share
     };
     std::vector<Due> due;
     for (size_t i = 0; i < directions_.size(); ++i) {
@@ -131,7 +133,7 @@ void Timeline::run() {
     for (size_t i = 0; i < nodes_.size(); ++i) {
       for (const auto& c : nodes_[i].changes)
         if (c.at_us >= window && c.at_us < window + kWindowUs)
-          due.push_back({c.at_us, i, {}, c.kind});
+          due.push_back({c.at_us, i, {}, c.kind, c.cpus});
     }
     std::stable_sort(due.begin(), due.end(),
                      [](const Due& a, const Due& b) { return a.at_us < b.at_us; });
@@ -150,7 +152,10 @@ void Timeline::run() {
       for (size_t i = first; i < last; ++i) {
         std::string error;
         try {
-          if (due[i].node_event) {
+          if (due[i].node_event == NodeEvent::Kind::kCpus) {
+            if (!options_.set_cpus) throw std::runtime_error("no compute groups");
+            options_.set_cpus(nodes_[due[i].direction].node, due[i].cpus);
+          } else if (due[i].node_event) {
             if (!faulter_) throw std::runtime_error("no node faulter");
             faulter_->apply(nodes_[due[i].direction].node, *due[i].node_event);
           } else {
@@ -168,8 +173,10 @@ void Timeline::run() {
         const auto& [applied, error] = outcomes[i - first];
         const double scheduled_s = (target - t0) / 1e9, applied_s = (applied - t0) / 1e9;
         if (due[i].node_event) {
-          log << node_row(scheduled_s, applied_s, nodes_[due[i].direction].node,
-                          node_row_state(*due[i].node_event), error);
+          const std::string state = due[i].node_event == NodeEvent::Kind::kCpus
+                                        ? cpus_state(due[i].cpus)
+                                        : node_row_state(*due[i].node_event);
+          log << node_row(scheduled_s, applied_s, nodes_[due[i].direction].node, state, error);
         } else {
           log << direction_row(scheduled_s, applied_s, directions_[due[i].direction], error);
         }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,9 @@ struct TimelineOptions {
   // The schedules' time zero as Unix time (CLOCK_REALTIME, which chrony or PTP keep the
   // same on every host); 0: the moment run() starts.
   double start_at_unix_s = 0;
+  // Sets a node's CPU share (a schedule's cpus event; node_compute_control.h). Null: such
+  // an event fails, logged.
+  std::function<void(const std::string& node, std::optional<double> cpus)> set_cpus;
 };
 
 // Time zero on the monotonic clock (which the timeline sleeps on) for a time zero

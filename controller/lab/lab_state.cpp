@@ -88,6 +88,7 @@ nlohmann::json state_to_json(const LabState& s) {
                       {"identities", nlohmann::json::array()}};
   for (const auto& n : s.namespaces) j["namespaces"].push_back(namespace_json(n));
   for (const auto& p : s.processes) j["processes"].push_back(process_json(p));
+  j["cgroups"] = s.cgroups;
   for (const auto& i : s.identities)
     j["identities"].push_back({{"node", i.node}, {"namespace", i.ns}, {"uts_inode", i.uts_inode}});
   if (!s.host.empty()) {
@@ -118,6 +119,7 @@ LabState state_from_json(const nlohmann::json& j) {
     s.namespaces.push_back(namespace_from(n));
   for (const auto& p : j.value("processes", nlohmann::json::array()))
     s.processes.push_back(process_from(p));
+  s.cgroups = j.value("cgroups", std::vector<std::string>{});
   for (const auto& i : j.value("identities", nlohmann::json::array())) {
     s.identities.push_back({i.at("node").get<std::string>(), i.at("namespace").get<std::string>(),
                             i.value("uts_inode", uint64_t{0})});

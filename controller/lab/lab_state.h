@@ -56,6 +56,9 @@ struct LabState {
   std::vector<NamespaceRecord> namespaces;
   std::vector<ProcessRecord> processes;
   std::vector<IdentityRecord> identities;
+  // The directories of the nodes' control groups (netns/node_cgroup.h), recorded before
+  // each is made: removed by `down` and `clean` once the processes in them have ended.
+  std::vector<std::string> cgroups;
   // A slice of a lab spread over hosts (docs/multihost.md): this host's name, and the
   // namespaces it found already made (a pod's, by Kubernetes) and adopted. Those are never
   // deleted: `down` undoes, newest first, the plan steps listed in adopted_steps instead.

@@ -250,7 +250,10 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
     for (const auto& ev : n.events) {
       node["events"].push_back(
           {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
+      if (ev.kind == NodeEvent::Kind::kCpus)
+        node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
     }
+    if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
     j["nodes"].push_back(std::move(node));
   }
   j["links"] = nlohmann::json::array();
@@ -283,9 +286,28 @@ std::vector<NodeEvent> node_events_from_json(const nlohmann::json& node) {
     ev.kind = *kind;
     ev.at_us = e.at("at_us").get<int64_t>();
     ev.for_us = e.value("for_us", int64_t{0});
+    if (e.contains("cpus") && e["cpus"].is_number()) ev.cpus = e["cpus"].get<double>();
     out.push_back(ev);
   }
   return out;
+}
+
+nlohmann::json compute_to_json(const ComputeLimits& c) {
+  nlohmann::json j = nlohmann::json::object();
+  if (c.cpus) j["cpus"] = *c.cpus;
+  if (!c.cpuset.empty()) j["cpuset"] = c.cpuset;
+  if (c.memory_bytes) j["memory_bytes"] = *c.memory_bytes;
+  return j;
+}
+
+ComputeLimits node_compute_from_json(const nlohmann::json& node) {
+  ComputeLimits c;
+  const auto it = node.find("compute");
+  if (it == node.end()) return c;
+  if (it->contains("cpus")) c.cpus = it->at("cpus").get<double>();
+  if (it->contains("cpuset")) c.cpuset = it->at("cpuset").get<std::vector<int>>();
+  if (it->contains("memory_bytes")) c.memory_bytes = it->at("memory_bytes").get<uint64_t>();
+  return c;
 }
 
 }  // namespace testbed

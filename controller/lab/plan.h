@@ -85,7 +85,12 @@ struct PlannedNode {
   std::string ns;
   Ipv4Address address;
   std::vector<NodeEvent> events;  // its schedule (node_events.h), run by the timeline
+  ComputeLimits compute;          // its CPUs and memory (node_compute.h), as its cgroup holds
 };
+
+// The compute of a plan's nodes, from its JSON ("compute" of each node; none when absent).
+ComputeLimits node_compute_from_json(const nlohmann::json& node);
+nlohmann::json compute_to_json(const ComputeLimits& c);
 
 struct PlannedDirection {
   std::string from, to;       // node names

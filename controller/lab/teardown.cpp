@@ -15,10 +15,12 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "netns/crash_point.h"
 #include "netns/netns_exec.h"
+#include "netns/node_cgroup.h"
 #include "netns/node_identity.h"
 
 namespace testbed {
@@ -153,6 +155,29 @@ void undo_adopted_steps(const LabState& state, Kernel& kernel, TeardownReport& r
   }
 }
 
+// The nodes' control groups, once their processes are gone. A process killed a moment ago
+// may still be leaving its group (the kernel empties it as the process exits), so a busy
+// group is tried again for up to two seconds; one still busy then holds processes the lab
+// never recorded, named in the error rather than killed.
+void remove_cgroups(const LabState& state, TeardownReport& report) {
+  for (const auto& dir : state.cgroups) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+    for (;;) {
+      try {
+        remove_cgroup_dir(dir);
+        ++report.cgroups_removed;
+        break;
+      } catch (const std::system_error& e) {
+        if (e.code().value() != EBUSY || std::chrono::steady_clock::now() > deadline) {
+          report.errors.push_back(e.what());
+          break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
@@ -172,6 +197,7 @@ TeardownReport teardown_lab(const LabState& state, Kernel& kernel) {
       report.errors.push_back(e.what());
     }
   }
+  remove_cgroups(state, report);
   undo_adopted_steps(state, kernel, report);
   for (const auto& ns : state.namespaces) {
     const uint64_t inode = kernel.namespace_inode(ns.name);

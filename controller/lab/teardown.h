@@ -40,6 +40,7 @@ struct TeardownReport {
   int processes_ended = 0;
   int namespaces_deleted = 0;
   int steps_undone = 0;              // inside adopted namespaces (see LabState::adopted)
+  int cgroups_removed = 0;           // the nodes' control groups' directories
   std::vector<std::string> skipped;  // things recorded but no longer ours, with the reason
   std::vector<std::string> errors;
 };

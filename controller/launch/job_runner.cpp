@@ -52,6 +52,7 @@ struct Rank {
   std::deque<std::string> tail;
   // Crashed by a fault and waiting for a restart: the node's restart count at the crash.
   std::optional<int> crashed_at_restarts;
+  uint64_t oom_kills_at_start = 0;  // its node's, when it (last) started
 };
 
 double since(Clock::time_point start) {
@@ -125,8 +126,11 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     spec.new_session = true;  // a process group of its own, away from the terminal's
     spec.uts_fd = identity.uts.get();
     spec.hosts_file = identity.hosts_file;
+    spec.cgroup_fds = identity.cgroup_fds();
+    spec.cgroup_fds = identity.cgroup_fds();
     spec.parent_death_signal = SIGKILL;
     spec.env = merge_environment(base_env, r.plan->env);
+    if (options_.oom_kills) r.oom_kills_at_start = options_.oom_kills(r.plan->ns);
     r.outcome.pid = launch(spec);
     r.running = true;
     // Killed here, the rank is unrecorded: PR_SET_PDEATHSIG ends it with this process.
@@ -258,6 +262,12 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
           echo(r, "crashed by a fault of the node; waiting for a restart");
           continue;
         }
+      }
+      // The OOM killer ends the rank's program, under its supervisor, which exits 128 + 9.
+      if (options_.oom_kills && r.outcome.status == 128 + SIGKILL &&
+          options_.oom_kills(r.plan->ns) > r.oom_kills_at_start) {
+        r.outcome.out_of_memory = true;
+        echo(r, "killed by its node's memory limit (the kernel's OOM killer)");
       }
       job.failed_rank = static_cast<int>(&r - ranks.data());
       begin_stop("failed");

@@ -51,6 +51,9 @@ struct JobRunOptions {
   // controller's death also ends what the rank started. Empty: the command runs itself.
   std::vector<std::string> supervisor;
   RankFaults* faults = nullptr;  // null: every rank's death by a signal is a failure
+  // The OOM kills counted so far in a node's control group, by namespace (node_cgroup.h):
+  // a rank killed while it rose was killed by its node's memory limit. Null: not asked.
+  std::function<uint64_t(const std::string& ns)> oom_kills;
 };
 
 struct RankOutcome {
@@ -62,6 +65,7 @@ struct RankOutcome {
   std::vector<pid_t> earlier_pids;       // its runs before a crash, oldest first
   int crashes = 0;                       // by a fault of its node
   bool crashed = false;                  // its last run ended by a crash, not restarted
+  bool out_of_memory = false;            // killed by its node's memory limit (OOM killer)
 };
 
 struct JobOutcome {

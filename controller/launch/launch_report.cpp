@@ -50,7 +50,10 @@ nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<Ra
   metrics.erase("nodes");
   s["nodes"] = nodes;
   for (auto& [key, value] : metrics.items()) s[key] = value;
-  if (outcome.failed_rank >= 0) s["failed_node"] = ranks.at(outcome.failed_rank).node;
+  if (outcome.failed_rank >= 0) {
+    s["failed_node"] = ranks.at(outcome.failed_rank).node;
+    s["failed_out_of_memory"] = outcome.ranks.at(outcome.failed_rank).out_of_memory;
+  }
   uint64_t wan = 0;
   nlohmann::json per_direction = nlohmann::json::object();
   for (const auto& [key, bytes] : wan_bytes) {
@@ -81,7 +84,10 @@ std::vector<std::string> failure_lines(const std::vector<RankPlan>& ranks,
     const auto& o = outcome.ranks.at(outcome.failed_rank);
     std::ostringstream head;
     head << "node " << r.node << " (rank " << r.rank << ") ";
-    if (o.crashed) {
+    if (o.out_of_memory) {
+      head << "was killed by its node's memory limit (the kernel's OOM killer) after " << std::fixed
+           << std::setprecision(1) << o.ended_s << " s";
+    } else if (o.crashed) {
       head << "was crashed by a fault of the node after " << std::fixed << std::setprecision(1)
            << o.ended_s << " s and not restarted before the others ended";
     } else {

@@ -11,6 +11,7 @@
 #include "controller/lab/plan.h"
 #include "controller/lab/plan_table.h"
 #include "controller/lab/route_book.h"
+#include "controller/observe/node_compute_status.h"
 
 namespace testbed {
 namespace {
@@ -127,6 +128,7 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
                n.value("state", "running")});
   }
   nodes.print(out);
+  print_compute(out, plan);
   for (const auto& [key, what] :
        {std::pair{"metrics_url", "metrics"}, std::pair{"prometheus_url", "prometheus"},
         std::pair{"grafana_url", "grafana"}}) {
@@ -257,6 +259,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
   add_routes(j, store, s, listing);
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);
+  add_compute(j, s);
   if (kernel) add_delay_lines(j, store.dir(lab));  // root: the delay lines' sockets are root's
   return j;
 }

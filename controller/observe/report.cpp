@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <iomanip>
 #include <map>
-#include <fstream>
 #include <sstream>
 #include <system_error>
 
@@ -90,6 +90,8 @@ std::vector<FaultInterval> fault_intervals(const std::string& timeline_csv, doub
     const bool node = f[3].empty();
     const std::pair<std::string, std::string> key{f[4], node ? "" : f[5]};
     const std::string& state = f[10];
+    // A node's CPU share changing (node_compute_control.h) neither starts nor ends a fault.
+    if (node && state.rfind("cpus=", 0) == 0) continue;
     const auto it = open.find(key);
     const bool faulted = state == "down" || state == "paused" || state == "crashed";
     if (it != open.end() && (!faulted || out[it->second].state != state)) {

@@ -11,7 +11,9 @@
 #include "controller/lab/node_hosts.h"
 #include "controller/lab/teardown.h"
 #include "controller/runs/child_process.h"
+#include "netns/crash_point.h"
 #include "netns/named_netns.h"
+#include "netns/node_cgroup.h"
 #include "netns/node_identity.h"
 
 namespace testbed {
@@ -89,6 +91,33 @@ void create_identities(const Plan& plan, const Plan& lab, const LabStore& store,
     write_hosts_file(plan.nodes[i].ns, hosts);
   }
   store.save(state);
+}
+
+// Every node's control group (netns/node_cgroup.h) when any node of the lab has a compute
+// limit: the unlimited ones too, so that the CPU time of every data center is counted the
+// same way beside the limited ones. A lab without limits makes none, and its processes
+// stay in the controller's own groups. Recorded before each is made.
+void create_node_cgroups(const Plan& plan, const LabStore& store, LabState& state) {
+  const auto limited = [](const PlannedNode& n) {
+    return n.compute.any() || std::any_of(n.events.begin(), n.events.end(), [](const NodeEvent& e) {
+             return e.kind == NodeEvent::Kind::kCpus;
+           });
+  };
+  if (std::none_of(plan.nodes.begin(), plan.nodes.end(), limited)) return;
+  const CgroupLayout layout = host_cgroup_layout();
+  for (const auto& n : plan.nodes) {
+    const auto dirs = node_cgroup_dirs(layout, n.ns, n.compute);
+    state.cgroups.insert(state.cgroups.end(), dirs.begin(), dirs.end());
+    store.save(state);
+    crash_point("cgroup:recorded, not made");
+    try {
+      create_node_cgroup(layout, n.ns, n.compute);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("node " + n.name + ": its compute (cgroup " + version_name(layout) +
+                               "): " + e.what());
+    }
+    crash_point("cgroup:made");
+  }
 }
 
 }  // namespace testbed

@@ -18,4 +18,7 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state);
 // names resolve across hosts too.
 void create_identities(const Plan& plan, const Plan& lab, const LabStore& store, LabState& state);
 
+// The nodes' control groups, with their CPUs and memory (docs/compute.md).
+void create_node_cgroups(const Plan& plan, const LabStore& store, LabState& state);
+
 }  // namespace testbed

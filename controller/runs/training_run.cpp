@@ -20,6 +20,7 @@
 #include "controller/health/stall_watch.h"
 #include "controller/lab/teardown.h"
 #include "controller/observe/metrics_sink.h"
+#include "controller/observe/node_compute_status.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/child_process.h"
 #include "controller/runs/ps/ps_session.h"
@@ -227,6 +228,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
     const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
+    const ComputeMeter compute(state);  // each node's CPU time and throttling (compute.md)
     // The run's health beside its figures, its file, the reference check, then the summary
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
@@ -239,6 +241,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
                             {"links_measured", "sent by this host's nodes"}};
       }
       summary["stalls"] = watch.to_json();
+      if (compute.active()) summary["compute"] = compute.summary();
       if (summary.contains("peers"))
         metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);

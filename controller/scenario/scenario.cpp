@@ -172,6 +172,7 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
     step["at"] = number(e.at_s) + "s";
     step["event"] = e.event;
     if (!e.for_text.empty()) step["for"] = e.for_text;
+    if (!e.cpus_text.empty()) step["cpus"] = e.cpus_text;
     node["schedule"].push_back(step);
     nodes[e.node] = node;
   }

@@ -58,8 +58,9 @@ struct PartitionEvent {
 struct NodeFaultEvent {
   double at_s = 0;
   std::string node;
-  std::string event;     // crash, pause or restart
-  std::string for_text;  // a pause's length, as written
+  std::string event;      // crash, pause, restart or cpus
+  std::string for_text;   // a pause's length, as written
+  std::string cpus_text;  // a cpus event's share, as written
 };
 
 // Expectations on what the strategies achieved:

@@ -181,9 +181,10 @@ class Parser {
     if (!parse_duration(s.reroute, why)) error(n["convergence"], "reroute.convergence: " + why);
   }
 
-  // A node's fault: {at, node, event: crash|pause|restart, [for]}.
+  // A node's fault: {at, node, event: crash|pause|restart, [for]}; or its CPU share:
+  // {at, node, event: cpus, cpus: 0.25|all} (docs/compute.md).
   void node_event(const YAML::Node& e, Scenario& s) {
-    keys(e, {"at", "node", "event", "for"}, "in a node's event");
+    keys(e, {"at", "node", "event", "for", "cpus"}, "in a node's event");
     NodeFaultEvent ev;
     std::string why;
     if (const auto d = parse_duration(text(e["at"], "at"), why)) {
@@ -193,8 +194,9 @@ class Parser {
     }
     ev.node = text(e["node"], "node");
     ev.event = e["event"] ? text(e["event"], "event") : "";
-    if (ev.event != "crash" && ev.event != "pause" && ev.event != "restart")
-      error(e["event"] ? e["event"] : e, "event: expected crash, pause or restart");
+    if (ev.event != "crash" && ev.event != "pause" && ev.event != "restart" && ev.event != "cpus")
+      error(e["event"] ? e["event"] : e, "event: expected crash, pause, restart or cpus");
+    if (e["cpus"]) ev.cpus_text = text(e["cpus"], "cpus");  // judged by the profile parser
     if (e["for"]) {
       ev.for_text = text(e["for"], "for");
       if (!parse_duration(ev.for_text, why)) error(e["for"], "for: " + why);

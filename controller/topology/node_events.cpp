@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "controller/topology/node_compute.h"
 #include "controller/topology/units.h"
 
 namespace testbed {
@@ -23,13 +24,15 @@ const char* node_event_name(NodeEvent::Kind kind) {
       return "resume";
     case NodeEvent::Kind::kRestart:
       return "restart";
+    case NodeEvent::Kind::kCpus:
+      return "cpus";
   }
   return "crash";
 }
 
 std::optional<NodeEvent::Kind> parse_node_event_kind(const std::string& name) {
   for (auto k : {NodeEvent::Kind::kCrash, NodeEvent::Kind::kPause, NodeEvent::Kind::kResume,
-                 NodeEvent::Kind::kRestart})
+                 NodeEvent::Kind::kRestart, NodeEvent::Kind::kCpus})
     if (name == node_event_name(k)) return k;
   return std::nullopt;
 }
@@ -55,8 +58,8 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
     }
     for (auto it = e.begin(); it != e.end(); ++it) {
       const std::string key = it->first.Scalar();
-      if (key != "at" && key != "event" && key != "for")
-        fail(it->first, "unknown key '" + key + "' (at, event, for)");
+      if (key != "at" && key != "event" && key != "for" && key != "cpus")
+        fail(it->first, "unknown key '" + key + "' (at, event, for, cpus)");
     }
     NodeEvent ev;
     ev.pos = {e.Mark().line + 1, e.Mark().column + 1};
@@ -72,7 +75,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
     const auto kind =
         e["event"].IsScalar() ? parse_node_event_kind(e["event"].Scalar()) : std::nullopt;
     if (!kind) {
-      fail(e["event"], "event: expected crash, pause or restart, not '" +
+      fail(e["event"], "event: expected crash, pause, restart or cpus, not '" +
                            (e["event"].IsScalar() ? e["event"].Scalar() : std::string()) + "'");
       continue;
     }
@@ -80,6 +83,28 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
     if (ev.kind == NodeEvent::Kind::kResume) {
       fail(e["event"], "event: resume is for `testbed node resume`; give the pause its `for`");
       continue;
+    }
+    if (e["cpus"] && ev.kind != NodeEvent::Kind::kCpus) {
+      fail(e["cpus"], "cpus: only a cpus event sets a share");
+    } else if (ev.kind == NodeEvent::Kind::kCpus) {
+      if (!e["cpus"]) {
+        fail(e, "a cpus event needs its share, e.g. {at: 60s, event: cpus, cpus: 0.25}");
+      } else {
+        const std::string text = e["cpus"].IsScalar() ? e["cpus"].Scalar() : "";
+        double v = 0;
+        size_t used = 0;
+        try {
+          v = text == "all" ? 0 : std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (text != "all" &&
+            (used != text.size() || text.empty() || !(v >= kMinCpus) || v > kMaxCpus)) {
+          fail(e["cpus"], "cpus: '" + text + "' is not a share from 0.01 to 1024, or all");
+        } else if (text != "all") {
+          ev.cpus = v;
+        }
+      }
     }
     if (e["for"] && ev.kind != NodeEvent::Kind::kPause) {
       fail(e["for"], "for: only a pause lasts (a crash or a restart is over at once)");
@@ -133,7 +158,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
 std::vector<NodeChange> node_changes(const std::vector<NodeEvent>& schedule) {
   std::vector<NodeChange> out;
   for (const auto& ev : schedule) {
-    out.push_back({ev.at_us, ev.kind});
+    out.push_back({ev.at_us, ev.kind, ev.cpus});
     if (ev.kind == NodeEvent::Kind::kPause && ev.for_us > 0)
       out.push_back({ev.at_us + ev.for_us, NodeEvent::Kind::kResume});
   }

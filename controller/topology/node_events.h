@@ -8,6 +8,8 @@
 //         - {at: 60s, event: pause, for: 5s}
 //         - {at: 90s, event: crash}
 //         - {at: 95s, event: restart}
+//         - {at: 120s, event: cpus, cpus: 0.25}   # its CPU share (docs/compute.md)
+//         - {at: 180s, event: cpus, cpus: all}    # no limit
 //
 // A restart runs a launched job's crashed ranks again (node_faults.h); it needs a crash
 // before it.
@@ -40,6 +42,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
 struct NodeChange {
   int64_t at_us = 0;
   NodeEvent::Kind kind = NodeEvent::Kind::kCrash;
+  std::optional<double> cpus;  // a kCpus change's share
 };
 std::vector<NodeChange> node_changes(const std::vector<NodeEvent>& schedule);
 

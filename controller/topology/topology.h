@@ -12,6 +12,7 @@
 #include "controller/topology/units.h"
 #include "netns/burst_loss.h"
 #include "netns/ipv4.h"
+#include "netns/node_cgroup.h"
 
 namespace testbed {
 
@@ -81,11 +82,13 @@ struct DirectionParams {
 // testbed's agents, launched ranks and `exec` children, killed (a data center's servers
 // lost) or stopped for a while (a machine that hangs: a long GC pause, a live migration);
 // or, after a crash, its launched ranks run again (a server back, an elastic job rejoining).
+// Or its CPU share changes (docs/compute.md): a data center losing or gaining machines.
 struct NodeEvent {
-  enum class Kind { kCrash, kPause, kResume, kRestart };
+  enum class Kind { kCrash, kPause, kResume, kRestart, kCpus };
   Kind kind = Kind::kCrash;
   int64_t at_us = 0;
-  int64_t for_us = 0;  // a pause's length; a schedule's pause always has one
+  int64_t for_us = 0;          // a pause's length; a schedule's pause always has one
+  std::optional<double> cpus;  // a kCpus event's share; unset: no limit ("all")
   SourcePos pos;
 };
 
@@ -93,6 +96,7 @@ struct Node {
   std::string name;
   SourcePos pos;
   std::vector<NodeEvent> schedule;  // in time order
+  ComputeLimits compute;            // its CPUs and memory (node_compute.h); none by default
 };
 
 struct Link {

@@ -16,6 +16,7 @@
 #include "controller/topology/burst_loss_parser.h"
 #include "controller/topology/comma_list.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/topology/node_compute.h"
 #include "controller/topology/node_events.h"
 #include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
@@ -269,14 +270,18 @@ class Parser {
       Node node{name, {line, it->first.Mark().column + 1}, {}};
       if (!it->second.IsNull() && !(it->second.IsMap() && it->second.size() == 0)) {
         if (it->second.IsMap()) {
-          check_keys(it->second, {"schedule"}, "in node '" + name + "'");
-          if (it->second["schedule"]) {
-            node.schedule = parse_node_schedule(
-                it->second["schedule"], name,
-                [this](const YAML::Node& at, const std::string& m) { error(at, m); });
-          }
+          std::vector<std::string> keys = kComputeKeys;
+          keys.push_back("schedule");
+          check_keys(it->second, keys, "in node '" + name + "'");
+          const YamlErrorSink sink = [this](const YAML::Node& at, const std::string& m) {
+            error(at, m);
+          };
+          if (it->second["schedule"])
+            node.schedule = parse_node_schedule(it->second["schedule"], name, sink);
+          node.compute = parse_node_compute(it->second, name, sink);
         } else {
-          error(it->second, "node '" + name + "': expected a mapping, {} or {schedule: [...]}");
+          error(it->second,
+                "node '" + name + "': expected a mapping, {} or {cpus: 0.5, schedule: [...]}");
         }
       }
       topo.nodes.push_back(std::move(node));

@@ -151,6 +151,12 @@ TEST_F(Crash, UpKilledAnywhereInB4IsCleaned) {
   kill_up_throughout("b4.yaml", "tbt-crash-b4", 26);
 }
 
+// A lab with compute limits: its nodes' control groups too (node_cgroup.h).
+TEST_F(Crash, UpKilledAnywhereWithComputeLimitsIsCleaned) {
+  REQUIRE_ROOT();
+  kill_up_throughout("tiny/compute4.yaml", "tbt-crash-cpu", 8);
+}
+
 TEST_F(Crash, DownKilledAnywhereIsCleaned) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();

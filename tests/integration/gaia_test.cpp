@@ -234,8 +234,10 @@ TEST_F(Gaia, UnderBlockAPartitionHoldsTheDataCentersUntilTheHeal) {
   ASSERT_FALSE(s.is_null());
   EXPECT_EQ(s["gaia"]["partition"], "block");
   // The mirror clock (DS 2) holds each side once its mirror's clocks stop: a clock waits
-  // most of the 6 s partition at least.
-  EXPECT_GE(longest_iteration(s), 4.0);
+  // for the rest of the 6 s partition. Each side first runs ahead by its staleness bound
+  // in clocks, which on a loaded 2-CPU machine (an iteration near 0.5 s) is up to half the
+  // partition: the wait is at least 3 s, past what `continue` ever waits (the 2 s bound).
+  EXPECT_GE(longest_iteration(s), 3.0) << s["iteration_s"].dump();
   // The watch still saw the silence; the policy did not act on it.
   int cut = 0;
   for (const auto& c : s["gaia"]["mirror_cuts"]) cut += c["cut"].get<bool>() ? 1 : 0;

@@ -132,7 +132,10 @@ TEST(Health, StallsOfTheHostAreANoteNotAProblem) {
   // the delay line woke that much late each time, so none of it is the emulator's.
   EXPECT_GE(h["release_lateness_ms"]["p99"].get<double>(), 2.0) << h.dump(1);
   EXPECT_LE(h["emulator_lateness_ms"]["p99"].get<double>(), 1.0) << h.dump(1);
-  EXPECT_TRUE(h["healthy"].get<bool>()) << h.dump(1);
+  // The stalls are no problem of the run. A host whose CPUs something else saturates at the
+  // same time (another build) is one, rightly: the verdict is then unhealthy for that alone.
+  for (const auto& p : h["problems"])
+    EXPECT_EQ(p.get<std::string>().rfind("CPUs saturated", 0), 0u) << h.dump(1);
   ASSERT_EQ(h["notes"].size(), 1u) << h.dump(1);
   EXPECT_NE(r.output.find("testbed: emulation note: the host stalled the delay lines"),
             std::string::npos)

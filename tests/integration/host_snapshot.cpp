@@ -21,7 +21,9 @@ HostSnapshot take_host_snapshot() {
           shell_output("ip -4 route show table all | sort"),
           shell_output("iptables-save 2>/dev/null | grep -v '^#' | sed 's/\\[[0-9:]*\\]//'"),
           shell_output("find /run/testbed-uts /etc/netns -mindepth 1 2>/dev/null; "
-                       "grep -c ' /run/testbed-uts/' /proc/self/mountinfo")};
+                       "grep -c ' /run/testbed-uts/' /proc/self/mountinfo"),
+          // The nodes' control groups, v1 (a directory per hierarchy) and v2 alike.
+          shell_output("find /sys/fs/cgroup -maxdepth 2 -type d -name 'tb-*' 2>/dev/null | sort")};
 }
 
 }  // namespace testbed::it

@@ -12,6 +12,7 @@ struct HostSnapshot {
   std::string routes;      // host IPv4 routes
   std::string rules;       // iptables rules
   std::string identities;  // nodes' UTS namespaces and hosts files (node_identity.h)
+  std::string cgroups;     // nodes' control groups (node_cgroup.h)
   bool operator==(const HostSnapshot&) const = default;
 };
 

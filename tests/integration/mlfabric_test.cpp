@@ -285,10 +285,12 @@ TEST_F(MlfabricStar, WhenTheServerDiesTheReplicaTakesOverAndTheRunGoesOn) {
   ASSERT_TRUE(f.contains("crash_to_first_update_applied_s")) << f.dump();
   EXPECT_GT(f["crash_to_first_update_applied_s"].get<double>(), 0.0);
   // What the replica lacked when promoted: the server's lead within Div_max, plus what was
-  // ordered and on its way; the replica's version jumped over exactly those places.
+  // ordered and on its way; the replica's version jumped over exactly those places. The
+  // scheduler knows the replica's progress from its last report, and the replica may have
+  // applied more since (on a loaded machine, a report still on its way): at most that many.
   const uint64_t skipped = f["places_skipped"], lost = f["updates_lost"];
-  EXPECT_EQ(f["ordered_before"].get<uint64_t>() - f["replica_applied_reported"].get<uint64_t>(),
-            skipped)
+  EXPECT_LE(skipped,
+            f["ordered_before"].get<uint64_t>() - f["replica_applied_reported"].get<uint64_t>())
       << f.dump();
   EXPECT_LE(lost, skipped);
   // Every worker went on: 4 x 60 updates were computed, each ordered or dropped (in either

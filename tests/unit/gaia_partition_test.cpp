@@ -63,6 +63,22 @@ TEST(MirrorWatch, PresumesASilentMirrorCutOffAndClearsItWhenHeard) {
   EXPECT_NEAR(j["2"]["presumed_cut_s"].get<double>(), 4.999, 1e-9);
 }
 
+// Set up at t0, started 10 s later (the other data centers loading their data): the
+// silence before the start is neither a cut nor the longest silence of a working path.
+TEST(MirrorWatch, CountsSilenceFromTheStartNotFromTheSetup) {
+  const auto t0 = MirrorWatch::Clock::now();
+  MirrorWatch w({{1, milliseconds(2000)}}, t0);
+  const auto start = t0 + milliseconds(10000);
+  w.start(start);
+  EXPECT_TRUE(w.expired(start + milliseconds(100)).empty());
+  EXPECT_FALSE(w.cut(1));
+  EXPECT_EQ(w.next_deadline(), start);  // the first heartbeat goes out at the start
+  w.heard(1, start + milliseconds(700));
+  EXPECT_NEAR(w.to_json(start + milliseconds(800))["1"]["longest_silence_s"].get<double>(), 0.7,
+              1e-9);
+  EXPECT_EQ(w.expired(start + milliseconds(2701)), std::vector<int>{1});
+}
+
 TEST(MirrorWatch, ItsNextDeadlineIsTheHeartbeatOrTheFirstBoundToRunOut) {
   const auto t0 = MirrorWatch::Clock::now();
   MirrorWatch w({{1, milliseconds(300)}}, t0);

@@ -57,10 +57,11 @@ TEST(NodeEvents, AScheduleIsReadInTimeOrderAndEachPauseEndsWithItsResume) {
 }
 
 TEST(NodeEvents, BadSchedulesAreRefusedWhereTheyAreWritten) {
-  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: explode}]}"),
-            std::vector<std::string>{
-                "n.yaml:3:35: node 'a' schedule: event: expected crash, pause or restart, not "
-                "'explode'"});
+  EXPECT_EQ(
+      errors_of("{schedule: [{at: 10s, event: explode}]}"),
+      std::vector<std::string>{
+          "n.yaml:3:35: node 'a' schedule: event: expected crash, pause, restart or cpus, not "
+          "'explode'"});
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: pause}]}"),
             std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a pause needs its length, "
                                      "e.g. {at: 60s, event: pause, for: 5s}"});
@@ -92,7 +93,7 @@ TEST(NodeEvents, BadSchedulesAreRefusedWhereTheyAreWritten) {
                                "before it (paused until 20s)"});
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: crash, why: x}]}"),
             std::vector<std::string>{
-                "n.yaml:3:42: node 'a' schedule: unknown key 'why' (at, event, for)"});
+                "n.yaml:3:42: node 'a' schedule: unknown key 'why' (at, event, for, cpus)"});
   EXPECT_EQ(errors_of("{colour: red}"),
             std::vector<std::string>{"n.yaml:3:7: unknown key 'colour' in node 'a'"});
 }

@@ -73,6 +73,7 @@ void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
   if (verb == "start") {
     if (phase_ != Phase::kIdle) return;
     next_eval_ = Clock::now();
+    if (watch_) watch_->start(next_eval_);
     phase_ = Phase::kReading;
     if (local_staleness_ >= 0) ssp_clock_started();
     try_read();

@@ -20,6 +20,14 @@ MirrorWatch::MirrorWatch(std::map<int, std::chrono::milliseconds> silence, Clock
   }
 }
 
+void MirrorWatch::start(Clock::time_point now) {
+  next_heartbeat_ = now;
+  for (auto& [node, m] : mirrors_) {
+    m.last_heard = now;
+    m.longest_silence_s = 0;
+  }
+}
+
 bool MirrorWatch::heard(int node, Clock::time_point now) {
   const auto it = mirrors_.find(node);
   if (it == mirrors_.end()) return false;  // not a mirror: nothing to watch

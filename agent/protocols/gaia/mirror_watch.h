@@ -33,6 +33,9 @@ class MirrorWatch {
   // `silence`: per mirror (node), how long it may be silent before it is presumed cut off.
   MirrorWatch(std::map<int, std::chrono::milliseconds> silence, Clock::time_point now);
 
+  // The run starts: every mirror counts as heard now. Setup may take longer than any bound
+  // (other data centers loading their data), and silence before the start is not a cut.
+  void start(Clock::time_point now);
   // Anything arrived from `node`. Returns true when it was presumed cut off until now.
   bool heard(int node, Clock::time_point now);
   // Mirrors silent past their bound, newly presumed cut off.

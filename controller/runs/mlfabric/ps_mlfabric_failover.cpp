@@ -8,8 +8,6 @@
 // so versions (and the delay bound's deadlines) stay comparable across the failover.
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <iomanip>
 
 #include "controller/dynamics/node_faults.h"
 #include "controller/runs/ps/ps_session.h"

@@ -1,0 +1,122 @@
+#include "controller/observe/node_compute_status.h"
+
+#include <iomanip>
+#include <sstream>
+
+#include "controller/lab/plan_table.h"
+#include "controller/topology/node_compute.h"
+#include "netns/node_cgroup.h"
+
+namespace testbed {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+}  // namespace
+
+void add_compute(nlohmann::json& lab, const LabState& s) {
+  if (s.cgroups.empty()) return;
+  CgroupLayout layout;
+  try {
+    layout = host_cgroup_layout();
+  } catch (const std::exception&) {
+    return;
+  }
+  for (auto& node : lab["nodes"]) {
+    const NodeCgroupUsage u = read_node_cgroup(layout, node.value("namespace", ""));
+    node["compute_used"] = {{"cgroup", version_name(layout)},
+                            {"cpus_now", u.cpus ? nlohmann::json(*u.cpus) : nlohmann::json()},
+                            {"cpu_s", u.cpu_s},
+                            {"throttled_s", u.throttled_s},
+                            {"periods", u.periods},
+                            {"throttled_periods", u.throttled_periods},
+                            {"memory_bytes", u.memory_bytes},
+                            {"memory_peak_bytes", u.memory_peak_bytes},
+                            {"oom_kills", u.oom_kills}};
+  }
+}
+
+void print_compute(std::ostream& out, const nlohmann::json& lab) {
+  bool any = false;
+  for (const auto& n : lab["nodes"]) any = any || n.contains("compute_used");
+  if (!any) return;
+  out << "\ncompute (cgroup " << lab["nodes"][0]["compute_used"].value("cgroup", "?") << ")\n";
+  TextTable t({"NODE", "CPUS", "CPUSET", "MEMORY", "CPU USED S", "THROTTLED S", "PEAK MEMORY",
+               "OOM KILLS"});
+  for (const auto& n : lab["nodes"]) {
+    if (!n.contains("compute_used")) continue;
+    const auto& u = n["compute_used"];
+    const auto c = n.value("compute", nlohmann::json::object());
+    std::string cpuset;
+    for (const auto& cpu : c.value("cpuset", nlohmann::json::array()))
+      cpuset += (cpuset.empty() ? "" : ",") + std::to_string(cpu.get<int>());
+    t.add({n.value("name", ""), u["cpus_now"].is_null() ? "all" : fixed(u["cpus_now"], 2),
+           cpuset.empty() ? "any" : cpuset,
+           c.contains("memory_bytes") ? format_memory_size(c["memory_bytes"]) : "-",
+           fixed(u["cpu_s"], 2), fixed(u["throttled_s"], 2),
+           fixed(u["memory_peak_bytes"].get<double>() / (1 << 20), 1) + " MiB",
+           std::to_string(u["oom_kills"].get<uint64_t>())});
+  }
+  t.print(out);
+}
+
+ComputeMeter::ComputeMeter(const LabState& s) {
+  if (s.cgroups.empty()) return;
+  try {
+    layout_ = host_cgroup_layout();
+  } catch (const std::exception&) {
+    return;
+  }
+  for (const auto& n : s.plan.value("nodes", nlohmann::json::array())) {
+    const std::string ns = n.value("namespace", "");
+    nodes_.push_back({n.value("name", ""), ns, read_node_cgroup(layout_, ns)});
+  }
+}
+
+uint64_t ComputeMeter::oom_kills(const std::string& ns) const {
+  return read_node_cgroup(layout_, ns).oom_kills;
+}
+
+nlohmann::json ComputeMeter::summary() const {
+  if (nodes_.empty()) return nullptr;
+  nlohmann::json out = {{"cgroup", version_name(layout_)},
+                        {"nodes", nlohmann::json::object()},
+                        {"throttled_nodes", nlohmann::json::array()}};
+  for (const auto& n : nodes_) {
+    const NodeCgroupUsage now = read_node_cgroup(layout_, n.ns);
+    const uint64_t periods = now.periods - n.start.periods;
+    const double share =
+        periods == 0 ? 0.0
+                     : static_cast<double>(now.throttled_periods - n.start.throttled_periods) /
+                           static_cast<double>(periods);
+    out["nodes"][n.name] = {{"cpus", now.cpus ? nlohmann::json(*now.cpus) : nlohmann::json()},
+                            {"cpu_s", now.cpu_s - n.start.cpu_s},
+                            {"throttled_s", now.throttled_s - n.start.throttled_s},
+                            {"throttled_share", share},
+                            {"memory_peak_bytes", now.memory_peak_bytes},
+                            {"oom_kills", now.oom_kills - n.start.oom_kills}};
+    if (share >= kThrottledShare && periods >= kMinPeriods)
+      out["throttled_nodes"].push_back(n.name);
+  }
+  return out;
+}
+
+std::vector<std::string> throttled_lines(const nlohmann::json& compute) {
+  std::vector<std::string> out;
+  if (!compute.is_object()) return out;
+  for (const auto& name : compute.value("throttled_nodes", nlohmann::json::array())) {
+    const auto& n = compute["nodes"][name.get<std::string>()];
+    out.push_back("node " + name.get<std::string>() + ": held back by its share (cpus " +
+                  (n["cpus"].is_null() ? std::string("all") : fixed(n["cpus"], 2)) + ") in " +
+                  fixed(100 * n["throttled_share"].get<double>(), 0) + "% of the run's periods, " +
+                  fixed(n["cpu_s"], 1) + " s of CPU used");
+  }
+  return out;
+}
+
+}  // namespace testbed

@@ -1,0 +1,55 @@
+// A lab's nodes' compute in `status` (docs/compute.md): each node's limits, as the plan
+// gives them and as the kernel holds them now (a schedule or `node set` may have changed
+// the share), beside what the kernel counted: CPU time used, time throttled, memory at its
+// peak and processes the OOM killer ended.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "controller/lab/lab_state.h"
+#include "netns/node_cgroup.h"
+
+namespace testbed {
+
+// Adds "compute_used" to each of `lab`'s nodes when the lab made control groups.
+void add_compute(nlohmann::json& lab, const LabState& s);
+// The table of it; nothing when no node has one.
+void print_compute(std::ostream& out, const nlohmann::json& lab);
+
+// One line per throttled node of a ComputeMeter's summary, for people: "node d: held back
+// by its share (cpus 0.25) in 96% of the run's periods, 3.1 s of CPU used".
+std::vector<std::string> throttled_lines(const nlohmann::json& compute);
+
+// What each node's group counted over a run (a launch, a train): made at its start, read
+// at its end. Empty when the lab has no groups.
+class ComputeMeter {
+ public:
+  explicit ComputeMeter(const LabState& s);
+  bool active() const { return !nodes_.empty(); }
+  // {"cgroup", "nodes": {NAME: {cpus, cpu_s, throttled_s, throttled_share, memory_peak_bytes,
+  // oom_kills}}, "throttled_nodes": [...]}: a node is throttled when its quota held it back
+  // in at least kThrottledShare of its CFS periods of the run.
+  nlohmann::json summary() const;
+  // The OOM kills of the group of the node in namespace `ns` so far.
+  uint64_t oom_kills(const std::string& ns) const;
+
+  // A tenth of the periods: an unlimited node, or one whose share exceeds what it asks,
+  // stays near 0; a CPU-bound node under its share is held back in nearly every period.
+  static constexpr double kThrottledShare = 0.1;
+  // And over at least ten periods (a second of the node's activity): a run of a few tenths
+  // of a second says nothing of its share.
+  static constexpr uint64_t kMinPeriods = 10;
+
+ private:
+  struct Node {
+    std::string name, ns;
+    NodeCgroupUsage start;
+  };
+  CgroupLayout layout_;
+  std::vector<Node> nodes_;
+};
+
+}  // namespace testbed

@@ -1,0 +1,185 @@
+// A node's compute on the real kernel (docs/compute.md): `up` makes a control group per
+// node with the profile's limits (read back from the kernel's files), what runs in a node
+// joins its group, a CPU-bound loop at `cpus: 0.5` gets half a CPU, a memory hog beyond
+// `memory` is killed by the kernel and counted, `node set` changes the share in place, and
+// `down` removes the groups. Run with the cgroup version the host has (this CI machine: v1;
+// scripts/kernel-test.sh runs the same tests on v2 under the guest kernel).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <thread>
+
+#include "host_snapshot.h"
+#include "netns/node_cgroup.h"
+#include "testbed_cli.h"
+
+namespace testbed::it {
+namespace {
+
+const std::string kLab = "tbt-cpu";
+
+std::string profile() {
+  const std::string path = temp_file("tbt-cpu.yaml");
+  std::ofstream(path) << "lab: " << kLab << "\n"
+                      << "nodes:\n"
+                      << "  a: {cpus: 0.5, memory: 64MiB}\n"
+                      << "  b: {}\n"
+                      << "links:\n"
+                      << "  - {endpoints: [a, b], bandwidth: 100mbit}\n";
+  return path;
+}
+
+std::string ns_of(const std::string& node) {
+  return "tb-" + kLab + "-" + node;
+}
+
+std::string cpu_file(const CgroupLayout& l, const std::string& node, const std::string& v1,
+                     const std::string& v2) {
+  return l.version == CgroupLayout::Version::kV1
+             ? l.v1_root.at("cpu") + "/" + ns_of(node) + "/" + v1
+             : l.v2_root + "/" + ns_of(node) + "/" + v2;
+}
+
+std::string first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+class Compute : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REQUIRE_ROOT();
+    before_ = take_host_snapshot();
+    const Result up = run_testbed({"up", profile()});
+    ASSERT_EQ(up.status, 0) << up.output;
+    layout_ = host_cgroup_layout();
+  }
+  void TearDown() override {
+    if (!running_as_root()) return;
+    const Result down = run_testbed({"down", kLab});
+    EXPECT_EQ(down.status, 0) << down.output;
+    EXPECT_EQ(take_host_snapshot(), before_) << "the lab left something behind";
+  }
+  HostSnapshot before_;
+  LabGuard guard_{kLab};
+  CgroupLayout layout_;
+};
+
+TEST_F(Compute, EachNodeHasItsGroupWithTheProfilesLimits) {
+  if (layout_.version == CgroupLayout::Version::kV1) {
+    EXPECT_EQ(first_line(cpu_file(layout_, "a", "cpu.cfs_quota_us", "")), "50000");
+    EXPECT_EQ(first_line(cpu_file(layout_, "b", "cpu.cfs_quota_us", "")), "-1");
+    EXPECT_EQ(
+        first_line(layout_.v1_root.at("memory") + "/" + ns_of("a") + "/memory.limit_in_bytes"),
+        "67108864");
+  } else {
+    EXPECT_EQ(first_line(cpu_file(layout_, "a", "", "cpu.max")), "50000 100000");
+    EXPECT_EQ(first_line(cpu_file(layout_, "b", "", "cpu.max")), "max 100000");
+    EXPECT_EQ(first_line(layout_.v2_root + "/" + ns_of("a") + "/memory.max"), "67108864");
+  }
+  // What runs in the node is in its groups: /proc/self/cgroup names them.
+  const Result in = run_testbed({"exec", "--lab", kLab, "a", "--", "cat", "/proc/self/cgroup"});
+  ASSERT_EQ(in.status, 0) << in.output;
+  EXPECT_NE(in.output.find("/" + ns_of("a")), std::string::npos) << in.output;
+  const Result status = run_testbed({"status", kLab});
+  EXPECT_NE(status.output.find("compute (cgroup " + version_name(layout_) + ")"), std::string::npos)
+      << status.output;
+}
+
+// Four seconds of a busy loop in a node at cpus 0.5: the group's CPU time over the loop's
+// wall time is half a CPU within 10%, and the quota held it back in most periods.
+TEST_F(Compute, ABusyLoopAtHalfACpuGetsHalfACpu) {
+  const NodeCgroupUsage before = read_node_cgroup(layout_, ns_of("a"));
+  const auto start = std::chrono::steady_clock::now();
+  const Result loop = run_testbed(
+      {"exec", "--lab", kLab, "a", "--", "timeout", "4", "sh", "-c", "while :; do :; done"});
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(loop.status, 124) << loop.output;  // timeout's "timed out"
+  const NodeCgroupUsage after = read_node_cgroup(layout_, ns_of("a"));
+  const double share = (after.cpu_s - before.cpu_s) / wall;
+  EXPECT_NEAR(share, 0.5, 0.05) << "CPU time " << after.cpu_s - before.cpu_s << " s in " << wall
+                                << " s";
+  EXPECT_GT(after.throttled_periods - before.throttled_periods,
+            (after.periods - before.periods) / 2);
+}
+
+TEST_F(Compute, AMemoryHogBeyondTheLimitIsKilledAndCounted) {
+  const Result hog = run_testbed({"exec", "--lab", kLab, "a", "--", "python3", "-c",
+                                  "b = bytearray(256 * 2**20); print(len(b))"});
+  EXPECT_EQ(hog.status, 128 + 9) << hog.output;  // SIGKILL, by the OOM killer
+  EXPECT_GE(read_node_cgroup(layout_, ns_of("a")).oom_kills, 1u);
+  // The same in the unlimited node runs to its end.
+  const Result fine = run_testbed({"exec", "--lab", kLab, "b", "--", "python3", "-c",
+                                   "b = bytearray(256 * 2**20); print(len(b))"});
+  EXPECT_EQ(fine.status, 0) << fine.output;
+  EXPECT_EQ(read_node_cgroup(layout_, ns_of("b")).oom_kills, 0u);
+}
+
+// A launched rank killed by its node's memory limit is named as such, and the job ends as
+// with any failed rank.
+TEST_F(Compute, ALaunchedRankKilledByTheMemoryLimitIsNamedAsSuch) {
+  const Result r = run_testbed({"launch", kLab, "--nodes", "a", "--", "/usr/bin/python3", "-c",
+                                "b = bytearray(256 * 2**20)"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("node a (rank 0) was killed by its node's memory limit"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST_F(Compute, NodeSetChangesTheShareInPlaceAndLogsIt) {
+  Result r = run_testbed({"node", "set", kLab, "a", "--cpus", "1.5"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_DOUBLE_EQ(read_node_cgroup(layout_, ns_of("a")).cpus.value_or(0), 1.5);
+  r = run_testbed({"node", "set", kLab, "a", "--cpus", "all"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(read_node_cgroup(layout_, ns_of("a")).cpus);
+  EXPECT_EQ(run_testbed({"node", "set", kLab, "a", "--cpus", "0"}).status, 2);
+  EXPECT_NE(run_testbed({"node", "set", kLab, "zz", "--cpus", "1"}).status, 0);
+  std::ifstream log("/run/testbed/" + kLab + "/timeline.csv");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(",cpus=1.5\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(",cpus=all\n"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace testbed::it
+
+namespace testbed::it {
+namespace {
+
+// A schedule's cpus event: the timeline sets the share at its time and logs it.
+TEST(ComputeSchedule, TheTimelineSetsTheShareAtItsTime) {
+  REQUIRE_ROOT();
+  const std::string lab = "tbt-cpu-sched";
+  LabGuard guard(lab);
+  const std::string path = temp_file("tbt-cpu-sched.yaml");
+  std::ofstream(path) << "lab: " << lab << "\n"
+                      << "nodes:\n"
+                      << "  a: {schedule: [{at: 1s, event: cpus, cpus: 0.2}]}\n"
+                      << "  b: {}\n"
+                      << "links:\n"
+                      << "  - {endpoints: [a, b], bandwidth: 100mbit}\n";
+  const Result up = run_testbed({"up", path, "--prometheus", "off"});
+  ASSERT_EQ(up.status, 0) << up.output;
+  const CgroupLayout layout = host_cgroup_layout();
+  // Polled for up to 30 s: the change is due 1 s after the timeline starts.
+  std::optional<double> cpus;
+  for (int i = 0; i < 300 && !(cpus = read_node_cgroup(layout, "tb-" + lab + "-a").cpus); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(cpus);
+  EXPECT_DOUBLE_EQ(*cpus, 0.2);
+  EXPECT_FALSE(read_node_cgroup(layout, "tb-" + lab + "-b").cpus);
+  std::ifstream log("/run/testbed/" + lab + "/timeline.csv");
+  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(",a,,,,,\"\",cpus=0.2\n"), std::string::npos) << text;
+  EXPECT_EQ(run_testbed({"down", lab}).status, 0);
+}
+
+}  // namespace
+}  // namespace testbed::it
