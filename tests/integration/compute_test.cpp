@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <thread>
 
@@ -86,6 +87,7 @@ TEST_F(Compute, EachNodeHasItsGroupWithTheProfilesLimits) {
   const Result in = run_testbed({"exec", "--lab", kLab, "a", "--", "cat", "/proc/self/cgroup"});
   ASSERT_EQ(in.status, 0) << in.output;
   EXPECT_NE(in.output.find("/" + ns_of("a")), std::string::npos) << in.output;
+  std::cout << "nodes' groups: cgroup " << version_name(layout_) << "\n";
   const Result status = run_testbed({"status", kLab});
   EXPECT_NE(status.output.find("compute (cgroup " + version_name(layout_) + ")"), std::string::npos)
       << status.output;
