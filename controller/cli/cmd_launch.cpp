@@ -178,6 +178,7 @@ int run_launch(const Argv& argv) {
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   if (compute.active()) summary["compute"] = compute.summary();
   finish_run_health(*health, summary, request.job, metrics);
+  add_compute_notes(summary);
   if (!summary["final_loss"].is_null()) {
     const nlohmann::json t = summary.value("time_to_target_s", nlohmann::json());
     metrics.publish({{"event", "run_end"},

@@ -119,4 +119,19 @@ std::vector<std::string> throttled_lines(const nlohmann::json& compute) {
   return out;
 }
 
+void add_compute_notes(nlohmann::json& summary) {
+  if (!summary.contains("compute") || !summary.contains("health")) return;
+  const nlohmann::json& c = summary["compute"];
+  nlohmann::json& h = summary["health"];
+  h["compute_limited_nodes"] = c.value("throttled_nodes", nlohmann::json::array());
+  for (const auto& name : h["compute_limited_nodes"]) {
+    const auto& n = c["nodes"][name.get<std::string>()];
+    h["notes"].push_back("node " + name.get<std::string>() +
+                         " was held back by its CPU share (cpus " +
+                         (n["cpus"].is_null() ? std::string("all") : fixed(n["cpus"], 2)) +
+                         ") in " + fixed(100 * n["throttled_share"].get<double>(), 0) +
+                         "% of its periods: its pace is its compute limit, not the network");
+  }
+}
+
 }  // namespace testbed

@@ -23,6 +23,12 @@ void print_compute(std::ostream& out, const nlohmann::json& lab);
 // by its share (cpus 0.25) in 96% of the run's periods, 3.1 s of CPU used".
 std::vector<std::string> throttled_lines(const nlohmann::json& compute);
 
+// The health verdict's word on compute (summary["health"], already there): each throttled
+// node a note, "its pace is its compute limit, not the network", and the list of them in
+// `compute_limited_nodes`. A node's limit is the experiment's choice, so it is a note, not
+// a problem: the run is as healthy as the emulated WAN under it.
+void add_compute_notes(nlohmann::json& summary);
+
 // What each node's group counted over a run (a launch, a train): made at its start, read
 // at its end. Empty when the lab has no groups.
 class ComputeMeter {

@@ -242,6 +242,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       }
       summary["stalls"] = watch.to_json();
       if (compute.active()) summary["compute"] = compute.summary();
+      add_compute_notes(summary);
       if (summary.contains("peers"))
         metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);

@@ -134,6 +134,24 @@ TEST_F(Compute, ALaunchedRankKilledByTheMemoryLimitIsNamedAsSuch) {
       << r.output;
 }
 
+// A job whose node's share held it back: the summary says which node, and the health
+// verdict notes that its pace was its compute limit, not the network.
+TEST_F(Compute, ALaunchHeldBackByItsShareIsNamedInTheHealthVerdict) {
+  const Result r = run_testbed({"launch", kLab, "--nodes", "a,b", "--json", "--", "sh", "-c",
+                                "timeout 2 sh -c 'while :; do :; done'; exit 0"});
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto s = nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1));
+  EXPECT_EQ(s["compute"]["throttled_nodes"], nlohmann::json::array({"a"})) << s["compute"];
+  EXPECT_EQ(s["health"]["compute_limited_nodes"], nlohmann::json::array({"a"}));
+  EXPECT_GT(s["compute"]["nodes"]["a"]["throttled_share"].get<double>(), 0.5);
+  EXPECT_EQ(s["compute"]["nodes"]["b"]["throttled_s"].get<double>(), 0.0);
+  bool noted = false;
+  for (const auto& n : s["health"]["notes"])
+    noted =
+        noted || n.get<std::string>().find("its pace is its compute limit") != std::string::npos;
+  EXPECT_TRUE(noted) << s["health"].dump();
+}
+
 TEST_F(Compute, NodeSetChangesTheShareInPlaceAndLogsIt) {
   Result r = run_testbed({"node", "set", kLab, "a", "--cpus", "1.5"});
   ASSERT_EQ(r.status, 0) << r.output;
