@@ -15,6 +15,7 @@
 #include "controller/lab/plan.h"
 #include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
+#include "controller/topology/straggler.h"
 
 namespace testbed {
 namespace {
@@ -64,9 +65,15 @@ int64_t real_ns() {
 
 std::vector<LiveNodeSchedule> live_node_schedules(const nlohmann::json& plan) {
   std::vector<LiveNodeSchedule> out;
+  uint64_t index = 0;
   for (const auto& n : plan.value("nodes", nlohmann::json::array())) {
-    auto changes = node_changes(node_events_from_json(n));
-    if (!changes.empty()) out.push_back({n.at("name").get<std::string>(), std::move(changes)});
+    LiveNodeSchedule s;
+    s.node = n.at("name").get<std::string>();
+    s.changes = node_changes(node_events_from_json(n));
+    s.straggler = straggler_from_json(n);
+    s.cpus = node_compute_from_json(n).cpus.value_or(0);
+    s.stream = index++;
+    if (!s.changes.empty() || s.straggler) out.push_back(std::move(s));
   }
   return out;
 }
@@ -85,8 +92,10 @@ void Timeline::run() {
     if (last) end_us = std::max(end_us, *last);
     if (!d.params.faults.empty()) end_us = std::max(end_us, d.params.faults.back().at_us);
   }
-  for (const auto& n : nodes_)
+  for (const auto& n : nodes_) {
     if (!n.changes.empty()) end_us = std::max(end_us, n.changes.back().at_us);
+    endless = endless || n.straggler.has_value();
+  }
   std::ofstream log(options_.lab_dir + "/timeline.csv", std::ios::app);
   log << kTimelineHeader << std::flush;
 
@@ -134,6 +143,12 @@ void Timeline::run() {
       for (const auto& c : nodes_[i].changes)
         if (c.at_us >= window && c.at_us < window + kWindowUs)
           due.push_back({c.at_us, i, {}, c.kind, c.cpus});
+      auto& n = nodes_[i];
+      if (n.straggler) {
+        for (const auto& c : straggler_changes(*n.straggler, n.cpus, n.stream, window,
+                                               window + kWindowUs, n.slowed))
+          due.push_back({c.at_us, i, {}, c.kind, c.cpus});
+      }
     }
     std::stable_sort(due.begin(), due.end(),
                      [](const Due& a, const Due& b) { return a.at_us < b.at_us; });

@@ -34,6 +34,12 @@ int64_t monotonic_zero_ns(double start_at_unix_s, int64_t real_now_ns, int64_t m
 struct LiveNodeSchedule {
   std::string node;
   std::vector<NodeChange> changes;
+  // A straggler (straggler.h): its share's changes come window by window, from its model,
+  // the node's share and its stream (its index in the plan); `slowed` carries the state.
+  std::optional<StragglerModel> straggler;
+  double cpus = 0;
+  uint64_t stream = 0;
+  bool slowed = false;
 };
 
 // The nodes of `plan` (plan.json) that have a schedule.

@@ -254,6 +254,11 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
         node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
     }
     if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
+    if (n.straggler)
+      node["straggler"] = {{"chance", n.straggler->chance},
+                           {"slowdown", n.straggler->slowdown},
+                           {"every_us", n.straggler->every_us},
+                           {"seed", n.straggler->seed}};
     j["nodes"].push_back(std::move(node));
   }
   j["links"] = nlohmann::json::array();
@@ -298,6 +303,17 @@ nlohmann::json compute_to_json(const ComputeLimits& c) {
   if (!c.cpuset.empty()) j["cpuset"] = c.cpuset;
   if (c.memory_bytes) j["memory_bytes"] = *c.memory_bytes;
   return j;
+}
+
+std::optional<StragglerModel> straggler_from_json(const nlohmann::json& node) {
+  const auto it = node.find("straggler");
+  if (it == node.end()) return std::nullopt;
+  StragglerModel m;
+  m.chance = it->at("chance").get<double>();
+  m.slowdown = it->at("slowdown").get<double>();
+  m.every_us = it->at("every_us").get<int64_t>();
+  m.seed = it->at("seed").get<uint64_t>();
+  return m;
 }
 
 ComputeLimits node_compute_from_json(const nlohmann::json& node) {

@@ -86,7 +86,10 @@ struct PlannedNode {
   Ipv4Address address;
   std::vector<NodeEvent> events;  // its schedule (node_events.h), run by the timeline
   ComputeLimits compute;          // its CPUs and memory (node_compute.h), as its cgroup holds
+  std::optional<StragglerModel> straggler;  // its share's random slowdowns (straggler.h)
 };
+
+std::optional<StragglerModel> straggler_from_json(const nlohmann::json& node);
 
 // The compute of a plan's nodes, from its JSON ("compute" of each node; none when absent).
 ComputeLimits node_compute_from_json(const nlohmann::json& node);

@@ -147,8 +147,9 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
 
   for (size_t i = 0; i < topo.nodes.size(); ++i) {
     plan.nodes.push_back({topo.nodes[i].name, namespace_name(topo.lab, topo.nodes[i].name),
-                          node_address(topo.pool, i), topo.nodes[i].schedule,
-                          topo.nodes[i].compute});
+                          node_address(topo.pool, i), topo.nodes[i].schedule, topo.nodes[i].compute,
+                          topo.nodes[i].straggler});
+    plan.has_schedules = plan.has_schedules || topo.nodes[i].straggler.has_value();
     plan.has_schedules = plan.has_schedules || !topo.nodes[i].schedule.empty();
   }
   // The routes' book (route_book.h): computed here once, shared with the plan's slices.

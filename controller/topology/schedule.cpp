@@ -6,6 +6,14 @@
 #include <sstream>
 
 namespace testbed {
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 namespace {
 
 constexpr int64_t kMahimahiPacketBits = 1500 * 8;  // one delivery opportunity, per Mahimahi
@@ -15,12 +23,8 @@ constexpr int64_t kMaxTraceMs = 24 * 3600 * 1000;
 // may produce more than this many changes (a guard against a 1 us period, say).
 constexpr size_t kMaxChangesPerWindow = 1000000;
 
-// SplitMix64: a tiny, well-mixed hash, so draw k of a stream needs no generator state.
 uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
+  return splitmix64(x);
 }
 
 // A weighted choice: the draw's top 53 bits as a uniform fraction of the weights' sum,

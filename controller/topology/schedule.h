@@ -18,6 +18,10 @@
 
 namespace testbed {
 
+// SplitMix64: a tiny, well-mixed hash, so that draw k of a random stream needs no
+// generator state (random rates, flaps, stragglers: each draw a function of its index).
+uint64_t splitmix64(uint64_t x);
+
 using YamlErrorSink = std::function<void(const YAML::Node&, const std::string&)>;
 
 // Parses a `schedule:` mapping. Errors go to `yaml_error` (positioned in the profile) or,

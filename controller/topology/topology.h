@@ -92,11 +92,22 @@ struct NodeEvent {
   SourcePos pos;
 };
 
+// A straggler's model (straggler.h): each `every`, with probability `chance`, the node's
+// share divided by `slowdown` for that period.
+struct StragglerModel {
+  double chance = 0;    // in [0, 1]
+  double slowdown = 1;  // > 1
+  int64_t every_us = 0;
+  uint64_t seed = 0;
+  bool operator==(const StragglerModel&) const = default;
+};
+
 struct Node {
   std::string name;
   SourcePos pos;
-  std::vector<NodeEvent> schedule;  // in time order
-  ComputeLimits compute;            // its CPUs and memory (node_compute.h); none by default
+  std::vector<NodeEvent> schedule;          // in time order
+  ComputeLimits compute;                    // its CPUs and memory (node_compute.h); none by default
+  std::optional<StragglerModel> straggler;  // its share's random slowdowns (straggler.h)
 };
 
 struct Link {

@@ -20,6 +20,7 @@
 #include "controller/topology/node_events.h"
 #include "controller/topology/partitions.h"
 #include "controller/topology/schedule.h"
+#include "controller/topology/straggler.h"
 #include "controller/topology/yaml_diagnostics.h"
 
 namespace testbed {
@@ -272,6 +273,7 @@ class Parser {
         if (it->second.IsMap()) {
           std::vector<std::string> keys = kComputeKeys;
           keys.push_back("schedule");
+          keys.push_back("straggler");
           check_keys(it->second, keys, "in node '" + name + "'");
           const YamlErrorSink sink = [this](const YAML::Node& at, const std::string& m) {
             error(at, m);
@@ -279,6 +281,9 @@ class Parser {
           if (it->second["schedule"])
             node.schedule = parse_node_schedule(it->second["schedule"], name, sink);
           node.compute = parse_node_compute(it->second, name, sink);
+          if (it->second["straggler"])
+            node.straggler =
+                parse_straggler(it->second["straggler"], name, node.compute.cpus, topo.seed, sink);
         } else {
           error(it->second,
                 "node '" + name + "': expected a mapping, {} or {cpus: 0.5, schedule: [...]}");

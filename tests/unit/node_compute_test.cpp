@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -14,6 +15,7 @@
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
 #include "controller/topology/node_events.h"
+#include "controller/topology/straggler.h"
 #include "netns/node_cgroup.h"
 #include "read_text.h"
 #include "validation_errors.h"
@@ -116,6 +118,57 @@ TEST(NodeCompute, ASchedulesCpusEventsChangeTheShare) {
   EXPECT_EQ(errors_of("{schedule: [{at: 30s, event: crash, cpus: 1}]}"),
             std::vector<std::string>{
                 "c.yaml:3:48: node 'a' schedule: cpus: only a cpus event sets a share"});
+}
+
+// MLfabric's straggler model as a node's share: slowed in `chance` of the periods (over
+// 20,000, within five standard deviations), to the share over `slowdown`, the same draws
+// for the same seed and node, other draws for another node; refused when malformed.
+TEST(NodeStraggler, SlowsTheShareInItsChanceOfThePeriods) {
+  const Topology t = parse_profile_text(
+      profile("{cpus: 1, straggler: {chance: 10%, slowdown: 4, every: 1s, seed: 3}}"), "c.yaml");
+  ASSERT_TRUE(t.nodes[0].straggler);
+  const StragglerModel m = *t.nodes[0].straggler;
+  EXPECT_DOUBLE_EQ(m.chance, 0.1);
+  EXPECT_DOUBLE_EQ(m.slowdown, 4);
+  EXPECT_EQ(m.every_us, 1000000);
+  EXPECT_EQ(m.seed, 3u);
+  const Plan plan = make_plan(t, false);
+  EXPECT_TRUE(plan.has_schedules);  // a timeline runs it
+  EXPECT_EQ(straggler_from_json(plan_to_json(plan)["nodes"][0]), m);
+
+  constexpr int kPeriods = 20000;
+  int slowed_periods = 0;
+  for (int k = 1; k <= kPeriods; ++k) slowed_periods += straggles(m, 0, k) ? 1 : 0;
+  const double sd = std::sqrt(kPeriods * 0.1 * 0.9);
+  EXPECT_NEAR(slowed_periods, kPeriods * 0.1, 5 * sd);
+
+  // Window by window as the timeline asks, the same as all at once; each change flips.
+  bool a = false, b = false;
+  auto all = straggler_changes(m, 1.0, 0, 0, 100000000, a);
+  std::vector<NodeChange> windows;
+  for (int64_t w = 0; w < 100000000; w += 10000000)
+    for (const auto& c : straggler_changes(m, 1.0, 0, w, w + 10000000, b)) windows.push_back(c);
+  ASSERT_EQ(all.size(), windows.size());
+  ASSERT_FALSE(all.empty());
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(all[i].at_us, windows[i].at_us);
+    EXPECT_EQ(all[i].cpus, windows[i].cpus);
+    EXPECT_EQ(all[i].cpus, i % 2 == 0 ? 0.25 : 1.0);  // slowed, then whole, and so on
+    EXPECT_EQ(all[i].at_us % 1000000, 0);
+  }
+  bool c = false;
+  EXPECT_NE(straggler_changes(m, 1.0, 1, 0, 100000000, c).front().at_us, all.front().at_us)
+      << "another node straggles on its own";
+
+  EXPECT_EQ(errors_of("{straggler: {chance: 10%, slowdown: 4, every: 1s}}"),
+            std::vector<std::string>{"c.yaml:3:18: node 'a' straggler: needs the node's cpus: "
+                                     "the share it is slowed from"});
+  EXPECT_EQ(errors_of("{cpus: 1, straggler: {chance: 10%, slowdown: 0.5, every: 1s}}"),
+            std::vector<std::string>{"c.yaml:3:51: node 'a' straggler: slowdown: '0.5' must be "
+                                     "a factor above 1"});
+  EXPECT_EQ(errors_of("{cpus: 1, straggler: {chance: 10%, slowdown: 4, every: 10ms}}"),
+            std::vector<std::string>{
+                "c.yaml:3:61: node 'a' straggler: every: at least 100ms (the CPU period)"});
 }
 
 class CgroupTree : public ::testing::Test {

@@ -1,0 +1,96 @@
+#include "controller/topology/straggler.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "controller/topology/units.h"
+
+namespace testbed {
+namespace {
+
+// The shortest period: the CFS period (100 ms), below which a share cannot be told from
+// the next.
+constexpr int64_t kMinEveryUs = 100000;
+
+}  // namespace
+
+std::optional<StragglerModel> parse_straggler(const YAML::Node& node, const std::string& name,
+                                              std::optional<double> cpus, uint64_t default_seed,
+                                              const YamlErrorSink& error) {
+  const std::string where = "node '" + name + "' straggler: ";
+  if (!node.IsMap()) {
+    error(node, where + "expected {chance: 10%, slowdown: 4, every: 1s}");
+    return std::nullopt;
+  }
+  bool ok = true;
+  const auto fail = [&](const YAML::Node& at, const std::string& m) {
+    error(at, where + m);
+    ok = false;
+  };
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string key = it->first.Scalar();
+    if (key != "chance" && key != "slowdown" && key != "every" && key != "seed")
+      fail(it->first, "unknown key '" + key + "' (chance, slowdown, every, seed)");
+  }
+  StragglerModel m;
+  m.seed = default_seed;
+  std::string why;
+  if (!node["chance"]) {
+    fail(node, "needs its chance, e.g. 10%");
+  } else if (const auto f = parse_percent(node["chance"].Scalar(), why)) {
+    m.chance = f->value;
+  } else {
+    fail(node["chance"], "chance: " + why);
+  }
+  if (!node["slowdown"]) {
+    fail(node, "needs its slowdown, e.g. 4 (the share divided by 4 while slowed)");
+  } else {
+    std::istringstream in(node["slowdown"].Scalar());
+    if (!(in >> m.slowdown) || !in.eof() || !std::isfinite(m.slowdown) || m.slowdown <= 1)
+      fail(node["slowdown"],
+           "slowdown: '" + node["slowdown"].Scalar() + "' must be a factor above 1");
+  }
+  why.clear();
+  if (!node["every"]) {
+    fail(node, "needs its period, e.g. every: 1s");
+  } else if (const auto d = parse_duration(node["every"].Scalar(), why);
+             !d || d->us < kMinEveryUs) {
+    fail(node["every"], "every: " + (why.empty() ? "at least 100ms (the CPU period)" : why));
+  } else {
+    m.every_us = d->us;
+  }
+  if (node["seed"]) {
+    try {
+      m.seed = std::stoull(node["seed"].Scalar());
+    } catch (const std::exception&) {
+      fail(node["seed"], "seed: expected a whole number");
+    }
+  }
+  if (!cpus) fail(node, "needs the node's cpus: the share it is slowed from");
+  if (ok && cpus && *cpus / m.slowdown < kMinCpus)
+    fail(node["slowdown"], "slowdown: the share while slowed would be under 0.01 of a CPU");
+  if (!ok) return std::nullopt;
+  return m;
+}
+
+bool straggles(const StragglerModel& m, uint64_t stream, uint64_t k) {
+  const uint64_t draw = splitmix64(splitmix64(m.seed ^ splitmix64(stream)) ^ k);
+  return static_cast<double>(draw >> 11) * 0x1.0p-53 < m.chance;
+}
+
+std::vector<NodeChange> straggler_changes(const StragglerModel& m, double cpus, uint64_t stream,
+                                          int64_t from_us, int64_t to_us, bool& slowed) {
+  std::vector<NodeChange> out;
+  if (m.every_us <= 0) return out;
+  // Period 0 starts at time 0, which is the planned state: the first draw is period 1's.
+  const int64_t first = std::max<int64_t>(1, (from_us + m.every_us - 1) / m.every_us);
+  for (int64_t k = first; k * m.every_us < to_us; ++k) {
+    const bool now = straggles(m, stream, static_cast<uint64_t>(k));
+    if (now == slowed) continue;
+    slowed = now;
+    out.push_back({k * m.every_us, NodeEvent::Kind::kCpus, now ? cpus / m.slowdown : cpus});
+  }
+  return out;
+}
+
+}  // namespace testbed
