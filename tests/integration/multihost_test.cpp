@@ -5,11 +5,9 @@
 // `testbed export k8s` writes; then each host brings up its own slice with its own
 // `testbed up --adopt` and its own state directory, as on separate machines.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
-#include <algorithm>
 
 #include <algorithm>
 #include <chrono>
