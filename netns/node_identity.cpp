@@ -155,11 +155,15 @@ NodeIdentity open_node_identity(const std::string& ns) {
   if (access(hosts.c_str(), R_OK) == 0) id.hosts_file = hosts;
   // Its compute (node_cgroup.h), when the lab limits it. A host with no usable hierarchy
   // has no node groups either.
-  std::optional<CgroupLayout> layout;
-  try {
-    layout = host_cgroup_layout();
-  } catch (const std::runtime_error&) {
-  }
+  // The hierarchies' mounts do not change while a process runs: read them once, not at
+  // every launch (a bring-up starts a process per node).
+  static const std::optional<CgroupLayout> layout = []() -> std::optional<CgroupLayout> {
+    try {
+      return host_cgroup_layout();
+    } catch (const std::runtime_error&) {
+      return std::nullopt;
+    }
+  }();
   if (layout) id.cgroup_procs = open_node_cgroup_procs(*layout, ns);
   return id;
 }
