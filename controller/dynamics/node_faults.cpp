@@ -3,7 +3,10 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <ctime>
+#include <fstream>
+#include <thread>
 
 #include "controller/dynamics/lab_json_file.h"
 #include "controller/lab/teardown.h"
@@ -19,10 +22,38 @@ std::vector<ProcessRecord> node_job_processes(const LabState& state, const std::
   return out;
 }
 
+namespace {
+
+// Field 3 of /proc/PID/stat: 'T' stopped, 'R'/'S' running or sleeping; '\0' if gone.
+char state_of(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return '\0';
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '\0';
+}
+
+// kill(2) returns once the signal is queued; the target stops (or continues) when it is next
+// scheduled, which on a loaded machine is later. A pause (resume) verb promises the node is
+// stopped (running) when it returns, so it waits for the recorded process to show it.
+// Two seconds bounds the wait: far beyond a scheduler's delay, short of hanging the verb.
+void await_stop_state(int pid, bool stopped) {
+  constexpr auto kStep = std::chrono::milliseconds(5);
+  for (int i = 0; i < 400; ++i) {  // 400 x 5 ms = the 2 s bound
+    const char s = state_of(pid);
+    if (s == '\0' || s == 'Z' || s == 'X' || (s == 'T') == stopped) return;
+    std::this_thread::sleep_for(kStep);
+  }
+}
+
+}  // namespace
+
 bool KillSignaller::signal(const ProcessRecord& p, int sig) {
   if (p.start_time == 0 || process_start_time(p.pid) != p.start_time) return false;
   // A launched rank leads a group made for it alone (setsid): the group is its processes.
-  return kill(p.group ? -p.pid : p.pid, sig) == 0;
+  if (kill(p.group ? -p.pid : p.pid, sig) != 0) return false;
+  if (sig == SIGSTOP || sig == SIGCONT) await_stop_state(p.pid, sig == SIGSTOP);
+  return true;
 }
 
 const char* node_state_after(NodeEvent::Kind kind) {

@@ -44,7 +44,8 @@ class ProcessSignaller {
   virtual bool signal(const ProcessRecord& p, int sig) = 0;
 };
 
-// The real one: kill(2) after checking /proc/PID/stat's start time.
+// The real one: kill(2) after checking /proc/PID/stat's start time; a stop or continue
+// returns once the process shows it (bounded), so a paused node is paused when the verb ends.
 class KillSignaller : public ProcessSignaller {
  public:
   bool signal(const ProcessRecord& p, int sig) override;

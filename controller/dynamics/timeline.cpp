@@ -133,11 +133,12 @@ void Timeline::run() {
       for (const auto& c :
            schedule_changes(d.params.schedule, d.stream, window, window + kWindowUs)) {
         if (c.at_us > 0)
-          due.push_back({c.at_us, i, c, std::nullopt});  // time 0 is the planned state
+          due.push_back(
+              {c.at_us, i, c, std::nullopt, std::nullopt});  // time 0 is the planned state
       }
       // The partitions that cut it (never at time 0: a lab comes up whole).
       for (const auto& c : fault_changes(d.params, window, window + kWindowUs))
-        due.push_back({c.at_us, i, c, std::nullopt});
+        due.push_back({c.at_us, i, c, std::nullopt, std::nullopt});
     }
     for (size_t i = 0; i < nodes_.size(); ++i) {
       for (const auto& c : nodes_[i].changes)
