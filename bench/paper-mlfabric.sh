@@ -8,17 +8,20 @@
 #   today   profiles/scenarios/mlfabric/table2-*.yaml: the same job at full rates and 300 ms
 #           of compute, compute- and straggler-bound
 #   sync    MLfabric-S against Tr-Sync (sync-c2-n2-resnet{50,152}.yaml)
+#   stragglers  C1-C3 read two ways side by side (profiles/scenarios/mlfabric-compute/): the
+#           agents' waits against CPU throttling of hosts with 0.15 CPU each
 # Each scenario writes bench/out/mlfabric/<name>/; then bench/mlfabric_table2.py prints
-# each table beside the paper's. About 62 min for paper, 35 for today, 6 for sync.
+# each table beside the paper's. About 62 min for paper, 35 for today, 6 for sync, 20 for
+# stragglers.
 #
-# usage: sudo bench/paper-mlfabric.sh [paper] [today] [sync]   (none: all three)
+# usage: sudo bench/paper-mlfabric.sh [paper] [today] [sync] [stragglers]   (none: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tb=${TESTBED:-build/bin/testbed}
 out=${OUT:-bench/out/mlfabric}
 mkdir -p "$out"
 parts=("$@")
-[ ${#parts[@]} -eq 0 ] && parts=(paper today sync)
+[ ${#parts[@]} -eq 0 ] && parts=(paper today sync stragglers)
 cells=(c1-n1 c1-n2 c1-n3 c2-n1 c2-n2 c2-n3 c3-n1 c3-n2 c3-n3)
 run() {  # scenario file, results name
   echo "== $2 ($(date +%T))"
@@ -56,8 +59,15 @@ for part in "${parts[@]}"; do
         run "profiles/scenarios/mlfabric/sync-c2-n2-$m.yaml" "mlfabric-sync-c2-n2-$m"
       done
       ;;
+    stragglers)
+      for c in c1 c2 c3; do
+        run "profiles/scenarios/mlfabric-compute/stragglers-$c.yaml" "mlfabric-stragglers-$c"
+      done
+      echo "== C1-C3: the agents' waits against CPU throttling"
+      python3 bench/mlfabric_stragglers.py --results "$out"
+      ;;
     *)
-      echo "usage: $0 [paper] [today] [sync]" >&2
+      echo "usage: $0 [paper] [today] [sync] [stragglers]" >&2
       exit 2
       ;;
   esac

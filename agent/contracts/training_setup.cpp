@@ -32,7 +32,7 @@ JobSetup job_from(const FieldReader& r) {
 }
 
 ComputeSetup compute_from(const FieldReader& r) {
-  r.refuse_unknown({"min_ms", "max_ms", "straggler_share", "straggler_factor"});
+  r.refuse_unknown({"min_ms", "max_ms", "straggler_share", "straggler_factor", "as"});
   ComputeSetup c;
   c.min_ms = r.in_range("min_ms", r.required<int>("min_ms"), 0, kLongestComputeMs);
   c.max_ms = r.in_range("max_ms", r.required<int>("max_ms"), c.min_ms, kLongestComputeMs);
@@ -40,6 +40,9 @@ ComputeSetup compute_from(const FieldReader& r) {
       r.in_range("straggler_share", r.optional<double>("straggler_share", 0.0), 0.0, 1.0);
   c.straggler_factor =
       r.in_range("straggler_factor", r.optional<double>("straggler_factor", 1.0), 1.0, 1e6);
+  const auto as = r.optional<std::string>("as", "wait");
+  if (as != "wait" && as != "cpu") throw r.error("as", "is '" + as + "', not wait or cpu");
+  c.on_cpu = as == "cpu";
   return c;
 }
 
@@ -88,6 +91,7 @@ nlohmann::json to_json(const TrainingSetup& s) {
                         {"straggler_factor", s.compute.straggler_factor}}},
                       {"seed", s.seed},
                       {"eval_interval_ms", s.eval_interval_ms}};
+  if (s.compute.on_cpu) j["compute"]["as"] = "cpu";
   if (!s.consistency.empty()) j["consistency"] = s.consistency;
   if (!s.routes.is_null()) j["routes"] = s.routes;
   if (!s.transfer.empty()) j["transfer"] = s.transfer;

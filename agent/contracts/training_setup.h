@@ -31,6 +31,9 @@ struct ComputeSetup {
   int min_ms = 0, max_ms = 0;
   double straggler_share = 0;   // in [0, 1]
   double straggler_factor = 1;  // >= 1
+  // The clock's milliseconds burnt as CPU rather than waited (agent/jobs/emulated_compute.h;
+  // `--compute-as cpu`). On the wire "as": "cpu", absent for the default wait.
+  bool on_cpu = false;
   bool operator==(const ComputeSetup&) const = default;
 };
 

@@ -82,6 +82,12 @@ uint64_t ComputeMeter::oom_kills(const std::string& ns) const {
   return read_node_cgroup(layout_, ns).oom_kills;
 }
 
+bool ComputeMeter::memory_limit_killed(const std::string& name) const {
+  for (const auto& n : nodes_)
+    if (n.name == name) return read_node_cgroup(layout_, n.ns).oom_kills > n.start.oom_kills;
+  return false;
+}
+
 nlohmann::json ComputeMeter::summary() const {
   if (nodes_.empty()) return nullptr;
   nlohmann::json out = {{"cgroup", version_name(layout_)},

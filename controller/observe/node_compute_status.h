@@ -41,6 +41,8 @@ class ComputeMeter {
   nlohmann::json summary() const;
   // The OOM kills of the group of the node in namespace `ns` so far.
   uint64_t oom_kills(const std::string& ns) const;
+  // Whether the kernel's OOM killer ended a process of node `name` since the meter began.
+  bool memory_limit_killed(const std::string& name) const;
 
   // A tenth of the periods: an unlimited node, or one whose share exceeds what it asks,
   // stays near 0; a CPU-bound node under its share is held back in nearly every period.

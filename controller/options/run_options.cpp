@@ -88,9 +88,9 @@ TrainOptions resolve_placement_options(const CommandLine& args, Get& get, TrainO
   const std::string budget = get("max-seconds", "");
   o.max_seconds = budget.empty() ? 0 : std::stod(budget);
   o.json = args.flag("json");
-  for (const char* other :
-       {"chunk", "update-time", "primary-busy-bound", "aux-queue-length", "probe-count",
-        "probe-bytes", "probe-link", "staleness", "servers", "compute-ms", "target-loss"}) {
+  for (const char* other : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",
+                            "probe-count", "probe-bytes", "probe-link", "staleness", "servers",
+                            "compute-ms", "compute-as", "target-loss"}) {
     if (args.option(other))
       throw UsageError("--" + std::string(other) + " is not for " + o.strategy +
                        " (one server, BSP, no compute time: the paper's setting)");
@@ -153,6 +153,11 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   o.target_rule = get("target-rule", "share");
   if (const std::string slow = get("slow-dc", ""); !slow.empty()) o.slow = parse_slowdowns(slow);
   if (const std::string s = get("stragglers", ""); !s.empty()) o.stragglers = parse_stragglers(s);
+  o.compute_on_cpu = get("compute-as", "wait") == "cpu";
+  if (o.compute_on_cpu && o.strategy == "gaia")
+    throw UsageError(
+        "--compute-as cpu is not built for gaia (its local workers keep clocks of "
+        "their own); gaia's compute is waited");
   if (o.strategy == "gaia") {
     std::string why;
     o.gaia_threshold = parse_percent(get("gaia-threshold", "1%"), why)->value;

@@ -69,6 +69,9 @@ struct TrainOptions {
   std::string target_rule = "share";
   std::map<std::string, double> slow;  // node -> compute time factor
   Stragglers stragglers;               // each worker's clock slowed now and then (MLfabric)
+  // --compute-as cpu: the compute time burnt on the node's CPU (so its `cpus` limit and a
+  // profile's straggler throttle it), not waited (agent/jobs/emulated_compute.h).
+  bool compute_on_cpu = false;
   // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and
   // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (docs/gaia.md).
   double gaia_threshold = 0.01;

@@ -55,6 +55,7 @@ const std::vector<std::string>& workload_keys() {
                                                  "scale",
                                                  "iterations",
                                                  "compute-ms",
+                                                 "compute-as",
                                                  "chunk",
                                                  "seed",
                                                  "update-time",
@@ -243,6 +244,7 @@ std::string check_workload_setting(const std::string& key, const std::string& va
   if (key == "slow-dc") return refusal_of(parse_slowdowns, value);
   if (key == "stragglers") return refusal_of(parse_stragglers, value);
   if (key == "compute-ms") return refusal_of(parse_compute_range, value);
+  if (key == "compute-as") return value == "wait" || value == "cpu" ? "" : "expected wait or cpu";
   return "unknown workload setting";
 }
 

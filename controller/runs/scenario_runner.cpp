@@ -107,6 +107,12 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
   // The children (`testbed up`) read it through our descriptor of the checked directory.
   out.write("topology.yaml", derive_topology(s, topology_text, lab));
   const std::string topology = out.for_child("topology.yaml");
+  // The variants that run a lab of their own: their profiles, derived alike.
+  std::map<std::string, std::string> variant_text;
+  for (const auto& [name, path] : s.variant_topologies) {
+    variant_text[name] = read_file(path);
+    out.write("topology-" + name + ".yaml", derive_topology(s, variant_text[name], lab));
+  }
   out.write("scenario.yaml", read_file(s.file));
 
   const std::string testbed = program_path("testbed");
@@ -148,6 +154,7 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
           {"workload", s.workload},
           {"strategies", s.strategies},
           {"variants", s.variants},
+          {"variant_topologies", variant_text},
           {"repetitions", s.repetitions}}},
         {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
         {"strategies", strategies},
@@ -165,11 +172,14 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       time_scale << s.time_scale;
       // seeds: this repetition's lab draws its own network, and its workload its own data.
       std::optional<uint64_t> seed;
-      std::string profile = topology;
+      const auto own = variant_text.find(strategy);
+      const bool own_lab = own != variant_text.end();
+      const std::string stem = own_lab ? "topology-" + strategy : "topology";
+      std::string profile = out.for_child(stem + ".yaml");
       if (!s.seeds.empty()) {
         seed = s.seeds[static_cast<size_t>(rep - 1)];
-        const std::string name = "topology-seed" + std::to_string(*seed) + ".yaml";
-        out.write(name, derive_topology(s, topology_text, lab, seed));
+        const std::string name = stem + "-seed" + std::to_string(*seed) + ".yaml";
+        out.write(name, derive_topology(s, own_lab ? own->second : topology_text, lab, seed));
         profile = out.for_child(name);
       }
       const auto up = run_child(
@@ -376,6 +386,10 @@ void check_runnable(Scenario& s) {
   const std::string derived = derive_topology(s, text, lab_name(s.name));
   const Topology t =
       parse_profile_text(derived, s.file + " (its topology, with the events as steps)");
+  // A variant's own topology must take the events as well.
+  for (const auto& [name, path] : s.variant_topologies)
+    parse_profile_text(derive_topology(s, read_file(path), lab_name(s.name)),
+                       s.file + " (variant " + name + "'s topology " + path + ")");
   // NAME@* sweeps the server (or the star's hub) over every node, in the profile's order;
   // NAME@NODE must name one of them.
   std::vector<std::string> expanded;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -228,7 +229,14 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     agents.gather("hello");
     ZmqMetricsSink metrics(ctx, metrics_socket(dir));
     const auto health = start_run_health(ctx, dir, state.plan, o.strategy);
-    const ComputeMeter compute(state);  // each node's CPU time and throttling (compute.md)
+    // Each node's CPU time and throttling (compute.md); shared with the death cause below,
+    // which the agent group may ask after this scope has ended.
+    const auto compute = std::make_shared<const ComputeMeter>(state);
+    // An agent the kernel killed for its node's memory limit is named as such, not as a
+    // death of unknown cause.
+    agents.set_death_cause([compute, names](size_t n) {
+      return compute->memory_limit_killed(names[n]) ? "killed by its node's memory limit" : "";
+    });
     // The run's health beside its figures, its file, the reference check, then the summary
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
@@ -241,7 +249,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
                             {"links_measured", "sent by this host's nodes"}};
       }
       summary["stalls"] = watch.to_json();
-      if (compute.active()) summary["compute"] = compute.summary();
+      if (compute->active()) summary["compute"] = compute->summary();
       add_compute_notes(summary);
       if (summary.contains("peers"))
         metrics.publish(peers_event(summary["peers"], names, o.strategy));

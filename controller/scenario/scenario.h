@@ -18,6 +18,7 @@
 //   reroute: static                  # optional: or {convergence: 300ms}; over the topology's
 //   strategies: [netstorm-lite, netstorm-std]   # NAME@NODE fixes a server; NAME@* sweeps
 //   #  or a variant with settings of its own:  - {name: drps-wsp, strategy: drps, parallel: wsp}
+//   #  and a lab of its own:  - {name: async-cpu, strategy: async, topology: other.yaml}
 //   #  or a user's own job, run by `testbed launch` beside the built-in strategies:
 //   #     - {name: ddp, command: [python3, "{scenario_dir}/train.py"], nodes: all,
 //   #        target-loss: 0.5, max-seconds: 600}
@@ -133,6 +134,10 @@ struct Scenario {
   std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
   // A variant's train settings over `workload`, its strategy among them, by its name.
   std::map<std::string, std::map<std::string, std::string>> variants;
+  // A variant's own topology (a resolved profile path) in place of the scenario's, the
+  // events, rate_scale and reroute applied alike: e.g. its nodes' compute throttled where
+  // another variant's waits (profiles/scenarios/mlfabric-compute/).
+  std::map<std::string, std::string> variant_topologies;
   std::map<std::string, LaunchedJob> jobs;  // by name: the strategies that are launched jobs
   int repetitions = 1;
   std::vector<uint64_t> seeds;  // when given: repetition r runs with seeds[r - 1]

@@ -115,6 +115,12 @@ class Parser {
       s.topology_inline = out.c_str();
       return;
     }
+    s.topology_path = profile_path(n);
+  }
+
+  // A profile named by a path relative to the scenario, or a bundled profile's name; ""
+  // (and an error at `n`) when it is neither.
+  std::string profile_path(const YAML::Node& n) {
     const std::string path = text(n, "topology");
     const fs::path relative = fs::path(file_).parent_path() / path;
     // The error_code forms: a name the file system refuses (too long, say) is no file
@@ -122,16 +128,14 @@ class Parser {
     std::error_code ec;
     if (fs::is_regular_file(relative, ec)) {
       const fs::path absolute = fs::absolute(relative, ec);
-      if (!ec) {
-        s.topology_path = absolute.lexically_normal().string();
-        return;
-      }
+      if (!ec) return absolute.lexically_normal().string();
     }
     try {
-      s.topology_path = locate_profile(path);
+      return locate_profile(path);
     } catch (const std::exception& e) {
       error(n, "topology: " + std::string(e.what()));
     }
+    return "";
   }
 
   void dynamics(const YAML::Node& n, Scenario& s) {
@@ -341,6 +345,7 @@ class Parser {
     }
     std::vector<std::string> allowed = workload_keys();
     allowed.push_back("name");
+    allowed.push_back("topology");  // a lab of its own (a profile path), over the scenario's
     keys(x, allowed, "in a strategy variant");
     if (!x["name"] || !x["strategy"]) {
       error(x,
@@ -364,6 +369,13 @@ class Parser {
       const std::string why = check_workload_setting(k, v);
       if (!why.empty()) error(x[k], k + ": " + why);
       options[k] = v;
+    }
+    if (x["topology"]) {
+      if (!x["topology"].IsScalar()) {
+        error(x["topology"], "topology: a variant's topology is a profile path");
+        return;
+      }
+      s.variant_topologies[name] = profile_path(x["topology"]);
     }
     s.strategies.push_back(name);
     s.variants[name] = options;

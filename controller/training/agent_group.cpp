@@ -67,12 +67,17 @@ void AgentGroup::release_hosts() {
   }
 }
 
+std::string AgentGroup::describe_death(size_t n) const {
+  const std::string cause = cause_ ? cause_(n) : "";
+  return "the agent of node " + names_[n] + (cause.empty() ? " died" : " was " + cause);
+}
+
 void AgentGroup::check_alive() {
   last_check_ = std::chrono::steady_clock::now();
   for (size_t n = 0; n < pids_.size(); ++n) {
     if (pids_[n] == 0 || process_start_time(pids_[n]) != 0) continue;
     if (std::find(may_die_.begin(), may_die_.end(), n) == may_die_.end())
-      throw std::runtime_error("the agent of node " + names_[n] + " died");
+      throw std::runtime_error(describe_death(n));
     pids_[n] = 0;  // reported once
     dead_.push_back(n);
     deaths_to_report_.push_back(n);

@@ -83,6 +83,9 @@ class AgentGroup {
   // agent's death comes as an event {"event": "died"} of that node instead of an error,
   // once, and gather() no longer waits for it.
   void allow_death(size_t node) { may_die_.push_back(node); }
+  // What ended node n's agent when the kernel can say (e.g. "killed by its node's memory
+  // limit"); "" when it cannot: a death is then named without a cause.
+  void set_death_cause(std::function<std::string(size_t)> cause) { cause_ = std::move(cause); }
   bool dead(size_t node) const {
     return std::find(dead_.begin(), dead_.end(), node) != dead_.end();
   }
@@ -105,6 +108,8 @@ class AgentGroup {
   std::vector<pid_t> pids_;
   std::vector<size_t> may_die_, dead_;
   std::vector<size_t> deaths_to_report_;
+  std::function<std::string(size_t)> cause_;
+  std::string describe_death(size_t n) const;
   std::vector<std::string> names_;
   std::string secret_;
   uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0;

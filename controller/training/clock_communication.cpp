@@ -63,6 +63,18 @@ void add_server_legs(const ServerLegs& legs, nlohmann::json& communication) {
   communication["from_server_mean_s"] = mean(legs.from_server_s);
 }
 
+std::vector<double> clock_compute_s(const std::vector<WorkerClockStamps>& workers) {
+  std::vector<double> out;
+  for (const auto& w : workers) {
+    const size_t n = std::min(w.started_ns.size(), w.computed_ns.size());
+    for (size_t c = 0; c < n; ++c)
+      // A clock not computed (the run stopped in it) has no stamp and is not counted.
+      if (w.computed_ns[c] >= w.started_ns[c])
+        out.push_back(static_cast<double>(w.computed_ns[c] - w.started_ns[c]) / 1e9);
+  }
+  return out;
+}
+
 nlohmann::json communication_summary(const std::vector<double>& per_clock_s) {
   nlohmann::json j = {{"per_clock_s", per_clock_s}, {"clocks", per_clock_s.size()}};
   if (per_clock_s.empty()) return j;

@@ -22,6 +22,10 @@ struct WorkerClockStamps {
 // Per clock that every worker both computed and finished, its communication time (s).
 std::vector<double> clock_communication_s(const std::vector<WorkerClockStamps>& workers);
 
+// Every worker clock's compute (s): its parameters complete to its update computed, the
+// emulated compute (waited or burnt, docs/compute.md) and the real update together.
+std::vector<double> clock_compute_s(const std::vector<WorkerClockStamps>& workers);
+
 // {per_clock_s, mean_s, median_s, p90_s, clocks} of those times; clocks 0 when none.
 nlohmann::json communication_summary(const std::vector<double>& per_clock_s);
 

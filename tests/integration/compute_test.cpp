@@ -152,6 +152,29 @@ TEST_F(Compute, ALaunchHeldBackByItsShareIsNamedInTheHealthVerdict) {
   EXPECT_TRUE(noted) << s["health"].dump();
 }
 
+// --compute-as cpu: the clock's compute is CPU burnt in the node, so its share slows it;
+// the default waits and burns next to nothing. Node a has half a CPU: 60 ms of CPU a clock
+// there takes at least 110 ms of wall time (50 ms of quota a 100 ms period), whatever the
+// machine's load, and its CPU time is at least the clocks' (the load cannot lower that).
+TEST_F(Compute, ComputeBurntOnTheCpuIsSlowedByTheNodesShareAndAWaitIsNot) {
+  const auto run = [&](const std::string& as) {
+    const Result r =
+        run_testbed({"train", kLab, "--strategy", "bsp", "--compute-ms", "60", "--compute-as", as,
+                     "--iterations", "6", "--eval-every", "10", "--json"});
+    EXPECT_EQ(r.status, 0) << r.output;
+    return nlohmann::json::parse(r.output.substr(r.output.rfind("\n{") + 1));
+  };
+  const auto cpu = run("cpu");
+  const auto wait = run("wait");
+  EXPECT_EQ(cpu["compute_as"], "cpu");
+  EXPECT_EQ(wait["compute_as"], "wait");
+  EXPECT_GE(cpu["compute"]["nodes"]["a"]["cpu_s"].get<double>(), 6 * 0.060) << cpu["compute"];
+  EXPECT_LT(wait["compute"]["nodes"]["a"]["cpu_s"].get<double>(), 6 * 0.060 / 2) << wait["compute"];
+  EXPECT_GE(cpu["clock_compute"]["p90_s"].get<double>(), 0.110) << cpu["clock_compute"];
+  // A wait lasts its length on any node: at least 60 ms.
+  EXPECT_GE(wait["clock_compute"]["median_s"].get<double>(), 0.060) << wait["clock_compute"];
+}
+
 TEST_F(Compute, NodeSetChangesTheShareInPlaceAndLogsIt) {
   Result r = run_testbed({"node", "set", kLab, "a", "--cpus", "1.5"});
   ASSERT_EQ(r.status, 0) << r.output;

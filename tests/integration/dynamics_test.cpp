@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -61,6 +62,21 @@ bool any_alive(const std::vector<int>& pids) {
   return false;
 }
 
+double ping_field(const std::string& output, const std::regex& pattern);
+
+// A ping's RTTs against the configured `expected_ms`: the least is the delay as the kernel
+// applied it (within 3 ms), and the mean adds only the host's scheduling: 3 ms more at most
+// on a machine's own kernel, 8 ms under a CPU emulated in software (scripts/kernel-test.sh
+// sets TESTBED_EMULATED_CPU: TCG's per-packet cost, 4.8 ms measured on a 60 ms RTT).
+void expect_rtt(const std::string& output, double expected_ms) {
+  const double min = ping_field(output, std::regex(R"(= ([\d.]+)/)"));
+  const double avg = ping_field(output, std::regex(R"(= [\d.]+/([\d.]+)/)"));
+  const double slack = std::getenv("TESTBED_EMULATED_CPU") ? 8.0 : 3.0;
+  EXPECT_NEAR(min, expected_ms, 3.0) << output;
+  EXPECT_GE(avg, expected_ms - 3.0) << output;
+  EXPECT_LE(avg, expected_ms + slack) << output;
+}
+
 double ping_field(const std::string& output, const std::regex& pattern) {
   std::smatch m;
   if (!std::regex_search(output, m, pattern)) return -1;
@@ -105,7 +121,7 @@ TEST(Dynamics, PingRttIsTwiceTheOneWayDelay) {
   ASSERT_EQ(ping.status, 0) << ping.output;
   const double avg = ping_field(ping.output, std::regex(R"(= [\d.]+/([\d.]+)/)"));
   std::cout << "[ measured ] ping RTT " << avg << " ms for 30 ms each way\n";
-  EXPECT_NEAR(avg, 60.0, 3.0) << ping.output;
+  expect_rtt(ping.output, 60.0);
 }
 
 TEST(Dynamics, FivePercentLossLosesFivePercentOfPings) {
@@ -210,8 +226,7 @@ TEST(Dynamics, LinkSetChangesALiveLinkInPlace) {
   EXPECT_EQ(link["a2b"]["kernel"]["rate_bits_per_s"], 100000000);
   const Result ping = run_testbed({"exec", "--lab", "tbt-set", "a", "--", "ping", "-c", "10", "-i",
                                    "0.05", "-q", "198.18.0.2"});
-  EXPECT_NEAR(ping_field(ping.output, std::regex(R"(= [\d.]+/([\d.]+)/)")), 50.0, 3.0)
-      << ping.output;
+  expect_rtt(ping.output, 50.0);
   EXPECT_EQ(run_testbed({"link", "set", "tbt-set", "a", "nobody", "--rate", "1mbit"}).status, 2);
   EXPECT_EQ(run_testbed({"link", "set", "tbt-set", "a", "b", "--rate", "1mbps"}).status, 2);
 }

@@ -27,6 +27,19 @@ TEST(ClockCommunication, FromTheLastUpdateComputedToTheLastWorkerHoldingTheModel
   EXPECT_NEAR(j["p90_s"].get<double>(), 0.150, 1e-12);
 }
 
+TEST(ClockCommunication, EachWorkerClocksComputeIsItsStartToItsUpdate) {
+  // Worker 1 computed three clocks (100, 250, 240 ms); worker 0 two, its third not computed.
+  const std::vector<WorkerClockStamps> w = {
+      {{0, 440 * kMs, 720 * kMs}, {100 * kMs, 600 * kMs}},
+      {{0, 450 * kMs, 710 * kMs}, {100 * kMs, 700 * kMs, 950 * kMs}},
+  };
+  const auto c = clock_compute_s(w);
+  ASSERT_EQ(c.size(), 5u);
+  EXPECT_NEAR(c[0], 0.100, 1e-12);
+  EXPECT_NEAR(c[1], 0.160, 1e-12);
+  EXPECT_NEAR(c[4], 0.240, 1e-12);
+}
+
 TEST(ClockCommunication, AServersClockSplitsItIntoTheWayInAndTheWayOut) {
   const std::vector<WorkerClockStamps> w = {
       {{0, 440 * kMs, 720 * kMs}, {100 * kMs, 600 * kMs, 900 * kMs}},

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "controller/health/health_report.h"
+#include "controller/observe/compute_metrics.h"
 #include "controller/observe/health_metrics.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/train_metrics.h"
@@ -63,6 +64,12 @@ std::set<std::string> exported_names() {
   auto families = registry.Collect();
   for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
   for (auto& f : fault_families("lab", {{{"a", "running"}}, {}})) families.push_back(f);
+  // The compute families of one node (a group that does not exist reads as zeros).
+  CgroupLayout nowhere;
+  nowhere.version = CgroupLayout::Version::kV2;
+  nowhere.v2_root = "/nonexistent";
+  for (auto& f : ComputeCollectable("lab", nowhere, {{"a", "tb-lab-a"}}).Collect())
+    families.push_back(f);
   std::set<std::string> names;
   for (const auto& f : families) {
     EXPECT_FALSE(f.metric.empty()) << f.name;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "controller/options/workload_settings.h"
 #include "controller/scenario/junit.h"
@@ -228,6 +229,44 @@ strategies:
     EXPECT_NE(what.find("bad.yaml:6:31: unknown key 'epochs'"), std::string::npos) << what;
     EXPECT_NE(what.find("needs a name and a strategy"), std::string::npos) << what;
   }
+}
+
+TEST(Scenario, AVariantMayRunALabOfItsOwn) {
+  // Two profiles beside the scenario: the variant's topology is read relative to it.
+  const auto dir = std::filesystem::temp_directory_path() / "tb-unit-variant-topology";
+  std::filesystem::create_directories(dir);
+  const char* profile =
+      "lab: x\ndefaults: {bandwidth: 100mbit}\nnodes: {a: {}, b: {}}\nlinks: [{endpoints: [a, "
+      "b]}]\n";
+  for (const char* name : {"plain.yaml", "throttled.yaml"}) std::ofstream(dir / name) << profile;
+  const Scenario s = parse_scenario_text(R"(
+name: two-ways
+topology: plain.yaml
+strategies:
+  - {name: ps-wait, strategy: ps}
+  - {name: ps-cpu, strategy: ps, compute-as: cpu, topology: throttled.yaml}
+)",
+                                         (dir / "s.yaml").string());
+  EXPECT_FALSE(s.variant_topologies.contains("ps-wait"));
+  EXPECT_EQ(s.variant_topologies.at("ps-cpu"), (dir / "throttled.yaml").string());
+  EXPECT_EQ(s.variants.at("ps-cpu").at("compute-as"), "cpu");
+  try {
+    parse_scenario_text(R"(
+name: bad
+topology: plain.yaml
+strategies:
+  - {name: v, strategy: ps, topology: nowhere.yaml}
+  - {name: w, strategy: ps, compute-as: gpu}
+)",
+                        (dir / "bad.yaml").string());
+    FAIL() << "a missing variant topology accepted";
+  } catch (const ValidationError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("bad.yaml:5:39: topology:"), std::string::npos) << what;
+    EXPECT_NE(what.find("bad.yaml:6:41: compute-as: expected wait or cpu"), std::string::npos)
+        << what;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Scenario, SeedsAreARepetitionEachAndReseedTheLab) {

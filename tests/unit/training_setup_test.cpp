@@ -62,6 +62,15 @@ TEST(TrainingSetup, WhatTheControllerWritesTheAgentReadsBackWhole) {
   gaia.gaia = {{"threshold", 0.01}, {"ds", 2}, {"mirrors", nlohmann::json::object()}};
   EXPECT_EQ(training_setup_from_json(to_json(gaia)), gaia);
   EXPECT_FALSE(to_json(gaia).contains("consistency"));
+  // Compute burnt on the CPU travels as "as": "cpu"; the default wait is absent.
+  TrainingSetup cpu = filled();
+  cpu.compute.on_cpu = true;
+  EXPECT_EQ(to_json(cpu)["compute"]["as"], "cpu");
+  EXPECT_EQ(training_setup_from_json(to_json(cpu)), cpu);
+  EXPECT_FALSE(to_json(filled())["compute"].contains("as"));
+  nlohmann::json bad = to_json(cpu);
+  bad["compute"]["as"] = "gpu";
+  EXPECT_NE(refusal(bad).find("as"), std::string::npos) << refusal(bad);
 }
 
 TEST(TrainingSetup, AMissingFieldIsRefusedByName) {

@@ -26,6 +26,7 @@ void AllReduceProtocol::setup(const nlohmann::json& cmd) {
   seed_ = s.seed;
   compute_ = {s.compute.min_ms, s.compute.max_ms};
   stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
+  emulated_.set_on_cpu(s.compute.on_cpu);
   slowdown_ = s.slowdown(self_);
   eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
   const JobConfig config = job_config(s.job, static_cast<int>(workers_.size()));
@@ -76,6 +77,7 @@ void AllReduceProtocol::start_clock() {
   log_.started(clock_, now);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   phase_ = Phase::kComputing;
+  emulated_.start();
   const SparseUpdate u = job_->update(clock_, w_);
   log_.add_samples(job_->samples_per_update());
   update_.assign(w_.size(), 0.0f);
@@ -84,8 +86,7 @@ void AllReduceProtocol::start_clock() {
   } else {
     for (size_t i = 0; i < u.keys.size(); ++i) update_[u.keys[i]] += u.values[i];
   }
-  compute_end_ = now + std::chrono::milliseconds(local_compute_ms(compute_, seed_, self_, 1, clock_,
-                                                                  slowdown_, stragglers_));
+  emulated_.set_length(local_compute_ms(compute_, seed_, self_, 1, clock_, slowdown_, stragglers_));
 }
 
 void AllReduceProtocol::send(std::vector<AllReduceMessage> messages) {
@@ -124,7 +125,7 @@ void AllReduceProtocol::clock_done() {
 }
 
 void AllReduceProtocol::tick() {
-  if (phase_ != Phase::kComputing || Clock::now() < compute_end_) return;
+  if (phase_ != Phase::kComputing || !emulated_.finished()) return;
   log_.computed(clock_);
   phase_ = Phase::kReducing;
   const uint64_t clock = clock_;
@@ -141,9 +142,7 @@ void AllReduceProtocol::tick() {
 
 std::chrono::milliseconds AllReduceProtocol::timeout() const {
   if (phase_ != Phase::kComputing) return std::chrono::milliseconds(-1);
-  return std::max(
-      std::chrono::milliseconds(0),
-      std::chrono::duration_cast<std::chrono::milliseconds>(compute_end_ - Clock::now()));
+  return emulated_.timeout();
 }
 
 void AllReduceProtocol::finish() {

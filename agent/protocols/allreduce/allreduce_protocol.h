@@ -17,6 +17,7 @@
 #include <string>
 
 #include "agent/jobs/compute_time.h"
+#include "agent/jobs/emulated_compute.h"
 #include "agent/jobs/job.h"
 #include "agent/protocols/allreduce/all_reduce.h"
 #include "agent/protocols/worker_clock_log.h"
@@ -67,7 +68,8 @@ class AllReduceProtocol : public Protocol {
   std::vector<float> update_;
   // Messages of a clock this worker has not begun reducing yet (it still computes).
   std::map<uint64_t, std::vector<Early>> early_;
-  Clock::time_point compute_end_, next_eval_;
+  Clock::time_point next_eval_;
+  EmulatedCompute emulated_;  // the clock's compute: waited, or burnt on the node's CPU
   bool stop_requested_ = false;
   WorkerClockLog log_;
 };

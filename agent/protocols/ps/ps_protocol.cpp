@@ -30,6 +30,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   iterations_ = s.iterations;
   compute_ = {s.compute.min_ms, s.compute.max_ms};
   stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
+  emulated_.set_on_cpu(s.compute.on_cpu);
   eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
   scheduled_ = s.scheduled;
   distribution_ = s.distribution;
@@ -287,10 +288,11 @@ void PsProtocol::params_complete() {
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   // The real computation, then the rest of the emulated compute time (stragglers).
   phase_ = Phase::kComputing;
+  emulated_.start();
   update_ = job_->update(clock_, w_);
   log_.add_samples(job_->samples_per_update());
-  compute_end_ = now + std::chrono::milliseconds(local_compute_ms(compute_, seed_, self_, per_node_,
-                                                                  clock_, slowdown_, stragglers_));
+  emulated_.set_length(
+      local_compute_ms(compute_, seed_, self_, per_node_, clock_, slowdown_, stragglers_));
 }
 
 void PsProtocol::push_update() {
@@ -339,7 +341,7 @@ void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
   close_pull_batch();
   send_due();
-  if (phase_ == Phase::kComputing && Clock::now() >= compute_end_) {
+  if (phase_ == Phase::kComputing && emulated_.finished()) {
     log_.computed(clock_);
     scheduled_ ? announce_update() : push_update();
   }
@@ -356,8 +358,7 @@ std::chrono::milliseconds PsProtocol::timeout() const {
     paced = paced.count() < 0 ? due : std::min(paced, due);
   }
   if (phase_ != Phase::kComputing) return paced;
-  const auto left = std::max(milliseconds(0),
-                             std::chrono::duration_cast<milliseconds>(compute_end_ - Clock::now()));
+  const auto left = emulated_.timeout();
   return paced.count() < 0 ? left : std::min(left, paced);
 }
 

@@ -72,6 +72,7 @@
 
 #include "agent/contracts/training_setup.h"
 #include "agent/jobs/compute_time.h"
+#include "agent/jobs/emulated_compute.h"
 #include "agent/jobs/job.h"
 #include "agent/protocols/apsp/routed_transfer.h"
 #include "agent/protocols/drps/stored_shard_values.h"
@@ -192,8 +193,9 @@ class PsProtocol : public Protocol {
   std::vector<uint64_t> read_min_clock_;  // per shard: what the values read reflect
   bool evaluate_these_ = false;           // the pull under way brings values to evaluate
   bool stop_requested_ = false;
-  Clock::time_point next_eval_, compute_end_;
-  SparseUpdate update_;  // computed, sent when the emulated compute time is over
+  Clock::time_point next_eval_;
+  EmulatedCompute emulated_;  // the clock's compute: waited, or burnt on the node's CPU
+  SparseUpdate update_;       // computed, sent when the emulated compute time is over
   uint64_t pulled_local_ = 0, pulled_remote_ = 0;  // training pulls' parameters, by shard
   struct {
     uint64_t pushes = 0, pulls = 0;  // a sparse job's messages sent dense (shorter_dense)

@@ -200,7 +200,8 @@ void PsSession::setup() {
   setup.compute = {.min_ms = o_.compute_min_ms,
                    .max_ms = o_.compute_max_ms,
                    .straggler_share = o_.stragglers.share,
-                   .straggler_factor = o_.stragglers.factor};
+                   .straggler_factor = o_.stragglers.factor,
+                   .on_cpu = o_.compute_on_cpu};
   setup.seed = o_.seed;
   setup.eval_interval_ms = static_cast<int>(std::lround(o_.eval_every_s * 1000));
   if (o_.placement) {

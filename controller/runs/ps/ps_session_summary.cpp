@@ -35,6 +35,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
       {"stragglers", {{"share", o_.stragglers.share}, {"factor", o_.stragglers.factor}}},
+      {"compute_as", o_.compute_on_cpu ? "cpu" : "wait"},
       {"staleness_bound", !bounded()                    ? nlohmann::json(nullptr)
                           : o_.staleness == kWspNoBound ? nlohmann::json("none")
                                                         : nlohmann::json(o_.staleness)},
@@ -93,6 +94,10 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   // ready (an asynchronous run's workers end their clocks apart: no such moment exists).
   if (o_.consistency == "bsp")
     s["communication"] = communication_summary(clock_communication_s(stamps));
+  // What a clock's compute took, measured (a straggler's and the node's limit included):
+  // the readings of --compute-as compare by it.
+  s["clock_compute"] = communication_summary(clock_compute_s(stamps));
+  s["clock_compute"].erase("per_clock_s");
   // MLfabric-S: the updates' way to the server, and the model's way back, apart.
   for (const auto& st : stats_) {
     if (!st.contains("server") || !st["server"].contains("clock_applied_ns")) continue;
