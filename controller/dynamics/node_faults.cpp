@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <fstream>
 #include <thread>
 
 #include "controller/dynamics/lab_json_file.h"
@@ -24,15 +23,6 @@ std::vector<ProcessRecord> node_job_processes(const LabState& state, const std::
 
 namespace {
 
-// Field 3 of /proc/PID/stat: 'T' stopped, 'R'/'S' running or sleeping; '\0' if gone.
-char state_of(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return '\0';
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '\0';
-}
-
 // kill(2) returns once the signal is queued; the target stops (or continues) when it is next
 // scheduled, which on a loaded machine is later. A pause (resume) verb promises the node is
 // stopped (running) when it returns, so it waits for the recorded process to show it.
@@ -40,7 +30,7 @@ char state_of(int pid) {
 void await_stop_state(int pid, bool stopped) {
   constexpr auto kStep = std::chrono::milliseconds(5);
   for (int i = 0; i < 400; ++i) {  // 400 x 5 ms = the 2 s bound
-    const char s = state_of(pid);
+    const char s = process_state(pid);
     if (s == '\0' || s == 'Z' || s == 'X' || (s == 'T') == stopped) return;
     std::this_thread::sleep_for(kStep);
   }

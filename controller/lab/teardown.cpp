@@ -65,6 +65,15 @@ std::vector<int> group_members_in(int pgid, const std::set<uint64_t>& namespaces
 
 }  // namespace
 
+char process_state(int pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat;
+  if (!std::getline(in, stat)) return '\0';
+  // The command name (field 2) may contain spaces and parentheses: count after the last ')'.
+  const auto close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '\0';
+}
+
 uint64_t process_start_time(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
   std::string stat;

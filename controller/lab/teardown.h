@@ -14,6 +14,9 @@ namespace testbed {
 
 // /proc/PID/stat start time in clock ticks since boot; 0 when the process has exited.
 uint64_t process_start_time(int pid);
+// Field 3 of /proc/PID/stat: 'R' running, 'S' sleeping, 'T' stopped, 'Z' a zombie, ...;
+// '\0' when there is no such process.
+char process_state(int pid);
 
 // Starts argv in namespace `ns` (empty: the host's) with its output appended to
 // `log_path`, and records it in the lab's state at once (pid and start time), so `down`

@@ -1,6 +1,7 @@
 #include "testbed_cli.h"
 
 #include "controller/lab/lab_state.h"
+#include "controller/lab/teardown.h"
 
 #include "netns/capabilities.h"
 #include "netns/netns_exec.h"
@@ -216,11 +217,8 @@ void wait_for_listener(const std::string& lab, const std::string& node) {
 }
 
 char process_state(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return '?';
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+  const char s = testbed::process_state(pid);  // controller/lab/teardown.h
+  return s == '\0' ? '?' : s;
 }
 
 }  // namespace testbed::it
