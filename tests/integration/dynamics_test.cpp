@@ -16,6 +16,7 @@
 
 #include "controller/lab/teardown.h"
 #include "host_snapshot.h"
+#include "netns_shell.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {
@@ -60,27 +61,6 @@ bool any_alive(const std::vector<int>& pids) {
     if (process_start_time(pid) != 0) return true;
   }
   return false;
-}
-
-double ping_field(const std::string& output, const std::regex& pattern);
-
-// A ping's RTTs against the configured `expected_ms`: the least is the delay as the kernel
-// applied it (within 3 ms), and the mean adds only the host's scheduling: 3 ms more at most
-// on a machine's own kernel, 8 ms under a CPU emulated in software (scripts/kernel-test.sh
-// sets TESTBED_EMULATED_CPU: TCG's per-packet cost, 4.8 ms measured on a 60 ms RTT).
-void expect_rtt(const std::string& output, double expected_ms) {
-  const double min = ping_field(output, std::regex(R"(= ([\d.]+)/)"));
-  const double avg = ping_field(output, std::regex(R"(= [\d.]+/([\d.]+)/)"));
-  const double slack = std::getenv("TESTBED_EMULATED_CPU") ? 8.0 : 3.0;
-  EXPECT_NEAR(min, expected_ms, 3.0) << output;
-  EXPECT_GE(avg, expected_ms - 3.0) << output;
-  EXPECT_LE(avg, expected_ms + slack) << output;
-}
-
-double ping_field(const std::string& output, const std::regex& pattern) {
-  std::smatch m;
-  if (!std::regex_search(output, m, pattern)) return -1;
-  return std::stod(m[1]);
 }
 
 TEST(Dynamics, SlowLinkWithoutDelayKeepsTcpAtRate) {

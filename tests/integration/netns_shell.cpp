@@ -1,9 +1,11 @@
 #include "netns_shell.h"
 
+#include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -38,6 +40,21 @@ double iperf3_mbit(const std::string& client_ns, const std::string& server_ns,
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return 0;
+}
+
+double ping_field(const std::string& output, const std::regex& pattern) {
+  std::smatch m;
+  if (!std::regex_search(output, m, pattern)) return -1;
+  return std::stod(m[1]);
+}
+
+void expect_rtt(const std::string& output, double expected_ms) {
+  const double min = ping_field(output, std::regex(R"(= ([\d.]+)/)"));
+  const double avg = ping_field(output, std::regex(R"(= [\d.]+/([\d.]+)/)"));
+  const double slack = std::getenv("TESTBED_EMULATED_CPU") ? 8.0 : 3.0;
+  EXPECT_NEAR(min, expected_ms, 3.0) << output;
+  EXPECT_GE(avg, expected_ms - 3.0) << output;
+  EXPECT_LE(avg, expected_ms + slack) << output;
 }
 
 NamespacesGuard::~NamespacesGuard() {

@@ -27,8 +27,10 @@ TEST(EmulatedCompute, AWaitPassesWithoutBurningCpu) {
 
 TEST(EmulatedCompute, OnTheCpuItBurnsTheLengthInSlicesAndNeverWaits) {
   EmulatedCompute c(true);
-  c.start();
+  // Read before start(): CPU spent between start() and a later read counts toward the 30 ms,
+  // so a read after it could come up a few microseconds short (CI saw 29.997 ms).
   const int64_t cpu0 = thread_cpu_ns();
+  c.start();
   c.set_length(30);
   int slices = 0;
   while (!c.finished()) {
