@@ -10,6 +10,9 @@ agent/ and netns/ and checks it against the ranks below. CI runs it before build
   scripts/check-layers.py --legacy   resolve unqualified includes by file name, as the flat
                                      include path did (to count an older tree's arrows)
   scripts/check-layers.py --root DIR check another tree (tests/layers/ uses it)
+
+It also fails where code outside the registries compares a strategy's name: the controller
+asks a strategy's traits (controller/training/strategy_registry.h) instead.
 """
 import os
 import re
@@ -51,7 +54,24 @@ SYSTEM_PARENTS = ("controller/training/", "controller/runs/", "agent/protocols/"
 SAME_SYSTEM = {"netstorm": "tree"}  # NetStorm's logic lives in training/netstorm, its runs in tree
 CORE_SYSTEM = "ps"
 # Registries name every system by design.
-REGISTRIES = {"agent/protocols/protocol_registry.cpp", "controller/training/strategies.cpp"}
+REGISTRIES = {"agent/protocols/protocol_registry.cpp", "controller/training/strategies.cpp",
+              "controller/training/strategy_registry.cpp"}
+STRATEGY_REGISTRY = "controller/training/strategy_registry.cpp"
+# Strategy names that are also the name of something else compared in its own right: a
+# consistency model (bsp, ssp, async), an agents' protocol (ps, gaia) or a placement rule
+# (apsp). A comparison of a variable named for a strategy is caught whatever the name.
+SHARED_NAMES = {"bsp", "ssp", "async", "ps", "gaia", "apsp"}
+
+
+def strategy_comparison(root):
+    """A regex matching a comparison with a strategy's name, from the registry's entries."""
+    path = os.path.join(root, STRATEGY_REGISTRY)
+    if not os.path.isfile(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        names = set(re.findall(r'\.name = "([^"]+)"', f.read())) - SHARED_NAMES
+    alternatives = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+    return re.compile(r'(strategy\w*(\(\))?\s*[!=]=\s*"|[!=]=\s*"(%s)")' % alternatives)
 
 # Known, counted, to be removed by issue 50 part 3 (the parameter server's core and its
 # policies): each entry is "from-folder -> to-folder". The check fails on a new one, and
@@ -104,6 +124,7 @@ def main(argv):
     for s in sources():
         by_name.setdefault(os.path.basename(s), []).append(s)
     problems, counts, crossings = [], {}, set()
+    compares_name = strategy_comparison(ROOT)
 
     def flag(rule, src, line_no, text):
         counts[rule] = counts.get(rule, 0) + 1
@@ -117,6 +138,9 @@ def main(argv):
         with open(os.path.join(ROOT, src), encoding="utf-8") as f:
             lines = f.readlines()
         for n, line in enumerate(lines, 1):
+            if compares_name and src not in REGISTRIES and compares_name.search(line):
+                flag("compares a strategy's name", src, n,
+                     "ask its traits (controller/training/strategy_registry.h)")
             m = INCLUDE.match(line)
             if not m:
                 continue

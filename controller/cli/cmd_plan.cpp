@@ -64,10 +64,12 @@ int run_plan(const Argv& argv) {
   // A workload of a placement strategy: where its server goes, and its paths and rates.
   const Topology topology = parse_profile_file(args.positional(0));
   const nlohmann::json placement = workload_placement(topology);
+  // The workload's strategy, when it names one the registry knows: its choices are shown.
   const auto strategy = topology.workload.find("strategy");
-  const bool gaia = strategy != topology.workload.end() && strategy->second == "gaia";
-  const bool mlfabric =
-      strategy != topology.workload.end() && strategy_is_scheduled(strategy->second);
+  const StrategyTraits* traits =
+      strategy == topology.workload.end() ? nullptr : find_strategy(strategy->second);
+  const bool gaia = traits != nullptr && traits->kind == StrategyKind::kGaia;
+  const bool mlfabric = traits != nullptr && traits->scheduled();
   if (args.flag("json")) {
     nlohmann::json j = plan_to_json(*plan, args.flag("routes"));
     if (!placement.is_null()) j["placement"] = placement;

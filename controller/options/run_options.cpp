@@ -103,16 +103,19 @@ TrainOptions resolve_placement_options(const CommandLine& args, Get& get, TrainO
 template <typename Get>
 TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& workload, Get& get,
                                 TrainOptions o) {
+  const StrategyTraits& t = strategy_traits(o.strategy);
+  const bool gaia = t.kind == StrategyKind::kGaia;
   const std::string model = get("model", "mf");
   const bool named_here = args.option("model").has_value();
-  // MLfabric's strategies also train a dense model of a named size (its ResNets' traffic):
-  // the dense job of the model's parameters times the scale, as APSP's runs do.
-  // MLfabric's strategies and its plain asynchronous baseline train a dense model of a named size.
-  const auto is_mlfabric = [](const std::string& s) {
-    return strategy_is_scheduled(s) || !strategy_all_reduce(s).empty() || s == "async";
+  // MLfabric's strategies and its plain asynchronous baseline also train a dense model of a
+  // named size (its ResNets' traffic): the dense job of the model's parameters times the
+  // scale, as APSP's runs do.
+  const auto named_models = [](const std::string& s) {
+    const StrategyTraits* of = find_strategy(split_placed(s).first);
+    return of != nullptr && of->named_models;
   };
-  const bool ours = named_here || is_mlfabric(workload.value("strategy", ""));
-  if (is_mlfabric(o.strategy) && !is_job(model) && ours) {
+  const bool ours = named_here || named_models(workload.value("strategy", ""));
+  if (t.named_models && !is_job(model) && ours) {
     o.model = find_model(model);
     o.job = "dense";
     o.scale = std::stod(get("scale", "0.01"));
@@ -141,7 +144,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   o.servers = get("servers", "all");
   o.worker_nodes = get("workers", "all");
   // Gaia's data centers each run workers beside their full replica.
-  if (o.worker_nodes != "all" && o.strategy == "gaia")
+  if (o.worker_nodes != "all" && gaia)
     throw UsageError("--workers is not for gaia: every data center runs workers");
   const std::string target = get("target-loss", "");
   if (!target.empty()) o.target_loss = std::stod(target);
@@ -154,11 +157,11 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   if (const std::string slow = get("slow-dc", ""); !slow.empty()) o.slow = parse_slowdowns(slow);
   if (const std::string s = get("stragglers", ""); !s.empty()) o.stragglers = parse_stragglers(s);
   o.compute_on_cpu = get("compute-as", "wait") == "cpu";
-  if (o.compute_on_cpu && o.strategy == "gaia")
+  if (o.compute_on_cpu && gaia)
     throw UsageError(
         "--compute-as cpu is not built for gaia (its local workers keep clocks of "
         "their own); gaia's compute is waited");
-  if (o.strategy == "gaia") {
+  if (gaia) {
     std::string why;
     o.gaia_threshold = parse_percent(get("gaia-threshold", "1%"), why)->value;
     const std::string ds = get("gaia-ds", "2");
@@ -172,24 +175,20 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   // Gaia's t counts passes (IterStore's and Bösen's iterations, docs/gaia.md); every other
   // strategy keeps the job's clocks unless told, and a Gaia profile says `gaia-t` in its
   // workload so that its Baseline trains the same job.
-  o.t_in_passes = get("gaia-t", o.strategy == "gaia" ? "pass" : "clock") == "pass";
+  o.t_in_passes = get("gaia-t", t.clocks_in_passes ? "pass" : "clock") == "pass";
   // drps: the disk-resident servers under the parallel model --parallel names; the other
   // strategies are their own model.
-  const bool drps = o.strategy == "drps";
+  const bool drps = t.consistency.empty();  // --parallel chooses
   if (!drps && args.option("parallel"))
     throw UsageError("--parallel is for drps; " + o.strategy + " is its own parallel model");
   // MLfabric-A's server is asynchronous (its scheduler bounds the delays); MLfabric-S's is
   // synchronous, and so are RR-Sync and Tr-Sync, BSP's model without a server.
-  const bool synchronous = o.strategy == "mlfabric-s" || !strategy_all_reduce(o.strategy).empty();
-  o.consistency = drps                         ? get("parallel", "bsp")
-                  : o.strategy == "mlfabric-a" ? "async"
-                  : synchronous                ? "bsp"
-                                               : o.strategy;
-  if (strategy_is_scheduled(o.strategy)) {
+  o.consistency = drps ? get("parallel", "bsp") : t.consistency;
+  if (t.scheduled()) {
     const std::string aggregators = get("aggregators", "all");  // one on every worker's node
     o.aggregators = aggregators == "all" ? -1 : std::stoi(aggregators);
   }
-  if (strategy_is_scheduled(o.strategy)) {
+  if (t.scheduled()) {
     const std::string distribution = get("distribution", "on");
     if (distribution != "on" && distribution != "off")
       throw UsageError("--distribution: expected on or off, got '" + distribution + "'");
@@ -197,7 +196,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   } else if (args.option("distribution")) {
     throw UsageError("--distribution is for mlfabric-a and mlfabric-s, not " + o.strategy);
   }
-  if (strategy_is_scheduled(o.strategy)) {
+  if (t.scheduled()) {
     const std::string monitor = get("monitor", "plan");
     if (monitor != "plan" && monitor != "arrivals")
       throw UsageError("--monitor: expected plan or arrivals, got '" + monitor + "'");
@@ -205,7 +204,8 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   } else if (args.option("monitor")) {
     throw UsageError("--monitor is for mlfabric-a and mlfabric-s, not " + o.strategy);
   }
-  if (o.strategy == "mlfabric-a") {
+  const bool bounded_delay = t.scheduling == Scheduling::kBoundedDelay;
+  if (bounded_delay) {
     const std::string bound = get("delay-bound", "");  // none: one version per worker
     o.delay_bound = bound.empty() ? 0 : std::stoi(bound);
     o.replica = get("replica", "");
@@ -228,18 +228,17 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   }
   // MLfabric-S drops nothing and replicates nothing: the paper evaluates neither for it.
   for (const char* key : {"delay-bound", "replica", "div-max", "standby", "checkpoint-every"})
-    if (o.strategy != "mlfabric-a" && args.option(key))
+    if (!bounded_delay && args.option(key))
       throw UsageError(std::string("--") + key + " is for mlfabric-a, not " + o.strategy);
-  if (!strategy_is_scheduled(o.strategy) && args.option("aggregators"))
+  if (!t.scheduled() && args.option("aggregators"))
     throw UsageError("--aggregators is for mlfabric-a and mlfabric-s, not " + o.strategy);
-  o.store = get("store", drps ? "disk" : "memory");
+  o.store = get("store", t.disk_store ? "disk" : "memory");
   o.memory_budget_mb = std::stoi(get("memory-budget-mb", "1"));
-  if (drps && o.store != "disk")
+  if (t.disk_store && o.store != "disk")
     throw UsageError(
         "--store memory: drps keeps its parameters on disk (for the in-memory "
         "server, --strategy bsp, ssp or async)");
-  if (o.store != "memory" && (o.strategy == "gaia" || strategy_is_scheduled(o.strategy) ||
-                              !strategy_all_reduce(o.strategy).empty()))
+  if (o.store != "memory" && !t.store_choice)
     throw UsageError("--store disk is for bsp, ssp, async and drps, not " + o.strategy);
   o.index = get("index", "off") == "on";
   o.index_k = std::stoi(get("index-k", "50"));
@@ -259,7 +258,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
       throw UsageError("--" + std::string(disk_only) + " is for --store disk");
   for (const char* gaia_only :
        {"gaia-threshold", "gaia-ds", "gaia-soft", "gaia-local", "gaia-groups", "gaia-partition"})
-    if (o.strategy != "gaia" && args.option(gaia_only))
+    if (!gaia && args.option(gaia_only))
       throw UsageError("--" + std::string(gaia_only) + " is for gaia, not " + o.strategy);
   for (const char* tree_only : {"chunk", "update-time", "primary-busy-bound", "aux-queue-length",
                                 "probe-count", "probe-bytes", "probe-link"}) {
@@ -298,17 +297,20 @@ TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json
       throw UsageError("--server " + server + " and the strategy's @" + o.server + " disagree");
     o.server = server;
   }
-  if (!o.server.empty() && o.strategy != "ps" && !strategy_is_placement(o.strategy))
+  const StrategyTraits* traits = find_strategy(o.strategy);
+  if (traits == nullptr)  // check_workload_setting refused it already; kept for the reader
+    throw UsageError("unknown strategy '" + o.strategy + "'");
+  if (!o.server.empty() && !traits->at_node)
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
-  o.ps = strategy_is_ps(o.strategy);
+  o.ps = traits->ps();
   for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune",
                               "partition", "stragglers", "workers"})
     if (!o.ps && args.option(ps_only))
       throw UsageError("--" + std::string(ps_only) +
                        " is for the parameter-server strategies (bsp, ssp, async, drps), not " +
                        o.strategy);
-  if (strategy_is_placement(o.strategy)) return resolve_placement_options(args, get, o);
+  if (traits->kind == StrategyKind::kPlacement) return resolve_placement_options(args, get, o);
   for (const char* placement_only : {"apsp-mode", "capacity", "draws"})
     if (args.option(placement_only))
       throw UsageError("--" + std::string(placement_only) + " is for the placement strategies");

@@ -108,7 +108,7 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     const auto [base, node] = split_placed(value);
     if (value.find('@') != std::string::npos) {
       if (node.empty()) return "expected NAME@NODE, e.g. apsp@chicago";
-      if (base != "ps" && !strategy_is_placement(base))
+      if (find_strategy(base) == nullptr || !find_strategy(base)->at_node)
         return "only ps and the placement strategies (apsp, ps-most-connected, ps-random) take "
                "@NODE";
       return "";

@@ -17,7 +17,8 @@ nlohmann::json workload_placement(const Topology& t) {
     return it == t.workload.end() ? fallback : it->second;
   };
   const auto [strategy, server] = split_placed(get("strategy", ""));
-  if (!strategy_is_placement(strategy)) return nullptr;
+  const StrategyTraits* traits = find_strategy(strategy);
+  if (traits == nullptr || traits->kind != StrategyKind::kPlacement) return nullptr;
   const std::string model_name = get("model", "resnet50");
   if (is_job(model_name)) return nullptr;  // a job's size is known once it is built
   const double model_bytes = 4.0 * static_cast<double>(find_model(model_name).parameters) *

@@ -157,7 +157,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   // Bad server names are refused before any agent starts.
   if (o.ps && !o.placement) {
     const auto servers = resolve_servers(o.servers, names, directions());
-    if (strategy_is_scheduled(o.strategy) && servers.size() != 1)
+    if (strategy_traits(o.strategy).scheduled() && servers.size() != 1)
       throw UsageError(o.strategy +
                        " schedules the updates to one server (the paper's setting): "
                        "--servers names one node");

@@ -121,66 +121,25 @@ AggregationTree fapt(const ThroughputGraph& g, int root) {
 
 }  // namespace
 
-const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> kNames = {
-      "ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro", "netstorm"};
-  return kNames;
-}
-
-const std::vector<std::string>& ps_strategy_names() {
-  static const std::vector<std::string> kNames = {
-      "bsp", "ssp", "async", "gaia", "drps", "mlfabric-a", "mlfabric-s", "rr-sync", "tr-sync"};
-  return kNames;
-}
-
-bool strategy_is_scheduled(const std::string& strategy) {
-  return strategy == "mlfabric-a" || strategy == "mlfabric-s";
-}
-
-std::string strategy_all_reduce(const std::string& strategy) {
-  return strategy == "rr-sync" ? "ring" : strategy == "tr-sync" ? "tree" : "";
-}
-
-const std::vector<std::string>& placement_strategy_names() {
-  static const std::vector<std::string> kNames = {"apsp", "ps-most-connected", "ps-random"};
-  return kNames;
-}
-
-bool strategy_is_placement(const std::string& strategy) {
-  const auto& names = placement_strategy_names();
-  return std::find(names.begin(), names.end(), strategy) != names.end();
-}
-
-bool strategy_is_ps(const std::string& strategy) {
-  const auto& ps = ps_strategy_names();
-  return std::find(ps.begin(), ps.end(), strategy) != ps.end() || strategy_is_placement(strategy);
+std::vector<std::string> strategy_names() {
+  return strategy_names_of(StrategyKind::kTree);
 }
 
 std::vector<std::string> all_strategy_names() {
-  std::vector<std::string> all = strategy_names();
-  all.insert(all.end(), ps_strategy_names().begin(), ps_strategy_names().end());
-  all.insert(all.end(), placement_strategy_names().begin(), placement_strategy_names().end());
+  std::vector<std::string> all;
+  for (const auto& t : strategy_registry()) all.push_back(t.name);
   return all;
 }
 
 std::string placement_rule(const std::string& strategy, const std::string& fixed_server) {
   if (!fixed_server.empty()) return fixed_server;
-  if (strategy == "apsp") return "apsp";
-  return strategy == "ps-random" ? "random" : "most-connected";
+  return strategy_traits(strategy).placement_rule;
 }
 
 std::pair<std::string, std::string> split_placed(const std::string& strategy) {
   const auto at = strategy.find('@');
   if (at == std::string::npos) return {strategy, ""};
   return {strategy.substr(0, at), strategy.substr(at + 1)};
-}
-
-bool strategy_is_aware(const std::string& strategy) {
-  return strategy == "netstorm-std" || strategy_uses_aux(strategy);
-}
-
-bool strategy_uses_aux(const std::string& strategy) {
-  return strategy == "netstorm-pro" || strategy == "netstorm";
 }
 
 SyncPolicy netstorm_policy(const ThroughputGraph& g, const std::vector<int>& roots) {
@@ -243,37 +202,65 @@ double root_quality(const ThroughputGraph& g, int root) {
   return inverse > 0 ? 1.0 / inverse : 0;
 }
 
+namespace {
+
+// The server's node: the one the options fix, else the best-connected.
+int server_node(const ThroughputGraph& g, const StrategyOptions& options) {
+  return options.ps_node >= 0 ? options.ps_node : best_connected(g);
+}
+
+SyncPolicy one_tree(const StrategyTraits& traits, AggregationTree tree) {
+  SyncPolicy p;
+  p.strategy = traits.name;
+  p.trees.push_back(std::move(tree));
+  return p;
+}
+
+}  // namespace
+
+SyncPolicy build_star_policy(const StrategyTraits& traits, const ThroughputGraph& g,
+                             const StrategyOptions& options) {
+  return one_tree(traits, star(g.nodes, server_node(g, options)));
+}
+
+SyncPolicy build_bkt_policy(const StrategyTraits& traits, const ThroughputGraph& g,
+                            const StrategyOptions& options) {
+  return one_tree(traits,
+                  balanced_kary(g.nodes, server_node(g, options), std::max(1, options.bkt_arity)));
+}
+
+SyncPolicy build_mst_policy(const StrategyTraits& traits, const ThroughputGraph& g,
+                            const StrategyOptions&) {
+  return one_tree(traits, max_spanning_tree(g));
+}
+
+SyncPolicy build_fapt_policy(const StrategyTraits& traits, const ThroughputGraph& g,
+                             const StrategyOptions& options) {
+  std::vector<std::pair<double, int>> scored;
+  for (int r = 0; r < g.nodes; ++r) scored.emplace_back(root_quality(g, r), r);
+  // Best score first; ties to the lower index, for reproducible policies.
+  std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  // -1: NetStorm's NUM_ROOT_SERVERS, from the options (Table II).
+  const int count = std::clamp(traits.roots < 0 ? options.num_roots : traits.roots, 1, g.nodes);
+  std::vector<int> roots;
+  for (int i = 0; i < count; ++i) roots.push_back(scored[static_cast<size_t>(i)].second);
+  SyncPolicy p = netstorm_policy(g, roots);
+  p.strategy = traits.name;
+  if (traits.aux) add_auxiliary_paths(p, g, options.aux);
+  return p;
+}
+
 SyncPolicy build_policy(const std::string& strategy, const ThroughputGraph& g,
                         const StrategyOptions& options) {
-  SyncPolicy p;
-  p.strategy = strategy;
-  const int ps = options.ps_node >= 0 ? options.ps_node : best_connected(g);
-  if (strategy == "ps") {
-    p.trees.push_back(star(g.nodes, ps));
-  } else if (strategy == "bkt") {
-    p.trees.push_back(balanced_kary(g.nodes, ps, std::max(1, options.bkt_arity)));
-  } else if (strategy == "mst") {
-    p.trees.push_back(max_spanning_tree(g));
-  } else if (strategy == "fapt" || strategy.rfind("netstorm", 0) == 0) {
-    std::vector<std::pair<double, int>> scored;
-    for (int r = 0; r < g.nodes; ++r) scored.emplace_back(root_quality(g, r), r);
-    // Best score first; ties to the lower index, for reproducible policies.
-    std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    const int count = strategy == "fapt" ? 1 : std::clamp(options.num_roots, 1, g.nodes);
-    std::vector<int> roots;
-    for (int i = 0; i < count; ++i) roots.push_back(scored[static_cast<size_t>(i)].second);
-    const std::string name = p.strategy;
-    p = netstorm_policy(g, roots);
-    p.strategy = name;
-    if (strategy_uses_aux(name)) add_auxiliary_paths(p, g, options.aux);
-  } else {
-    throw std::invalid_argument(
-        "unknown strategy '" + strategy +
-        "' (use ps, bkt, mst, fapt, netstorm-lite, netstorm-std, netstorm-pro or netstorm)");
+  const StrategyTraits* traits = find_strategy(strategy);
+  if (traits == nullptr || traits->build == nullptr) {
+    std::string trees;
+    for (const auto& name : strategy_names()) trees += (trees.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("unknown strategy '" + strategy + "' (use " + trees + ")");
   }
-  return p;
+  return traits->build(*traits, g, options);
 }
 
 }  // namespace testbed

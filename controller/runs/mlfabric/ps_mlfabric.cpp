@@ -61,7 +61,7 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   so.aggregators = o_.aggregators >= 0 ? static_cast<size_t>(o_.aggregators) : workers.size();
   so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
   so.seed = o_.seed;
-  so.synchronous = o_.strategy == "mlfabric-s";
+  so.synchronous = traits_.scheduling == Scheduling::kPerClock;
   so.hold_overdue = o_.monitor_arrivals;
   so.first_seq = first_seq;
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.

@@ -35,7 +35,7 @@ void PsSession::setup_distribution(const std::vector<std::pair<int, int>>& links
 
 void PsSession::on_sent(uint64_t clock, double now_s) {
   // MLfabric-A's clocks are each worker's own: its pulls are planned by batch instead.
-  if (distributors_ == 0 || o_.strategy != "mlfabric-s") return;
+  if (distributors_ == 0 || traits_.scheduling != Scheduling::kPerClock) return;
   if (++sent_of_clock_[clock] < workers_) return;
   sent_of_clock_.erase(clock);
   plan_distribution_of(clock + 1, now_s);

@@ -49,6 +49,7 @@ PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
                      std::vector<LiveDirection> directions, std::ostream& progress,
                      MetricsSink& metrics, Kernel& kernel)
     : o_(options),
+      traits_(strategy_traits(options.strategy)),
       agents_(agents),
       names_(std::move(names)),
       endpoints_(std::move(endpoints)),
@@ -180,7 +181,7 @@ void PsSession::setup() {
     setup.slow[static_cast<int>(it - names_.begin())] = factor;
   }
   setup.protocol = gaia() ? "gaia" : all_reduce() ? "allreduce" : "ps";
-  setup.algorithm = strategy_all_reduce(o_.strategy);
+  setup.algorithm = traits_.all_reduce;
   setup.endpoints = endpoints_;
   setup.secret = agents_.secret();
   // Every parameter's key and value: a whole push, params or update.
@@ -217,7 +218,7 @@ void PsSession::setup() {
     setup_scheduler(workers, parameters_);
     // MLfabric-A's replica, or its standby with the checkpoints, is there to take over
     // (Sec. 5.3, 7.3): the server's death fails over.
-    if ((replica_ >= 0 || standby_ >= 0) && o_.strategy == "mlfabric-a")
+    if ((replica_ >= 0 || standby_ >= 0) && traits_.scheduling == Scheduling::kBoundedDelay)
       agents_.allow_death(static_cast<size_t>(servers_.front()));
     if (standby_ >= 0)
       setup.checkpoint = {static_cast<uint64_t>(o_.checkpoint_every),
@@ -226,7 +227,7 @@ void PsSession::setup() {
     setup.distribution = distributors_ > 0;
     // MLfabric-A batches its pulls at the server as the scheduler batches updates: one
     // interval (the paper's 100 ms, Sec. 7) governs both.
-    if (distributors_ > 0 && o_.strategy == "mlfabric-a")
+    if (distributors_ > 0 && traits_.scheduling == Scheduling::kBoundedDelay)
       setup.pull_batch_ms =
           static_cast<int>(std::lround(scheduler_->options().batch_interval_s * 1000));
     setup.replica = replica_;

@@ -68,11 +68,11 @@ class PsSession {
 
  private:
   std::map<std::string, uint64_t> wan_counters();
-  bool gaia() const { return o_.strategy == "gaia"; }
+  bool gaia() const { return traits_.kind == StrategyKind::kGaia; }
   // RR-Sync and Tr-Sync: the workers' all-reduce holds the model, no server.
-  bool all_reduce() const { return !strategy_all_reduce(o_.strategy).empty(); }
+  bool all_reduce() const { return traits_.kind == StrategyKind::kAllReduce; }
   // MLfabric-A and MLfabric-S: the scheduler places the updates.
-  bool scheduled() const { return strategy_is_scheduled(o_.strategy); }
+  bool scheduled() const { return traits_.scheduled(); }
   // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
   std::map<size_t, double> configured_rates() const;
   // `first_seq`: the first place it gives (after a failover, where the dead one stopped).
@@ -131,6 +131,7 @@ class PsSession {
   void on_event(size_t node, const nlohmann::json& e, double t);
 
   const TrainOptions& o_;
+  const StrategyTraits& traits_;  // o_.strategy's registry entry
   AgentGroup& agents_;
   std::vector<std::string> names_, endpoints_;
   std::vector<LiveDirection> directions_;

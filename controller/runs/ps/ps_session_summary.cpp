@@ -29,7 +29,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"lab", lab},
       {"strategy", o_.strategy},
       {"runtime", gaia()         ? "gaia"
-                  : all_reduce() ? strategy_all_reduce(o_.strategy) + "-allreduce"
+                  : all_reduce() ? traits_.all_reduce + "-allreduce"
                                  : "parameter-server"},
       {"consistency", consistency_label()},
       {"workers_per_dc", o_.workers_per_dc},
@@ -245,9 +245,12 @@ std::string PsSession::consistency_label() const {
   const std::string bound =
       o_.staleness == kWspNoBound ? std::string("none") : std::to_string(o_.staleness);
   const std::string model = bounded() ? o_.consistency + "(" + bound + ")" : o_.consistency;
-  if (o_.strategy == "mlfabric-a") return "mlfabric-a(" + std::to_string(o_.delay_bound) + ")";
-  if (o_.strategy == "mlfabric-s" || all_reduce()) return o_.strategy;
-  return o_.strategy == "drps" ? "drps " + model : model;
+  // A scheduled server and the all-reduces are their own model, MLfabric-A's named with
+  // its delay bound; a store whose --parallel chose the model (DRPS) names both.
+  if (traits_.scheduling == Scheduling::kBoundedDelay)
+    return traits_.name + "(" + std::to_string(o_.delay_bound) + ")";
+  if (scheduled() || all_reduce()) return traits_.name;
+  return traits_.consistency.empty() ? traits_.name + " " + model : model;
 }
 
 std::string PsSession::headline() const {

@@ -84,7 +84,7 @@ void TrainSession::setup() {
   // tiny tensors would measure message overheads rather than the link.
   for (size_t n = 0; n < names_.size(); ++n) {
     setup["neighbors"] = from_[n];
-    setup["probe_bytes"] = strategy_is_aware(o_.strategy) ? o_.chunk * sizeof(float) / 2 : 0;
+    setup["probe_bytes"] = strategy_traits(o_.strategy).aware ? o_.chunk * sizeof(float) / 2 : 0;
     agents_.send(n, setup);
   }
   agents_.gather("ready");
@@ -257,7 +257,7 @@ void TrainSession::train() {
                                         : 0.0);
     aux_before = aux;
     chunks_before = chunks;
-    if (strategy_is_aware(o_.strategy)) {
+    if (strategy_traits(o_.strategy).aware) {
       for (size_t n = 0; n < done.size(); ++n)
         awareness.add_samples(static_cast<int>(n), done[n]["link_samples"], graph_);
       if (auto next = awareness.maybe_rebuild(graph_, policy_)) policy_ = *next;

@@ -1,0 +1,155 @@
+#include "controller/training/strategy_registry.h"
+
+#include <stdexcept>
+
+#include "controller/training/strategies.h"
+
+namespace testbed {
+namespace {
+
+using K = StrategyKind;
+using S = Scheduling;
+
+// One entry per strategy, fields in StrategyTraits' order (designated initializers).
+// Where each is built and which paper it comes from: docs/training.md.
+std::vector<StrategyTraits> make_registry() {
+  return {
+      // NetStorm's baselines and stages (Sec. IX-B).
+      {.name = "ps",
+       .about = "star: every node sends to one parameter server (MXNET)",
+       .build = build_star_policy,
+       .at_node = true},
+      {.name = "bkt",
+       .about = "balanced k-ary tree over the nodes, blind to the network (MLNET)",
+       .build = build_bkt_policy},
+      {.name = "mst",
+       .about = "maximum-throughput spanning tree of the links (TSEngine)",
+       .build = build_mst_policy},
+      {.name = "fapt",
+       .about = "one fastest-aggregation-path tree at the best-scoring root",
+       .build = build_fapt_policy,
+       .roots = 1},
+      {.name = "netstorm-lite",
+       .about = "NetStorm's static multi-root FAPT",
+       .build = build_fapt_policy,
+       .roots = -1},
+      {.name = "netstorm-std",
+       .about = "multi-root FAPT rebuilt from what chunks measure during the run",
+       .build = build_fapt_policy,
+       .roots = -1,
+       .aware = true},
+      {.name = "netstorm-pro",
+       .about = "netstorm-std plus auxiliary paths",
+       .build = build_fapt_policy,
+       .roots = -1,
+       .aware = true,
+       .aux = true},
+      {.name = "netstorm",
+       .about = "NetStorm, the whole system (= netstorm-pro)",
+       .build = build_fapt_policy,
+       .roots = -1,
+       .aware = true,
+       .aux = true},
+      // Sharded parameter servers named by their consistency model.
+      {.name = "bsp",
+       .kind = K::kServer,
+       .about = "parameter servers, bulk synchronous",
+       .consistency = "bsp",
+       .store_choice = true},
+      {.name = "ssp",
+       .kind = K::kServer,
+       .about = "parameter servers, stale synchronous (--staleness)",
+       .consistency = "ssp",
+       .store_choice = true},
+      {.name = "async",  // also MLfabric's plain asynchronous baseline, hence its models
+       .kind = K::kServer,
+       .about = "parameter servers, asynchronous",
+       .consistency = "async",
+       .store_choice = true,
+       .named_models = true},
+      {.name = "gaia",  // its summary's model is Gaia's own ASP
+       .kind = K::kGaia,
+       .about = "a replica per data center kept close by ASP (Gaia)",
+       .consistency = "gaia",
+       .clocks_in_passes = true},
+      {.name = "drps",
+       .kind = K::kServer,
+       .about = "disk-resident parameter servers (DRPS) under --parallel",
+       .disk_store = true,
+       .store_choice = true},
+      {.name = "mlfabric-a",
+       .kind = K::kServer,
+       .about = "MLfabric-A: asynchronous server, updates scheduled in a delay bound",
+       .consistency = "async",
+       .scheduling = S::kBoundedDelay,
+       .named_models = true},
+      {.name = "mlfabric-s",
+       .kind = K::kServer,
+       .about = "MLfabric-S: synchronous server, each clock's updates scheduled",
+       .consistency = "bsp",
+       .scheduling = S::kPerClock,
+       .named_models = true},
+      {.name = "rr-sync",
+       .kind = K::kAllReduce,
+       .about = "ring all-reduce among the workers, no server (MLfabric's RR-Sync)",
+       .consistency = "bsp",
+       .all_reduce = "ring",
+       .named_models = true},
+      {.name = "tr-sync",
+       .kind = K::kAllReduce,
+       .about = "binary-tree all-reduce among the workers (MLfabric's Tr-Sync)",
+       .consistency = "bsp",
+       .all_reduce = "tree",
+       .named_models = true},
+      // APSP's placement and its two baselines (Li et al.): one BSP server.
+      {.name = "apsp",
+       .kind = K::kPlacement,
+       .about = "the server at v* = argmin T_v (APSP)",
+       .at_node = true,
+       .consistency = "bsp",
+       .placement_rule = "apsp"},
+      {.name = "ps-most-connected",
+       .kind = K::kPlacement,
+       .about = "the server at the node with the most links",
+       .at_node = true,
+       .consistency = "bsp",
+       .placement_rule = "most-connected"},
+      {.name = "ps-random",
+       .kind = K::kPlacement,
+       .about = "the server at a node drawn from the seed",
+       .at_node = true,
+       .consistency = "bsp",
+       .placement_rule = "random"},
+  };
+}
+
+}  // namespace
+
+const std::vector<StrategyTraits>& strategy_registry() {
+  static const std::vector<StrategyTraits> kStrategies = make_registry();
+  return kStrategies;
+}
+
+const StrategyTraits* find_strategy(const std::string& name) {
+  for (const auto& t : strategy_registry()) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+const StrategyTraits& strategy_traits(const std::string& name) {
+  if (const StrategyTraits* t = find_strategy(name)) return *t;
+  std::string known;
+  for (const auto& t : strategy_registry()) known += (known.empty() ? "" : ", ") + t.name;
+  throw std::invalid_argument("unknown strategy '" + name + "' (use " + known + ")");
+}
+
+std::vector<std::string> strategy_names_of(StrategyKind kind) {
+  std::vector<std::string> names;
+  for (const auto& t : strategy_registry()) {
+    if (t.kind == kind) names.push_back(t.name);
+  }
+  return names;
+}
+
+}  // namespace testbed

@@ -1,0 +1,77 @@
+// Every strategy `train` knows, each with the traits the controller runs it by. The rest of
+// the controller asks a strategy's traits (is it scheduled? which all-reduce? where do its
+// parameters live?) and never compares its name: adding a strategy is its own files plus
+// one entry in kStrategies (strategy_registry.cpp), and the option checks, the session's
+// choices and the summary follow from the entry. containerlab's node kinds are the model
+// (clab/register.go): the core never compares kind strings.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "agent/protocols/tree/sync_policy.h"
+
+namespace testbed {
+
+struct StrategyOptions;
+struct StrategyTraits;
+
+// Which run carries the strategy, and so which agents' protocol it speaks.
+enum class StrategyKind {
+  kTree,       // aggregation trees over all nodes, one barrier per iteration (runs/tree/)
+  kServer,     // sharded parameter servers, workers on their own clocks (runs/ps/)
+  kAllReduce,  // workers only, the model held by their all-reduce (runs/ps/, agent allreduce)
+  kGaia,       // a full replica per data center kept close by ASP (runs/ps/ps_gaia*)
+  kPlacement,  // one BSP server placed by APSP's rule, source-routed pulls (runs/apsp/)
+};
+
+// MLfabric's scheduler (controller/training/mlfabric/): none, or the paper's two servers.
+enum class Scheduling {
+  kNone,
+  kBoundedDelay,  // MLfabric-A: an asynchronous server, updates ordered within a delay bound
+  kPerClock,      // MLfabric-S: a synchronous server, each clock's updates placed together
+};
+
+// A tree strategy's builder: the SyncPolicy it trains by over the measured throughput.
+using TreeBuilder = SyncPolicy (*)(const StrategyTraits&, const ThroughputGraph&,
+                                   const StrategyOptions&);
+
+struct StrategyTraits {
+  std::string name{};
+  StrategyKind kind = StrategyKind::kTree;
+  std::string about{};  // one line for `train --help` and the docs
+
+  // Tree strategies.
+  TreeBuilder build = nullptr;
+  int roots = 0;         // FAPT roots: 1 (fapt), -1 (NUM_ROOT_SERVERS), 0 (its own tree)
+  bool aware = false;    // rebuilds its trees from what chunks measure during the run
+  bool aux = false;      // sends on auxiliary paths too (NetStorm-Pro)
+  bool at_node = false;  // NAME@NODE (and --server) fixes its server: ps and the placements
+
+  // Server, all-reduce and Gaia strategies.
+  std::string consistency{};  // the server's model; "" : --parallel chooses (drps)
+  bool disk_store = false;    // parameters on disk, the only store it takes (DRPS)
+  bool store_choice = false;  // takes --store disk as well as memory
+  Scheduling scheduling = Scheduling::kNone;
+  std::string all_reduce{};       // "ring" (RR-Sync), "tree" (Tr-Sync), else ""
+  bool named_models = false;      // trains a named model's dense size (MLfabric's jobs)
+  bool clocks_in_passes = false;  // its t counts passes over the data (Gaia, docs/gaia.md)
+
+  // Placement strategies: how placement::chosen_server() picks the server.
+  std::string placement_rule{};  // "apsp", "random" or "most-connected"
+
+  bool ps() const { return kind != StrategyKind::kTree; }
+  bool scheduled() const { return scheduling != Scheduling::kNone; }
+};
+
+// In the order `train --help` lists them: the tree strategies, then the parameter-server
+// ones, then the placements.
+const std::vector<StrategyTraits>& strategy_registry();
+// nullptr for a name no entry has (NAME@NODE is not split here: split_placed first).
+const StrategyTraits* find_strategy(const std::string& name);
+// Throws std::invalid_argument naming every known strategy.
+const StrategyTraits& strategy_traits(const std::string& name);
+// The names of one kind's strategies, in the registry's order.
+std::vector<std::string> strategy_names_of(StrategyKind kind);
+
+}  // namespace testbed
