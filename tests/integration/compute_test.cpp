@@ -134,6 +134,19 @@ TEST_F(Compute, ALaunchedRankKilledByTheMemoryLimitIsNamedAsSuch) {
       << r.output;
 }
 
+// A train agent killed by its node's memory limit is named as such: RR-Sync's dense
+// ResNet-50 (25.6 M parameters, 102 MB as floats) cannot fit node a's 64 MiB, and the run
+// ends naming the node and the cause rather than a bare death (or a hang).
+TEST_F(Compute, ATrainAgentKilledByTheMemoryLimitIsNamedAsSuch) {
+  const Result r = run_testbed({"train", kLab, "--strategy", "rr-sync", "--model", "resnet50",
+                                "--scale", "1", "--iterations", "3"});
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("the agent of node a was killed by its node's memory limit"),
+            std::string::npos)
+      << r.output;
+  EXPECT_GE(read_node_cgroup(layout_, ns_of("a")).oom_kills, 1u);
+}
+
 // A job whose node's share held it back: the summary says which node, and the health
 // verdict notes that its pace was its compute limit, not the network.
 TEST_F(Compute, ALaunchHeldBackByItsShareIsNamedInTheHealthVerdict) {
