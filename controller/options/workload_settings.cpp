@@ -106,15 +106,15 @@ std::string check_workload_setting(const std::string& key, const std::string& va
     // NAME@NODE: the star's hub or the parameter server fixed at NODE (checked at run time
     // against the lab's nodes; `*` in a scenario sweeps every node).
     const auto [base, node] = split_placed(value);
+    const StrategyTraits* traits = find_strategy(base);
     if (value.find('@') != std::string::npos) {
       if (node.empty()) return "expected NAME@NODE, e.g. apsp@chicago";
-      if (find_strategy(base) == nullptr || !find_strategy(base)->at_node)
+      if (traits == nullptr || !traits->at_node)
         return "only ps and the placement strategies (apsp, ps-most-connected, ps-random) take "
                "@NODE";
       return "";
     }
-    for (const auto& s : all_strategy_names())
-      if (s == value) return "";
+    if (traits != nullptr) return "";
     std::string known;
     for (const auto& s : all_strategy_names()) known += (known.empty() ? "" : ", ") + s;
     return "unknown strategy '" + value + "' (known: " + known + ")";
