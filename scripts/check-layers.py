@@ -49,10 +49,12 @@ AGENT_RANKS = {
 
 # A system's folders (by subfolder name) may include their own system's folders on any layer
 # and the shared ones, never another system's. The parameter server is the core the others
-# build on (MLfabric, DRPS and Gaia are variants of it), so any system may include `ps`.
+# build on (MLfabric, DRPS and Gaia are variants of it), and the all-reduces are collectives
+# any system may reduce with (DiLoCo's outer step), so any system may include `ps` and
+# `allreduce`.
 SYSTEM_PARENTS = ("controller/training/", "controller/runs/", "agent/protocols/")
 SAME_SYSTEM = {"netstorm": "tree"}  # NetStorm's logic lives in training/netstorm, its runs in tree
-CORE_SYSTEM = "ps"
+CORE_SYSTEMS = ("ps", "allreduce")
 # Registries name every system by design.
 REGISTRIES = {"agent/protocols/protocol_registry.cpp", "controller/training/strategies.cpp",
               "controller/training/strategy_registry.cpp"}
@@ -162,7 +164,7 @@ def main(argv):
             elif (s_side == d_side and s_side != "netns" and s_layer != d_layer
                   and rank(s_side, s_layer) == rank(d_side, d_layer)):
                 flag("includes a sibling", src, n, f"{dst} ({d_layer} is beside {s_layer})")
-            if (s_system and d_system and s_system != d_system and d_system != CORE_SYSTEM
+            if (s_system and d_system and s_system != d_system and d_system not in CORE_SYSTEMS
                     and src not in REGISTRIES):
                 edge = f"{os.path.dirname(src)} -> {os.path.dirname(dst)}"
                 crossings.add(edge)

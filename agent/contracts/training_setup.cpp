@@ -101,6 +101,7 @@ nlohmann::json to_json(const TrainingSetup& s) {
   if (s.distribution) j["distribution"] = true;
   if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
   if (s.replica >= 0) j["replica"] = s.replica;
+  if (!s.policy.is_null()) j["policy"] = s.policy;
   if (s.checkpoint.every > 0)
     j["checkpoint"] = {{"every", s.checkpoint.every},
                        {"path", s.checkpoint.path},
@@ -115,7 +116,7 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
        "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
        "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
        "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica",
-       "checkpoint"});
+       "checkpoint", "policy"});
   if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
   TrainingSetup s;
   s.endpoints = r.required<std::vector<std::string>>("endpoints");
@@ -123,10 +124,10 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.secret = r.optional<std::string>("secret", "");
   s.max_message = r.optional<uint64_t>("max_message", 0);
   s.protocol = r.required<std::string>("protocol");
-  if (s.protocol != "ps" && s.protocol != "gaia" && s.protocol != "allreduce")
-    throw r.error("protocol", "is '" + s.protocol + "', not ps, gaia or allreduce");
+  if (s.protocol.empty()) throw r.error("protocol", "is empty");
   s.algorithm = r.optional<std::string>("algorithm", "");
-  if (s.protocol == "allreduce" && s.algorithm != "ring" && s.algorithm != "tree")
+  if ((s.protocol == "allreduce" || !s.algorithm.empty()) && s.algorithm != "ring" &&
+      s.algorithm != "tree")
     throw r.error("algorithm", "is '" + s.algorithm + "', not ring or tree");
   s.job = job_from(r.object("job"));
   const auto slow = r.optional<nlohmann::json>("slow", nlohmann::json::object());
@@ -173,6 +174,8 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.replica = r.optional<int>("replica", -1);
   if (s.replica >= static_cast<int>(s.endpoints.size()))
     throw r.error("replica", "names node " + std::to_string(s.replica) + ", not an endpoint");
+  s.policy = r.optional<nlohmann::json>("policy", nullptr);
+  if (!s.policy.is_null() && !s.policy.is_object()) throw r.error("policy", "is not an object");
   if (const auto c = r.optional<nlohmann::json>("checkpoint", nullptr); !c.is_null()) {
     const FieldReader cr(c, "setup.checkpoint");
     cr.refuse_unknown({"every", "path", "standby"});

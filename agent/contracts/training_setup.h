@@ -51,8 +51,10 @@ struct TrainingSetup {
   std::string secret;                  // the run's; frames without it are dropped
   uint64_t max_message = 0;            // the largest frame a node reads; 0: no bound
 
-  std::string protocol;   // "ps", "gaia" or "allreduce"
-  std::string algorithm;  // all-reduce's: "ring" or "tree"; "" for the others
+  // "ps", "gaia", "allreduce", or another system's own (agent/protocols/protocol_registry.cpp,
+  // which refuses a name it does not know).
+  std::string protocol;
+  std::string algorithm;  // the all-reduce's, where one is used: "ring" or "tree"; else ""
   JobSetup job;
   std::map<int, double> slow;  // node -> compute time factor (a slow data center)
   std::vector<int> workers;    // the node of each worker
@@ -83,6 +85,10 @@ struct TrainingSetup {
     int standby = -1;
     bool operator==(const Checkpoint&) const = default;
   } checkpoint;
+  // A system's own options (the controller's registry table, controller/training/
+  // system_options.h), read by that system's protocol through its own struct; null for a
+  // system without a table.
+  nlohmann::json policy;
 
   // This node's compute factor: 1 unless `slow` names it.
   double slowdown(int node) const;

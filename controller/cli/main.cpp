@@ -73,7 +73,9 @@ int main(int argc, char** argv) {
     std::cout << "usage: testbed " << it->second.usage << "\n  " << it->second.summary << "\n";
     if (it->second.details) std::cout << "\n" << it->second.details << "\n";
     if (it->first == "train")
-      std::cout << "\nall options:\n  " << testbed::cli::kTrainUsage << "\n";
+      std::cout << "\nstrategies:\n"
+                << testbed::cli::train_strategies_help() << "\nall options:\n  "
+                << testbed::cli::train_usage() << "\n";
     return testbed::cli::kExitOk;
   }
   try {

@@ -2,12 +2,13 @@
 
 #include <set>
 
+#include "controller/training/strategy_registry.h"
+
 namespace testbed::cli {
 
-const char* const kTrainUsage =
-    "testbed train [LAB] --strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|"
-    "netstorm|bsp|ssp|async|gaia|drps|mlfabric-a|mlfabric-s|rr-sync|tr-sync|apsp|ps-most-connected|"
-    "ps-random[@NODE] "
+// The usage's fixed part: the options every strategy's parser knows by name. Each
+// system's own options follow from its registry table, and the strategies from the registry.
+const char* const kTrainOptions =
     "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
     "[--div-max UPDATES] [--standby NODE --checkpoint-every UPDATES] [--distribution on|off] "
     "[--monitor plan|arrivals] "
@@ -30,6 +31,29 @@ const char* const kTrainUsage =
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
     "[--probe-count N] [--probe-bytes B] [--agents-listen ADDR:PORT]";
 
+const std::string& train_usage() {
+  static const std::string kUsage = [] {
+    std::string names;
+    for (const auto& t : strategy_registry()) names += (names.empty() ? "" : "|") + t.name;
+    std::string usage = "testbed train [LAB] --strategy " + names + "[@NODE] " + kTrainOptions;
+    for (const auto& t : strategy_registry())
+      for (const auto& o : t.options) usage += " " + option_usage(o);
+    return usage;
+  }();
+  return kUsage;
+}
+
+std::string train_strategies_help() {
+  std::string help;
+  for (const auto& t : strategy_registry()) {
+    help += "  " + t.name + std::string(t.name.size() < 18 ? 18 - t.name.size() : 1, ' ') +
+            t.about + "\n";
+    for (const auto& o : t.options)
+      help += "      " + option_usage(o) + " " + o.help + " (default " + o.fallback + ")\n";
+  }
+  return help;
+}
+
 Args parse_train_args(const Argv& argv) {
   // Every profile workload key is an option too; the probe settings are for the command
   // line only (benchmarks).
@@ -37,7 +61,7 @@ Args parse_train_args(const Argv& argv) {
   valued.insert(command_line_only_keys().begin(), command_line_only_keys().end());
   valued.insert("agents-listen");  // the run's, not the workload's: taken by run_train
   Args args(argv, {run_flags().begin(), run_flags().end()}, valued);
-  args.at_most(1, kTrainUsage);
+  args.at_most(1, train_usage());
   return args;
 }
 

@@ -87,10 +87,9 @@ const std::map<std::string, Verb>& verbs() {
         "  in a lab whose profile gives some node cpus, cpuset or memory (docs/compute.md)."}},
       {"train",
        {run_train,
-        "train [LAB] [--strategy ps|bkt|mst|fapt|netstorm-lite|netstorm-std|netstorm-pro|netstorm|"
-        "bsp|ssp|async|apsp|ps-most-connected|ps-random[@NODE]] [--iterations N] [--model "
-        "M|logreg|mf|sparse-lr] [--compute-ms "
-        "MS|MIN-MAX] [--json] [--agents-listen ADDR:PORT] ... (defaults: the profile's workload)",
+        "train [LAB] [--strategy NAME[@NODE]] [--iterations N] [--model M|JOB] [--compute-ms "
+        "MS|MIN-MAX] [--json] [--agents-listen ADDR:PORT] ... (defaults: the profile's "
+        "workload; every strategy and option: testbed train --help)",
         "synchronize a model over the lab with a strategy, or train a job on a parameter "
         "server; report iteration times and loss",
         "a lab spread over hosts (docs/multihost.md): run train on one host's slice with\n"

@@ -9,6 +9,8 @@
 #include "agent/jobs/logistic_regression.h"
 #include "agent/protocols/drps/wsp_selector.h"
 #include "controller/training/strategies.h"
+#include "controller/training/strategy_registry.h"
+#include "controller/training/system_options.h"
 
 namespace testbed {
 namespace {
@@ -268,6 +270,12 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   }
   if (args.flag("oracle") || args.flag("probe-only"))
     throw UsageError("--oracle and --probe-only are for the tree strategies, not " + o.strategy);
+  if (!t.options.empty()) {
+    std::map<std::string, std::string> given;
+    for (const auto& spec : t.options)
+      if (const std::string v = get(spec.name, ""); !v.empty()) given[spec.name] = v;
+    o.policy = option_values(t.options, given);
+  }
   return o;
 }
 
@@ -304,6 +312,11 @@ TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json
     throw UsageError("--server is for ps and the placement strategies, not " + o.strategy);
   o.iterations = std::stoi(get("iterations", std::to_string(kDefaultIterations)));
   o.ps = traits->ps();
+  // Another system's own option on the command line is refused, naming its system; a
+  // profile's key is not (one workload serves several strategies).
+  for (const auto& [key, value] : args.options)
+    if (const StrategyTraits* owner = option_owner(key); owner != nullptr && owner != traits)
+      throw UsageError("--" + key + " is for " + owner->name + ", not " + o.strategy);
   for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune",
                               "partition", "stragglers", "workers"})
     if (!o.ps && args.option(ps_only))

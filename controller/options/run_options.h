@@ -50,12 +50,15 @@ struct TrainOptions {
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
   int staleness = TrainingSetup::kDefaultStaleness;  // ssp's bound s, wsp's delta
-  int delay_bound = 0;               // mlfabric-a's tau_max in versions; 0: one per worker
-  int aggregators = -1;              // mlfabric-a's aggregators per batch; -1: one per worker
-  std::string replica;               // mlfabric-a's hot-standby replica's node; empty: none
-  int div_max = -1;                  // its bound on the server's lead; -1: one per worker
-  std::string standby;               // mlfabric-a's cold standby for checkpoints; empty: none
-  int checkpoint_every = 0;          // the server's checkpoint every so many updates; 0: none
+  int delay_bound = 0;       // mlfabric-a's tau_max in versions; 0: one per worker
+  int aggregators = -1;      // mlfabric-a's aggregators per batch; -1: one per worker
+  std::string replica;       // mlfabric-a's hot-standby replica's node; empty: none
+  int div_max = -1;          // its bound on the server's lead; -1: one per worker
+  std::string standby;       // mlfabric-a's cold standby for checkpoints; empty: none
+  int checkpoint_every = 0;  // the server's checkpoint every so many updates; 0: none
+  // The strategy's own options (its registry table, system_options.h), typed, defaults
+  // filled; null for a strategy without a table. Sent to its agents as is.
+  nlohmann::json policy;
   bool distribution = true;          // mlfabric-a/-s: model distribution through distributors
   bool monitor_arrivals = false;     // mlfabric: an overdue message keeps its path busy
   std::string servers;               // all, best, or node names separated by commas

@@ -7,6 +7,7 @@
 #include "controller/topology/units.h"
 #include "controller/training/gaia/gaia_groups.h"
 #include "controller/training/strategies.h"
+#include "controller/training/strategy_registry.h"
 
 namespace testbed {
 const std::vector<ModelProfile>& model_profiles() {
@@ -50,58 +51,65 @@ std::string refusal_of(Parse parse, const std::string& value) {
 }  // namespace
 
 const std::vector<std::string>& workload_keys() {
-  static const std::vector<std::string> kKeys = {"strategy",
-                                                 "model",
-                                                 "scale",
-                                                 "iterations",
-                                                 "compute-ms",
-                                                 "compute-as",
-                                                 "chunk",
-                                                 "seed",
-                                                 "update-time",
-                                                 "staleness",
-                                                 "servers",
-                                                 "workers",
-                                                 "target-loss",
-                                                 "max-seconds",
-                                                 "eval-every",
-                                                 "server",
-                                                 "apsp-mode",
-                                                 "capacity",
-                                                 "draws",
-                                                 "primary-busy-bound",
-                                                 "aux-queue-length",
-                                                 "workers-per-dc",
-                                                 "target-rule",
-                                                 "slow-dc",
-                                                 "stragglers",
-                                                 "gaia-threshold",
-                                                 "gaia-ds",
-                                                 "gaia-soft",
-                                                 "store",
-                                                 "memory-budget-mb",
-                                                 "index",
-                                                 "index-prune",
-                                                 "index-k",
-                                                 "partition",
-                                                 "parallel",
-                                                 "delay-bound",
-                                                 "aggregators",
-                                                 "replica",
-                                                 "div-max",
-                                                 "distribution",
-                                                 "gaia-local",
-                                                 "gaia-groups",
-                                                 "gaia-t",
-                                                 "gaia-partition",
-                                                 "monitor",
-                                                 "standby",
-                                                 "checkpoint-every"};
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> keys = {"strategy",
+                                     "model",
+                                     "scale",
+                                     "iterations",
+                                     "compute-ms",
+                                     "compute-as",
+                                     "chunk",
+                                     "seed",
+                                     "update-time",
+                                     "staleness",
+                                     "servers",
+                                     "workers",
+                                     "target-loss",
+                                     "max-seconds",
+                                     "eval-every",
+                                     "server",
+                                     "apsp-mode",
+                                     "capacity",
+                                     "draws",
+                                     "primary-busy-bound",
+                                     "aux-queue-length",
+                                     "workers-per-dc",
+                                     "target-rule",
+                                     "slow-dc",
+                                     "stragglers",
+                                     "gaia-threshold",
+                                     "gaia-ds",
+                                     "gaia-soft",
+                                     "store",
+                                     "memory-budget-mb",
+                                     "index",
+                                     "index-prune",
+                                     "index-k",
+                                     "partition",
+                                     "parallel",
+                                     "delay-bound",
+                                     "aggregators",
+                                     "replica",
+                                     "div-max",
+                                     "distribution",
+                                     "gaia-local",
+                                     "gaia-groups",
+                                     "gaia-t",
+                                     "gaia-partition",
+                                     "monitor",
+                                     "standby",
+                                     "checkpoint-every"};
+    // Each system's own options, from its registry entry's table.
+    for (auto& name : system_option_names()) keys.push_back(std::move(name));
+    return keys;
+  }();
   return kKeys;
 }
 
 std::string check_workload_setting(const std::string& key, const std::string& value) {
   long long n = 0;
+  if (const StrategyTraits* owner = option_owner(key))
+    return check_option(*find_option(*owner, key), value);
   if (key == "strategy") {
     // NAME@NODE: the star's hub or the parameter server fixed at NODE (checked at run time
     // against the lab's nodes; `*` in a scenario sweeps every node).

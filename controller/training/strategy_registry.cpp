@@ -152,4 +152,23 @@ std::vector<std::string> strategy_names_of(StrategyKind kind) {
   return names;
 }
 
+const OptionSpec* find_option(const StrategyTraits& traits, const std::string& name) {
+  for (const auto& o : traits.options)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+const StrategyTraits* option_owner(const std::string& name) {
+  for (const auto& t : strategy_registry())
+    if (find_option(t, name) != nullptr) return &t;
+  return nullptr;
+}
+
+std::vector<std::string> system_option_names() {
+  std::vector<std::string> names;
+  for (const auto& t : strategy_registry())
+    for (const auto& o : t.options) names.push_back(o.name);
+  return names;
+}
+
 }  // namespace testbed

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "agent/protocols/tree/sync_policy.h"
+#include "controller/training/system_options.h"
 
 namespace testbed {
 
@@ -60,6 +61,13 @@ struct StrategyTraits {
   // Placement strategies: how placement::chosen_server() picks the server.
   std::string placement_rule{};  // "apsp", "random" or "most-connected"
 
+  // A system with a protocol of its own on the agents (agent/protocols/protocol_registry.cpp)
+  // names it; "" : its kind's (ps, gaia or allreduce).
+  std::string protocol{};
+  // Its own options (system_options.h): parsed, checked, listed in `train --help` and sent
+  // to its agents as TrainingSetup::policy, with no code of its own in the option parser.
+  std::vector<OptionSpec> options{};
+
   bool ps() const { return kind != StrategyKind::kTree; }
   bool scheduled() const { return scheduling != Scheduling::kNone; }
 };
@@ -73,5 +81,12 @@ const StrategyTraits* find_strategy(const std::string& name);
 const StrategyTraits& strategy_traits(const std::string& name);
 // The names of one kind's strategies, in the registry's order.
 std::vector<std::string> strategy_names_of(StrategyKind kind);
+
+// The strategy whose table declares option `name`, or nullptr (no two declare one name:
+// strategy_registry_test checks it, so a profile key means one thing).
+const StrategyTraits* option_owner(const std::string& name);
+const OptionSpec* find_option(const StrategyTraits& traits, const std::string& name);
+// Every table's option names, in the registry's order.
+std::vector<std::string> system_option_names();
 
 }  // namespace testbed

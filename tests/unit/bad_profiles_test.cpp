@@ -6,6 +6,7 @@
 
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/training/strategies.h"
 
 namespace testbed {
 namespace {
@@ -14,6 +15,13 @@ struct BadCase {
   std::string file;
   std::vector<std::string> expected;  // "LINE:COL: message"
 };
+
+// Every strategy's name, as the refusal lists them (the registry's order).
+std::string known_strategies() {
+  std::string known;
+  for (const auto& s : all_strategy_names()) known += (known.empty() ? "" : ", ") + s;
+  return known;
+}
 
 const std::vector<BadCase> kCases = {
     {"unknown_keys.yaml",
@@ -55,9 +63,7 @@ const std::vector<BadCase> kCases = {
       "'defaults')"}},
     {"syntax.yaml", {"5:6: YAML syntax: end of sequence flow not found"}},
     {"bad_workload.yaml",
-     {"3:13: workload.strategy: unknown strategy 'netstrom' (known: ps, bkt, mst, fapt, "
-      "netstorm-lite, netstorm-std, netstorm-pro, netstorm, bsp, ssp, async, gaia, drps, "
-      "mlfabric-a, mlfabric-s, rr-sync, tr-sync, apsp, ps-most-connected, ps-random)",
+     {"3:13: workload.strategy: unknown strategy 'netstrom' (known: " + known_strategies() + ")",
       "4:10: workload.scale: expected a positive number",
       "5:15: workload.compute-ms: compute-ms: expected milliseconds, MS or MIN-MAX, got "
       "'300-100'",

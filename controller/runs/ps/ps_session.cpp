@@ -180,7 +180,10 @@ void PsSession::setup() {
     if (it == names_.end()) throw UsageError("--slow-dc: no node named '" + name + "'");
     setup.slow[static_cast<int>(it - names_.begin())] = factor;
   }
-  setup.protocol = gaia() ? "gaia" : all_reduce() ? "allreduce" : "ps";
+  setup.protocol = !traits_.protocol.empty() ? traits_.protocol
+                   : gaia()                  ? "gaia"
+                   : all_reduce()            ? "allreduce"
+                                             : "ps";
   setup.algorithm = traits_.all_reduce;
   setup.endpoints = endpoints_;
   setup.secret = agents_.secret();
@@ -204,6 +207,7 @@ void PsSession::setup() {
                    .straggler_factor = o_.stragglers.factor,
                    .on_cpu = o_.compute_on_cpu};
   setup.seed = o_.seed;
+  setup.policy = o_.policy;  // the strategy's own options, from its registry table
   setup.eval_interval_ms = static_cast<int>(std::lround(o_.eval_every_s * 1000));
   if (o_.placement) {
     setup.routes = routes_;

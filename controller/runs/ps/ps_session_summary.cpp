@@ -28,9 +28,12 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   nlohmann::json s = {
       {"lab", lab},
       {"strategy", o_.strategy},
-      {"runtime", gaia()         ? "gaia"
-                  : all_reduce() ? traits_.all_reduce + "-allreduce"
-                                 : "parameter-server"},
+      {"runtime", !traits_.protocol.empty() ? traits_.protocol
+                  : gaia()                  ? "gaia"
+                  : all_reduce()            ? traits_.all_reduce + "-allreduce"
+                                            : "parameter-server"},
+      // The strategy's own options as its agents ran them (defaults filled), or null.
+      {"policy", o_.policy},
       {"consistency", consistency_label()},
       {"workers_per_dc", o_.workers_per_dc},
       {"slow_dc", o_.slow},
