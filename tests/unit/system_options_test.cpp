@@ -59,8 +59,11 @@ TEST(SystemOptions, EveryTableIsSoundAndItsNamesAreTheirOwn) {
     }
   }
   // The built-in keys are the option parser's own: a table may not take one.
-  for (const auto& key : workload_keys())
-    if (option_owner(key) == nullptr) EXPECT_FALSE(seen.count(key)) << key;
+  for (const auto& key : workload_keys()) {
+    if (option_owner(key) == nullptr) {
+      EXPECT_FALSE(seen.count(key)) << key;
+    }
+  }
   // Every table option is a profile key as well as a command-line option.
   for (const auto& name : seen)
     EXPECT_NE(std::find(workload_keys().begin(), workload_keys().end(), name),

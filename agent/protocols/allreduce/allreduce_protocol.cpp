@@ -33,14 +33,14 @@ void AllReduceProtocol::setup(const nlohmann::json& cmd) {
   job_ = make_local_workers(config, std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
   // Every node checks the name, so a wrong one fails the setup, not the first clock.
-  reduce_ = make_all_reduce(algorithm_, parameters, static_cast<int>(workers_.size()),
-                            std::max(rank_, 0));
+  channel_ =
+      std::make_unique<ReduceChannel>(link_, algorithm_, workers_, std::max(rank_, 0), parameters);
   if (rank_ >= 0) {
     w_.resize(parameters);
     for (size_t k = 0; k < parameters; ++k) w_[k] = job_->initial_value(static_cast<uint32_t>(k));
   } else {
     job_.reset();
-    reduce_.reset();
+    channel_.reset();
   }
   link_.reply({{"event", "ready"}, {"parameters", parameters}});
 }
@@ -89,36 +89,13 @@ void AllReduceProtocol::start_clock() {
   emulated_.set_length(local_compute_ms(compute_, seed_, self_, 1, clock_, slowdown_, stragglers_));
 }
 
-void AllReduceProtocol::send(std::vector<AllReduceMessage> messages) {
-  for (auto& m : messages) {
-    WireHeader h;
-    h.kind = WireKind::kRing;
-    h.flags = kDense;
-    h.origin = self_;
-    h.dest = workers_.at(static_cast<size_t>(m.to));
-    h.iteration = clock_;
-    h.chunk = m.tag;
-    link_.van().send_kv(h.dest, h, {}, m.values);
-  }
-}
-
-void AllReduceProtocol::take(int from, uint32_t tag, std::vector<float> values) {
-  send(reduce_->incoming(from, tag, std::move(values)));
-  if (reduce_->done()) clock_done();
-}
-
 void AllReduceProtocol::message(Received r) {
-  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished) return;
-  const auto origin = std::find(workers_.begin(), workers_.end(), r.header.origin);
-  if (origin == workers_.end()) throw std::runtime_error("an all-reduce message from no worker");
-  const int from = static_cast<int>(origin - workers_.begin());
-  if (phase_ == Phase::kReducing && r.header.iteration == clock_)
-    return take(from, r.header.chunk, std::move(r.values));
-  early_[r.header.iteration].push_back({from, r.header.chunk, std::move(r.values)});
+  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished || !channel_) return;
+  if (channel_->take(std::move(r))) clock_done();
 }
 
 void AllReduceProtocol::clock_done() {
-  const auto& sum = reduce_->sum();
+  const auto& sum = channel_->sum();
   for (size_t k = 0; k < w_.size(); ++k) w_[k] += sum[k];
   ++clock_;
   start_clock();
@@ -128,16 +105,8 @@ void AllReduceProtocol::tick() {
   if (phase_ != Phase::kComputing || !emulated_.finished()) return;
   log_.computed(clock_);
   phase_ = Phase::kReducing;
-  const uint64_t clock = clock_;
-  send(reduce_->begin(std::move(update_)));
-  if (reduce_->done()) return clock_done();  // one worker: its update is the sum
-  // What the others sent while this worker computed.
-  const auto it = early_.find(clock);
-  if (it == early_.end()) return;
-  std::vector<Early> early = std::move(it->second);
-  early_.erase(it);
-  for (auto& e : early)
-    if (phase_ == Phase::kReducing && clock_ == clock) take(e.from, e.tag, std::move(e.values));
+  // One worker, or every message of the clock came while this one computed: it is over.
+  if (channel_->begin(clock_, std::move(update_))) clock_done();
 }
 
 std::chrono::milliseconds AllReduceProtocol::timeout() const {

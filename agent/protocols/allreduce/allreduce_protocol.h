@@ -19,7 +19,7 @@
 #include "agent/jobs/compute_time.h"
 #include "agent/jobs/emulated_compute.h"
 #include "agent/jobs/job.h"
-#include "agent/protocols/allreduce/all_reduce.h"
+#include "agent/protocols/allreduce/reduce_channel.h"
 #include "agent/protocols/worker_clock_log.h"
 #include "agent/runtime/protocol.h"
 
@@ -36,15 +36,7 @@ class AllReduceProtocol : public Protocol {
 
  private:
   using Clock = std::chrono::steady_clock;
-  struct Early {
-    int from;
-    uint32_t tag;
-    std::vector<float> values;
-  };
   void start_clock();  // evaluate when due, then compute
-  void send(std::vector<AllReduceMessage> messages);
-  // A message of the clock under way, from worker `from`.
-  void take(int from, uint32_t tag, std::vector<float> values);
   void clock_done();
   void finish();
 
@@ -54,7 +46,7 @@ class AllReduceProtocol : public Protocol {
   std::vector<int> workers_;
   int rank_ = -1;  // -1: no worker
   std::unique_ptr<Job> job_;
-  std::unique_ptr<AllReduce> reduce_;
+  std::unique_ptr<ReduceChannel> channel_;  // the workers' all-reduce over the van
   int iterations_ = 0;
   ComputeRange compute_;
   Stragglers stragglers_;
@@ -66,8 +58,6 @@ class AllReduceProtocol : public Protocol {
   uint64_t clock_ = 0;
   std::vector<float> w_;  // this worker's copy of the model
   std::vector<float> update_;
-  // Messages of a clock this worker has not begun reducing yet (it still computes).
-  std::map<uint64_t, std::vector<Early>> early_;
   Clock::time_point next_eval_;
   EmulatedCompute emulated_;  // the clock's compute: waited, or burnt on the node's CPU
   bool stop_requested_ = false;
