@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "agent/protocols/allreduce/allreduce_protocol.h"
+#include "agent/protocols/diloco/diloco_protocol.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
 #include "agent/protocols/ps/ps_protocol.h"
 #include "agent/protocols/tree/tree_protocol.h"
@@ -24,6 +25,10 @@ const std::map<std::string, Factory>& factories() {
       {"allreduce",
        [](AgentLink& l) -> std::unique_ptr<Protocol> {
          return std::make_unique<AllReduceProtocol>(l);
+       }},
+      {"diloco",
+       [](AgentLink& l) -> std::unique_ptr<Protocol> {
+         return std::make_unique<DilocoProtocol>(l);
        }},
   };
   return kProtocols;

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "controller/training/diloco/diloco_options.h"
 #include "controller/training/strategies.h"
 
 namespace testbed {
@@ -101,6 +102,17 @@ std::vector<StrategyTraits> make_registry() {
        .consistency = "bsp",
        .all_reduce = "tree",
        .named_models = true},
+      // DiLoCo (Douillard et al., 2023): H inner steps per data center, then an outer
+      // Nesterov step on the averaged pseudo-gradients (agent/protocols/diloco/).
+      {.name = "diloco",
+       .kind = K::kAllReduce,
+       .about = "H local steps per data center, then a ring all-reduce of the pseudo-gradients "
+                "and an outer Nesterov step (DiLoCo)",
+       .consistency = "diloco",
+       .all_reduce = "ring",
+       .named_models = true,
+       .protocol = "diloco",
+       .options = diloco_options()},
       // APSP's placement and its two baselines (Li et al.): one BSP server.
       {.name = "apsp",
        .kind = K::kPlacement,

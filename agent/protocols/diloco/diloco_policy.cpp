@@ -1,0 +1,38 @@
+#include "agent/protocols/diloco/diloco_policy.h"
+
+#include "agent/contracts/message_fields.h"
+
+namespace testbed {
+
+nlohmann::json to_json(const DilocoPolicy& p) {
+  return {{"inner_steps", p.inner_steps},
+          {"outer_lr", p.outer_lr},
+          {"outer_momentum", p.outer_momentum},
+          {"inner", p.inner},
+          {"inner_lr", p.inner_lr},
+          {"weight_decay", p.weight_decay}};
+}
+
+DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw ContractError("setup.policy: is not an object");
+  const FieldReader r(j, "setup.policy");
+  r.refuse_unknown(
+      {"inner_steps", "outer_lr", "outer_momentum", "inner", "inner_lr", "weight_decay"});
+  DilocoPolicy p;
+  p.inner_steps =
+      r.in_range("inner_steps", r.required<int>("inner_steps"), 1, DilocoPolicy::kMostInnerSteps);
+  p.outer_lr =
+      r.in_range("outer_lr", r.required<double>("outer_lr"), 0.0, DilocoPolicy::kMostOuterLr);
+  p.outer_momentum = r.in_range("outer_momentum", r.required<double>("outer_momentum"), 0.0,
+                                DilocoPolicy::kMostMomentum);
+  p.inner = r.required<std::string>("inner");
+  if (p.inner != "sgd" && p.inner != "adamw")
+    throw r.error("inner", "is '" + p.inner + "', not sgd or adamw");
+  p.inner_lr =
+      r.in_range("inner_lr", r.required<double>("inner_lr"), 0.0, DilocoPolicy::kMostInnerLr);
+  p.weight_decay = r.in_range("weight_decay", r.required<double>("weight_decay"), 0.0,
+                              DilocoPolicy::kMostWeightDecay);
+  return p;
+}
+
+}  // namespace testbed
