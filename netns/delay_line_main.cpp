@@ -27,6 +27,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -48,6 +49,7 @@
 #include "netns/burst_loss.h"
 #include "netns/delay_line_stats.h"
 #include "netns/delay_queue.h"
+#include "netns/host_stall.h"
 
 namespace {
 
@@ -407,6 +409,11 @@ int main(int argc, char** argv) {
   signal(SIGTERM, on_stop);
   signal(SIGINT, on_stop);
   prctl(PR_SET_TIMERSLACK, 1UL);  // wake within a microsecond of a release, not 50 us late
+  // Our pages stay in memory: a virtual machine that pages out cold file pages (DAMON's
+  // pageout, as our CI machine does) would otherwise have a release wait on a disk read of
+  // our code. Best effort, as the priority below.
+  if (mlockall(MCL_CURRENT | MCL_FUTURE) != 0)
+    std::fprintf(stderr, "testbed-delayline: mlockall: %s\n", std::strerror(errno));
   const sched_param realtime{kRealtimePriority};
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)  // best effort: health shows the cost
     std::fprintf(stderr, "testbed-delayline: sched_setscheduler(SCHED_FIFO): %s\n",
@@ -432,13 +439,13 @@ int main(int argc, char** argv) {
     fds.push_back({nfq_fd(n.nfq), POLLIN, 0});
     fds.push_back({n.ctl, POLLIN, 0});
   }
+  // The host's stalls, told from the emulator's own lateness (see host_stall.h). At
+  // SCHED_FIFO no task of this host outranks us, so a stall is the host not running our
+  // loop: a virtual machine's CPU taken by its hypervisor, an interrupt storm, a kernel
+  // section that cannot be preempted.
+  testbed::HostStallClock host_stalls(now_us(), ran_us());
   while (!g_stop) {
-    // The host's stalls this turn: wall time that was neither this thread running nor the
-    // sleep it asked for (at SCHED_FIFO no task of this host outranks us, so that is the
-    // host not running us: a virtual machine's CPU taken by its hypervisor, an interrupt
-    // storm, a kernel section that cannot be preempted). A release's lateness beyond it is
-    // the emulator's own (see DelayQueue::release_due).
-    const int64_t top = now_us(), ran_at_top = ran_us();
+    const int64_t top = now_us();
     int64_t next = -1;
     for (auto& n : nodes) {
       for (auto& [num, q] : n.queues) {
@@ -452,9 +459,9 @@ int main(int argc, char** argv) {
       timeout = {static_cast<time_t>(wait / 1000000), static_cast<long>(wait % 1000000) * 1000};
       tp = &timeout;
     }
-    const int64_t asleep = now_us();
+    const int64_t asleep = now_us(), ran_asleep = ran_us();
     if (ppoll(fds.data(), fds.size(), tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
-    const int64_t woke = now_us();
+    const int64_t woke = now_us(), charged_asleep = ran_us() - ran_asleep;
     // Asked: until the next release is due (from when ppoll began, if that was later), or
     // until a packet comes; a packet may end it sooner.
     const int64_t asked = next >= 0 ? std::max(next, asleep) : woke;
@@ -472,7 +479,7 @@ int main(int argc, char** argv) {
       if (fds[2 * i + 1].revents & POLLIN) handle_control(n, window_cap_us, home);
     }
     const int64_t now = now_us();
-    const int64_t stalled = std::max<int64_t>(0, (now - top) - (ran_us() - ran_at_top) - slept);
+    const int64_t stalled = host_stalls.end_turn(now, ran_us(), slept, charged_asleep);
     for (auto& n : nodes) {
       for (auto& [num, q] : n.queues) release(q, now, stalled);
     }

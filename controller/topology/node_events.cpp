@@ -160,7 +160,7 @@ std::vector<NodeChange> node_changes(const std::vector<NodeEvent>& schedule) {
   for (const auto& ev : schedule) {
     out.push_back({ev.at_us, ev.kind, ev.cpus});
     if (ev.kind == NodeEvent::Kind::kPause && ev.for_us > 0)
-      out.push_back({ev.at_us + ev.for_us, NodeEvent::Kind::kResume});
+      out.push_back({ev.at_us + ev.for_us, NodeEvent::Kind::kResume, std::nullopt});
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const NodeChange& a, const NodeChange& b) { return a.at_us < b.at_us; });

@@ -268,7 +268,7 @@ class Parser {
                              std::to_string(pos->second) + ")");
         continue;
       }
-      Node node{name, {line, it->first.Mark().column + 1}, {}};
+      Node node{name, {line, it->first.Mark().column + 1}, {}, {}, {}};
       if (!it->second.IsNull() && !(it->second.IsMap() && it->second.size() == 0)) {
         if (it->second.IsMap()) {
           std::vector<std::string> keys = kComputeKeys;

@@ -187,7 +187,9 @@ TEST_F(Compute, ComputeBurntOnTheCpuIsSlowedByTheNodesShareAndAWaitIsNot) {
   // agent's own work costs more than that (1.14 s measured in CI), so there the wait is
   // judged only against the CPU reading, which burns the 0.36 s on top of the same work.
   const double wait_cpu_s = wait["compute"]["nodes"]["a"]["cpu_s"].get<double>();
-  if (!std::getenv("TESTBED_EMULATED_CPU")) EXPECT_LT(wait_cpu_s, 6 * 0.060 / 2) << wait["compute"];
+  if (!std::getenv("TESTBED_EMULATED_CPU")) {
+    EXPECT_LT(wait_cpu_s, 6 * 0.060 / 2) << wait["compute"];
+  }
   EXPECT_LT(wait_cpu_s, cpu["compute"]["nodes"]["a"]["cpu_s"].get<double>()) << wait["compute"];
   // The quota held node a back while it burnt (a clock that starts with quota left in its
   // period can run unthrottled for 60 ms, so no wall-time floor above 60 ms holds).

@@ -41,14 +41,26 @@ TEST(Health, ALightRunIsHealthyAndStatusShowsIt) {
   LabGuard guard(lab);
   const std::string profile = light_profile(lab);
   ASSERT_EQ(run_testbed({"up", profile, "--prometheus", "off"}).status, 0);
-  const Result r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model",
-                                "resnet50", "--scale", "0.05", "--oracle", "--json"});
-  ASSERT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.output.find("emulation unhealthy"), std::string::npos) << r.output;
-  const auto s = summary_of(r.output);
-  ASSERT_TRUE(s.contains("health")) << s.dump();
+  // This machine is a virtual one with noisy spells of tens of seconds (its host stalls it
+  // and takes back memory), in which even a light run is truly degraded: its links fell
+  // below 90% of their rate in one run of this suite. The claim here is that the emulator does not
+  // flag a light run of its own accord, which a defect would do every time: so up to three
+  // runs, the first healthy one judged; an unhealthy one must say why, in one line.
+  Result r;
+  nlohmann::json s, attempts = nlohmann::json::array();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model", "resnet50",
+                     "--scale", "0.05", "--oracle", "--json"});
+    ASSERT_EQ(r.status, 0) << r.output;
+    s = summary_of(r.output);
+    ASSERT_TRUE(s.contains("health")) << s.dump();
+    attempts.push_back(s["health"]);
+    const bool healthy = s["health"]["healthy"].get<bool>();
+    EXPECT_EQ(r.output.find("emulation unhealthy") == std::string::npos, healthy) << r.output;
+    if (healthy) break;
+  }
   const auto& h = s["health"];
-  EXPECT_TRUE(h["healthy"].get<bool>()) << h.dump(1);
+  ASSERT_TRUE(h["healthy"].get<bool>()) << attempts.dump(1);
   // Every packet crossed a delay line (10 ms each way), so there are releases to judge.
   EXPECT_GT(h["release_lateness_ms"]["packets"].get<double>(), 1000);
   // The emulator's part: a virtual host's own stalls (3-18 ms, seen on an idle machine)
@@ -119,15 +131,28 @@ TEST(Health, StallsOfTheHostAreANoteNotAProblem) {
   const std::string lab = "tbt-stall";
   LabGuard guard(lab);
   ASSERT_EQ(run_testbed({"up", light_profile(lab), "--prometheus", "off"}).status, 0);
+  // Up to three runs, for the machine's own noisy spells (see the test above): the first
+  // whose problems are none but saturated CPUs is judged.
+  const auto only_cpu_problems = [](const nlohmann::json& health) {
+    for (const auto& p : health["problems"])
+      if (p.get<std::string>().rfind("CPUs saturated", 0) != 0) return false;
+    return true;
+  };
   Result r;
-  {
-    DelayLineStaller staller(lab);
-    ASSERT_EQ(staller.count(), 3u) << "one delay line per node";
-    r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model", "resnet50",
-                     "--scale", "0.05", "--oracle", "--json"});
+  nlohmann::json h, attempts = nlohmann::json::array();
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    {
+      DelayLineStaller staller(lab);
+      ASSERT_EQ(staller.count(), 3u) << "one delay line per node";
+      r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model", "resnet50",
+                       "--scale", "0.05", "--oracle", "--json"});
+    }
+    ASSERT_EQ(r.status, 0) << r.output;
+    h = summary_of(r.output)["health"];
+    attempts.push_back(h);
+    if (only_cpu_problems(h)) break;
   }
-  ASSERT_EQ(r.status, 0) << r.output;
-  const auto h = summary_of(r.output)["health"];
+  ASSERT_TRUE(only_cpu_problems(h)) << attempts.dump(1);
   // Stalled 8% of the time, so more than one packet in a hundred left late by the stall;
   // the delay line woke that much late each time, so none of it is the emulator's.
   EXPECT_GE(h["release_lateness_ms"]["p99"].get<double>(), 2.0) << h.dump(1);

@@ -143,7 +143,7 @@ strategies: [bsp]
             "f.yaml:5:32: event: expected crash, pause, restart or cpus");
   Scenario missing = s;
   missing.events.clear();
-  missing.node_events = {{5, "z", "crash", ""}};
+  missing.node_events = {{5, "z", "crash", "", ""}};
   EXPECT_THROW(derive_topology(missing, s.topology_inline, "sc-faults"), ValidationError);
 }
 
