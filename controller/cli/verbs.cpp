@@ -43,6 +43,22 @@ const std::map<std::string, Verb>& verbs() {
         "                         a stand-in 'workload' container to replace with your own\n"
         "  placement.yaml         every pod its own host, as the sidecars read it\n"
         "apply meshnet-topology.yaml before testbed-pods.yaml (docs/multihost.md)"}},
+      {"import",
+       {run_import,
+        "import cloud --regions CLOUD:REGION,... [--names N1,...] [--rate-scale X] "
+        "[--tier premium|standard] [--lab NAME] [--data DIR] [--out FILE] [--json]",
+        "write a profile from measured figures between AWS, Azure and GCP regions (no root "
+        "needed)",
+        "a full mesh of the regions named (a GCP region may omit its zone):\n"
+        "  rate    iperf3's received throughput (64 flows, large VMs) x --rate-scale (default\n"
+        "          0.01), over TCP's 1448/1514 share of a link; a direction not measured takes\n"
+        "          the reverse direction's figure, and says so\n"
+        "  delay   half ping's average round trip; jitter: its mdev x sqrt(3/2)\n"
+        "  --tier  GCP's network tier (default premium)\n"
+        "  --data  the tables (default: the bundled profiles/data/cloud-regions, Skyplane's\n"
+        "          measurements, Apache-2.0)\n"
+        "a region or pair without data is refused by name; the profile is validated before it\n"
+        "is written (--out, else standard output)"}},
       {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
       {"status",
        {run_status, "status [LAB] [--json] [--routes] [--ready]",
