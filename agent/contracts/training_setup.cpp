@@ -102,6 +102,7 @@ nlohmann::json to_json(const TrainingSetup& s) {
   if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
   if (s.replica >= 0) j["replica"] = s.replica;
   if (!s.policy.is_null()) j["policy"] = s.policy;
+  if (!s.van_curve.is_null()) j["van_curve"] = s.van_curve;
   if (s.checkpoint.every > 0)
     j["checkpoint"] = {{"every", s.checkpoint.every},
                        {"path", s.checkpoint.path},
@@ -116,13 +117,16 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
        "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
        "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
        "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica",
-       "checkpoint", "policy"});
+       "checkpoint", "policy",    "van_curve"});
   if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
   TrainingSetup s;
   s.endpoints = r.required<std::vector<std::string>>("endpoints");
   if (s.endpoints.empty()) throw r.error("endpoints", "is empty");
   s.secret = r.optional<std::string>("secret", "");
   s.max_message = r.optional<uint64_t>("max_message", 0);
+  s.van_curve = r.optional<nlohmann::json>("van_curve", nullptr);
+  if (!s.van_curve.is_null() && !s.van_curve.is_object())
+    throw r.error("van_curve", "is not an object of four keys");
   s.protocol = r.required<std::string>("protocol");
   if (s.protocol.empty()) throw r.error("protocol", "is empty");
   s.algorithm = r.optional<std::string>("algorithm", "");

@@ -50,6 +50,9 @@ struct TrainingSetup {
   std::vector<std::string> endpoints;  // each node's address, by node index
   std::string secret;                  // the run's; frames without it are dropped
   uint64_t max_message = 0;            // the largest frame a node reads; 0: no bound
+  // Over hosts, the run's CURVE keys for the van (agent/transport/curve_keys.h's VanCurve,
+  // checked by the agent's runtime); null on one box, where `secret` guards the van.
+  nlohmann::json van_curve;
 
   // "ps", "gaia", "allreduce", or another system's own (agent/protocols/protocol_registry.cpp,
   // which refuses a name it does not know).

@@ -3,6 +3,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "agent/runtime/setup_guard.h"
+#include "agent/transport/curve_keys.h"
+
 namespace testbed {
 namespace {
 
@@ -13,10 +16,11 @@ constexpr int kMessagesPerRound = 64;
 }  // namespace
 
 NodeRuntime::NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self,
-                         ProtocolFactory make)
+                         ProtocolFactory make, std::string lab_dir)
     : context_(context),
       make_protocol_(std::move(make)),
       self_(self),
+      lab_dir_(std::move(lab_dir)),
       control_(std::move(control)) {}
 
 void NodeRuntime::reply(const nlohmann::json& j) {
@@ -26,11 +30,15 @@ void NodeRuntime::reply(const nlohmann::json& j) {
 void NodeRuntime::handle_command(const nlohmann::json& cmd) {
   const std::string verb = cmd.at("cmd");
   if (verb == "setup") {
-    // The run's secret (AgentGroup's): only the run's own nodes are heard; and no frame
-    // longer than the run's largest message is read.
-    van_ =
-        std::make_unique<Van>(context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
-                              cmd.value("secret", ""), cmd.value("max_message", uint64_t{0}));
+    guard_setup(cmd, self_, lab_dir_);
+    // The run's secret (AgentGroup's), or over hosts its CURVE keys: only the run's own
+    // nodes are heard; and no frame longer than the run's largest message is read.
+    std::optional<VanCurve> curve;
+    if (const auto c = cmd.find("van_curve"); c != cmd.end() && !c->is_null())
+      curve = van_curve_from_json(*c);
+    van_ = std::make_unique<Van>(
+        context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
+        cmd.value("secret", ""), cmd.value("max_message", uint64_t{0}), std::move(curve));
     protocol_ = make_protocol_(cmd.value("protocol", "tree"), *this);
     protocol_->setup(cmd);
     return;

@@ -27,8 +27,10 @@ namespace testbed {
 class NodeRuntime : public AgentLink {
  public:
   // `context` serves the van (the node's model traffic); `control` is connected already;
-  // `make` builds the protocol a setup names.
-  NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self, ProtocolFactory make);
+  // `make` builds the protocol a setup names. `lab_dir` confines the paths a setup names
+  // (setup_guard.h); empty, they are not confined.
+  NodeRuntime(zmq::context_t& context, zmq::socket_t control, int self, ProtocolFactory make,
+              std::string lab_dir = "");
   int run();  // until quit
 
   void reply(const nlohmann::json& j) override;
@@ -41,6 +43,7 @@ class NodeRuntime : public AgentLink {
   zmq::context_t& context_;
   ProtocolFactory make_protocol_;
   int self_;
+  std::string lab_dir_;
   zmq::socket_t control_;
   std::unique_ptr<Van> van_;
   std::unique_ptr<Protocol> protocol_;

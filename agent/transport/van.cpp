@@ -42,13 +42,14 @@ std::string connection_name(const zmq::message_t& id) {
 }  // namespace
 
 Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
-         const std::string& secret, uint64_t max_message)
+         const std::string& secret, uint64_t max_message, std::optional<VanCurve> curve)
     : context_(context),
       self_(self),
       endpoints_(std::move(endpoints)),
       router_(context, zmq::socket_type::router),
       inbox_(context, zmq::socket_type::pair),
-      secret_(secret) {
+      secret_(secret),
+      curve_(std::move(curve)) {
   router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
   router_.set(zmq::sockopt::linger, 0);
   // ZeroMQ checks each frame's declared length against this before allocating it; the
@@ -60,11 +61,16 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
   std::optional<zmq::socket_t> zap;
   zmq::socket_t monitor(context, zmq::socket_type::pair);
   const std::string monitor_address = "inproc://van-monitor-" + std::to_string(self_);
-  if (!secret_.empty()) {
+  if (!secret_.empty() || curve_) {
     zap.emplace(context, zmq::socket_type::rep);
     zap->set(zmq::sockopt::linger, 0);
     zap->bind(kZapEndpoint);
-    router_.set(zmq::sockopt::plain_server, 1);
+    if (curve_) {
+      router_.set(zmq::sockopt::curve_server, 1);
+      router_.set(zmq::sockopt::curve_secretkey, curve_->server.secret_key);
+    } else {
+      router_.set(zmq::sockopt::plain_server, 1);
+    }
     router_.set(zmq::sockopt::zap_domain, "testbed");
   }
   if (zmq_socket_monitor(router_.handle(), monitor_address.c_str(),
@@ -129,12 +135,19 @@ void Van::answer_zap(zmq::socket_t& zap) {
   std::vector<zmq::message_t> request;
   if (!zmq::recv_multipart(zap, std::back_inserter(request))) return;
   const auto text = [&](size_t i) { return i < request.size() ? request[i].to_string() : ""; };
-  // The secret compared in constant time: how long a refusal takes says nothing of it.
-  const std::string given = text(7);
-  unsigned char differ = given.size() == secret_.size() ? 0 : 1;
-  for (size_t i = 0; i < given.size() && i < secret_.size(); ++i)
-    differ |= static_cast<unsigned char>(given[i] ^ secret_[i]);
-  const bool ok = text(5) == "PLAIN" && text(6) == kUser && differ == 0;
+  bool ok;
+  if (curve_) {
+    // CURVE has proven the client holds the secret half of the key it presents (frame 6,
+    // 32 bytes); a public key is no secret, so a plain comparison is enough.
+    ok = text(5) == "CURVE" && curve_key_to_z85(text(6)) == curve_->client.public_key;
+  } else {
+    // The secret compared in constant time: how long a refusal takes says nothing of it.
+    const std::string given = text(7);
+    unsigned char differ = given.size() == secret_.size() ? 0 : 1;
+    for (size_t i = 0; i < given.size() && i < secret_.size(); ++i)
+      differ |= static_cast<unsigned char>(given[i] ^ secret_[i]);
+    ok = text(5) == "PLAIN" && text(6) == kUser && differ == 0;
+  }
   std::vector<zmq::message_t> reply;
   reply.emplace_back(std::string("1.0"));
   reply.emplace_back(text(1));
@@ -150,7 +163,11 @@ zmq::socket_t& Van::dealer(int to) {
   if (it != dealers_.end()) return it->second;
   zmq::socket_t s(context_, zmq::socket_type::dealer);
   s.set(zmq::sockopt::routing_id, std::to_string(self_));
-  if (!secret_.empty()) {
+  if (curve_) {
+    s.set(zmq::sockopt::curve_serverkey, curve_->server.public_key);
+    s.set(zmq::sockopt::curve_publickey, curve_->client.public_key);
+    s.set(zmq::sockopt::curve_secretkey, curve_->client.secret_key);
+  } else if (!secret_.empty()) {
     s.set(zmq::sockopt::plain_username, kUser);
     s.set(zmq::sockopt::plain_password, secret_);
   }

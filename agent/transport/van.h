@@ -11,8 +11,11 @@
 // Anything in a node can reach the van's port (a user's job, a port scanner), so what
 // arrives is untrusted. With the run's secret, a connection is heard only when it presents
 // it (ZeroMQ's PLAIN mechanism, checked by a ZAP handler on the receiving thread); others
-// fail the handshake and are counted as refused. A message that does not decode (frames,
-// header, sizes that disagree, a sender or hop that is not this run's) is dropped and
+// fail the handshake and are counted as refused. A run spread over hosts sends its van
+// traffic over the hosts' own network too, where PLAIN would show the secret to anyone on
+// the path: there the van speaks CURVE with the run's keys (curve_keys.h) instead, every
+// connection encrypted and admitted only with the run's client key. A message that does not decode
+// (frames, header, sizes that disagree, a sender or hop that is not this run's) is dropped and
 // counted by the connection it came on; a connection that sends kMuteAfter of them is
 // muted, everything it sends dropped unread. A frame longer than the run's largest message
 // is refused by ZeroMQ from its declared length, before anything is allocated, and its
@@ -31,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "agent/transport/curve_keys.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
@@ -43,9 +47,11 @@ class Van {
 
   // endpoints[n] is node n's "tcp://ADDRESS:PORT"; this node binds endpoints[self]. An empty
   // `secret` hears any connection (the in-memory tests); a run's agents always get one.
-  // `max_message` bounds a frame's bytes (the run's largest payload; 0: no bound).
+  // `max_message` bounds a frame's bytes (the run's largest payload; 0: no bound). With
+  // `curve`, connections are CURVE with the run's keys and `secret` is not used.
   Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
-      const std::string& secret = "", uint64_t max_message = 0);
+      const std::string& secret = "", uint64_t max_message = 0,
+      std::optional<VanCurve> curve = std::nullopt);
   Van(const Van&) = delete;
   Van& operator=(const Van&) = delete;
 
@@ -100,6 +106,7 @@ class Van {
   std::map<int, zmq::socket_t> dealers_;
   std::map<int, uint64_t> bytes_sent_, bytes_received_;
   std::string secret_;
+  std::optional<VanCurve> curve_;
   std::string bound_;
   std::map<std::string, uint64_t> malformed_;
   std::atomic<uint64_t> refused_{0};  // written by the receiving thread

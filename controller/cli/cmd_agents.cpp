@@ -13,8 +13,9 @@
 namespace testbed::cli {
 
 int run_agents(const Argv& argv) {
-  static const char* const kUsage = "testbed agents [LAB] --control tcp://ADDR:PORT";
-  Args args(argv, {}, {"control"});
+  static const char* const kUsage =
+      "testbed agents [LAB] --control tcp://ADDR:PORT [--controller-host H]";
+  Args args(argv, {}, {"control", "controller-host"});
   args.at_most(1, kUsage);
   const std::string control = args.option("control").value_or("");
   const auto at =
@@ -26,7 +27,10 @@ int run_agents(const Argv& argv) {
   LabStore store;
   const std::string lab = store.resolve(args.positional(0));
   if (store.load(lab).phase != "up") throw std::runtime_error("lab " + lab + " is not up");
-  return run_host_agents(store, lab, control, std::cout) == 0 ? kExitOk : kExitFailure;
+  return run_host_agents(store, lab, control, args.option("controller-host").value_or(""),
+                         std::cout) == 0
+             ? kExitOk
+             : kExitFailure;
 }
 
 }  // namespace testbed::cli

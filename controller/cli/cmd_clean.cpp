@@ -26,8 +26,11 @@ int run_clean(const Argv& argv) {
       continue;
     }
     if (!store.has_state(lab)) {
-      // Killed before its first state write: nothing was created yet.
+      // Killed before its first state write: nothing was created yet but the directory.
       store.remove(lab);
+      std::cout << "lab " << lab << ": removed its directory, left by a testbed command "
+                << "killed before it made anything\n";
+      ++cleaned;
       continue;
     }
     LabState state = store.load(lab);

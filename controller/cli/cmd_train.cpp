@@ -35,6 +35,11 @@ int run_train(const Argv& argv) {
           *listen + "'");
     o.agents_listen = "tcp://" + *listen;
   }
+  if (const auto v = args.option("van-security")) {
+    if (*v != "plain" && *v != "curve")
+      throw UsageError("--van-security must be plain or curve, not '" + *v + "'");
+    o.van_security = *v;
+  }
   return run_training(store, lab, std::move(state), o) ? kExitOk : kExitFailure;
 }
 

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <thread>
 
+#include "agent/transport/curve_keys.h"
 #include "controller/cli/args.h"
 #include "controller/cli/commands.h"
 #include "controller/cli/verbs.h"
@@ -88,6 +89,29 @@ int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::strin
   return remove_lab(store, store.load(lab), "up");
 }
 
+// With keys in the placement, this host's key pair: --key FILE, or HOST.key beside the
+// placement file (where `testbed keys` writes it); its public half must be the placement's.
+std::optional<CurveKeyPair> load_host_key(const HostPlacement& placement, const std::string& spec,
+                                          const std::string& host,
+                                          const std::optional<std::string>& given) {
+  if (placement.keys.empty()) {
+    if (given) throw UsageError("--key: the placement " + spec + " has no keys");
+    return std::nullopt;
+  }
+  const std::string path =
+      given ? *given : (std::filesystem::path(spec).parent_path() / (host + ".key")).string();
+  CurveKeyPair pair;
+  try {
+    pair = read_curve_key_file(path);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("host ") + host + "'s key: " + e.what() +
+                     " (the placement has keys: give this host's with --key FILE)");
+  }
+  if (pair.public_key != placement.keys.at(host))
+    throw UsageError("--key: " + path + " is not host " + host + "'s key in " + spec);
+  return pair;
+}
+
 }  // namespace
 
 int run_up(const Argv& argv) {
@@ -95,7 +119,7 @@ int run_up(const Argv& argv) {
   const auto began = std::chrono::steady_clock::now();
   Args args(argv, {"dry-run", "grafana", "adopt", "foreground", "timings"},
             {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics",
-             "start-at"});
+             "start-at", "key"});
   if (args.option("hosts").has_value() != args.option("host").has_value()) {
     throw UsageError("--hosts and --host go together: each host brings up its own slice");
   }
@@ -136,10 +160,16 @@ int run_up(const Argv& argv) {
   };
   phase("plan");
   std::optional<PlanSlice> slice;
+  nlohmann::json placement_kept;
+  std::optional<CurveKeyPair> host_key;
   if (const auto hosts = args.option("hosts")) {
     const auto placement = load_host_placement(*hosts, *whole);
     if (!placement) return kExitInvalid;
     slice = host_slice(*whole, *placement, *args.option("host"));
+    placement_kept = placement_record(*placement);
+    host_key = load_host_key(*placement, *hosts, slice->host, args.option("key"));
+  } else if (args.option("key")) {
+    throw UsageError("--key is a host's key in a lab spread over hosts: give --hosts and --host");
   }
   const Plan* plan = slice ? &slice->plan : &*whole;
   if (args.flag("dry-run")) {
@@ -198,10 +228,14 @@ int run_up(const Argv& argv) {
   state.start_at_unix_s = start_at;
   state.plan = plan_to_json(*plan);
   if (slice) state.host = slice->host;
+  state.placement = placement_kept;
   if (args.flag("adopt")) state.adopted = taken;
   store.save_plan(plan->lab, state.plan);
   if (slice) store.save_whole_plan(plan->lab, plan_to_json(*whole));
   store.save(state);
+  if (host_key)
+    write_curve_key_file(store.host_key_path(plan->lab), *host_key,
+                         "host " + slice->host + " of lab " + plan->lab);
   phase("checks and plan.json");
 
   ApplyHooks hooks;

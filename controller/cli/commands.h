@@ -27,6 +27,7 @@ int run_status(const Argv& args);
 int run_exec(const Argv& args);
 int run_launch(const Argv& args);
 int run_agents(const Argv& args);
+int run_keys(const Argv& args);
 // `testbed _rank -- CMD...`: a launched rank's supervisor (rank_supervisor.h); hidden.
 int run_rank(const Argv& args);
 int run_clean(const Argv& args);

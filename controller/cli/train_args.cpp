@@ -29,7 +29,7 @@ const char* const kTrainOptions =
     "[--index-k K] [--index-prune SHARE] "
     "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
     "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
-    "[--probe-count N] [--probe-bytes B] [--agents-listen ADDR:PORT]";
+    "[--probe-count N] [--probe-bytes B] [--agents-listen ADDR:PORT] [--van-security plain|curve]";
 
 const std::string& train_usage() {
   static const std::string kUsage = [] {
@@ -60,6 +60,7 @@ Args parse_train_args(const Argv& argv) {
   std::set<std::string> valued(workload_keys().begin(), workload_keys().end());
   valued.insert(command_line_only_keys().begin(), command_line_only_keys().end());
   valued.insert("agents-listen");  // the run's, not the workload's: taken by run_train
+  valued.insert("van-security");
   Args args(argv, {run_flags().begin(), run_flags().end()}, valued);
   args.at_most(1, train_usage());
   return args;
@@ -68,6 +69,7 @@ Args parse_train_args(const Argv& argv) {
 CommandLine command_line(const Args& args) {
   CommandLine line{args.options(), args.flags()};
   line.options.erase("agents-listen");
+  line.options.erase("van-security");
   return line;
 }
 

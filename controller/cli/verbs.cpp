@@ -14,14 +14,16 @@ const std::map<std::string, Verb>& verbs() {
        {run_up,
         "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
         "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
-        "[--hosts N|PLACEMENT --host H] [--adopt] [--start-at T] [--metrics ADDR:PORT] "
-        "[--foreground] [--timings]",
+        "[--hosts N|PLACEMENT --host H [--key FILE]] [--adopt] [--start-at T] "
+        "[--metrics ADDR:PORT] [--foreground] [--timings]",
         "create the lab (namespaces, shaped links, delay, routes) and start its schedules",
         "one lab over several hosts (docs/multihost.md):\n"
         "  --hosts N|PLACEMENT --host H  bring up only host H's slice: its nodes, the links\n"
         "                                among them, its ends of links to other hosts (VXLANs\n"
         "                                it makes when PLACEMENT gives the hosts' underlay;\n"
         "                                otherwise made by others: meshnet, a CNI)\n"
+        "  --key FILE                    this host's key pair when PLACEMENT has keys\n"
+        "                                (default: H.key beside PLACEMENT; testbed keys)\n"
         "  --adopt                       use node namespaces that already exist (a pod's);\n"
         "                                down undoes what up did in them and keeps them\n"
         "  --start-at T                  the schedules' time zero, Unix seconds: the same on\n"
@@ -73,8 +75,16 @@ const std::map<std::string, Verb>& verbs() {
         "NAME] [--master-port P] [--json] -- CMD [ARGS...]",
         "run your own program (a PyTorch job, any command) once in each node with torchrun's "
         "environment; its metric lines, WAN bytes and the emulation's health are recorded"}},
+      {"keys",
+       {run_keys, "keys PLACEMENT --out DIR",
+        "make a CURVE key pair for every host of a placement (no root needed)",
+        "written in DIR (made 0700; it must not exist yet or be empty):\n"
+        "  HOST.key        each host's key pair, 0600: copy it to that host only\n"
+        "  placement.yaml  PLACEMENT with every host's public key under keys:, for every host\n"
+        "with keys in its placement, a run across hosts admits only these hosts, each for its\n"
+        "own nodes, encrypted (docs/multihost.md#security)"}},
       {"agents",
-       {run_agents, "agents [LAB] --control tcp://ADDR:PORT",
+       {run_agents, "agents [LAB] --control tcp://ADDR:PORT [--controller-host H]",
         "on a host of a lab spread over hosts: run its nodes' agents for a train controlled "
         "from another host (train --agents-listen ADDR:PORT)"}},
       {"clean", {run_clean, "clean [--all]", "remove what crashed runs left (--all: every lab)"}},
@@ -112,7 +122,10 @@ const std::map<std::string, Verb>& verbs() {
         "  --agents-listen ADDR:PORT  an address of this host that the other hosts reach;\n"
         "                             on each other host run\n"
         "                             testbed agents LAB --control tcp://ADDR:PORT\n"
-        "                             (either may start first; a lost host is named)"}},
+        "                             (either may start first; a lost host is named)\n"
+        "  --van-security plain|curve the model traffic's: CURVE with keys new for the run\n"
+        "                             (the default over hosts) or PLAIN with its secret (on\n"
+        "                             one box); plain over hosts sends that secret in clear"}},
       {"report",
        {run_report, "report LAB|DIR [--out DIR]",
         "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},

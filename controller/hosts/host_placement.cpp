@@ -218,6 +218,8 @@ nlohmann::json host_placement_to_json(const Plan& plan, const HostPlacement& pla
     if (const auto u = placement.underlay.find(load.host); u != placement.underlay.end()) {
       hosts.back()["underlay"] = {{"address", u->second.address.str()}, {"dev", u->second.dev}};
     }
+    if (const auto k = placement.keys.find(load.host); k != placement.keys.end())
+      hosts.back()["curve_public_key"] = k->second;
   }
   size_t cut = 0;
   for (const auto& l : plan.links) cut += placement.host_of.at(l.a) != placement.host_of.at(l.b);
@@ -228,6 +230,18 @@ nlohmann::json host_placement_to_json(const Plan& plan, const HostPlacement& pla
           {"links_between_hosts_made_by",
            placement.underlay.empty() ? "others (meshnet, a CNI)" : "the testbed (VXLAN)"},
           {"vxlan_port", placement.vxlan_port}};
+}
+
+nlohmann::json placement_record(const HostPlacement& placement) {
+  nlohmann::json hosts = nlohmann::json::object();
+  for (const auto& h : placement.hosts) {
+    nlohmann::json entry = {{"nodes", placement.nodes_on(h)}};
+    if (const auto k = placement.keys.find(h); k != placement.keys.end()) entry["key"] = k->second;
+    if (const auto u = placement.underlay.find(h); u != placement.underlay.end())
+      entry["address"] = u->second.address.str();
+    hosts[h] = entry;
+  }
+  return {{"hosts", hosts}};
 }
 
 }  // namespace testbed

@@ -31,6 +31,10 @@ struct HostPlacement {
   std::map<std::string, Underlay> underlay;
   // IANA's VXLAN port unless the file says otherwise (to stay clear of a cluster's own).
   uint16_t vxlan_port = 4789;
+  // Each host's CURVE public key (Z85), given for every host or for none: with them a run's
+  // control channel and van across hosts are authenticated and encrypted (`testbed keys`
+  // makes them, docs/multihost.md#security); `train --agents-listen` needs them.
+  std::map<std::string, std::string> keys;
 
   std::vector<std::string> nodes_on(const std::string& host) const;
 };
@@ -60,6 +64,10 @@ HostPlacement compute_host_placement(const Plan& plan, size_t host_count);
 HostPlacement parse_host_placement_text(const std::string& text, const std::string& file,
                                         const Plan& plan);
 HostPlacement parse_host_placement_file(const std::string& path, const Plan& plan);
+
+// What a slice keeps of its placement (state.json's "placement"): every host's nodes, keys
+// and underlay address, so that `train` and `agents` know who may speak for which node.
+nlohmann::json placement_record(const HostPlacement& placement);
 
 std::vector<HostLoad> host_loads(const Plan& plan, const HostPlacement& placement);
 nlohmann::json host_placement_to_json(const Plan& plan, const HostPlacement& placement);

@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "agent/transport/curve_keys.h"
 #include "controller/hosts/host_placement.h"
 #include "controller/topology/port_number.h"
 #include "controller/topology/yaml_diagnostics.h"
@@ -71,23 +72,53 @@ void parse_underlay(const YAML::Node& root, HostPlacement& p, YamlDiagnostics& d
   }
 }
 
+// `keys: {HOST: Z85}` for every host, or none.
+void parse_keys(const YAML::Node& root, HostPlacement& p, YamlDiagnostics& diag) {
+  const YAML::Node keys = root["keys"];
+  if (!keys) return;
+  if (!keys.IsMap()) {
+    diag.error(keys, "keys: a map from each host's name to its CURVE public key (testbed keys)");
+    return;
+  }
+  std::set<std::string> seen;
+  for (auto it = keys.begin(); it != keys.end(); ++it) {
+    const std::string host = it->first.Scalar();
+    const std::string field = "keys." + host;
+    if (std::find(p.hosts.begin(), p.hosts.end(), host) == p.hosts.end()) {
+      diag.error(it->first, field + ": no host '" + host + "' under hosts");
+      continue;
+    }
+    std::string key;
+    if (!diag.scalar(it->second, field, key)) continue;
+    if (!valid_curve_key(key)) {
+      diag.error(it->second, field + ": a CURVE public key, 40 characters of Z85 (testbed keys)");
+      continue;
+    }
+    if (!seen.insert(key).second) {
+      diag.error(it->second, field + ": the same key as another host's; each host has its own");
+      continue;
+    }
+    p.keys[host] = key;
+  }
+  std::string without;
+  for (const auto& h : p.hosts)
+    if (!p.keys.count(h)) without += (without.empty() ? "" : ", ") + h;
+  if (!without.empty() && diag.empty())
+    diag.error(keys, "keys: every host needs one, or none does; none for " + without);
+}
+
 }  // namespace
 
 HostPlacement parse_host_placement_text(const std::string& text, const std::string& file,
                                         const Plan& plan) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
-  }
+  YAML::Node root = load_yaml(text, file);
   YamlDiagnostics diag(file);
   HostPlacement p;
   p.source = "file " + file;
   if (!root.IsMap()) {
     throw ValidationError({{file, 0, 0, "expected a map with the key 'hosts'"}});
   }
-  diag.check_keys(root, {"hosts", "underlay", "vxlan_port"}, "at the top level");
+  diag.check_keys(root, {"hosts", "underlay", "vxlan_port", "keys"}, "at the top level");
   const YAML::Node hosts = root["hosts"];
   if (!hosts || !hosts.IsMap() || hosts.size() == 0) {
     diag.error(hosts ? hosts : root, "hosts: a map from each host's name to its nodes");
@@ -121,6 +152,7 @@ HostPlacement parse_host_placement_text(const std::string& text, const std::stri
     }
   }
   parse_underlay(root, p, diag);
+  parse_keys(root, p, diag);
   std::string missing;
   for (const auto& n : plan.nodes) {
     if (!p.host_of.count(n.name)) missing += (missing.empty() ? "" : ", ") + n.name;

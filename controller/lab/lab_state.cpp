@@ -94,6 +94,7 @@ nlohmann::json state_to_json(const LabState& s) {
   if (!s.host.empty()) {
     j["host"] = s.host;
     j["adopted"] = {{"namespaces", s.adopted}, {"steps", s.adopted_steps}};
+    if (!s.placement.is_null()) j["placement"] = s.placement;
   }
   return j;
 }
@@ -125,6 +126,7 @@ LabState state_from_json(const nlohmann::json& j) {
                             i.value("uts_inode", uint64_t{0})});
   }
   s.host = j.value("host", "");
+  s.placement = j.value("placement", nlohmann::json());
   if (const auto a = j.find("adopted"); a != j.end() && a->is_object()) {
     s.adopted = a->value("namespaces", std::vector<std::string>{});
     s.adopted_steps = a->value("steps", std::vector<size_t>{});

@@ -65,6 +65,10 @@ struct LabState {
   std::string host;
   std::vector<std::string> adopted;
   std::vector<size_t> adopted_steps;
+  // A slice's placement as `train` and `agents` need it (hosts/host_placement.h's
+  // placement_record): every host's nodes, CURVE public key and underlay address; null on
+  // one box. This host's own key pair is `host.key` in the lab's directory (0600).
+  nlohmann::json placement;
   // The plan, from plan.json: written once by `up`, as it is large (every route and step)
   // while state.json is rewritten at every namespace.
   nlohmann::json plan;
@@ -97,6 +101,9 @@ class LabStore {
   std::string state_path(const std::string& lab) const { return dir(lab) + "/state.json"; }
   std::string plan_path(const std::string& lab) const { return dir(lab) + "/plan.json"; }
   std::string journal_path(const std::string& lab) const { return dir(lab) + "/state.journal"; }
+  // A slice's CURVE key pair (agent/transport/curve_keys.h), 0600: its host's identity to the
+  // other hosts of the lab.
+  std::string host_key_path(const std::string& lab) const { return dir(lab) + "/host.key"; }
   // A slice's whole lab (every host's nodes and links), kept by `up --hosts` so that a run
   // on this host can address every node (`train` across hosts).
   std::string whole_plan_path(const std::string& lab) const {

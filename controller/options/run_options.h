@@ -99,6 +99,10 @@ struct TrainOptions {
   // A lab spread over hosts: where the controller listens for the agents of other hosts'
   // nodes (tcp://ADDR:PORT, from `train --agents-listen ADDR:PORT`); empty on one box.
   std::string agents_listen;
+  // The van's security (--van-security): "plain" (the run's secret, PLAIN), "curve" (keys new
+  // for the run, encrypted), or "" for the default: CURVE over hosts, PLAIN on one box, where
+  // the van never leaves the machine (docs/multihost.md#security).
+  std::string van_security;
   // The parameter index (Sec. 4) of the disk-resident stores: on or off, the top k merged
   // per round, the share of sampled batches a key must be read by to be indexed.
   bool index = false;

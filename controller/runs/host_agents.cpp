@@ -13,6 +13,8 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "agent/runtime/control_channel.h"
+#include "agent/transport/handshake_watch.h"
 #include "controller/lab/teardown.h"
 #include "controller/runs/child_process.h"
 #include "controller/training/remote_hosts.h"
@@ -77,13 +79,43 @@ void forget(LabStore& store, const std::string& lab, const std::vector<Agent>& a
 
 }  // namespace
 
+std::string controller_host_of(const nlohmann::json& placement, const std::string& control,
+                               const std::string& given) {
+  const auto& hosts = placement.at("hosts");
+  if (!given.empty()) {
+    if (!hosts.contains(given))
+      throw std::runtime_error("--controller-host: no host '" + given + "' in the placement");
+    return given;
+  }
+  const std::string address = control.substr(6, control.rfind(':') - 6);  // tcp://A:P
+  for (const auto& [host, entry] : hosts.items())
+    if (entry.value("address", "") == address) return host;
+  throw std::runtime_error("no host of the placement has the underlay address " + address +
+                           ": name the controller's host with --controller-host H");
+}
+
 int run_host_agents(LabStore& store, const std::string& lab, const std::string& control,
-                    std::ostream& progress) {
+                    const std::string& controller_host, std::ostream& progress) {
   LabState state = store.load(lab);
   if (state.host.empty())
     throw std::runtime_error("lab " + lab +
                              " is not a slice of a lab spread over hosts; `testbed train` starts "
                              "its agents itself");
+  if (!state.placement.is_object() || !state.placement["hosts"][state.host].contains("key"))
+    throw std::runtime_error(
+        "lab " + lab +
+        "'s placement has no keys: a run across hosts is authenticated with "
+        "CURVE keys. Make them with `testbed keys PLACEMENT --out DIR` and bring the slices up "
+        "with DIR/placement.yaml (docs/multihost.md#security)");
+  const std::string server_host = controller_host_of(state.placement, control, controller_host);
+  if (server_host == state.host)
+    throw std::runtime_error("the controller's host is this host (" + state.host +
+                             "): its agents are started by `testbed train` itself");
+  const std::string key_file = store.host_key_path(lab);
+  const ControlCurve curve{read_curve_key_file(key_file),
+                           state.placement["hosts"][server_host]["key"].get<std::string>()};
+  if (curve.own.public_key != state.placement["hosts"][state.host]["key"])
+    throw std::runtime_error(key_file + " is not host " + state.host + "'s key in the placement");
   const nlohmann::json whole = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);
   const std::string dir = store.dir(lab);
@@ -94,9 +126,35 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   zmq::socket_t channel(ctx, zmq::socket_type::dealer);
   channel.set(zmq::sockopt::routing_id, "host/" + state.host);
   channel.set(zmq::sockopt::linger, 1000);  // a "died" report must get out before we exit
+  channel.set(zmq::sockopt::maxmsgsize, kControlFrameBound);
+  set_control_curve(channel, curve);
+  HandshakeWatch handshake(ctx, channel, "host-" + state.host);
   channel.connect(control);
 
   for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);
+  // No agent runs before the server has proven it is the controller's host.
+  const auto waited = std::chrono::steady_clock::now();
+  for (;;) {
+    const auto h = handshake.poll();
+    if (h == HandshakeWatch::State::succeeded) break;
+    std::string failure;
+    if (h == HandshakeWatch::State::failed)
+      failure = "refused the server at " + control + ": " + handshake.why() + " (host " +
+                server_host + "'s in the placement); no agent was started";
+    else if (g_signal)
+      failure =
+          "ended by signal " + std::to_string(g_signal.load()) + " before the controller answered";
+    else if (std::chrono::steady_clock::now() - waited >= kFirstContact)
+      failure = "the controller at " + control + " never answered";
+    if (!failure.empty()) {
+      progress << "host " << state.host << ": " << failure << "\n";
+      return 1;
+    }
+    std::this_thread::sleep_for(kWatchTick / 4);
+  }
+  progress << "host " << state.host << ": the controller at " << control << " proved host "
+           << server_host << "'s key\n"
+           << std::flush;
   std::vector<Agent> agents;
   {
     auto lock = store.lock(lab, /*wait=*/true);
@@ -111,7 +169,13 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                                             "--node",
                                             std::to_string(i),
                                             "--control-netns",
-                                            host_netns};
+                                            host_netns,
+                                            "--lab-dir",
+                                            dir,
+                                            "--curve-key",
+                                            key_file,
+                                            "--server-key",
+                                            curve.server_public};
       // Recorded (owned by this command, so `clean` ends it if we die) before it runs.
       const pid_t pid =
           spawn_in_netns(n["namespace"], cmd, dir + "/agent-" + name + ".log", [&](pid_t started) {
@@ -138,6 +202,10 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     const auto now = std::chrono::steady_clock::now();
     if (g_signal) {
       failure = "ended by signal " + std::to_string(g_signal.load());
+      break;
+    }
+    if (handshake.poll() == HandshakeWatch::State::failed) {
+      failure = "refused the server at " + control + " on reconnecting: " + handshake.why();
       break;
     }
     if (now >= next_beat) {

@@ -9,9 +9,15 @@
 // ends the rest, naming them. When the controller is not heard from for kHostSilence (or
 // never, within kFirstContact), it ends its agents by their recorded pids and fails,
 // naming the controller's address.
+//
+// The channel is CURVE (docs/multihost.md#security): this host's key pair from its slice
+// (host.key), and the controller's host key from the placement, pinned. No agent starts
+// before the server has proven it holds that key; a server that fails the handshake (another
+// process bound to the port first, a host with the wrong key) is named and nothing runs.
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 
@@ -24,9 +30,16 @@ namespace testbed {
 // be started first.
 constexpr auto kFirstContact = std::chrono::seconds(300);
 
-// `control`: tcp://ADDR:PORT, the controller's --agents-listen. Throws std::runtime_error
-// when the lab is not a slice of a lab spread over hosts.
+// `control`: tcp://ADDR:PORT, the controller's --agents-listen; `controller_host` the
+// placement's host the controller runs on ("": the host whose underlay address `control`
+// names). Throws std::runtime_error when the lab is not a slice of a lab spread over hosts,
+// its placement has no keys, or the controller's host cannot be told.
 int run_host_agents(LabStore& store, const std::string& lab, const std::string& control,
-                    std::ostream& progress);
+                    const std::string& controller_host, std::ostream& progress);
+
+// The controller's host: `given`, or the host whose underlay address is `control`'s; throws
+// std::runtime_error naming what is missing. Pure.
+std::string controller_host_of(const nlohmann::json& placement, const std::string& control,
+                               const std::string& given);
 
 }  // namespace testbed

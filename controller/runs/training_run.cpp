@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -115,6 +116,36 @@ void check_reference(const nlohmann::json& summary) {
   }
 }
 
+// The control port for the other hosts: CURVE with this host's key, admitting the
+// placement's other hosts (agent_group.h). Without keys in the placement it refuses: a port
+// other hosts reach is never open to whoever connects.
+void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState& state,
+                      const std::string& endpoint, const std::vector<bool>& remote,
+                      const nlohmann::json& lab_plan) {
+  const nlohmann::json& placement = state.placement;
+  if (!placement.is_object() || !placement["hosts"][state.host].contains("key"))
+    throw UsageError("lab " + state.lab +
+                     "'s placement has no keys: a run across hosts is "
+                     "authenticated with CURVE keys. Make them with `testbed keys PLACEMENT --out "
+                     "DIR` and bring the slices up with DIR/placement.yaml "
+                     "(docs/multihost.md#security)");
+  const CurveKeyPair own = read_curve_key_file(store.host_key_path(state.lab));
+  if (own.public_key != placement["hosts"][state.host]["key"])
+    throw UsageError(store.host_key_path(state.lab) + " is not host " + state.host +
+                     "'s key in the placement");
+  AdmittedHosts admitted;
+  std::map<std::string, std::string> host_of_node;
+  for (const auto& [host, entry] : placement["hosts"].items()) {
+    for (const auto& n : entry["nodes"]) host_of_node[n.get<std::string>()] = host;
+    if (entry.contains("address")) admitted.host_of_address[entry["address"]] = host;
+    if (host != state.host) admitted.host_of_key[entry["key"].get<std::string>()] = host;
+  }
+  std::vector<std::string> host_of;
+  for (const auto& n : lab_plan["nodes"])
+    host_of.push_back(host_of_node[n["name"].get<std::string>()]);
+  agents.listen_for_hosts(endpoint, remote, own, std::move(admitted), std::move(host_of));
+}
+
 }  // namespace
 
 bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o) {
@@ -174,7 +205,17 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";
   AgentGroup agents(ctx, socket_path, names);
-  if (!elsewhere.empty()) agents.listen_for_hosts(o.agents_listen, remote);
+  if (!elsewhere.empty()) listen_for_hosts(agents, store, state, o.agents_listen, remote, lab_plan);
+  const bool van_curve =
+      o.van_security == "curve" || (o.van_security.empty() && !elsewhere.empty());
+  agents.use_van_curve(van_curve);
+  if (!elsewhere.empty() && !van_curve)
+    (o.json ? std::cerr : std::cout)
+        << "warning: --van-security plain over hosts: the run's secret and its model traffic "
+           "cross the hosts' network in clear\n";
+  // Clocks past the run's iterations are not the run's (agent_reply.h); twice them leaves
+  // room for any protocol's count past its last clock (an evaluation's, a final pull's).
+  if (o.iterations > 0) agents.set_clock_bound(2 * static_cast<uint64_t>(o.iterations) + 2);
   std::vector<pid_t> pids;
   {
     auto lock = store.lock(lab, /*wait=*/true);
@@ -184,8 +225,13 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
         pids.push_back(0);  // started and watched by its host (remote_hosts.h)
         continue;
       }
-      const std::vector<std::string> cmd = {program_path("testbed-agent"), "--control",
-                                            "ipc://" + socket_path, "--node", std::to_string(n)};
+      const std::vector<std::string> cmd = {program_path("testbed-agent"),
+                                            "--control",
+                                            "ipc://" + socket_path,
+                                            "--node",
+                                            std::to_string(n),
+                                            "--lab-dir",
+                                            dir};
       // Owned by this train, and recorded before it runs: if the train is killed outright,
       // `clean` ends them.
       const pid_t pid =
@@ -211,6 +257,8 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
       },
       std::chrono::steady_clock::now());
   agents.set_stall_check([&] {
+    // Refused connections on the port the other hosts reach, named as the gate saw them.
+    for (const auto& why : agents.take_refusals()) progress << "refused " << why << "\n";
     if (const auto begun = watch.poll(std::chrono::steady_clock::now()))
       progress << "stall: " << describe(begun->pairs) << "\n" << std::flush;
     const StallEpisode* now = watch.current();
@@ -246,8 +294,14 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
         // health are of the links this host's nodes send on.
         summary["hosts"] = {{"controller_host", state.host},
                             {"nodes_elsewhere", elsewhere},
-                            {"links_measured", "sent by this host's nodes"}};
+                            {"links_measured", "sent by this host's nodes"},
+                            {"control_channel", "CURVE, the placement's host keys"},
+
+                            {"refused_connections", agents.refused_connections()},
+                            {"spoofed_messages", agents.spoofed_messages()},
+                            {"malformed_replies", agents.malformed_replies()}};
       }
+      summary["van_security"] = van_curve ? "curve" : "plain";
       summary["stalls"] = watch.to_json();
       if (compute->active()) summary["compute"] = compute->summary();
       add_compute_notes(summary);

@@ -431,12 +431,7 @@ class Parser {
 }  // namespace
 
 Scenario parse_scenario_text(const std::string& text, const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw ValidationError({{file, e.mark.line + 1, e.mark.column + 1, "YAML syntax: " + e.msg}});
-  }
+  YAML::Node root = load_yaml(text, file);
   return Parser(file).run(root);
 }
 

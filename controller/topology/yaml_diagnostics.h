@@ -12,6 +12,9 @@
 
 namespace testbed {
 
+// `text` parsed, or a ValidationError at the syntax error's FILE:LINE:COL.
+YAML::Node load_yaml(const std::string& text, const std::string& file);
+
 class YamlDiagnostics {
  public:
   explicit YamlDiagnostics(std::string file) : file_(std::move(file)) {}

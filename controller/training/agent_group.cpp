@@ -18,12 +18,18 @@ namespace {
 constexpr auto kAgentTimeout = std::chrono::seconds(300);
 // How often a wait checks whether an agent died: a dead node is named well within 2 s.
 constexpr auto kLivenessCheck = std::chrono::milliseconds(200);
+// The largest event an agent sends is a shard's report with its values (at most 200000 of
+// them, about 5 MB of JSON): 64 MiB leaves ten times that and refuses a declared gigabyte
+// before it is allocated.
+constexpr int64_t kControlEventBound = int64_t{64} << 20;
+// Events queued unread per connection: a host's beats and its nodes' events of an iteration.
+constexpr int kControlEventsQueued = 1000;
 
 }  // namespace
 
 AgentGroup::AgentGroup(zmq::context_t& context, const std::string& socket_path,
                        std::vector<std::string> names)
-    : router_(context, zmq::socket_type::router), names_(std::move(names)) {
+    : router_(context, zmq::socket_type::router), names_(std::move(names)), context_(&context) {
   // 128 bits from the kernel's entropy (std::random_device reads /dev/urandom on Linux):
   // not guessable by a process in a node within a run's lifetime.
   std::random_device entropy;
@@ -37,22 +43,47 @@ AgentGroup::AgentGroup(zmq::context_t& context, const std::string& socket_path,
 }
 
 void AgentGroup::send(size_t node, const nlohmann::json& command) {
-  router_.send(zmq::buffer(std::to_string(node)), zmq::send_flags::sndmore);
-  router_.send(zmq::buffer(command.dump()), zmq::send_flags::none);
+  zmq::socket_t& to = tcp_ && remote_.at(node) ? *tcp_ : router_;
+  to.send(zmq::buffer(std::to_string(node)), zmq::send_flags::sndmore);
+  to.send(zmq::buffer(command.dump()), zmq::send_flags::none);
 }
 
 void AgentGroup::broadcast(const nlohmann::json& command) {
   for (size_t n = 0; n < names_.size(); ++n) send(n, command);
 }
 
-void AgentGroup::listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote) {
-  hosts_.emplace(names_, std::move(remote));
+void AgentGroup::listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote,
+                                  const CurveKeyPair& own, AdmittedHosts admitted,
+                                  std::vector<std::string> host_of) {
+  hosts_.emplace(names_, remote);
+  remote_ = std::move(remote);
+  host_of_ = std::move(host_of);
+  tcp_.emplace(*context_, zmq::socket_type::router);
   // The last commands (quit) must reach the other hosts before this process ends: on TCP
   // they may still be queued when the socket closes, unlike on the local socket, where
   // the agents' exits are waited for. Two seconds bound how long an unreachable host holds
   // the end of a run.
-  router_.set(zmq::sockopt::linger, 2000);
-  router_.bind(tcp_endpoint);
+  tcp_->set(zmq::sockopt::linger, 2000);
+  tcp_->set(zmq::sockopt::maxmsgsize, kControlEventBound);
+  tcp_->set(zmq::sockopt::rcvhwm, kControlEventsQueued);
+  gate_ = std::make_unique<CurveGate>(*context_, *tcp_, own, std::move(admitted));
+  tcp_->bind(tcp_endpoint);
+}
+
+bool AgentGroup::from_its_host(std::vector<zmq::message_t>& frames) {
+  if (frames.size() != 2) return false;
+  // The host CURVE proved (curve_gate.h), on every message of its connection.
+  const char* user = nullptr;
+  try {
+    user = frames[1].gets("User-Id");
+  } catch (const zmq::error_t&) {
+    return false;
+  }
+  const std::string host = user ? user : "";
+  const std::string id = frames[0].to_string();
+  if (RemoteHosts::is_host_id(id)) return id == "host/" + host;
+  const auto node = canonical_node_index(id, names_.size());
+  return node && remote_[*node] && host_of_[*node] == host;
 }
 
 std::vector<std::string> AgentGroup::awaited_nodes() const {
@@ -62,8 +93,8 @@ std::vector<std::string> AgentGroup::awaited_nodes() const {
 void AgentGroup::release_hosts() {
   if (!hosts_) return;
   for (const auto& id : hosts_->routing_ids()) {
-    router_.send(zmq::buffer(id), zmq::send_flags::sndmore);
-    router_.send(zmq::buffer(std::string(R"({"cmd":"quit"})")), zmq::send_flags::dontwait);
+    tcp_->send(zmq::buffer(id), zmq::send_flags::sndmore);
+    tcp_->send(zmq::buffer(std::string(R"({"cmd":"quit"})")), zmq::send_flags::dontwait);
   }
 }
 
@@ -105,31 +136,39 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, std::clamp(left, std::chrono::milliseconds(0), kLivenessCheck)) <= 0) {
+    zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                {tcp_ ? tcp_->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+    if (zmq::poll(items, tcp_ ? 2 : 1,
+                  std::clamp(left, std::chrono::milliseconds(0), kLivenessCheck)) <= 0) {
       // Hosts are judged silent only with nothing waiting to be read: beats queued while
       // the controller was busy elsewhere are heard first.
       if (hosts_) hosts_->check(std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       continue;
     }
+    const bool over_tcp = !(items[0].revents & ZMQ_POLLIN);
     std::vector<zmq::message_t> frames;
-    if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
-    if (hosts_ && frames.size() == 2 && RemoteHosts::is_host_id(frames[0].to_string())) {
+    if (!zmq::recv_multipart(over_tcp ? *tcp_ : router_, std::back_inserter(frames))) continue;
+    if (over_tcp && !from_its_host(frames)) {
+      ++spoofed_messages_;
+      continue;
+    }
+    if (over_tcp && RemoteHosts::is_host_id(frames[0].to_string())) {
       // A host's launcher (remote_hosts.h): its beats are answered, so that it knows the
       // controller is alive; a "died" report throws, naming the node.
       if (hosts_->hear(frames[0].to_string(), frames[1].to_string(),
                        std::chrono::steady_clock::now())) {
-        router_.send(frames[0], zmq::send_flags::sndmore);
-        router_.send(zmq::buffer(std::string(R"({"cmd":"beat"})")), zmq::send_flags::dontwait);
+        tcp_->send(frames[0], zmq::send_flags::sndmore);
+        tcp_->send(zmq::buffer(std::string(R"({"cmd":"beat"})")), zmq::send_flags::dontwait);
       } else {
         ++malformed_host_reports_;
       }
       continue;
     }
-    auto reply = frames.size() == 2 ? decode_agent_reply(frames[0].to_string(),
-                                                         frames[1].to_string(), names_.size())
-                                    : std::nullopt;
+    auto reply = frames.size() == 2
+                     ? decode_agent_reply(frames[0].to_string(), frames[1].to_string(),
+                                          names_.size(), max_clock_)
+                     : std::nullopt;
     if (!reply) {
       ++malformed_replies_;
       continue;

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
@@ -18,6 +19,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "controller/training/curve_gate.h"
 #include "controller/training/remote_hosts.h"
 
 namespace testbed {
@@ -51,9 +53,32 @@ class AgentGroup {
   // The agents' pids, once started, so that gather() can tell a dead one from a slow one;
   // 0 for an agent on another host.
   void set_pids(std::vector<pid_t> pids) { pids_ = std::move(pids); }
-  // Agents on other hosts: the ROUTER listens on `tcp_endpoint` too (tcp://ADDR:PORT), and
-  // `remote[n]` says node n's agent is started and watched by its host's `testbed agents`.
-  void listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote);
+  // Agents on other hosts: a second ROUTER listens on `tcp_endpoint` (tcp://ADDR:PORT) as a
+  // CURVE server with this host's key, admitting only `admitted`'s host keys (curve_gate.h);
+  // `host_of[n]` is node n's host, and `remote[n]` says its agent is started and watched by
+  // its host's `testbed agents`. A host speaks there only for its own nodes; anything else is
+  // dropped and counted (spoofed_messages). The run's van speaks CURVE too (van_curve()).
+  void listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote,
+                        const CurveKeyPair& own, AdmittedHosts admitted,
+                        std::vector<std::string> host_of);
+  // The TCP endpoint bound, resolved ("tcp://127.0.0.1:*" becomes its port); "" without.
+  std::string tcp_endpoint() const {
+    return tcp_ ? tcp_->get(zmq::sockopt::last_endpoint) : std::string();
+  }
+  // The van speaks CURVE with keys new for this run (on by default over hosts).
+  void use_van_curve(bool on) {
+    if (on && !van_curve_) van_curve_ = VanCurve::make();
+    if (!on) van_curve_.reset();
+  }
+  // The run's van keys for every setup (null when the van speaks PLAIN with the secret).
+  nlohmann::json van_curve() const { return van_curve_ ? to_json(*van_curve_) : nullptr; }
+  // Handshakes refused on the TCP port, and what the gate saw of them (taken once each).
+  uint64_t refused_connections() const { return gate_ ? gate_->refused() : 0; }
+  std::vector<std::string> take_refusals() {
+    return gate_ ? gate_->take_refusals() : std::vector<std::string>{};
+  }
+  // Messages from an admitted host for a node that is not its own, or not canonical.
+  uint64_t spoofed_messages() const { return spoofed_messages_; }
   // The remote nodes whose host has not reported yet, by name.
   std::vector<std::string> awaited_nodes() const;
 
@@ -93,6 +118,9 @@ class AgentGroup {
   // naming a node whose agent died (checked at least every 200 ms while waiting) or that
   // reported an error.
   std::optional<std::pair<size_t, nlohmann::json>> next_event(std::chrono::milliseconds timeout);
+  // Clocks and iterations above this are not the run's: such an event is dropped as malformed
+  // (the run's iterations; unbounded when a run has none).
+  void set_clock_bound(uint64_t max_clock) { max_clock_ = max_clock; }
   // Replies that did not decode (agent_reply.h), dropped.
   uint64_t malformed_replies() const { return malformed_replies_; }
   uint64_t malformed_host_reports() const { return malformed_host_reports_; }
@@ -112,8 +140,18 @@ class AgentGroup {
   std::string describe_death(size_t n) const;
   std::vector<std::string> names_;
   std::string secret_;
-  uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0;
+  uint64_t max_clock_ = UINT64_MAX;
+  uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0, spoofed_messages_ = 0;
   std::optional<RemoteHosts> hosts_;
+  std::vector<bool> remote_;
+  std::vector<std::string> host_of_;
+  std::optional<VanCurve> van_curve_;
+  // Declared after router_ and before gate_: the gate (which watches tcp_) goes first.
+  std::optional<zmq::socket_t> tcp_;
+  std::unique_ptr<CurveGate> gate_;
+  zmq::context_t* context_;
+  // One message from an admitted host on tcp_: true when it may be handled.
+  bool from_its_host(std::vector<zmq::message_t>& frames);
 };
 
 }  // namespace testbed

@@ -2,15 +2,23 @@
 
 namespace testbed {
 
-std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::string& id,
-                                                                    const std::string& payload,
-                                                                    size_t nodes) {
-  // A node index as the agent writes it (std::to_string): digits only, no sign or space,
-  // and short enough not to overflow (nine digits: far more nodes than a lab holds).
+std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes) {
+  // Digits only, no sign or space, short enough not to overflow (nine digits: far more nodes
+  // than a lab holds), and no leading zero: one node, one spelling.
   if (id.empty() || id.size() > 9 || id.find_first_not_of("0123456789") != std::string::npos)
     return std::nullopt;
   const size_t node = std::stoul(id);
-  if (node >= nodes) return std::nullopt;
+  if (node >= nodes || std::to_string(node) != id) return std::nullopt;
+  return node;
+}
+
+std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::string& id,
+                                                                    const std::string& payload,
+                                                                    size_t nodes,
+                                                                    uint64_t max_clock) {
+  const auto index = canonical_node_index(id, nodes);
+  if (!index) return std::nullopt;
+  const size_t node = *index;
   auto j = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object()) return std::nullopt;  // a parse error is "discarded", not an object
   const auto event = j.find("event");
@@ -18,6 +26,29 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
   if (*event == "error") {
     const auto what = j.find("what");
     if (what != j.end() && !what->is_string()) return std::nullopt;
+  }
+  for (const char* f : {"clock", "iteration"}) {
+    const auto it = j.find(f);
+    if (it != j.end() && (!it->is_number_unsigned() || it->get<uint64_t>() > max_clock))
+      return std::nullopt;
+  }
+  // null too: a NaN (a diverged model's loss) is written as null by the agent's JSON.
+  for (const char* f : {"seconds", "loss", "bytes"}) {
+    const auto it = j.find(f);
+    if (it != j.end() && !it->is_number() && !it->is_null()) return std::nullopt;
+  }
+  for (const char* f : {"mbit", "bytes_sent", "bytes_received", "link_samples"}) {
+    const auto it = j.find(f);
+    if (it == j.end()) continue;
+    if (!it->is_object()) return std::nullopt;
+    const bool samples = std::string(f) == "link_samples";
+    for (const auto& [peer, value] : it->items()) {
+      if (!canonical_node_index(peer, nodes)) return std::nullopt;
+      if (samples ? !(value.is_object() && value.value("seconds", nlohmann::json()).is_number() &&
+                      value.value("bytes", nlohmann::json()).is_number())
+                  : !value.is_number())
+        return std::nullopt;
+    }
   }
   return std::pair{node, std::move(j)};
 }

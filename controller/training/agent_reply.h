@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -15,9 +16,17 @@ namespace testbed {
 
 // (node, event), or nullopt when `id` is not a node index below `nodes` or `payload` is
 // not a JSON object whose "event" is a string (an "error" event's "what", if present, a
-// string too).
-std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::string& id,
-                                                                    const std::string& payload,
-                                                                    size_t nodes);
+// string too), or when a field the sessions read is not of its shape: "clock" and
+// "iteration" whole numbers of at most `max_clock`; "seconds", "loss" and "bytes" numbers;
+// the maps by peer ("mbit", "bytes_sent", "bytes_received", "link_samples") keyed by
+// canonical node indices below `nodes`. (JSON text has no NaN or infinity: every number
+// parsed is finite.)
+// A node index as an agent writes it (std::to_string(n) == id) and below `nodes`; nullopt for
+// anything else ("00", " 1", "+1", "1e3", an index past the lab).
+std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes);
+
+std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(
+    const std::string& id, const std::string& payload, size_t nodes,
+    uint64_t max_clock = UINT64_MAX);
 
 }  // namespace testbed

@@ -33,5 +33,29 @@ TEST(AgentReply, WhatDoesNotDecodeIsDroppedNotThrown) {
   }
 }
 
+TEST(AgentReply, ANodeHasOneSpellingAndEveryPeerKeyIsANodeOfTheRun) {
+  for (const std::string id : {"00", "01", " 1", "+1", "1e0", "0x1"})
+    EXPECT_FALSE(decode_agent_reply(id, R"({"event":"hello"})", 3)) << id;
+  EXPECT_EQ(canonical_node_index("10", 11), 10u);
+  EXPECT_FALSE(canonical_node_index("10", 10));
+  // A probe's peers (train_session reads graph_.mbit[peer][n]) and byte maps.
+  EXPECT_TRUE(decode_agent_reply("0", R"({"event":"probed","mbit":{"1":5.5,"2":3}})", 3));
+  for (const std::string payload :
+       {R"({"event":"probed","mbit":{"3":5.5}})", R"({"event":"probed","mbit":{"01":5.5}})",
+        R"({"event":"probed","mbit":{"1":"fast"}})", R"({"event":"probed","mbit":[1]})",
+        R"({"event":"done","bytes_sent":{"99999":1}})",
+        R"({"event":"done","link_samples":{"1":{"bytes":1}}})",
+        R"({"event":"clock","clock":-1,"seconds":1})",
+        R"({"event":"clock","clock":1.5,"seconds":1})",
+        R"({"event":"clock","clock":3,"seconds":"1"})"})
+    EXPECT_FALSE(decode_agent_reply("0", payload, 3)) << payload;
+  // A clock past the run's bound is not the run's; a diverged loss (null) still is.
+  EXPECT_TRUE(decode_agent_reply("0", R"({"event":"clock","clock":20,"seconds":1})", 3, 20));
+  EXPECT_FALSE(decode_agent_reply("0", R"({"event":"clock","clock":21,"seconds":1})", 3, 20));
+  EXPECT_FALSE(decode_agent_reply(
+      "0", R"({"event":"clock","clock":18446744073709551615,"seconds":1})", 3, 1000));
+  EXPECT_TRUE(decode_agent_reply("0", R"({"event":"evaluated","loss":null})", 3));
+}
+
 }  // namespace
 }  // namespace testbed

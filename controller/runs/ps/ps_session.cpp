@@ -187,6 +187,7 @@ void PsSession::setup() {
   setup.algorithm = traits_.all_reduce;
   setup.endpoints = endpoints_;
   setup.secret = agents_.secret();
+  setup.van_curve = agents_.van_curve();
   // Every parameter's key and value: a whole push, params or update.
   setup.max_message =
       message_bound(reference.parameters.size() * (sizeof(uint32_t) + sizeof(float)));

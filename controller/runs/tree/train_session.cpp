@@ -64,6 +64,7 @@ void TrainSession::setup() {
       {"cmd", "setup"},
       {"endpoints", endpoints_},
       {"secret", agents_.secret()},
+      {"van_curve", agents_.van_curve()},
       // A chunk (at most the model) or a probe's filler.
       {"max_message",
        message_bound(std::max<uint64_t>(std::max<uint64_t>(o_.chunk, o_.elements) * sizeof(float),
