@@ -101,7 +101,8 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     throw std::runtime_error("lab " + lab +
                              " is not a slice of a lab spread over hosts; `testbed train` starts "
                              "its agents itself");
-  if (!state.placement.is_object() || !state.placement["hosts"][state.host].contains("key"))
+  const nlohmann::json::json_pointer own_key("/hosts/" + state.host + "/key");
+  if (!state.placement.is_object() || !state.placement.contains(own_key))
     throw std::runtime_error(
         "lab " + lab +
         "'s placement has no keys: a run across hosts is authenticated with "
@@ -112,9 +113,10 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     throw std::runtime_error("the controller's host is this host (" + state.host +
                              "): its agents are started by `testbed train` itself");
   const std::string key_file = store.host_key_path(lab);
-  const ControlCurve curve{read_curve_key_file(key_file),
-                           state.placement["hosts"][server_host]["key"].get<std::string>()};
-  if (curve.own.public_key != state.placement["hosts"][state.host]["key"])
+  const ControlCurve curve{
+      read_curve_key_file(key_file),
+      state.placement.value(nlohmann::json::json_pointer("/hosts/" + server_host + "/key"), "")};
+  if (curve.own.public_key != state.placement.at(own_key))
     throw std::runtime_error(key_file + " is not host " + state.host + "'s key in the placement");
   const nlohmann::json whole = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);

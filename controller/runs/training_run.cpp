@@ -123,22 +123,27 @@ void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState&
                       const std::string& endpoint, const std::vector<bool>& remote,
                       const nlohmann::json& lab_plan) {
   const nlohmann::json& placement = state.placement;
-  if (!placement.is_object() || !placement["hosts"][state.host].contains("key"))
+  // Looked up by pointer: a state.json without the field (an older slice's) must not be read
+  // by a const operator[], which asserts on a missing key.
+  const nlohmann::json::json_pointer own_key("/hosts/" + state.host + "/key");
+  if (!placement.is_object() || !placement.contains(own_key) || !placement.at(own_key).is_string())
     throw UsageError("lab " + state.lab +
                      "'s placement has no keys: a run across hosts is "
                      "authenticated with CURVE keys. Make them with `testbed keys PLACEMENT --out "
                      "DIR` and bring the slices up with DIR/placement.yaml "
                      "(docs/multihost.md#security)");
   const CurveKeyPair own = read_curve_key_file(store.host_key_path(state.lab));
-  if (own.public_key != placement["hosts"][state.host]["key"])
+  if (own.public_key != placement.at(own_key))
     throw UsageError(store.host_key_path(state.lab) + " is not host " + state.host +
                      "'s key in the placement");
   AdmittedHosts admitted;
   std::map<std::string, std::string> host_of_node;
   for (const auto& [host, entry] : placement["hosts"].items()) {
-    for (const auto& n : entry["nodes"]) host_of_node[n.get<std::string>()] = host;
+    for (const auto& n : entry.value("nodes", nlohmann::json::array()))
+      host_of_node[n.get<std::string>()] = host;
     if (entry.contains("address")) admitted.host_of_address[entry["address"]] = host;
-    if (host != state.host) admitted.host_of_key[entry["key"].get<std::string>()] = host;
+    if (host != state.host && !entry.value("key", "").empty())
+      admitted.host_of_key[entry.value("key", "")] = host;
   }
   std::vector<std::string> host_of;
   for (const auto& n : lab_plan["nodes"])
@@ -296,7 +301,6 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
                             {"nodes_elsewhere", elsewhere},
                             {"links_measured", "sent by this host's nodes"},
                             {"control_channel", "CURVE, the placement's host keys"},
-
                             {"refused_connections", agents.refused_connections()},
                             {"spoofed_messages", agents.spoofed_messages()},
                             {"malformed_replies", agents.malformed_replies()}};

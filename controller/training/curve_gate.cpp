@@ -32,7 +32,7 @@ std::string CurveGate::admit(const std::vector<std::string>& request, const Admi
     return "";
   }
   const std::string key = curve_key_to_z85(frame(6));
-  const auto host = admitted.host_of_key.find(key);
+  const auto host = key.empty() ? admitted.host_of_key.end() : admitted.host_of_key.find(key);
   if (host == admitted.host_of_key.end()) {
     why = "a connection from " + from + " with a key that is no host's in the placement (" +
           (key.empty() ? "malformed" : key.substr(0, 8) + "...") + ")";

@@ -15,6 +15,7 @@
 #include "agent/transport/curve_keys.h"
 #include "agent/transport/handshake_watch.h"
 #include "agent/transport/van.h"
+#include "controller/runs/host_agents.h"
 #include "controller/training/agent_group.h"
 #include "controller/training/curve_gate.h"
 
@@ -232,6 +233,16 @@ TEST(CurveGate, AdmitsOnlyCurveWithAPlacementsKey) {
             "");
   EXPECT_NE(why.find("no host's in the placement"), std::string::npos);
   EXPECT_EQ(CurveGate::admit({"1.0"}, admitted, why), "");
+}
+
+TEST(HostAgents, TheControllersHostIsFoundByItsUnderlayAddressOrNamed) {
+  const nlohmann::json placement = {{"hosts",
+                                     {{"east", {{"nodes", {"a"}}, {"address", "192.0.2.10"}}},
+                                      {"west", {{"nodes", {"b"}}, {"address", "192.0.2.11"}}}}}};
+  EXPECT_EQ(controller_host_of(placement, "tcp://192.0.2.11:7199", ""), "west");
+  EXPECT_EQ(controller_host_of(placement, "tcp://10.9.9.9:7199", "east"), "east");
+  EXPECT_THROW(controller_host_of(placement, "tcp://10.9.9.9:7199", ""), std::runtime_error);
+  EXPECT_THROW(controller_host_of(placement, "tcp://192.0.2.11:7199", "north"), std::runtime_error);
 }
 
 }  // namespace
