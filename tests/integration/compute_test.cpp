@@ -186,11 +186,22 @@ TEST_F(Compute, ComputeBurntOnTheCpuIsSlowedByTheNodesShareAndAWaitIsNot) {
   // the clocks' 0.36 s. Under a CPU emulated in software (scripts/kernel-test.sh) the
   // agent's own work costs more than that (1.14 s measured in CI), so there the wait is
   // judged only against the CPU reading, which burns the 0.36 s on top of the same work.
+  // When the agent's own work alone held node a at its quota in the waiting run (throttled
+  // there too: seen in CI under the emulated CPU, 1.30 s throttled, 1.50 s of CPU), both
+  // runs' CPU times measure the quota over their wall time, not the work, and are not
+  // compared: the burnt clocks are judged by the floor and the throttling above and below.
   const double wait_cpu_s = wait["compute"]["nodes"]["a"]["cpu_s"].get<double>();
+  const bool wait_held_at_quota = wait["compute"]["nodes"]["a"]["throttled_s"].get<double>() > 0;
   if (!std::getenv("TESTBED_EMULATED_CPU")) {
     EXPECT_LT(wait_cpu_s, 6 * 0.060 / 2) << wait["compute"];
   }
-  EXPECT_LT(wait_cpu_s, cpu["compute"]["nodes"]["a"]["cpu_s"].get<double>()) << wait["compute"];
+  const bool compared = !std::getenv("TESTBED_EMULATED_CPU") || !wait_held_at_quota;
+  if (compared) {
+    EXPECT_LT(wait_cpu_s, cpu["compute"]["nodes"]["a"]["cpu_s"].get<double>()) << wait["compute"];
+  }
+  std::cout << "[ measured ] node a (half a CPU): " << cpu["compute"]["nodes"]["a"]["cpu_s"]
+            << " s of CPU burning the clocks, " << wait_cpu_s << " s waiting them"
+            << (compared ? "" : " (held at its quota while waiting: not compared)") << "\n";
   // The quota held node a back while it burnt (a clock that starts with quota left in its
   // period can run unthrottled for 60 ms, so no wall-time floor above 60 ms holds).
   EXPECT_GT(cpu["compute"]["nodes"]["a"]["throttled_s"].get<double>(), 0.0) << cpu["compute"];
