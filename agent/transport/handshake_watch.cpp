@@ -10,7 +10,8 @@ namespace testbed {
 namespace {
 
 constexpr int kEvents = ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
-                        ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+                        ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                        ZMQ_EVENT_DISCONNECTED;
 
 }  // namespace
 
@@ -38,9 +39,14 @@ HandshakeWatch::State HandshakeWatch::poll() {
     uint32_t value = 0;
     std::memcpy(&number, event[0].data(), sizeof number);
     std::memcpy(&value, static_cast<const char*>(event[0].data()) + sizeof number, sizeof value);
+    if (number == ZMQ_EVENT_DISCONNECTED) {
+      if (!disconnected_) disconnected_ = std::chrono::steady_clock::now();
+      continue;
+    }
     if (state_ == State::failed) continue;
     if (number == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
       state_ = State::succeeded;
+      disconnected_.reset();
     } else if (number == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {
       state_ = State::failed;
       why_ = "the server refused this host's key (status " + std::to_string(value) + ")";

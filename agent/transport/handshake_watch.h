@@ -6,6 +6,8 @@
 
 #include <zmq.hpp>
 
+#include <chrono>
+#include <optional>
 #include <string>
 
 namespace testbed {
@@ -24,12 +26,18 @@ class HandshakeWatch {
   State poll();
   // For a failure: what the socket's events said, in words.
   const std::string& why() const { return why_; }
+  // Since when the connection has been closed and not made again (as of the last poll()):
+  // the server's process ended, or the network between them failed.
+  std::optional<std::chrono::steady_clock::time_point> disconnected_since() const {
+    return disconnected_;
+  }
 
  private:
   zmq::socket_t& socket_;
   zmq::socket_t monitor_;
   State state_ = State::waiting;
   std::string why_;
+  std::optional<std::chrono::steady_clock::time_point> disconnected_;
 };
 
 }  // namespace testbed

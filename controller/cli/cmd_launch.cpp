@@ -11,6 +11,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <optional>
+#include <set>
 #include <zmq.hpp>
 
 #include "controller/cli/args.h"
@@ -24,11 +27,15 @@
 #include "controller/launch/lab_rank_faults.h"
 #include "controller/launch/launch_plan.h"
 #include "controller/launch/launch_report.h"
+#include "controller/launch/rank_records.h"
 #include "controller/launch/rank_supervisor.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/node_compute_status.h"
+#include "controller/runs/launch_over_hosts.h"
 #include "controller/runs/run_health.h"
+#include "controller/topology/port_number.h"
+#include "netns/ipv4.h"
 #include "netns/libnl_kernel.h"
 #include "netns/process_launcher.h"
 
@@ -52,25 +59,6 @@ double number_option(const Args& args, const std::string& name, double fallback)
   throw UsageError("--" + name + " must be a number >= 0, not '" + *v + "'");
 }
 
-// Records the job's processes in the lab's state (so `down` and `clean` can end them
-// whatever happens to this controller), and forgets them when they are done.
-void record_rank(const LabStore& store, const std::string& lab, const RankPlan& rank, pid_t pid) {
-  auto lock = store.lock(lab, /*wait=*/true);
-  LabState s = store.load(lab);
-  s.processes.push_back(
-      owned_by_me({pid, process_start_time(pid), rank.node, rank.argv, /*group=*/true}));
-  store.save(s);
-}
-
-void forget_ranks(const LabStore& store, const std::string& lab, const JobOutcome& outcome) {
-  std::vector<int> pids;
-  for (const RankOutcome& r : outcome.ranks) {
-    pids.push_back(r.pid);
-    pids.insert(pids.end(), r.earlier_pids.begin(), r.earlier_pids.end());
-  }
-  forget_processes(store, lab, pids);
-}
-
 }  // namespace
 
 int run_rank(const Argv& argv) {
@@ -81,7 +69,8 @@ int run_rank(const Argv& argv) {
 
 int run_launch(const Argv& argv) {
   const std::string usage = usage_of("launch");
-  Args args(argv, {"json"}, {"nodes", "max-seconds", "target-loss", "name", "master-port"});
+  Args args(argv, {"json"},
+            {"nodes", "max-seconds", "target-loss", "name", "master-port", "agents-listen"});
   args.at_most(1, usage);
   if (args.rest().empty()) throw UsageError("no command: usage: " + usage);
   const double max_seconds = number_option(args, "max-seconds", 0);
@@ -114,14 +103,64 @@ int run_launch(const Argv& argv) {
   for (int n = 2; std::filesystem::exists(dir + "/launches/" + stamp + "-" + request.job); ++n)
     stamp = now_iso8601() + "-" + std::to_string(n);
   request.run_dir = dir + "/launches/" + stamp + "-" + request.job;
+  // Every node of the lab, on a slice of a lab spread over hosts too: this host's ranks run
+  // here, the others' on their hosts (runs/launch_over_hosts.h).
+  const nlohmann::json whole = store.load_whole_plan(state);
+  const std::set<std::string> here = plan_namespaces(state.plan);
   std::vector<RankPlan> ranks;
   try {
-    ranks = plan_launch(state.plan, request);
+    ranks = plan_launch(whole, request);
     find_program(ranks.front().argv.front());
   } catch (const LaunchInputError& e) {
     throw UsageError(e.what());
   } catch (const std::system_error& e) {
     throw UsageError(std::string(e.what()) + ": no such program");
+  }
+  std::optional<OverHosts> over_hosts;
+  std::vector<RankPlan> local;
+  std::vector<int> local_ranks;
+  for (const auto& r : ranks) {
+    if (here.count(r.ns)) {
+      local.push_back(r);
+      local_ranks.push_back(r.rank);
+    } else if (!over_hosts) {
+      over_hosts.emplace();
+    }
+  }
+  const auto listen = args.option("agents-listen");
+  if (over_hosts) {
+    if (!listen)
+      throw UsageError("lab " + request.lab + " is host " + state.host +
+                       "'s slice and the job has ranks on other hosts: give --agents-listen "
+                       "ADDR:PORT, an address of this host the others reach, and run `testbed "
+                       "agents " +
+                       request.lab + " --control tcp://ADDR:PORT` on each of them");
+    const auto at = parse_host_port(*listen);
+    if (!at || !Ipv4Address::parse(at->address))
+      throw UsageError(
+          "--agents-listen must be ADDRESS:PORT, an IPv4 address of this host that "
+          "the other hosts reach, not '" +
+          *listen + "'");
+    over_hosts->endpoint = "tcp://" + *listen;
+    over_hosts->lab = request.lab;
+    try {
+      over_hosts->keys = host_channel_keys(store, state);
+    } catch (const HostKeysError& e) {
+      throw UsageError(e.what());
+    }
+    for (auto& r : ranks) {
+      if (here.count(r.ns)) continue;
+      const auto host = over_hosts->keys.host_of_node.find(r.node);
+      if (host == over_hosts->keys.host_of_node.end())
+        throw UsageError("node " + r.node + " is on no host of lab " + request.lab +
+                         "'s placement");
+      r.host = host->second;
+      over_hosts->ranks_of_host[r.host].push_back(r.rank);
+    }
+  } else if (listen) {
+    throw UsageError(
+        "--agents-listen is for a job with ranks on other hosts; every rank of this "
+        "job is on this host");
   }
   std::filesystem::create_directories(request.run_dir);
 
@@ -137,9 +176,15 @@ int run_launch(const Argv& argv) {
   for (const auto& r : ranks) names.push_back(r.node);
   JobMetrics job_metrics(names);
   std::ostream& progress = json ? std::cerr : std::cout;
+  // Over hosts, this host's ranks' lines come on the runner's thread and the others' on
+  // this one: one lock keeps the terminal's lines and the metrics whole.
+  std::mutex lines;
   JobRunOptions options;
   options.max_seconds = max_seconds;
-  options.echo = &progress;
+  options.on_output = [&](const RankPlan& rank, std::string_view line) {
+    std::lock_guard<std::mutex> lock(lines);
+    progress << "[" << rank.node << "] " << line << "\n" << std::flush;
+  };
   options.supervisor = {program_path("testbed"), "_rank", "--"};
   LabRankFaults faults(dir);  // a node's crash waits for its restart (docs/faults.md)
   options.faults = &faults;
@@ -148,35 +193,79 @@ int run_launch(const Argv& argv) {
   const ComputeMeter compute(state);
   if (compute.active())
     options.oom_kills = [&](const std::string& ns) { return compute.oom_kills(ns); };
+  const auto on_metric = [&](size_t rank, std::string_view line, double t_s) {
+    std::lock_guard<std::mutex> lock(lines);
+    for (auto& event : job_metrics.add(rank, line, t_s, request.job)) {
+      metrics.publish(event);
+      if (json) {  // live, one line per event; the summary is the last line
+        event["t_s"] = t_s;
+        std::cout << event.dump() << "\n" << std::flush;
+      }
+    }
+  };
   JobRunner runner(
-      ranks, options,
+      local, options,
       [&](const RankPlan& rank, pid_t pid) { record_rank(store, request.lab, rank, pid); },
-      [&](size_t rank, std::string_view line, double t_s) {
-        for (auto& event : job_metrics.add(rank, line, t_s, request.job)) {
-          metrics.publish(event);
-          if (json) {  // live, one line per event; the summary is the last line
-            event["t_s"] = t_s;
-            std::cout << event.dump() << "\n" << std::flush;
-          }
-        }
+      [&](size_t i, std::string_view line, double t_s) {
+        on_metric(local_ranks.at(i), line, t_s);
       });
   if (!json)
     progress << "launching " << request.job << " on " << ranks.size() << " node(s) of lab "
              << request.lab << "; output in " << request.run_dir << "\n";
   JobOutcome outcome;
+  nlohmann::json hosts_summary;
+  std::map<std::string, uint64_t> wan_elsewhere;
   try {
-    outcome = runner.run(g_signal);
+    if (!over_hosts) {
+      outcome = runner.run(g_signal);
+    } else {
+      over_hosts->command = {request.job,
+                             std::filesystem::path(request.run_dir).filename(),
+                             request.command,
+                             request.nodes,
+                             request.master_port,
+                             max_seconds,
+                             {}};
+      outcome = launch_over_hosts(
+          ctx, *over_hosts, local.empty() ? nullptr : &runner, local_ranks, ranks.size(),
+          [&](const std::string&, const RankLine& line) {
+            if (line.metric) {
+              on_metric(static_cast<size_t>(line.rank), line.text, line.t_s);
+            } else {
+              std::lock_guard<std::mutex> lock(lines);
+              progress << "[" << ranks.at(line.rank).node << "] " << line.text << "\n"
+                       << std::flush;
+            }
+          },
+          g_signal, progress, hosts_summary, wan_elsewhere);
+    }
   } catch (const std::system_error& e) {
     health->stop();
     std::cerr << "testbed launch: " << e.what() << "; nothing was left running\n";
     return kExitFailure;
   }
-  forget_ranks(store, request.lab, outcome);
+  {
+    // This host's ranks only: the others' pids are their hosts' records.
+    JobOutcome here_only;
+    for (const int r : local_ranks) here_only.ranks.push_back(outcome.ranks.at(r));
+    forget_ranks(store, request.lab, here_only);
+  }
 
-  const auto wan = bytes_sent_between(before, transmitted_bytes(directions, kernel));
+  auto wan = bytes_sent_between(before, transmitted_bytes(directions, kernel));
+  for (const auto& [direction, bytes] : wan_elsewhere) wan[direction] += bytes;
   nlohmann::json summary =
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   if (compute.active()) summary["compute"] = compute.summary();
+  if (over_hosts) {
+    // This host's kernel sees its own links only (as for a run over hosts).
+    hosts_summary["controller_host"] = state.host;
+    // Each host reads the links its own nodes send on; the WAN bytes add every host's that
+    // reported (hosts.links_reported_by, beside this one). Health is this host's links'.
+    hosts_summary["links_measured"] =
+        "WAN bytes: sent by every reporting host's nodes; "
+        "health: this host's";
+    summary["hosts"] = hosts_summary;
+  }
   finish_run_health(*health, summary, request.job, metrics);
   add_compute_notes(summary);
   if (!summary["final_loss"].is_null()) {

@@ -72,7 +72,7 @@ const std::map<std::string, Verb>& verbs() {
       {"launch",
        {run_launch,
         "launch [LAB] [--nodes all|N1,N2,...] [--max-seconds T] [--target-loss L] [--name "
-        "NAME] [--master-port P] [--json] -- CMD [ARGS...]",
+        "NAME] [--master-port P] [--agents-listen ADDR:PORT] [--json] -- CMD [ARGS...]",
         "run your own program (a PyTorch job, any command) once in each node with torchrun's "
         "environment; its metric lines, WAN bytes and the emulation's health are recorded"}},
       {"keys",

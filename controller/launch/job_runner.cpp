@@ -168,7 +168,11 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
   };
 
   const auto echo = [&](const Rank& r, std::string_view line) {
-    if (options_.echo) *options_.echo << "[" << r.plan->node << "] " << line << "\n" << std::flush;
+    if (options_.on_output) {
+      options_.on_output(*r.plan, line);
+    } else if (options_.echo) {
+      *options_.echo << "[" << r.plan->node << "] " << line << "\n" << std::flush;
+    }
   };
   const auto read_streams = [&](size_t i) {
     Rank& r = ranks[i];

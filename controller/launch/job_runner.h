@@ -47,6 +47,9 @@ struct JobRunOptions {
   // flush and close its sockets; the acceptance asks others stopped within two.
   double stop_grace_s = 1.0;
   std::ostream* echo = nullptr;  // prefixed output lines; null: none
+  // Instead of `echo`: each output line as it is, with its rank (a host of a lab spread over
+  // hosts sends them to the controller, launch/host_ranks.h). Called on run()'s thread.
+  std::function<void(const RankPlan&, std::string_view line)> on_output;
   // Put before each rank's command: the rank supervisor (rank_supervisor.h), so that a
   // controller's death also ends what the rank started. Empty: the command runs itself.
   std::vector<std::string> supervisor;

@@ -35,6 +35,7 @@ struct LaunchRequest {
 struct RankPlan {
   int rank = 0;
   std::string node, ns, address;
+  std::string host;  // of a lab spread over hosts, when not this one ("": here)
   std::vector<std::string> argv;
   std::vector<std::string> env;  // "NAME=value": the testbed's, set over the caller's
   std::string metrics_path;      // $TESTBED_METRICS

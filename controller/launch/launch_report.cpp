@@ -38,6 +38,7 @@ nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<Ra
     n["node"] = ranks[i].node;
     n["rank"] = ranks[i].rank;
     n["address"] = ranks[i].address;
+    if (!ranks[i].host.empty()) n["host"] = ranks[i].host;
     n["pid"] = outcome.ranks[i].pid;
     n["exit_status"] = outcome.ranks[i].status;
     n["stopped_by_testbed"] = outcome.ranks[i].stopped;
@@ -83,20 +84,24 @@ std::vector<std::string> failure_lines(const std::vector<RankPlan>& ranks,
     const auto& r = ranks.at(outcome.failed_rank);
     const auto& o = outcome.ranks.at(outcome.failed_rank);
     std::ostringstream head;
-    head << "node " << r.node << " (rank " << r.rank << ") ";
+    head << "node " << r.node << " (rank " << r.rank << ")"
+         << (r.host.empty() ? "" : " on host " + r.host) << " ";
     if (o.out_of_memory) {
       head << "was killed by its node's memory limit (the kernel's OOM killer) after " << std::fixed
            << std::setprecision(1) << o.ended_s << " s";
     } else if (o.crashed) {
       head << "was crashed by a fault of the node after " << std::fixed << std::setprecision(1)
            << o.ended_s << " s and not restarted before the others ended";
+    } else if (o.status < 0) {
+      head << "never reported how it ended";
     } else {
       head << "exited with " << describe_status(o.status) << " after " << std::fixed
            << std::setprecision(1) << o.ended_s << " s";
     }
     lines.push_back(head.str());
     if (!o.stderr_tail.empty()) {
-      lines.push_back("last lines of its stderr (" + r.stderr_path + "):");
+      lines.push_back("last lines of its stderr (" +
+                      (r.host.empty() ? "" : "host " + r.host + ":") + r.stderr_path + "):");
       for (const auto& l : o.stderr_tail) lines.push_back("  " + l);
     }
   } else if (outcome.status == "timed_out") {

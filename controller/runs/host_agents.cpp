@@ -4,9 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
+#include <deque>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -15,9 +18,13 @@
 
 #include "agent/runtime/control_channel.h"
 #include "agent/transport/handshake_watch.h"
+#include "controller/dynamics/link_control.h"
 #include "controller/lab/teardown.h"
+#include "controller/launch/host_ranks.h"
+#include "controller/observe/link_metrics.h"
 #include "controller/runs/child_process.h"
 #include "controller/training/remote_hosts.h"
+#include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
 
 namespace testbed {
@@ -30,6 +37,10 @@ void on_signal(int sig) {
 
 // How often the agents are looked at: a dead one is reported well within a second.
 constexpr auto kWatchTick = std::chrono::milliseconds(200);
+// A controller's connection closed and not made again within this long is gone: its process
+// ended (the kernel closed its socket). libzmq reconnects every 100 ms, so a controller
+// still there, or a network back from a blip, has connected again long before.
+constexpr auto kGone = std::chrono::seconds(5);
 // What an agent ended by us is given after SIGTERM before SIGKILL.
 constexpr auto kGrace = std::chrono::seconds(1);
 
@@ -76,6 +87,64 @@ void forget(LabStore& store, const std::string& lab, const std::vector<Agent>& a
   for (const auto& a : agents) pids.push_back(a.pid);
   forget_processes(store, lab, pids);
 }
+
+// The control channel as both of this host's jobs use it: it beats every kHostBeat while it
+// is read, keeps what the controller sent in order, and says when the controller is lost.
+class ZmqControllerChannel : public ControllerChannel {
+ public:
+  ZmqControllerChannel(zmq::socket_t& socket, HandshakeWatch& handshake, std::string control,
+                       nlohmann::json nodes)
+      : socket_(socket),
+        handshake_(handshake),
+        control_(std::move(control)),
+        nodes_(std::move(nodes)) {}
+  void send(const nlohmann::json& message) override {
+    socket_.send(zmq::buffer(message.dump()), zmq::send_flags::dontwait);
+  }
+  nlohmann::json receive(std::chrono::milliseconds wait) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= next_beat_) {
+      send({{"event", "beat"}, {"nodes", nodes_}});
+      next_beat_ = now + kHostBeat;
+    }
+    if (pending_.empty()) {
+      zmq::pollitem_t item{socket_.handle(), 0, ZMQ_POLLIN, 0};
+      // The C call: a signal ends the wait with -1 (EINTR), where cppzmq's would throw.
+      if (zmq_poll(&item, 1, static_cast<long>(std::min(wait, kWatchTick).count())) > 0) {
+        zmq::message_t msg;
+        while (socket_.recv(msg, zmq::recv_flags::dontwait)) {
+          heard_ = std::chrono::steady_clock::now();
+          auto j = nlohmann::json::parse(msg.to_string(), nullptr, false);
+          if (j.is_object()) pending_.push_back(std::move(j));
+        }
+      }
+    }
+    if (pending_.empty()) return nullptr;
+    nlohmann::json first = std::move(pending_.front());
+    pending_.pop_front();
+    return first;
+  }
+  std::string lost() override {
+    if (handshake_.poll() == HandshakeWatch::State::failed)
+      return "refused the server at " + control_ + " on reconnecting: " + handshake_.why();
+    const auto now = std::chrono::steady_clock::now();
+    if (const auto since = handshake_.disconnected_since(); since && now - *since >= kGone)
+      return "the controller at " + control_ + " closed the connection";
+    if (heard_ ? now - *heard_ >= kHostSilence : now - started_ >= kFirstContact)
+      return "the controller at " + control_ + (heard_ ? " went silent" : " never answered");
+    return "";
+  }
+
+ private:
+  zmq::socket_t& socket_;
+  HandshakeWatch& handshake_;
+  std::string control_;
+  nlohmann::json nodes_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point next_beat_ = started_;
+  std::optional<std::chrono::steady_clock::time_point> heard_;
+  std::deque<nlohmann::json> pending_;
+};
 
 }  // namespace
 
@@ -157,6 +226,50 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   progress << "host " << state.host << ": the controller at " << control << " proved host "
            << server_host << "'s key\n"
            << std::flush;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (size_t i = 0; i < whole["nodes"].size(); ++i)
+    if (here.count(whole["nodes"][i]["namespace"].get<std::string>())) nodes.push_back(i);
+  ZmqControllerChannel link(channel, handshake, control, nodes);
+  // The controller's answer to the first beat says what this host runs: a run's agents
+  // ("beat") or a launch's ranks ("launch", launch/host_ranks.h).
+  nlohmann::json first;
+  while (!first.is_object()) {
+    std::string failure = link.lost();
+    if (g_signal)
+      failure = "ended by signal " + std::to_string(g_signal.load()) +
+                " before the controller said what to run";
+    if (!failure.empty()) {
+      progress << "host " << state.host << ": " << failure << "; nothing was started\n";
+      return 1;
+    }
+    first = link.receive(kWatchTick);
+  }
+  const auto cmd = first.find("cmd");
+  const std::string what = cmd != first.end() && cmd->is_string() ? cmd->get<std::string>() : "";
+  if (what == "quit") {
+    progress << "host " << state.host << ": the run ended before this host's nodes joined\n";
+    return 0;
+  }
+  if (what == "launch") {
+    LaunchCommand command;
+    try {
+      command = launch_command_from_json(first);
+    } catch (const MalformedMessage& e) {
+      progress << "host " << state.host << ": the controller's launch is malformed (" << e.what()
+               << "); nothing was started\n";
+      HostRanksDone refused;
+      refused.status = "failed";
+      refused.error = std::string("a malformed launch: ") + e.what();
+      link.send(to_json(refused));
+      return 1;
+    }
+    LibnlKernel kernel;  // this host's links' counters: its part of the job's WAN bytes
+    const HostRanksSetting setting{lab, whole, here, {program_path("testbed"), "_rank", "--"}, [&] {
+                                     return transmitted_bytes(
+                                         live_directions(state.plan, read_current(dir)), kernel);
+                                   }};
+    return run_host_ranks(store, setting, command, link, progress, g_signal);
+  }
   std::vector<Agent> agents;
   {
     auto lock = store.lock(lab, /*wait=*/true);
@@ -189,15 +302,11 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     }
     store.save(state);
   }
-  nlohmann::json nodes = nlohmann::json::array();
-  for (const auto& a : agents) nodes.push_back(a.node);
   progress << "host " << state.host << ": " << agents.size() << " agents started for " << control
            << "\n"
            << std::flush;
 
-  const auto started = std::chrono::steady_clock::now();
-  std::optional<std::chrono::steady_clock::time_point> heard, told_quit;
-  auto next_beat = started;
+  std::optional<std::chrono::steady_clock::time_point> told_quit;
   std::string failure;
   std::set<size_t> reported;
   for (;;) {
@@ -206,15 +315,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
       failure = "ended by signal " + std::to_string(g_signal.load());
       break;
     }
-    if (handshake.poll() == HandshakeWatch::State::failed) {
-      failure = "refused the server at " + control + " on reconnecting: " + handshake.why();
-      break;
-    }
-    if (now >= next_beat) {
-      channel.send(zmq::buffer(nlohmann::json{{"event", "beat"}, {"nodes", nodes}}.dump()),
-                   zmq::send_flags::dontwait);
-      next_beat = now + kHostBeat;
-    }
+    if (failure = link.lost(); !failure.empty()) break;
     const bool all_ended = reap(agents);
     for (const auto& a : agents) {
       if (!a.ended || reported.count(a.node)) continue;
@@ -222,26 +323,14 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
       const bool quit = WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
       if (quit) continue;
       progress << "agent of node " << a.name << " " << how_it_ended(a.status) << "\n";
-      channel.send(zmq::buffer(nlohmann::json{
-                       {"event", "died"}, {"node", a.node}, {"how", how_it_ended(a.status)}}
-                                   .dump()),
-                   zmq::send_flags::dontwait);
+      link.send({{"event", "died"}, {"node", a.node}, {"how", how_it_ended(a.status)}});
     }
     if (all_ended) break;
     if (told_quit && now - *told_quit >= kQuitGrace) break;  // the rest did not quit: ended below
-    if (heard ? now - *heard >= kHostSilence : now - started >= kFirstContact) {
-      failure = "the controller at " + control + (heard ? " went silent" : " never answered");
-      break;
-    }
-    zmq::pollitem_t item{channel.handle(), 0, ZMQ_POLLIN, 0};
-    if (zmq::poll(&item, 1, kWatchTick) > 0) {
-      zmq::message_t msg;
-      // The controller's answers to beats, and its word that the run has ended.
-      while (channel.recv(msg, zmq::recv_flags::dontwait)) {
-        heard = std::chrono::steady_clock::now();
-        const auto j = nlohmann::json::parse(msg.to_string(), nullptr, false);
-        if (!told_quit && j.is_object() && j.value("cmd", "") == "quit") told_quit = heard;
-      }
+    // The controller's answers to beats, and its word that the run has ended.
+    for (auto j = link.receive(kWatchTick); j.is_object(); j = link.receive(kWatchTick / 10)) {
+      const auto c = j.find("cmd");
+      if (!told_quit && c != j.end() && *c == "quit") told_quit = std::chrono::steady_clock::now();
     }
   }
   std::vector<std::string> lingering;  // told to quit, still running after kQuitGrace

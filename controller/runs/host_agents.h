@@ -1,5 +1,6 @@
-// `testbed agents`: the agents of this host's nodes, for a run controlled from another host
-// of a lab spread over hosts (docs/multihost.md). It starts one testbed-agent per node of
+// `testbed agents`: this host's part of a run or a launch controlled from another host of a
+// lab spread over hosts (docs/multihost.md). The controller's answer to its first beat says
+// which: a launch's ranks run as launch/host_ranks.h says; for a run, what follows. It starts one testbed-agent per node of
 // this host's slice, each in its node's namespace with its control channel to the
 // controller made in this host's network (control_channel.h), records them as the lab's
 // processes, and watches them by pid, reporting to the controller under the routing id
@@ -22,13 +23,9 @@
 #include <string>
 
 #include "controller/lab/lab_state.h"
+#include "controller/training/remote_hosts.h"
 
 namespace testbed {
-
-// How long to wait for a controller that has not answered yet: as long as a controller
-// waits for its agents' first words (agent_group.cpp's kAgentTimeout), so that either may
-// be started first.
-constexpr auto kFirstContact = std::chrono::seconds(300);
 
 // `control`: tcp://ADDR:PORT, the controller's --agents-listen; `controller_host` the
 // placement's host the controller runs on ("": the host whose underlay address `control`

@@ -31,6 +31,7 @@
 #include "controller/topology/comma_list.h"
 #include "controller/topology/units.h"
 #include "controller/training/agent_group.h"
+#include "controller/training/host_channel_keys.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
 #include "netns/tcp_queues.h"
@@ -117,38 +118,20 @@ void check_reference(const nlohmann::json& summary) {
 }
 
 // The control port for the other hosts: CURVE with this host's key, admitting the
-// placement's other hosts (agent_group.h). Without keys in the placement it refuses: a port
-// other hosts reach is never open to whoever connects.
+// placement's other hosts (agent_group.h, host_channel_keys.h).
 void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState& state,
                       const std::string& endpoint, const std::vector<bool>& remote,
                       const nlohmann::json& lab_plan) {
-  const nlohmann::json& placement = state.placement;
-  // Looked up by pointer: a state.json without the field (an older slice's) must not be read
-  // by a const operator[], which asserts on a missing key.
-  const nlohmann::json::json_pointer own_key("/hosts/" + state.host + "/key");
-  if (!placement.is_object() || !placement.contains(own_key) || !placement.at(own_key).is_string())
-    throw UsageError("lab " + state.lab +
-                     "'s placement has no keys: a run across hosts is "
-                     "authenticated with CURVE keys. Make them with `testbed keys PLACEMENT --out "
-                     "DIR` and bring the slices up with DIR/placement.yaml "
-                     "(docs/multihost.md#security)");
-  const CurveKeyPair own = read_curve_key_file(store.host_key_path(state.lab));
-  if (own.public_key != placement.at(own_key))
-    throw UsageError(store.host_key_path(state.lab) + " is not host " + state.host +
-                     "'s key in the placement");
-  AdmittedHosts admitted;
-  std::map<std::string, std::string> host_of_node;
-  for (const auto& [host, entry] : placement["hosts"].items()) {
-    for (const auto& n : entry.value("nodes", nlohmann::json::array()))
-      host_of_node[n.get<std::string>()] = host;
-    if (entry.contains("address")) admitted.host_of_address[entry["address"]] = host;
-    if (host != state.host && !entry.value("key", "").empty())
-      admitted.host_of_key[entry.value("key", "")] = host;
+  HostChannelKeys keys;
+  try {
+    keys = host_channel_keys(store, state);
+  } catch (const HostKeysError& e) {
+    throw UsageError(e.what());
   }
   std::vector<std::string> host_of;
   for (const auto& n : lab_plan["nodes"])
-    host_of.push_back(host_of_node[n["name"].get<std::string>()]);
-  agents.listen_for_hosts(endpoint, remote, own, std::move(admitted), std::move(host_of));
+    host_of.push_back(keys.host_of_node[n["name"].get<std::string>()]);
+  agents.listen_for_hosts(endpoint, remote, keys.own, std::move(keys.admitted), std::move(host_of));
 }
 
 }  // namespace

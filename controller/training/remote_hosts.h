@@ -25,6 +25,11 @@ constexpr auto kHostSilence = std::chrono::seconds(30);
 // How often a launcher beats: well within kHostSilence, and cheap (one small frame).
 constexpr auto kHostBeat = std::chrono::seconds(1);
 
+// How long a host waits for a controller that has not answered yet, and a controller for a
+// host never heard from: as long as a controller waits for its agents' first words
+// (agent_group.cpp's kAgentTimeout), so that either may be started first.
+constexpr auto kFirstContact = std::chrono::seconds(300);
+
 // How long an agent is given to quit when told before it is killed, here and on other hosts:
 // an agent quits in milliseconds; two seconds leave room for a loaded machine.
 constexpr auto kQuitGrace = std::chrono::seconds(2);

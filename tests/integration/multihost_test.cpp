@@ -301,16 +301,25 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
     return std::string("tb-") + kOneBox + "-" + ns.substr(prefix.size());
   };
   LinkFigures one = measure(on_one_box(l.a_ns), on_one_box(l.b_ns), l.b_ip);
-  // Where the two disagree by more than the tolerance, the lower side may have met a drop
-  // in both its flows: two more flows there (one-sided, see best_rate). A real gap between
-  // the two labs stays a gap, however many flows are read.
-  if (std::abs(spread.mbit - one.mbit) > one.mbit * 0.05) {
-    const bool spread_low = spread.mbit < one.mbit;
-    LinkFigures& low = spread_low ? spread : one;
-    const std::string a = spread_low ? l.a_ns : on_one_box(l.a_ns);
-    const std::string b = spread_low ? l.b_ns : on_one_box(l.b_ns);
-    low.mbit = std::max(low.mbit, best_rate(a, b, bare(l.b_ip), 2));
+  double configured = 0;
+  for (const auto& link : whole["links"]) {
+    for (const char* d : {"a2b", "b2a"}) {
+      if (link[d]["namespace"] == l.a_ns && link[d]["dev"] == l.a_dev)
+        configured = link[d]["rate_bits_per_s"].get<double>() / 1e6;
+    }
   }
+  constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;  // as in bringup_test.cpp
+  const double expected = configured * kGoodputPerFrameByte;
+  // A side that reads more than the tolerance below the other lab or below the configured
+  // rate may have met a drop in both its flows: two more flows there (one-sided, see
+  // best_rate). A real gap stays a gap, however many flows are read. CI once read 124.0
+  // against 132.9 Mbit/s expected over hosts, with one box at 128.9 from the same two flows.
+  const auto reads_low = [](double mbit, double reference) { return mbit < reference * 0.95; };
+  if (reads_low(spread.mbit, std::max(one.mbit, expected)))
+    spread.mbit = std::max(spread.mbit, best_rate(l.a_ns, l.b_ns, bare(l.b_ip), 2));
+  if (reads_low(one.mbit, std::max(spread.mbit, expected)))
+    one.mbit =
+        std::max(one.mbit, best_rate(on_one_box(l.a_ns), on_one_box(l.b_ns), bare(l.b_ip), 2));
   std::cout << "[ measured ] " << l.a_ns << " (" << l.a_host << ") -> " << l.b_ns << " ("
             << l.b_host << "): RTT " << spread.rtt_ms << " ms over hosts, " << one.rtt_ms
             << " ms on one box; iperf3 " << spread.mbit << " Mbit/s over hosts, " << one.mbit
@@ -320,16 +329,7 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
   expect_rtt(spread.ping, 60.0);
   expect_rtt(one.ping, 60.0);
   EXPECT_NEAR(spread.mbit, one.mbit, one.mbit * 0.05);
-  double configured = 0;
-  for (const auto& link : whole["links"]) {
-    for (const char* d : {"a2b", "b2a"}) {
-      if (link[d]["namespace"] == l.a_ns && link[d]["dev"] == l.a_dev)
-        configured = link[d]["rate_bits_per_s"].get<double>() / 1e6;
-    }
-  }
-  constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;  // as in bringup_test.cpp
-  EXPECT_NEAR(spread.mbit, configured * kGoodputPerFrameByte,
-              configured * kGoodputPerFrameByte * 0.05);
+  EXPECT_NEAR(spread.mbit, expected, expected * 0.05);
 
   // One host's slice goes down; the other two keep working.
   const Result down = machines.down("host2");
@@ -511,6 +511,7 @@ class OnHost {
     }
     fs::remove(log_);
   }
+  void signal(int sig) const { kill(pid_, sig); }
   // Its exit status, or -1 when it is still running after `seconds`.
   int wait(double seconds) {
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -812,6 +813,160 @@ TEST_F(PlainHosts, StrangersAndAFakeControllerAreRefusedAndTheRunIsUnchanged) {
             << " quiet; mean iteration " << a.mean_iteration_s << " / " << q.mean_iteration_s
             << " s\n";
   for (const auto& h : kHosts) EXPECT_EQ(machines_.down(h).status, 0) << h;
+}
+
+// Every process `host`'s state records for the job (the launched ranks), as (pid, node).
+std::vector<std::pair<int, std::string>> ranks_on(const ThreeHosts& machines,
+                                                  const std::string& host) {
+  std::vector<std::pair<int, std::string>> out;
+  const auto state = lab_state_json(kLab, machines.dir(host));
+  if (state.is_null()) return out;
+  for (const auto& p : state.value("processes", nlohmann::json::array())) {
+    const auto argv = p.value("argv", nlohmann::json::array());
+    if (!argv.empty() && argv[0] == "/usr/bin/python3")
+      out.emplace_back(p["pid"].get<int>(), p["node"].get<std::string>());
+  }
+  return out;
+}
+
+std::string example(const std::string& path) {
+  return std::string(TESTBED_EXAMPLES_DIR) + "/" + path;
+}
+
+// A user's own job over three hosts (docs/multihost.md#launch): host1's `launch
+// --agents-listen` runs its ranks and hands the others' to hosts 2 and 3's `testbed agents`.
+// PyTorch's all-reduce and DDP end as on one box; a rank killed on host 2 is named with its
+// host and stops every rank everywhere; so do Ctrl-C and the controller's death; nothing is
+// left on any host.
+TEST_F(PlainHosts, LaunchRunsPyTorchOverThreeHostsAsOnOneBox) {
+  const std::string python = "/usr/bin/python3";
+  const std::vector<std::string> control = {"agents", kLab, "--control",
+                                            std::string("tcp://") + kControl};
+  const std::vector<std::string> launch = {"launch", kLab, "--agents-listen", kControl};
+  const auto with = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), launch.begin(), launch.end());
+    return args;
+  };
+  // Without --agents-listen, the controller says what the other hosts need.
+  const Result refused = machines_.on("host1", {"launch", kLab, "--", python, "-c", "pass"});
+  EXPECT_EQ(refused.status, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--agents-listen"), std::string::npos) << refused.output;
+
+  const std::vector<std::string> allreduce = {"--", python,
+                                              example("pytorch-allreduce/allreduce.py")};
+  const std::vector<std::string> ddp = {
+      "--json", "--", python, example("pytorch-ddp/train.py"), "--steps", "8", "--eval-every", "7"};
+  const auto whole = nlohmann::json::parse(run_testbed({"plan", profile_, "--json"}).output);
+  Result spread_allreduce;
+  nlohmann::json spread_ddp;
+  {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    spread_allreduce = machines_.on("host1", with(allreduce));
+    EXPECT_EQ(spread_allreduce.status, 0) << spread_allreduce.output;
+    for (OnHost* h : {&host2, &host3}) EXPECT_EQ(h->wait(30), 0) << h->output();
+  }
+  {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    const Result r = machines_.on("host1", with(ddp));
+    EXPECT_EQ(r.status, 0) << r.output;
+    spread_ddp = summary_of(r.output);
+    for (OnHost* h : {&host2, &host3}) EXPECT_EQ(h->wait(30), 0) << h->output();
+  }
+  size_t rank = 0;
+  for (const auto& n : whole["nodes"]) {
+    const std::string node = n["name"];
+    const std::string line =
+        "[" + node + "] rank " + std::to_string(rank++) + " on " + node + ": every element is 9";
+    EXPECT_NE(spread_allreduce.output.find(line), std::string::npos) << line << "\n"
+                                                                     << spread_allreduce.output;
+  }
+  ASSERT_TRUE(spread_ddp.is_object());
+  EXPECT_EQ(spread_ddp["status"], "completed");
+  EXPECT_EQ(spread_ddp["hosts"]["refused_connections"], 0);
+  EXPECT_EQ(spread_ddp["hosts"]["malformed_messages"], 0);
+  ASSERT_EQ(spread_ddp["nodes"].size(), 9u);
+  for (const auto& n : spread_ddp["nodes"]) {
+    EXPECT_EQ(n["iterations"], 8) << n.dump();  // every rank's metric lines reached host1
+    EXPECT_EQ(n["exit_status"], 0) << n.dump();
+  }
+
+  // A rank killed on host 2: named with its host, every other rank stopped on every host.
+  {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    OnHost job(machines_, "host1", with({"--", python, "-c", "import time; time.sleep(600)"}));
+    std::vector<std::pair<int, std::string>> victims;
+    for (int i = 0; i < 1500 && victims.size() < 3; ++i) {  // 30 s
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      victims = ranks_on(machines_, "host2");
+    }
+    ASSERT_EQ(victims.size(), 3u) << host2.output();
+    std::vector<int> every;
+    for (const auto& h : kHosts)
+      for (const auto& [pid, node] : ranks_on(machines_, h)) every.push_back(pid);
+    kill(victims.front().first, SIGKILL);
+    EXPECT_EQ(job.wait(60), 1) << job.output();
+    EXPECT_NE(job.output().find("node " + victims.front().second + " (rank "), std::string::npos)
+        << job.output();
+    EXPECT_NE(job.output().find(") on host host2 exited with signal 9"), std::string::npos)
+        << job.output();
+    EXPECT_EQ(host2.wait(30), 1) << host2.output();
+    EXPECT_EQ(host3.wait(30), 1) << host3.output();  // its ranks were stopped, not completed
+    for (const auto& h : kHosts) EXPECT_TRUE(ranks_on(machines_, h).empty()) << h;
+    for (const int pid : every) EXPECT_NE(kill(pid, 0), 0) << "rank " << pid << " is left";
+  }
+  // Ctrl-C on the controller's host, then the controller killed outright: every host stops
+  // its ranks (the latter when the controller's connection closes), and nothing is left.
+  for (const int sig : {SIGINT, SIGKILL}) {
+    OnHost host2(machines_, "host2", control), host3(machines_, "host3", control);
+    OnHost job(machines_, "host1", with({"--", python, "-c", "import time; time.sleep(600)"}));
+    std::vector<int> every;
+    for (int i = 0; i < 1500 && every.size() < 9; ++i) {  // 30 s
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      every.clear();
+      for (const auto& h : kHosts)
+        for (const auto& [pid, node] : ranks_on(machines_, h)) every.push_back(pid);
+    }
+    ASSERT_EQ(every.size(), 9u);
+    job.signal(sig);
+    EXPECT_EQ(job.wait(60), sig == SIGINT ? 128 + SIGINT : 128 + SIGKILL) << job.output();
+    EXPECT_EQ(host2.wait(60), 1) << host2.output();
+    EXPECT_EQ(host3.wait(60), 1) << host3.output();
+    if (sig == SIGKILL)
+      EXPECT_NE(host2.output().find("closed the connection"), std::string::npos) << host2.output();
+    for (const char* h : {"host2", "host3"}) EXPECT_TRUE(ranks_on(machines_, h).empty()) << h;
+    for (const int pid : every) {
+      for (int i = 0; i < 250 && kill(pid, 0) == 0; ++i)  // 5 s: PDEATHSIG's work on host1
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      EXPECT_NE(kill(pid, 0), 0) << "rank " << pid << " is left after signal " << sig;
+    }
+  }
+  for (const auto& h : kHosts) EXPECT_EQ(machines_.down(h).status, 0) << h;
+
+  // The same jobs on one box.
+  LabGuard one_box_guard(kOneBox);
+  ASSERT_EQ(run_testbed({"up", internet2_without_loss(kOneBox), "--prometheus", "off"}).status, 0);
+  std::vector<std::string> one_ddp = {"launch", kOneBox};
+  one_ddp.insert(one_ddp.end(), ddp.begin(), ddp.end());
+  const Result one = run_testbed(one_ddp);
+  ASSERT_EQ(one.status, 0) << one.output;
+  const auto one_box = summary_of(one.output);
+  const auto& a = spread_ddp["loss_curve"];
+  const auto& b = one_box["loss_curve"];
+  ASSERT_EQ(a.size(), b.size()) << a.dump() << "\n" << b.dump();
+  ASSERT_GE(a.size(), 2u);
+  // Seeded data and gloo's fixed reduction order: the same losses, whatever the network.
+  for (size_t k = 0; k < a.size(); ++k)
+    EXPECT_NEAR(a[k][1].get<double>(), b[k][1].get<double>(), 1e-6) << k;
+  // Every host read its own links: the job's WAN bytes are the lab's, as on one box (TCP's
+  // own retransmissions and acknowledgements aside: within a fifth).
+  EXPECT_EQ(spread_ddp["hosts"]["links_reported_by"], (nlohmann::json{"host2", "host3"}));
+  const double spread_wan = spread_ddp["wan_bytes"], one_wan = one_box["wan_bytes"];
+  EXPECT_NEAR(spread_wan, one_wan, one_wan * 0.2);
+  std::cout << "[ measured ] DDP WAN bytes: " << spread_wan << " over three hosts, " << one_wan
+            << " on one box\n";
+  std::cout << "[ measured ] DDP (8 steps, 9 ranks): final loss " << a.back()[1]
+            << " over three hosts, " << b.back()[1] << " on one box; wall " << spread_ddp["wall_s"]
+            << " s over hosts, " << one_box["wall_s"] << " s on one box\n";
 }
 
 }  // namespace
