@@ -15,7 +15,8 @@ shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(fuzz_profile fuzz_scenario fuzz_expectation fuzz_traces fuzz_wire fuzz_sync_policy
-           fuzz_agent_reply fuzz_proc_net_tcp fuzz_host_placement fuzz_agent_setup)
+           fuzz_agent_reply fuzz_proc_net_tcp fuzz_host_placement fuzz_agent_setup
+           fuzz_host_launch)
 fi
 
 # clang and its runtimes (libFuzzer's and the sanitizers') are Debian packages.

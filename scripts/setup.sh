@@ -24,6 +24,7 @@ packages=(
   libboost1.81-dev libboost-filesystem1.81-dev  # Boost.Process v2: starting processes
   libglpk-dev                     # APSP: the linear program of parameter-server placement
   librocksdb-dev                  # DRPS: the disk-resident parameter store
+  libigraph-dev                   # import graphml/gml: real topologies (Internet Topology Zoo)
   prometheus-cpp-dev libzmq3-dev cppzmq-dev     # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 namespace testbed {
@@ -50,17 +49,19 @@ std::string curve_key_to_z85(const std::string& binary) {
   return out.data();
 }
 
+std::string curve_key_file_text(const CurveKeyPair& pair, const std::string& comment) {
+  return "# " + comment + "\n" +
+         "# CURVE key pair (Z85). The secret half stays on this host, readable by root only.\n" +
+         "public = " + pair.public_key + "\nsecret = " + pair.secret_key + "\n";
+}
+
 void write_curve_key_file(const std::string& path, const CurveKeyPair& pair,
                           const std::string& comment) {
   // O_EXCL: an existing file (another host's key, a link planted by someone) is never
   // followed or overwritten; 0600 from its first byte, whatever the umask.
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << "# " << comment << "\n"
-       << "# CURVE key pair (Z85). The secret half stays on this host, readable by root only.\n"
-       << "public = " << pair.public_key << "\nsecret = " << pair.secret_key << "\n";
-  const std::string s = text.str();
+  const std::string s = curve_key_file_text(pair, comment);
   const bool ok = write(fd, s.data(), s.size()) == static_cast<ssize_t>(s.size());
   const int err = errno;
   close(fd);

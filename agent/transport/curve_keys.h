@@ -37,6 +37,8 @@ std::string curve_key_to_z85(const std::string& binary);
 // std::runtime_error naming the file.
 void write_curve_key_file(const std::string& path, const CurveKeyPair& pair,
                           const std::string& comment);
+// The text such a file holds (a Kubernetes Secret carries it as it is).
+std::string curve_key_file_text(const CurveKeyPair& pair, const std::string& comment);
 CurveKeyPair read_curve_key_file(const std::string& path);
 
 // The van's keys for one run spread over hosts (van.h): every node serves with `server`

@@ -1,6 +1,8 @@
-// testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]: the
-// lab as resources for Kubernetes with meshnet-cni (docs/multihost.md). Writes only the
-// files it names, and nothing at all when the profile or a name is invalid.
+// testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]
+// [--no-keys]: the lab as resources for Kubernetes with meshnet-cni (docs/multihost.md),
+// with a CURVE key pair per pod unless told not to (the public halves in the ConfigMap's
+// placement, each secret half in a Secret of its own). Writes only the files it names, and
+// nothing at all when the profile or a name is invalid.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,7 +18,8 @@ namespace testbed::cli {
 namespace {
 
 const char* const kUsage =
-    "testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]";
+    "testbed export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P] "
+    "[--no-keys]";
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path);
@@ -28,7 +31,7 @@ std::string read_all(const std::string& path) {
 }  // namespace
 
 int run_export(const Argv& argv) {
-  Args args(argv, {}, {"out", "namespace", "image", "metrics-port"});
+  Args args(argv, {"no-keys"}, {"out", "namespace", "image", "metrics-port"});
   args.at_most(2, kUsage);
   if (args.positionals().size() != 2 || !args.option("out")) {
     throw UsageError(std::string("usage: ") + kUsage);
@@ -50,6 +53,10 @@ int run_export(const Argv& argv) {
   options.profile_text = read_all(plan->source_file);
   std::vector<Manifest> manifests;
   try {
+    if (!args.flag("no-keys")) {
+      for (const auto& n : plan->nodes)
+        options.pod_keys[k8s_pod_name(*plan, n.name)] = make_curve_key_pair();
+    }
     manifests = k8s_manifests(*plan, options);
   } catch (const std::invalid_argument& e) {
     std::cerr << plan->source_file << ": " << e.what() << "\n";
@@ -61,6 +68,10 @@ int run_export(const Argv& argv) {
   for (const auto& m : manifests) {
     dir.write(m.file, m.text);
     std::cout << dir.shown(m.file) << "\n";
+  }
+  if (!options.pod_keys.empty()) {
+    std::cout << "testbed-keys.yaml holds every pod's secret key (0600): apply it with the "
+                 "rest, keep it out of version control\n";
   }
   return kExitOk;
 }

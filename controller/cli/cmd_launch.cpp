@@ -214,7 +214,7 @@ int run_launch(const Argv& argv) {
              << request.lab << "; output in " << request.run_dir << "\n";
   JobOutcome outcome;
   nlohmann::json hosts_summary;
-  std::map<std::string, uint64_t> wan_elsewhere;
+  LinksElsewhere elsewhere;
   try {
     if (!over_hosts) {
       outcome = runner.run(g_signal);
@@ -237,7 +237,7 @@ int run_launch(const Argv& argv) {
                        << std::flush;
             }
           },
-          g_signal, progress, hosts_summary, wan_elsewhere);
+          g_signal, progress, hosts_summary, elsewhere);
     }
   } catch (const std::system_error& e) {
     health->stop();
@@ -252,21 +252,22 @@ int run_launch(const Argv& argv) {
   }
 
   auto wan = bytes_sent_between(before, transmitted_bytes(directions, kernel));
-  for (const auto& [direction, bytes] : wan_elsewhere) wan[direction] += bytes;
+  for (const auto& [direction, bytes] : elsewhere.wan_bytes) wan[direction] += bytes;
   nlohmann::json summary =
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   if (compute.active()) summary["compute"] = compute.summary();
   if (over_hosts) {
     // This host's kernel sees its own links only (as for a run over hosts).
     hosts_summary["controller_host"] = state.host;
-    // Each host reads the links its own nodes send on; the WAN bytes add every host's that
-    // reported (hosts.links_reported_by, beside this one). Health is this host's links'.
+    // Each host reads the links its own nodes send on; the WAN bytes and the health add
+    // every host's that reported (hosts.links_reported_by, beside this one).
     hosts_summary["links_measured"] =
-        "WAN bytes: sent by every reporting host's nodes; "
-        "health: this host's";
+        hosts_summary["links_reported_by"].size() == over_hosts->ranks_of_host.size()
+            ? "every host's"
+            : "this host's and links_reported_by's";
     summary["hosts"] = hosts_summary;
   }
-  finish_run_health(*health, summary, request.job, metrics);
+  finish_run_health(*health, summary, request.job, metrics, state.host, elsewhere.health);
   add_compute_notes(summary);
   if (!summary["final_loss"].is_null()) {
     const nlohmann::json t = summary.value("time_to_target_s", nlohmann::json());

@@ -31,7 +31,9 @@ const std::map<std::string, Verb>& verbs() {
         "  --metrics ADDR:PORT           where the exporter listens: 127.0.0.1 or 0.0.0.0\n"
         "  --foreground                  stay until a signal, then take the lab down"}},
       {"export",
-       {run_export, "export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P]",
+       {run_export,
+        "export k8s FILE --out DIR [--namespace NS] [--image IMAGE] [--metrics-port P] "
+        "[--no-keys]",
         "write the lab as Kubernetes resources for meshnet-cni (no root needed)",
         "files written in DIR:\n"
         "  meshnet-topology.yaml  a meshnet Topology per data center: its links, each with\n"
@@ -43,15 +45,32 @@ const std::map<std::string, Verb>& verbs() {
         "                         that pod's slice, ready when its startupProbe passes;\n"
         "                         Prometheus scrape annotations for port P (default 9464);\n"
         "                         a stand-in 'workload' container to replace with your own\n"
-        "  placement.yaml         every pod its own host, as the sidecars read it\n"
-        "apply meshnet-topology.yaml before testbed-pods.yaml (docs/multihost.md)"}},
+        "  placement.yaml         every pod its own host, as the sidecars read it, with\n"
+        "                         each pod's public key\n"
+        "  testbed-keys.yaml      (0600) a Secret per pod with its CURVE key pair, mounted\n"
+        "                         by that pod only\n"
+        "options:\n"
+        "  --no-keys              no key pairs: no Secrets, no keys in the placement\n"
+        "apply meshnet-topology.yaml before testbed-keys.yaml and testbed-pods.yaml\n"
+        "(docs/multihost.md)"}},
       {"import",
        {run_import,
         "import cloud --regions CLOUD:REGION,... [--names N1,...] [--rate-scale X] "
-        "[--tier premium|standard] [--lab NAME] [--data DIR] [--out FILE] [--json]",
-        "write a profile from measured figures between AWS, Azure and GCP regions (no root "
-        "needed)",
-        "a full mesh of the regions named (a GCP region may omit its zone):\n"
+        "[--tier premium|standard] [--lab NAME] [--data DIR] [--out FILE] [--json]\n"
+        "       testbed import graphml|gml FILE [--lab NAME] [--default-delay D] "
+        "[--default-rate R] [--rate-scale X] [--largest-component] [--out FILE] [--json]",
+        "write a profile from measured figures between AWS, Azure and GCP regions, or from a "
+        "real network's topology (the Internet Topology Zoo's GraphML or GML; no root needed)",
+        "graphml|gml FILE: a node per node (its label made a valid, unique name), a link per\n"
+        "edge:\n"
+        "  delay   the great-circle distance between the ends' coordinates at the speed of\n"
+        "          light in fibre (c/1.468); a link with an end without them takes\n"
+        "          --default-delay, else the import is refused naming the nodes\n"
+        "  rate    the edge's LinkSpeedRaw, else --default-rate (default 100mbit), both times\n"
+        "          --rate-scale (default 1); parallel edges are summed, self-loops left out\n"
+        "  a graph that is not connected is refused with its components named, or imported\n"
+        "  as its largest component with --largest-component\n"
+        "cloud: a full mesh of the regions named (a GCP region may omit its zone):\n"
         "  rate    iperf3's received throughput (64 flows, large VMs) x --rate-scale (default\n"
         "          0.01), over TCP's 1448/1514 share of a link; a direction not measured takes\n"
         "          the reverse direction's figure, and says so\n"

@@ -72,7 +72,8 @@ std::vector<std::string> HealthReport::problems() const {
                   "% of their rate (" + list + ")");
   }
   if (cpu_intervals > 0 && cpu_saturated_share > thresholds.max_cpu_saturated_share) {
-    out.push_back("CPUs saturated " + fixed(cpu_saturated_share * 100, 0) + "% of the run");
+    out.push_back((cpu_host.empty() ? "CPUs" : "host " + cpu_host + "'s CPUs") + " saturated " +
+                  fixed(cpu_saturated_share * 100, 0) + "% of the run");
   }
   return out;
 }
@@ -128,22 +129,24 @@ nlohmann::json HealthReport::to_json() const {
     dirs.push_back(j);
   }
   const auto low = min_rate_ratio();
-  return {{"healthy", healthy()},
-          {"problems", problems()},
-          {"notes", notes()},
-          {"duration_s", duration_s},
-          {"release_lateness_ms", lateness_json(lateness())},
-          {"emulator_lateness_ms", lateness_json(emulator_lateness())},
-          {"nfqueue_dropped", nfqueue_dropped()},
-          {"min_backlogged_rate_ratio", low ? nlohmann::json(*low) : nullptr},
-          {"cpu_saturated_share", cpu_saturated_share},
-          {"cpu_busy_p50", cpu_busy_p50},
-          {"cpu_busy_p90", cpu_busy_p90},
-          {"thresholds",
-           {{"max_p99_lateness_ms", thresholds.max_p99_lateness_ms},
-            {"min_rate_ratio", thresholds.min_rate_ratio},
-            {"max_cpu_saturated_share", thresholds.max_cpu_saturated_share}}},
-          {"directions", dirs}};
+  nlohmann::json out = {{"healthy", healthy()},
+                        {"problems", problems()},
+                        {"notes", notes()},
+                        {"duration_s", duration_s},
+                        {"release_lateness_ms", lateness_json(lateness())},
+                        {"emulator_lateness_ms", lateness_json(emulator_lateness())},
+                        {"nfqueue_dropped", nfqueue_dropped()},
+                        {"min_backlogged_rate_ratio", low ? nlohmann::json(*low) : nullptr},
+                        {"cpu_saturated_share", cpu_saturated_share},
+                        {"cpu_busy_p50", cpu_busy_p50},
+                        {"cpu_busy_p90", cpu_busy_p90},
+                        {"thresholds",
+                         {{"max_p99_lateness_ms", thresholds.max_p99_lateness_ms},
+                          {"min_rate_ratio", thresholds.min_rate_ratio},
+                          {"max_cpu_saturated_share", thresholds.max_cpu_saturated_share}}},
+                        {"directions", dirs}};
+  if (!cpu_host.empty()) out["cpu_host"] = cpu_host;  // over hosts: whose CPU figures
+  return out;
 }
 
 }  // namespace testbed

@@ -60,6 +60,9 @@ struct HealthReport {
   size_t cpu_intervals = 0;
   std::vector<DirectionHealth> directions;
   HealthThresholds thresholds;
+  // Over hosts (health_wire.h): the host whose CPU figures these are, the worst one's;
+  // empty on one box.
+  std::string cpu_host;
 
   LatenessHistogram lateness() const;           // every delayed direction together
   LatenessHistogram emulator_lateness() const;  // the same, less the host's stalls

@@ -157,9 +157,19 @@ std::vector<Manifest> k8s_manifests(const Plan& plan, const K8sExportOptions& op
     throw std::invalid_argument("--metrics-port: " + std::to_string(options.metrics_port) +
                                 " is not a port");
   }
-  return {{"meshnet-topology.yaml", to_yaml_documents(meshnet_topologies(plan, options))},
-          {"testbed-pods.yaml", to_yaml_documents(k8s_pods(plan, options))},
-          {"placement.yaml", pod_placement_yaml(plan)}};
+  if (!options.pod_keys.empty()) {
+    for (const auto& n : plan.nodes) {
+      if (!options.pod_keys.count(k8s_pod_name(plan, n.name)))
+        throw std::invalid_argument("no key pair for pod " + k8s_pod_name(plan, n.name));
+    }
+  }
+  std::vector<Manifest> out = {
+      {"meshnet-topology.yaml", to_yaml_documents(meshnet_topologies(plan, options))},
+      {"testbed-pods.yaml", to_yaml_documents(k8s_pods(plan, options))},
+      {"placement.yaml", pod_placement_yaml(plan, options)}};
+  if (!options.pod_keys.empty())
+    out.push_back({"testbed-keys.yaml", to_yaml_documents(k8s_key_secrets(plan, options))});
+  return out;
 }
 
 }  // namespace testbed

@@ -4,10 +4,12 @@
 // interface names and addresses, so each pod's slice of the plan finds them. Pure.
 #pragma once
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "agent/transport/curve_keys.h"
 #include "controller/lab/plan.h"
 
 namespace testbed {
@@ -20,6 +22,10 @@ struct K8sExportOptions {
   // OpenTelemetry's Prometheus exporters use by convention, free of the kubelet's (10250)
   // and node_exporter's (9100).
   int metrics_port = 9464;
+  // Each pod's CURVE key pair, by pod name (docs/multihost.md#security): the public halves
+  // go into the ConfigMap's placement, each secret half into a Secret that only its own pod
+  // mounts. Empty: the pods run without keys.
+  std::map<std::string, CurveKeyPair> pod_keys;
 };
 
 struct Manifest {
@@ -41,8 +47,8 @@ nlohmann::ordered_json meshnet_topologies(const Plan& plan, const K8sExportOptio
 // YAML documents, one per element of `docs`, keys in the order the JSON holds them.
 std::string to_yaml_documents(const nlohmann::ordered_json& docs);
 
-// Every file the export writes. Throws std::invalid_argument (names that do not fit
-// Kubernetes) before anything is written.
+// Every file the export writes: with keys, testbed-keys.yaml holds the Secrets. Throws
+// std::invalid_argument (names that do not fit Kubernetes) before anything is written.
 std::vector<Manifest> k8s_manifests(const Plan& plan, const K8sExportOptions& options);
 
 }  // namespace testbed

@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "controller/health/health_wire.h"
 #include "controller/launch/job_metrics.h"
 
 namespace testbed {
@@ -111,9 +112,14 @@ nlohmann::json to_json(const HostRanksDone& d) {
                      {"crashed", o.crashed},
                      {"out_of_memory", o.out_of_memory}});
   }
-  return {{"event", "ranks_done"},   {"status", d.status}, {"failed_rank", d.failed_rank},
-          {"wall_s", d.wall_s},      {"ranks", ranks},     {"error", d.error},
-          {"wan_bytes", d.wan_bytes}};
+  return {{"event", "ranks_done"},
+          {"status", d.status},
+          {"failed_rank", d.failed_rank},
+          {"wall_s", d.wall_s},
+          {"ranks", ranks},
+          {"error", d.error},
+          {"wan_bytes", d.wan_bytes},
+          {"health", d.health ? health_to_wire(*d.health) : nlohmann::json(nullptr)}};
 }
 
 LaunchCommand launch_command_from_json(const nlohmann::json& j) {
@@ -210,6 +216,14 @@ HostRanksDone host_ranks_done_from_json(const nlohmann::json& j, int world_size)
       bad("'wan_bytes' has a key that is no direction");
     if (!bytes.is_number_unsigned()) bad("'wan_bytes' of " + direction + " is not a count");
     d.wan_bytes[direction] = bytes.get<uint64_t>();
+  }
+  const auto& health = field(j, "health");
+  if (!health.is_null()) {
+    try {
+      d.health = health_from_wire(health, kMaxDirections);
+    } catch (const std::invalid_argument& e) {
+      bad(e.what());
+    }
   }
   return d;
 }

@@ -17,10 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "controller/health/health_report.h"
 #include "controller/launch/job_runner.h"
 
 namespace testbed {
@@ -69,6 +71,9 @@ struct HostRanksDone {
   // What the host's own link directions sent during the job, by "from>to" (the kernel's
   // HTB counters there): the lab's WAN bytes are every host's.
   std::map<std::string, uint64_t> wan_bytes;
+  // Their health while the ranks ran (health/health_wire.h), judged by the controller
+  // with the lab's other links; none when the host could not watch them.
+  std::optional<HealthReport> health;
 };
 
 nlohmann::json to_json(const LaunchCommand& c);

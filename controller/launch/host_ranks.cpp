@@ -134,6 +134,7 @@ int run_host_ranks(LabStore& store, const HostRanksSetting& setting, const Launc
   JobOutcome outcome;
   const auto before =
       setting.wan_counters ? setting.wan_counters() : std::map<std::string, uint64_t>{};
+  const auto stop_health = setting.watch_health ? setting.watch_health() : nullptr;
   {
     RunnerThread thread(runner);
     while (!thread.done()) {
@@ -168,6 +169,7 @@ int run_host_ranks(LabStore& store, const HostRanksSetting& setting, const Launc
           was == before.end() || was->second > bytes ? bytes : bytes - was->second;
     }
   }
+  if (stop_health) done.health = stop_health();
   send_lines();
   done.status = done.error.empty() ? outcome.status : "failed";
   done.wall_s = outcome.wall_s;

@@ -46,6 +46,9 @@ struct HostRanksSetting {
   std::vector<std::string> supervisor;  // JobRunOptions::supervisor: `testbed _rank --`
   // This host's link directions' transmitted bytes now (link_metrics.h); null: not read.
   std::function<std::map<std::string, uint64_t>()> wan_counters;
+  // Starts watching this host's links' health and returns what stops it and gives the
+  // report (health_monitor.h); null: not watched.
+  std::function<std::function<HealthReport()>()> watch_health;
 };
 
 // Runs the ranks `command` gives this host's nodes and returns when they have ended and the

@@ -19,10 +19,12 @@
 #include "agent/runtime/control_channel.h"
 #include "agent/transport/handshake_watch.h"
 #include "controller/dynamics/link_control.h"
+#include "controller/health/health_monitor.h"
 #include "controller/lab/teardown.h"
 #include "controller/launch/host_ranks.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/runs/child_process.h"
+#include "controller/training/host_figures.h"
 #include "controller/training/remote_hosts.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
@@ -146,6 +148,40 @@ class ZmqControllerChannel : public ControllerChannel {
   std::deque<nlohmann::json> pending_;
 };
 
+// What this host tells the controller of its own links when asked (host_figures.h): their
+// counters as they stand, and their health from the agents' start to the first request for
+// it (the monitor stops there; later requests get the same report).
+class OwnLinksFigures {
+ public:
+  OwnLinksFigures(const std::string& lab_dir, std::vector<LiveDirection> directions)
+      : directions_(directions),
+        monitor_(std::make_unique<LibnlKernel>(), lab_dir, std::move(directions)) {
+    monitor_.start();
+  }
+  void answer(const nlohmann::json& request, ControllerChannel& link) {
+    FiguresRequest r;
+    try {
+      r = figures_request_from_json(request);
+    } catch (const std::invalid_argument&) {
+      return;  // the controller proved its key; a request it garbled is still answered by none
+    }
+    HostFigures f;
+    f.request = r.request;
+    f.wan_bytes = transmitted_bytes(directions_, kernel_);
+    if (r.health) {
+      if (!health_) health_ = monitor_.stop();
+      f.health = health_;
+    }
+    link.send(to_json(f));
+  }
+
+ private:
+  std::vector<LiveDirection> directions_;
+  LibnlKernel kernel_;
+  HealthMonitor monitor_;
+  std::optional<HealthReport> health_;
+};
+
 }  // namespace
 
 std::string controller_host_of(const nlohmann::json& placement, const std::string& control,
@@ -264,10 +300,19 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
       return 1;
     }
     LibnlKernel kernel;  // this host's links' counters: its part of the job's WAN bytes
-    const HostRanksSetting setting{lab, whole, here, {program_path("testbed"), "_rank", "--"}, [&] {
-                                     return transmitted_bytes(
-                                         live_directions(state.plan, read_current(dir)), kernel);
-                                   }};
+    std::unique_ptr<HealthMonitor> monitor;  // and their health while the ranks run
+    const HostRanksSetting setting{
+        lab,
+        whole,
+        here,
+        {program_path("testbed"), "_rank", "--"},
+        [&] { return transmitted_bytes(live_directions(state.plan, read_current(dir)), kernel); },
+        [&] {
+          monitor = std::make_unique<HealthMonitor>(std::make_unique<LibnlKernel>(), dir,
+                                                    live_directions(state.plan, read_current(dir)));
+          monitor->start();
+          return std::function<HealthReport()>([&] { return monitor->stop(); });
+        }};
     return run_host_ranks(store, setting, command, link, progress, g_signal);
   }
   std::vector<Agent> agents;
@@ -305,6 +350,9 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   progress << "host " << state.host << ": " << agents.size() << " agents started for " << control
            << "\n"
            << std::flush;
+  // This host's links in the run's figures (training/host_figures.h): the kernel here alone
+  // sees them. Their health is watched from now to the controller's asking for it.
+  OwnLinksFigures own_links(dir, live_directions(state.plan, read_current(dir)));
 
   std::optional<std::chrono::steady_clock::time_point> told_quit;
   std::string failure;
@@ -331,6 +379,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     for (auto j = link.receive(kWatchTick); j.is_object(); j = link.receive(kWatchTick / 10)) {
       const auto c = j.find("cmd");
       if (!told_quit && c != j.end() && *c == "quit") told_quit = std::chrono::steady_clock::now();
+      if (c != j.end() && *c == "figures") own_links.answer(j, link);
     }
   }
   std::vector<std::string> lingering;  // told to quit, still running after kQuitGrace

@@ -24,7 +24,7 @@ JobOutcome launch_over_hosts(zmq::context_t& context, const OverHosts& setup, Jo
                              const std::vector<int>& local_ranks, size_t world_size,
                              HostsLaunch::OnLine on_line, const std::atomic<int>& signal,
                              std::ostream& progress, nlohmann::json& hosts_summary,
-                             std::map<std::string, uint64_t>& wan_elsewhere) {
+                             LinksElsewhere& elsewhere) {
   HostsLaunch hosts(context,
                     {setup.endpoint, setup.keys.own, setup.keys.admitted, setup.ranks_of_host,
                      setup.command, static_cast<int>(world_size)},
@@ -106,7 +106,8 @@ JobOutcome launch_over_hosts(zmq::context_t& context, const OverHosts& setup, Jo
   hosts_summary["dropped_lines"] = hosts.dropped_lines();
   std::vector<std::string> measured;
   for (const auto& [host, d] : hosts.outcomes()) {
-    for (const auto& [direction, bytes] : d.wan_bytes) wan_elsewhere[direction] += bytes;
+    for (const auto& [direction, bytes] : d.wan_bytes) elsewhere.wan_bytes[direction] += bytes;
+    if (d.health) elsewhere.health[host] = *d.health;
     measured.push_back(host);
   }
   hosts_summary["links_reported_by"] = measured;

@@ -19,6 +19,12 @@
 
 namespace testbed {
 
+// The other hosts' links during the job, as each host reported them.
+struct LinksElsewhere {
+  std::map<std::string, uint64_t> wan_bytes;   // by "from>to"
+  std::map<std::string, HealthReport> health;  // by host
+};
+
 struct OverHosts {
   std::string endpoint;  // --agents-listen: tcp://ADDR:PORT
   std::string lab;
@@ -30,13 +36,12 @@ struct OverHosts {
 // `runner` runs this host's ranks (`local_ranks`, their numbers), or is null when none is
 // here. `on_line` gets the other hosts' lines on this thread; the runner's callbacks run on
 // a thread of their own. `hosts_summary` gets the channel's figures for the summary's
-// "hosts", and `wan_elsewhere` the bytes the other hosts' link directions sent (as each
-// reported). Throws std::system_error when a local rank cannot be started, after stopping the
-// other hosts.
+// "hosts", and `elsewhere` what the other hosts' links did (as each reported). Throws
+// std::system_error when a local rank cannot be started, after stopping the other hosts.
 JobOutcome launch_over_hosts(zmq::context_t& context, const OverHosts& setup, JobRunner* runner,
                              const std::vector<int>& local_ranks, size_t world_size,
                              HostsLaunch::OnLine on_line, const std::atomic<int>& signal,
                              std::ostream& progress, nlohmann::json& hosts_summary,
-                             std::map<std::string, uint64_t>& wan_elsewhere);
+                             LinksElsewhere& elsewhere);
 
 }  // namespace testbed

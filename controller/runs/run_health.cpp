@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "controller/dynamics/link_control.h"
+#include "controller/health/health_wire.h"
 #include "netns/libnl_kernel.h"
 
 namespace testbed {
@@ -35,9 +36,16 @@ std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const s
 }
 
 void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary, const std::string& strategy,
-                       MetricsSink& metrics) {
-  const HealthReport report = monitor.stop();
+                       MetricsSink& metrics, const std::string& this_host,
+                       const std::map<std::string, HealthReport>& elsewhere) {
+  HealthReport report = monitor.stop();
+  nlohmann::json by_host;
+  if (!elsewhere.empty()) {
+    by_host = health_by_host(report, this_host, elsewhere);
+    report = merge_host_health(std::move(report), this_host, elsewhere);
+  }
   summary["health"] = report.to_json();
+  if (!by_host.is_null()) summary["health"]["by_host"] = by_host;
   metrics.publish(health_event(report, strategy));
   if (!report.healthy()) std::cerr << "testbed: " << report.warning() << "\n";
   if (const std::string note = report.note_line(); !note.empty())

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <zmq.hpp>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,9 +20,13 @@ std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const s
                                                 const nlohmann::json& plan,
                                                 const std::string& strategy);
 
-// Stops the monitor; adds "health" to `summary`, publishes it, warns when unhealthy.
+// Stops the monitor; adds "health" to `summary`, publishes it, warns when unhealthy. Over
+// hosts, `elsewhere` holds the other hosts' reports of their own links (by host;
+// training/host_figures.h): "health" is then the whole lab's, judged as one box's is
+// (health_wire.h), with "by_host" saying what each host's links alone showed.
 void finish_run_health(HealthMonitor& monitor, nlohmann::json& summary, const std::string& strategy,
-                       MetricsSink& metrics);
+                       MetricsSink& metrics, const std::string& this_host = "",
+                       const std::map<std::string, HealthReport>& elsewhere = {});
 
 // A scenario's view of a strategy's runs: the worst of each health figure over its
 // repetitions (release_lateness_p99_ms, emulator_lateness_p99_ms, cpu_saturated_share,

@@ -276,17 +276,36 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     // The run's health beside its figures, its file, the reference check, then the summary
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
-      finish_run_health(*health, summary, o.strategy, metrics);
+      // Over hosts, each host's kernel sees the links its own nodes send on: the others
+      // report theirs' health (and, to a parameter-server run, their counters: ps_session),
+      // so that the figures are the whole lab's. A host that does not answer is named.
+      std::map<std::string, HealthReport> health_elsewhere;
+      std::vector<std::string> reported, unreported;
       if (!elsewhere.empty()) {
-        // Over hosts, this host's kernel sees its own links only: the WAN bytes and the
-        // health are of the links this host's nodes send on.
-        summary["hosts"] = {{"controller_host", state.host},
-                            {"nodes_elsewhere", elsewhere},
-                            {"links_measured", "sent by this host's nodes"},
-                            {"control_channel", "CURVE, the placement's host keys"},
-                            {"refused_connections", agents.refused_connections()},
-                            {"spoofed_messages", agents.spoofed_messages()},
-                            {"malformed_replies", agents.malformed_replies()}};
+        const auto figures = agents.host_figures(true, kHostFiguresWait);
+        for (const auto& host : agents.other_hosts()) {
+          const auto it = figures.find(host);
+          if (it != figures.end() && it->second.health) {
+            health_elsewhere[host] = *it->second.health;
+            reported.push_back(host);
+          } else {
+            unreported.push_back(host);
+          }
+        }
+      }
+      finish_run_health(*health, summary, o.strategy, metrics, state.host, health_elsewhere);
+      if (!elsewhere.empty()) {
+        summary["hosts"] = {
+            {"controller_host", state.host},
+            {"nodes_elsewhere", elsewhere},
+            {"links_measured",
+             unreported.empty() ? "every host's" : "this host's and links_reported_by's"},
+            {"links_reported_by", reported},
+            {"links_not_reported_by", unreported},
+            {"control_channel", "CURVE, the placement's host keys"},
+            {"refused_connections", agents.refused_connections()},
+            {"spoofed_messages", agents.spoofed_messages()},
+            {"malformed_replies", agents.malformed_replies()}};
       }
       summary["van_security"] = van_curve ? "curve" : "plain";
       summary["stalls"] = watch.to_json();
@@ -296,8 +315,10 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
         metrics.publish(peers_event(summary["peers"], names, o.strategy));
       const std::string results = write_run(dir, o.strategy, summary);
       check_reference(summary);
-      const std::string scope =
-          elsewhere.empty() ? "" : " (WAN bytes and health: host " + state.host + "'s links)";
+      const std::string scope = unreported.empty()
+                                    ? ""
+                                    : " (WAN bytes and health without host " +
+                                          comma_list(unreported) + "'s links: no answer)";
       std::cout << (o.json ? summary.dump() : headline + scope + "; results in " + results) << "\n";
     };
     if (o.ps) {

@@ -124,6 +124,11 @@ void AgentGroup::check_stall() {
 
 std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
     std::chrono::milliseconds timeout) {
+  if (!held_.empty()) {
+    auto held = std::move(held_.front());
+    held_.pop_front();
+    return held;
+  }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     // Checked on a timer, not only when nothing arrives: a busy run still names the dead.

@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -102,6 +104,14 @@ class AgentGroup {
   void broadcast(const nlohmann::json& command);
   // Tells the hosts that run some of the agents that the run has ended (remote_hosts.h).
   void release_hosts();
+  // Over hosts: asks every other host for its links' counters (and its health report, when
+  // `health`), and waits for the answers up to `wait`, holding any agent's event that comes
+  // meanwhile for next_event (agent_group_figures.cpp). The answers by host: a host that did
+  // not answer in time is missing from them. Empty on one box.
+  std::map<std::string, HostFigures> host_figures(bool health, std::chrono::milliseconds wait);
+  bool has_other_hosts() const { return hosts_ && hosts_->any(); }
+  // The other hosts heard from, by name.
+  std::vector<std::string> other_hosts() const;
   // One `event` from every node, in node order; throws naming a node that died or failed.
   std::vector<nlohmann::json> gather(const std::string& event);
   // A run that survives node `node`'s death (MLfabric's failover to its replica): its
@@ -143,6 +153,9 @@ class AgentGroup {
   uint64_t max_clock_ = UINT64_MAX;
   uint64_t malformed_replies_ = 0, malformed_host_reports_ = 0, spoofed_messages_ = 0;
   std::optional<RemoteHosts> hosts_;
+  uint64_t figures_request_ = 0;
+  // Agents' events that came while host_figures() waited: next_event returns them first.
+  std::deque<std::pair<size_t, nlohmann::json>> held_;
   std::vector<bool> remote_;
   std::vector<std::string> host_of_;
   std::optional<VanCurve> van_curve_;

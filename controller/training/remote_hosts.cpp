@@ -42,6 +42,17 @@ bool RemoteHosts::hear(const std::string& routing_id, const std::string& payload
     hosts_[host] = {now, std::move(nodes)};
     return true;
   }
+  if (j["event"] == "figures") {
+    // Only a host that runs some of the run's nodes speaks for links of the lab.
+    if (!hosts_.count(host)) return false;
+    try {
+      figures_[host] = host_figures_from_json(j);
+    } catch (const std::invalid_argument&) {
+      return false;
+    }
+    hosts_[host].last_heard = now;
+    return true;
+  }
   if (j["event"] == "died") {
     if (!j.contains("node") || !remote_node(j["node"])) return false;
     const size_t n = j["node"].get<size_t>();

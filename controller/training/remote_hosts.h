@@ -4,6 +4,7 @@
 // and reports over the control channel under the routing id "host/NAME":
 //   {"event": "beat", "nodes": [INDEX, ...]}     every second, answered with {"cmd": "beat"}
 //   {"event": "died", "node": INDEX, "how": "exit status 1"}
+//   {"event": "figures", ...}  its links' counters and health, when asked (host_figures.h)
 // and is told {"cmd": "quit"} when the run ends, so that it gives its agents the time the
 // controller gives its own to quit (kQuitGrace) and then ends them.
 // A died node ends the run naming it; so does a host silent for kHostSilence (its launcher
@@ -15,6 +16,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "controller/training/host_figures.h"
 
 namespace testbed {
 
@@ -55,6 +58,8 @@ class RemoteHosts {
   // The routing ids of the hosts heard from ("host/NAME"), to tell them the run ended.
   std::vector<std::string> routing_ids() const;
   bool any() const;
+  // Every host's latest answer to a figures request, by host name.
+  const std::map<std::string, HostFigures>& figures() const { return figures_; }
 
  private:
   struct Host {
@@ -66,6 +71,7 @@ class RemoteHosts {
   std::vector<bool> remote_;
   std::vector<std::string> claimed_by_;  // per node: the host that runs it, or ""
   std::map<std::string, Host> hosts_;
+  std::map<std::string, HostFigures> figures_;
 };
 
 }  // namespace testbed

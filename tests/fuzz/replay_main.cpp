@@ -26,7 +26,8 @@
   X(fuzz_agent_reply)      \
   X(fuzz_proc_net_tcp)     \
   X(fuzz_host_placement)   \
-  X(fuzz_agent_setup)
+  X(fuzz_agent_setup)      \
+  X(fuzz_host_launch)
 
 #define TB_DECLARE(name) extern "C" int tb_##name(const uint8_t* data, size_t size);
 TB_FUZZ_TARGETS(TB_DECLARE)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -64,6 +65,19 @@ double iperf_mbit(const std::string& lab, const std::string& client, const std::
   return j["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
 }
 
+// The shaped rate read from below: a flow that reads more than 5% under `configured` is
+// read again, up to three flows, and the best counts. A drop or a moment without CPU only
+// ever lowers a flow's rate (CI once read 36.0 against 38.3 Mbit/s expected, on a machine
+// running a second suite beside it); a link shaped wrongly reads wrong in every flow, and
+// a reading above the rate is never retried.
+double best_iperf_mbit(const std::string& lab, const std::string& client,
+                       const std::string& server_addr, bool reverse, double configured) {
+  double best = 0;
+  for (int flow = 0; flow < 3 && best < configured * kGoodputPerFrameByte * 0.95; ++flow)
+    best = std::max(best, iperf_mbit(lab, client, server_addr, reverse));
+  return best;
+}
+
 TEST(Bringup, ThreeHopPathGetsTheBottleneckRateEachWay) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
@@ -75,10 +89,10 @@ TEST(Bringup, ThreeHopPathGetsTheBottleneckRateEachWay) {
   wait_for_listener("tbt-line4", "n4");
 
   // n1 -> n4 crosses 100, 40 and 80 Mbit/s: the bottleneck is the middle hop's a2b.
-  const double forward = iperf_mbit("tbt-line4", "n1", "198.18.0.4", false);
+  const double forward = best_iperf_mbit("tbt-line4", "n1", "198.18.0.4", false, 40);
   EXPECT_NEAR(forward, 40 * kGoodputPerFrameByte, 40 * kGoodputPerFrameByte * 0.05);
   // n4 -> n1 crosses 80, 90 and 100 Mbit/s: the per-direction override makes it 80.
-  const double reverse = iperf_mbit("tbt-line4", "n1", "198.18.0.4", true);
+  const double reverse = best_iperf_mbit("tbt-line4", "n1", "198.18.0.4", true, 80);
   EXPECT_NEAR(reverse, 80 * kGoodputPerFrameByte, 80 * kGoodputPerFrameByte * 0.05);
   std::cout << "[ measured ] n1->n4 " << forward << " Mbit/s of 40 configured (" << forward / 40
             << "), n4->n1 " << reverse << " Mbit/s of 80 (" << reverse / 80 << ")\n";

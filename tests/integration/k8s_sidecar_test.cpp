@@ -115,6 +115,20 @@ TEST(K8sSidecar, ThePodsOfTheExportBringUpTheirSlicesAndTakeThemDownOnSigterm) {
   // The ConfigMap, where the sidecars find it (/etc/testbed in the pod).
   for (const auto& f : resources[0]["data"])
     std::ofstream(pods.dir + "/config/" + f.first.as<std::string>()) << f.second.as<std::string>();
+  // Each pod's own Secret, its key file where that pod alone mounts it (/etc/testbed-key),
+  // 0600 as `up --key` requires (0400 in the pod). The export made the keys, and the
+  // placement the sidecars read carries their public halves.
+  EXPECT_EQ(fs::status(pods.dir + "/testbed-keys.yaml").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  for (const auto& secret : YAML::LoadAllFromFile(pods.dir + "/testbed-keys.yaml")) {
+    const std::string node = secret["metadata"]["labels"]["testbed/node"].as<std::string>();
+    const std::string key_dir = pods.dir + "/key-" + node;
+    fs::create_directories(key_dir);
+    std::ofstream(key_dir + "/host.key") << secret["stringData"]["host.key"].as<std::string>();
+    fs::permissions(key_dir + "/host.key", fs::perms::owner_read | fs::perms::owner_write);
+  }
+  EXPECT_NE(resources[0]["data"]["placement.yaml"].as<std::string>().find("keys:"),
+            std::string::npos);
 
   // kubelet: each pod's sandbox, with its loopback up (the CNI loopback plugin's doing).
   for (size_t i = 1; i < resources.size(); ++i) {
@@ -157,8 +171,10 @@ TEST(K8sSidecar, ThePodsOfTheExportBringUpTheirSlicesAndTakeThemDownOnSigterm) {
                                      "TESTBED_RUN_DIR=" + pod.run_dir,
                                      "PATH=" + bin_dir + ":/usr/sbin:/usr/bin:/sbin:/bin"};
     for (const auto& a : pod.manifest["spec"]["initContainers"][0]["command"]) {
-      argv.push_back(std::regex_replace(a.as<std::string>(), std::regex("/etc/testbed"),
-                                        pods.dir + "/config"));
+      const std::string with_key = std::regex_replace(
+          a.as<std::string>(), std::regex("/etc/testbed-key/"), pods.dir + "/key-" + node + "/");
+      argv.push_back(
+          std::regex_replace(with_key, std::regex("/etc/testbed/"), pods.dir + "/config/"));
     }
     pod.sidecar = spawn_in_netns("", argv, pods.dir + "/sidecar-" + node + ".log");
   }

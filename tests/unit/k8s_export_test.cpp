@@ -6,6 +6,8 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -157,6 +159,70 @@ TEST(K8sExport, NodesThatWouldShareAPodNameAreRefused) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("tb-tbt-k8s-a-b"), std::string::npos) << e.what();
   }
+}
+
+// With keys: the ConfigMap's placement carries every pod's public key and no secret; each
+// pod has a Secret of its own holding its key file, mounts that one only, as one file, and
+// its sidecar passes it to `up --key`.
+TEST(K8sExport, EachPodMountsOnlyItsOwnKeyAndTheConfigMapHoldsNoSecret) {
+  const Plan plan = plan_of_text(
+      "lab: tbt-k8s\nnodes:\n  left: {}\n  right: {}\nlinks:\n  - endpoints: [left, right]\n"
+      "    bandwidth: 10mbit\n");
+  K8sExportOptions options;
+  // Fixed keys (valid Z85, 40 characters each): the test needs no libzmq entropy.
+  options.pod_keys["tb-tbt-k8s-left"] = {std::string(40, 'a'), std::string(40, 'b')};
+  options.pod_keys["tb-tbt-k8s-right"] = {std::string(40, 'c'), std::string(40, 'd')};
+  const auto manifests = k8s_manifests(plan, options);
+  std::map<std::string, std::string> text;
+  for (const auto& m : manifests) text[m.file] = m.text;
+  ASSERT_TRUE(text.count("testbed-keys.yaml"));
+  for (const char* secret : {"bbbbbbbb", "dddddddd"}) {
+    EXPECT_EQ(text.at("testbed-pods.yaml").find(secret), std::string::npos);
+    EXPECT_EQ(text.at("placement.yaml").find(secret), std::string::npos);
+  }
+  const HostPlacement placement = parse_host_placement_text(text.at("placement.yaml"), "p", plan);
+  EXPECT_EQ(placement.keys.at("tb-tbt-k8s-left"), std::string(40, 'a'));
+  EXPECT_EQ(placement.keys.at("tb-tbt-k8s-right"), std::string(40, 'c'));
+
+  std::map<std::string, std::string> secret_of;  // Secret name -> its key file
+  for (const auto& s : YAML::LoadAll(text.at("testbed-keys.yaml"))) {
+    EXPECT_EQ(s["kind"].as<std::string>(), "Secret");
+    secret_of[s["metadata"]["name"].as<std::string>()] =
+        s["stringData"]["host.key"].as<std::string>();
+  }
+  ASSERT_EQ(secret_of.size(), 2u);
+  EXPECT_NE(secret_of.at("tb-tbt-k8s-left-key").find("secret = " + std::string(40, 'b')),
+            std::string::npos);
+  EXPECT_NE(secret_of.at("tb-tbt-k8s-right-key").find("public = " + std::string(40, 'c')),
+            std::string::npos);
+
+  const auto resources = YAML::LoadAll(text.at("testbed-pods.yaml"));
+  ASSERT_EQ(resources.size(), 3u);
+  for (size_t i = 1; i < resources.size(); ++i) {
+    const auto& pod = resources[i];
+    const std::string name = pod["metadata"]["name"].as<std::string>();
+    std::vector<std::string> secrets;
+    for (const auto& v : pod["spec"]["volumes"]) {
+      if (v["secret"]) {
+        secrets.push_back(v["secret"]["secretName"].as<std::string>());
+        EXPECT_EQ(v["secret"]["defaultMode"].as<int>(), 0400);
+      }
+    }
+    EXPECT_EQ(secrets, std::vector<std::string>{name + "-key"});
+    const auto& sidecar = pod["spec"]["initContainers"][0];
+    bool mounted_as_file = false;
+    for (const auto& m : sidecar["volumeMounts"]) {
+      mounted_as_file |= m["subPath"] && m["subPath"].as<std::string>() == "host.key" &&
+                         m["mountPath"].as<std::string>() == "/etc/testbed-key/host.key";
+    }
+    EXPECT_TRUE(mounted_as_file) << name;
+    EXPECT_NE(sidecar["command"][2].as<std::string>().find("--key /etc/testbed-key/host.key"),
+              std::string::npos);
+  }
+
+  // A pod without a key pair is refused, not exported keyless.
+  options.pod_keys.erase("tb-tbt-k8s-right");
+  EXPECT_THROW(k8s_manifests(plan, options), std::invalid_argument);
 }
 
 }  // namespace

@@ -261,7 +261,12 @@ nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers, size_
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
-  return transmitted_bytes(directions_, kernel_);
+  auto counters = transmitted_bytes(directions_, kernel_);
+  // Over hosts, the links other hosts' nodes send on are counted by those hosts' kernels
+  // (training/host_figures.h); on one box there are none to ask.
+  for (const auto& [host, figures] : agents_.host_figures(false, kHostFiguresWait))
+    for (const auto& [direction, bytes] : figures.wan_bytes) counters[direction] = bytes;
+  return counters;
 }
 
 void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
@@ -375,7 +380,11 @@ void PsSession::train() {
   }
   if (scheduler_ && !ended_stalled_) settle_scheduled([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
-  wan_bytes_ = bytes_sent_between(before, wan_counters());
+  auto after = wan_counters();
+  // A direction no reading had at the start (a host that did not answer then) would count
+  // what it sent before the run too: it is left out.
+  std::erase_if(after, [&](const auto& entry) { return !before.count(entry.first); });
+  wan_bytes_ = bytes_sent_between(before, after);
   if (!ended_stalled_) {
     // Every worker's last push was applied before its last pull was answered, so the
     // servers hold the final model: evaluate it as it is. Workers stopped by the budget may
