@@ -25,6 +25,8 @@ packages=(
   libglpk-dev                     # APSP: the linear program of parameter-server placement
   librocksdb-dev                  # DRPS: the disk-resident parameter store
   libigraph-dev                   # import graphml/gml: real topologies (Internet Topology Zoo)
+  libpcap0.8-dev                  # testbed capture: packets of link directions
+  tshark                          # tests: reading a capture's pcapng back, per interface
   prometheus-cpp-dev libzmq3-dev cppzmq-dev     # node runtime, metrics
   iptables                        # loss and NFQUEUE rules of the delay line
   iproute2 iperf3 iputils-ping    # measuring the emulation in tests and benchmarks

@@ -43,6 +43,7 @@ int run_run(const Argv& args);
 int run_regress(const Argv& args);
 int run_export(const Argv& args);
 int run_import(const Argv& args);
+int run_capture(const Argv& args);
 
 // Prints the one-line reason and returns true when this process may not act on the kernel.
 bool lacks_privileges(const std::string& verb);

@@ -112,6 +112,16 @@ const std::map<std::string, Verb>& verbs() {
         "link set LAB A B [--dir a2b|b2a|both] [--rate R] [--delay D] [--loss L] | link down|up "
         "LAB A B [--dir a2b|b2a|both]",
         "change a live link in place, or cut it (a fault) and restore it"}},
+      {"capture",
+       {run_capture,
+        "capture [LAB] (A B | --node N | --all) [--dir a2b|b2a|both] [--duration T] "
+        "[--snaplen N] --out FILE.pcapng [--json]",
+        "record the packets of link directions into one pcapng file, an interface per "
+        "direction named FROM->TO, in time order; stops at --duration or Ctrl-C",
+        "each direction is captured as its sender's device sends it (after the rate limit;\n"
+        "  the delay is added at the receiver). The summary gives each direction's packets\n"
+        "  beside the packets the device sent meanwhile (the kernel's count), and any the\n"
+        "  capture lost. Open the file in Wireshark or read it with tshark -r / tcpdump -r."}},
       {"partition",
        {run_partition, "partition LAB NODE[,NODE...] [--for D | --heal]",
         "cut the nodes from the rest (every link crossing the cut down, both ways); --for D: "

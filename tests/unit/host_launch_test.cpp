@@ -13,6 +13,16 @@
 namespace testbed {
 namespace {
 
+// A rank's outcome with the fields these tests set.
+RankOutcome ended(pid_t pid, int status, bool stopped, double ended_s) {
+  RankOutcome o;
+  o.pid = pid;
+  o.status = status;
+  o.stopped = stopped;
+  o.ended_s = ended_s;
+  return o;
+}
+
 LaunchCommand command() {
   LaunchCommand c;
   c.job = "train";
@@ -146,8 +156,7 @@ TEST(HostOutcomes, ARankFailedElsewhereFailsTheJobInRankOrderAndNamesItsHost) {
   JobOutcome local;
   local.status = "interrupted";
   local.wall_s = 5;
-  for (int r = 0; r < 3; ++r)
-    local.ranks.push_back({.pid = 100 + r, .status = 143, .stopped = true, .ended_s = 4.0});
+  for (int r = 0; r < 3; ++r) local.ranks.push_back(ended(100 + r, 143, true, 4.0));
   HostsPart hosts;
   hosts.ranks_of_host = {{"host2", {3, 4, 5}}, {"host3", {6, 7, 8}}};
   hosts.done = {{"host2", done("failed", {3, 4, 5}, 4)}, {"host3", done("interrupted", {6, 7, 8})}};
@@ -178,7 +187,7 @@ TEST(HostOutcomes, ARankFailedElsewhereFailsTheJobInRankOrderAndNamesItsHost) {
 TEST(HostOutcomes, ALostHostFailsTheJobAndItsRanksSayWhy) {
   JobOutcome local;
   local.status = "interrupted";
-  local.ranks.push_back({.pid = 100, .status = 143, .stopped = true, .ended_s = 1.0});
+  local.ranks.push_back(ended(100, 143, true, 1.0));
   HostsPart hosts;
   hosts.ranks_of_host = {{"host2", {1, 2}}};
   hosts.lost = {{"host2", "host host2 went silent for 30 s"}};
@@ -198,7 +207,7 @@ TEST(HostOutcomes, ALostHostFailsTheJobAndItsRanksSayWhy) {
 TEST(HostOutcomes, CompletedEverywhereCompletesAndASignalInterrupts) {
   JobOutcome local;
   local.status = "completed";
-  local.ranks.push_back({.pid = 100, .status = 0, .stopped = false, .ended_s = 1.0});
+  local.ranks.push_back(ended(100, 0, false, 1.0));
   HostsPart hosts;
   hosts.ranks_of_host = {{"host2", {1}}};
   hosts.done = {{"host2", done("completed", {1})}};
