@@ -229,6 +229,41 @@ void FakeKernel::remove_ingress_delays(const std::string& ns,
   for (const auto& dev : devs) namespaces_[ns].links[dev].ingress.reset();
 }
 
+void FakeKernel::set_traffic_counters(const std::string& ns, const TrafficCounters& c) {
+  for (const auto& dev : c.devs) link_or_throw("set_traffic_counters", ns, dev);
+  mutate("set_traffic_counters");
+  namespaces_[ns].traffic_counters = c;
+}
+
+void FakeKernel::remove_traffic_counters(const std::string& ns) {
+  if (!namespace_exists(ns) || !namespaces_[ns].traffic_counters)
+    throw KernelError("remove_traffic_counters(" + ns + "): absent");
+  mutate("remove_traffic_counters");
+  namespaces_[ns].traffic_counters.reset();
+  namespaces_[ns].traffic_counts.clear();
+}
+
+std::map<std::string, Kernel::TrafficCount> FakeKernel::traffic_counts(const std::string& ns) {
+  std::map<std::string, TrafficCount> out;
+  if (!namespace_exists(ns) || !namespaces_[ns].traffic_counters) return out;
+  for (const auto& dev : namespaces_[ns].traffic_counters->devs) {
+    const auto it = namespaces_[ns].traffic_counts.find(dev);
+    out[dev] = it == namespaces_[ns].traffic_counts.end() ? TrafficCount{} : it->second;
+  }
+  return out;
+}
+
+void FakeKernel::count_traffic(const std::string& ns, const std::string& dev, uint64_t bytes,
+                               bool cross) {
+  auto& n = namespaces_.at(ns);
+  const auto& devs = n.traffic_counters.value().devs;
+  if (std::find(devs.begin(), devs.end(), dev) == devs.end())
+    throw KernelError("count_traffic(" + dev + "): no counter");
+  TrafficCount& c = n.traffic_counts[dev];
+  (cross ? c.packets : c.other_packets) += 1;
+  (cross ? c.bytes : c.other_bytes) += bytes;
+}
+
 void FakeKernel::remove_shaping(const std::string& ns, const std::string& dev) {
   auto& link = link_or_throw("remove_shaping", ns, dev);
   mutate("remove_shaping");

@@ -31,6 +31,8 @@ class FakeKernel : public Kernel {
     std::map<std::string, Link> links;
     std::map<std::string, std::string> sysctls;
     std::vector<RouteSpec> routes;
+    std::optional<TrafficCounters> traffic_counters;
+    std::map<std::string, TrafficCount> traffic_counts;  // what a test says passed
   };
 
   // Makes the `nth` (1-based) future call of `op` (e.g. "add_routes") throw KernelError.
@@ -68,6 +70,13 @@ class FakeKernel : public Kernel {
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
+  void set_traffic_counters(const std::string& ns, const TrafficCounters& c) override;
+  void remove_traffic_counters(const std::string& ns) override;
+  std::map<std::string, TrafficCount> traffic_counts(const std::string& ns) override;
+  // Traffic as a test has it cross `dev` of `ns` (its counter must exist): the cross
+  // traffic's, or (`cross` false) the rest.
+  void count_traffic(const std::string& ns, const std::string& dev, uint64_t bytes,
+                     bool cross = true);
   std::optional<NetemParams> ingress_netem(const std::string& ns, const std::string& ifb) override;
   void set_ingress_netem(const std::string& ns, const std::string& dev,
                          const IngressNetem& n) override;

@@ -178,6 +178,29 @@ class Kernel {
   virtual void remove_ingress_delays(const std::string& ns,
                                      const std::vector<std::string>& devs) = 0;
 
+  // Counters of the lab's cross traffic (TCP and UDP to or from ports [first_port,
+  // last_port], lab/cross_traffic_plan.h) as it arrives over each of `devs`: iptables rules
+  // in a chain TBXT of the mangle table, jumped to from INPUT and FORWARD, so a packet is
+  // counted once it has crossed the link (after the delay line's loss), whether it ends here
+  // or is forwarded. Counting by port at every hop, because a mark does not survive the
+  // crossing into the next namespace and the job's own traffic uses other ports. The rest
+  // of what arrives is counted by a rule after them (`other`): both in the same unit, IP
+  // packets as they arrive after GRO merged them, which the sender's HTB counts otherwise
+  // (a frame's headers per segment: 4.6% more for full TCP segments).
+  struct TrafficCounters {
+    uint16_t first_port = 0, last_port = 0;
+    std::vector<std::string> devs;
+    bool operator==(const TrafficCounters&) const = default;
+  };
+  struct TrafficCount {
+    uint64_t packets = 0, bytes = 0;              // the cross traffic
+    uint64_t other_packets = 0, other_bytes = 0;  // everything else (the job's)
+  };
+  virtual void set_traffic_counters(const std::string& ns, const TrafficCounters& c) = 0;
+  virtual void remove_traffic_counters(const std::string& ns) = 0;
+  // What each device's counter holds (empty when there are none).
+  virtual std::map<std::string, TrafficCount> traffic_counts(const std::string& ns) = 0;
+
   // netem on the receiving side (IngressNetem): the netem of `ifb` in `ns`, if there is one.
   virtual std::optional<NetemParams> ingress_netem(const std::string& ns,
                                                    const std::string& ifb) = 0;

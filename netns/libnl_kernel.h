@@ -48,6 +48,9 @@ class LibnlKernel : public Kernel {
   // stable library API: those go through iptables-restore inside the namespace.
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
+  void set_traffic_counters(const std::string& ns, const TrafficCounters& c) override;
+  void remove_traffic_counters(const std::string& ns) override;
+  std::map<std::string, TrafficCount> traffic_counts(const std::string& ns) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;
   // libnl_ingress_netem.cpp
   std::optional<NetemParams> ingress_netem(const std::string& ns, const std::string& ifb) override;

@@ -126,7 +126,15 @@ int run_exporter(const Argv& argv) {
       next_sample = now + kSampleEvery;
       timeline.poll();
       try {
-        auto samples = sample_links(live_directions(plan, read_current(dir)), kernel, timeline);
+        const auto directions = live_directions(plan, read_current(dir));
+        auto samples = sample_links(directions, kernel, timeline);
+        if (plan.contains("cross_traffic")) {
+          const auto received = received_traffic(directions, kernel);
+          for (auto& s : samples) {
+            const auto it = received.find(s.node + ">" + s.peer);
+            if (it != received.end()) s.background_bytes = it->second.bytes;
+          }
+        }
         const double t = unix_seconds();
         for (const auto& s : samples) {
           csv << std::fixed << std::setprecision(3) << t << "," << s.link << "," << s.node << ","

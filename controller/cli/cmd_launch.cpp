@@ -29,6 +29,7 @@
 #include "controller/launch/launch_report.h"
 #include "controller/launch/rank_records.h"
 #include "controller/launch/rank_supervisor.h"
+#include "controller/observe/cross_traffic_share.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/node_compute_status.h"
@@ -171,6 +172,7 @@ int run_launch(const Argv& argv) {
   const auto health = start_run_health(ctx, dir, state.plan, request.job);
   LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
   const auto before = transmitted_bytes(directions, kernel);
+  CrossTrafficWatch cross(state.plan, directions, dir, state.time_scale, kernel);
 
   std::vector<std::string> names;
   for (const auto& r : ranks) names.push_back(r.node);
@@ -256,6 +258,7 @@ int run_launch(const Argv& argv) {
   nlohmann::json summary =
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   if (compute.active()) summary["compute"] = compute.summary();
+  if (auto c = cross.summary(); !c.is_null()) summary["cross_traffic"] = std::move(c);
   if (over_hosts) {
     // This host's kernel sees its own links only (as for a run over hosts).
     hosts_summary["controller_host"] = state.host;

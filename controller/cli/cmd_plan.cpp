@@ -11,6 +11,8 @@
 #include "controller/placement/placement_report.h"
 #include "controller/placement/workload_placement.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/topology/schedule.h"
+#include "controller/topology/units.h"
 #include "controller/training/gaia/gaia_plan.h"
 #include "controller/training/mlfabric/update_scheduler.h"
 #include "controller/training/strategies.h"
@@ -20,8 +22,29 @@ namespace testbed::cli {
 namespace {
 
 const char* const kUsage =
-    "testbed plan FILE [--json] [--steps] [--routes] [--backend B] [--hosts N|PLACEMENT [--host "
-    "NAME]]";
+    "testbed plan FILE [--json [--changes-until T]] [--steps] [--routes] [--backend B] [--hosts "
+    "N|PLACEMENT [--host NAME]]";
+
+// Each direction's schedule as the timeline will apply it, until `until_us`: the draws of a
+// random schedule are a function of the lab's seed and the direction, so a script can build
+// on the very rates a run will see (scripts/contention-profile.py).
+void add_changes(nlohmann::json& j, const Plan& plan, int64_t until_us) {
+  for (size_t l = 0; l < plan.links.size(); ++l) {
+    for (const auto& [key, d] :
+         {std::pair{"a2b", &plan.links[l].a2b}, std::pair{"b2a", &plan.links[l].b2a}}) {
+      nlohmann::json changes = nlohmann::json::array();
+      for (const auto& c : schedule_changes(d->params.schedule, d->stream, 0, until_us)) {
+        nlohmann::json e = {{"at_s", static_cast<double>(c.at_us) / 1e6}};
+        if (c.rate) e["rate_bits_per_s"] = c.rate->bits_per_s;
+        if (c.delay) e["delay_us"] = c.delay->us;
+        if (c.loss) e["loss"] = c.loss->value;
+        if (c.down) e["down"] = *c.down;
+        changes.push_back(e);
+      }
+      j["links"][l][key]["changes"] = changes;
+    }
+  }
+}
 
 // The plan cut over hosts: the placement and every slice, or one host's slice in full.
 int run_sliced_plan(const Plan& plan, const Args& args) {
@@ -52,7 +75,7 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
 }  // namespace
 
 int run_plan(const Argv& argv) {
-  Args args(argv, {"json", "steps", "routes"}, {"backend", "hosts", "host"});
+  Args args(argv, {"json", "steps", "routes"}, {"backend", "hosts", "host", "changes-until"});
   args.at_most(1, kUsage);
   if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
   if (args.option("host") && !args.option("hosts")) throw UsageError("--host needs --hosts");
@@ -75,6 +98,13 @@ int run_plan(const Argv& argv) {
     if (!placement.is_null()) j["placement"] = placement;
     if (gaia) j["gaia"] = {{"choices", gaia_choices()}};
     if (mlfabric) j["mlfabric"] = {{"choices", mlfabric_choices()}};
+    if (const auto until = args.option("changes-until")) {
+      std::string why;
+      const auto d = parse_duration(*until, why);
+      if (!d || d->us <= 0)
+        throw UsageError("--changes-until: " + (why.empty() ? "expected a time like 120s" : why));
+      add_changes(j, *plan, d->us);
+    }
     std::cout << j.dump(2) << "\n";
   } else {
     print_plan_table(*plan, std::cout, args.flag("steps"), args.flag("routes"));

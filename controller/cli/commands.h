@@ -37,6 +37,8 @@ int run_node(const Argv& args);
 int run_partition(const Argv& args);
 int run_train(const Argv& args);
 int run_timeline(const Argv& args);
+int run_traffic(const Argv& args);
+int run_flows(const Argv& args);
 int run_exporter(const Argv& args);
 int run_report(const Argv& args);
 int run_run(const Argv& args);

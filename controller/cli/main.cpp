@@ -49,10 +49,12 @@ int main(int argc, char** argv) {
     usage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? testbed::cli::kExitInvalid : testbed::cli::kExitOk;
   }
-  // The schedule runner and the exporter that `up` starts, and the supervisor of each
-  // launched rank; hidden from the usage text.
+  // The schedule runner, the cross-traffic generators and the exporter that `up` starts, and the
+  // supervisor of each launched rank; hidden from the usage text.
   const std::map<std::string, int (*)(const testbed::cli::Argv&)> hidden = {
       {"_timeline", testbed::cli::run_timeline},
+      {"_traffic", testbed::cli::run_traffic},
+      {"_flows", testbed::cli::run_flows},
       {"_exporter", testbed::cli::run_exporter},
       {"_rank", testbed::cli::run_rank}};
   if (const auto h = hidden.find(argv[1]); h != hidden.end()) {

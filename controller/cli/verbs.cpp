@@ -8,7 +8,8 @@ const std::map<std::string, Verb>& verbs() {
        {run_validate, "validate FILE", "check a topology profile and report every error"}},
       {"plan",
        {run_plan,
-        "plan FILE [--json] [--steps] [--routes] [--backend B] [--hosts N|PLACEMENT [--host H]]",
+        "plan FILE [--json [--changes-until T]] [--steps] [--routes] [--backend B] [--hosts "
+        "N|PLACEMENT [--host H]]",
         "show what 'up' would create (no root needed); with --hosts, cut over hosts"}},
       {"up",
        {run_up,

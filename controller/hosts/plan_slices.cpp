@@ -41,6 +41,7 @@ Plan empty_slice_of(const Plan& plan) {
   s.seed = plan.seed;
   s.workload = plan.workload;
   s.has_schedules = plan.has_schedules;
+  s.traffic = plan.traffic;  // each host starts the ends of its own nodes (lab_processes.cpp)
   s.notes = plan.notes;
   return s;
 }

@@ -72,7 +72,13 @@ bool Applier::in_effect(const Step& step) {
                    return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
                           current->config.queue == s.htb.queue;
                  },
-                 [&](const AddRoutes& s) { return missing_routes(s).empty(); }},
+                 [&](const AddRoutes& s) { return missing_routes(s).empty(); },
+                 [&](const AddTrafficCounters& s) {
+                   const auto have = kernel_.traffic_counts(s.ns);
+                   return have.size() == s.counters.devs.size() &&
+                          std::all_of(s.counters.devs.begin(), s.counters.devs.end(),
+                                      [&](const std::string& d) { return have.count(d) > 0; });
+                 }},
       step);
 }
 
@@ -88,42 +94,44 @@ std::vector<RouteSpec> Applier::missing_routes(const AddRoutes& step) {
 
 void Applier::execute(const Step& step, Done& done) {
   std::visit(
-      Overloaded{[&](const CreateNamespace& s) {
-                   if (hooks_.before_create_namespace) hooks_.before_create_namespace(s);
-                   const uint64_t inode = kernel_.create_namespace(s.ns);
-                   fresh_namespaces_.insert(s.ns);
-                   if (hooks_.after_create_namespace) hooks_.after_create_namespace(s, inode);
-                 },
-                 [&](const CreateVeth& s) { kernel_.create_veth(s.ns_a, s.if_a, s.ns_b, s.if_b); },
-                 [&](const ExpectInterface& s) {
-                   // Not ours to make: say who should have.
-                   throw KernelError("interface " + s.dev + " is missing in " + s.ns +
-                                     "; it is made outside the testbed (meshnet, or a VXLAN to " +
-                                     s.peer_dev + " on host " + s.peer_host + ")");
-                 },
-                 // The tunnel's socket in this process's own network: the host's.
-                 [&](const CreateVxlan& s) { kernel_.create_vxlan("", s.ns, s.dev, s.spec); },
-                 [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, true); },
-                 [&](const AddAddress& s) { kernel_.add_address(s.ns, s.dev, s.address); },
-                 [&](const SetSysctl& s) {
-                   if (!fresh_namespaces_.count(s.ns)) {
-                     done.previous_value = kernel_.sysctl(s.ns, s.key);
-                   }
-                   kernel_.set_sysctl(s.ns, s.key, s.value);
-                 },
-                 [&](const AddIngressHooks& s) { kernel_.set_ingress_delays(s.ns, s.hooks); },
-                 [&](const AddIngressNetem& s) { kernel_.set_ingress_netem(s.ns, s.dev, s.netem); },
-                 [&](const ShapeEgress& s) {
-                   if (!fresh_namespaces_.count(s.ns)) {
-                     if (auto cur = kernel_.shaping(s.ns, s.dev)) {
-                       done.previous_shaping = cur->config;
-                     }
-                   }
-                   kernel_.set_shaping(s.ns, s.dev, s.htb);
-                 },
-                 // Some may be there already (a lab applied again after a route was lost):
-                 // only the missing ones are asked for, as the kernel refuses duplicates.
-                 [&](const AddRoutes& s) { kernel_.add_routes(s.ns, missing_routes(s)); }},
+      Overloaded{
+          [&](const CreateNamespace& s) {
+            if (hooks_.before_create_namespace) hooks_.before_create_namespace(s);
+            const uint64_t inode = kernel_.create_namespace(s.ns);
+            fresh_namespaces_.insert(s.ns);
+            if (hooks_.after_create_namespace) hooks_.after_create_namespace(s, inode);
+          },
+          [&](const CreateVeth& s) { kernel_.create_veth(s.ns_a, s.if_a, s.ns_b, s.if_b); },
+          [&](const ExpectInterface& s) {
+            // Not ours to make: say who should have.
+            throw KernelError("interface " + s.dev + " is missing in " + s.ns +
+                              "; it is made outside the testbed (meshnet, or a VXLAN to " +
+                              s.peer_dev + " on host " + s.peer_host + ")");
+          },
+          // The tunnel's socket in this process's own network: the host's.
+          [&](const CreateVxlan& s) { kernel_.create_vxlan("", s.ns, s.dev, s.spec); },
+          [&](const SetLinkUp& s) { kernel_.set_link_up(s.ns, s.dev, true); },
+          [&](const AddAddress& s) { kernel_.add_address(s.ns, s.dev, s.address); },
+          [&](const SetSysctl& s) {
+            if (!fresh_namespaces_.count(s.ns)) {
+              done.previous_value = kernel_.sysctl(s.ns, s.key);
+            }
+            kernel_.set_sysctl(s.ns, s.key, s.value);
+          },
+          [&](const AddIngressHooks& s) { kernel_.set_ingress_delays(s.ns, s.hooks); },
+          [&](const AddIngressNetem& s) { kernel_.set_ingress_netem(s.ns, s.dev, s.netem); },
+          [&](const ShapeEgress& s) {
+            if (!fresh_namespaces_.count(s.ns)) {
+              if (auto cur = kernel_.shaping(s.ns, s.dev)) {
+                done.previous_shaping = cur->config;
+              }
+            }
+            kernel_.set_shaping(s.ns, s.dev, s.htb);
+          },
+          // Some may be there already (a lab applied again after a route was lost):
+          // only the missing ones are asked for, as the kernel refuses duplicates.
+          [&](const AddRoutes& s) { kernel_.add_routes(s.ns, missing_routes(s)); },
+          [&](const AddTrafficCounters& s) { kernel_.set_traffic_counters(s.ns, s.counters); }},
       step);
 }
 
@@ -144,7 +152,8 @@ void remove_step(Kernel& kernel, const Step& step) {
                           kernel.remove_ingress_netem(s.ns, s.dev, s.netem.ifb);
                         },
                         [&](const ShapeEgress& s) { kernel.remove_shaping(s.ns, s.dev); },
-                        [&](const AddRoutes& s) { kernel.delete_routes(s.ns); }},
+                        [&](const AddRoutes& s) { kernel.delete_routes(s.ns); },
+                        [&](const AddTrafficCounters& s) { kernel.remove_traffic_counters(s.ns); }},
              step);
 }
 

@@ -113,7 +113,8 @@ std::string step_op(const Step& step) {
                                [](const AddIngressHooks&) { return "add_ingress_hooks"; },
                                [](const AddIngressNetem&) { return "add_ingress_netem"; },
                                [](const ShapeEgress&) { return "shape_egress"; },
-                               [](const AddRoutes&) { return "add_routes"; }},
+                               [](const AddRoutes&) { return "add_routes"; },
+                               [](const AddTrafficCounters&) { return "add_traffic_counters"; }},
                     step);
 }
 
@@ -166,6 +167,13 @@ std::string describe_step(const Step& step) {
               out += " (first: " + r.dst.str() + " via " + r.via.str() + " dev " + r.dev + " src " +
                      r.src.str() + ")";
             }
+            return out;
+          },
+          [](const AddTrafficCounters& s) {
+            std::string out = "cross-traffic counters in " + s.ns + " (ports " +
+                              std::to_string(s.counters.first_port) + "-" +
+                              std::to_string(s.counters.last_port) + "):";
+            for (const auto& dev : s.counters.devs) out += " " + dev;
             return out;
           }},
       step);
@@ -232,6 +240,10 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   if (plan.release_window_us) j["release_window_us"] = *plan.release_window_us;
   if (plan.reroute_convergence_us)
     j["reroute"] = {{"convergence_us", *plan.reroute_convergence_us}};
+  if (!plan.traffic.empty()) {
+    j["cross_traffic"] = nlohmann::json::array();
+    for (const auto& t : plan.traffic) j["cross_traffic"].push_back(traffic_to_json(t));
+  }
   j["delay_lines"] = nlohmann::json::array();
   for (const auto& dl : plan.delay_lines) {
     nlohmann::json q = nlohmann::json::array();

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "controller/lab/cross_traffic_plan.h"
 #include "controller/lab/route_book.h"
 #include "controller/topology/topology.h"
 #include "netns/kernel.h"
@@ -71,9 +72,16 @@ struct AddIngressNetem {
   IngressNetem netem;
 };
 
-using Step =
-    std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp, AddAddress,
-                 SetSysctl, ShapeEgress, AddIngressHooks, AddIngressNetem, AddRoutes>;
+// The cross traffic's counters of one namespace (kernel.h, TrafficCounters): on every
+// device through which a link arrives, when the lab has cross traffic.
+struct AddTrafficCounters {
+  std::string ns;
+  Kernel::TrafficCounters counters;
+};
+
+using Step = std::variant<CreateNamespace, CreateVeth, ExpectInterface, CreateVxlan, SetLinkUp,
+                          AddAddress, SetSysctl, ShapeEgress, AddIngressHooks, AddIngressNetem,
+                          AddRoutes, AddTrafficCounters>;
 
 std::string step_op(const Step& step);        // "create_namespace", ...
 std::string describe_step(const Step& step);  // one line for people
@@ -147,6 +155,7 @@ struct Plan {
   std::shared_ptr<const RouteBook> routes;
   std::vector<PlannedDelayLine> delay_lines;
   bool has_schedules = false;
+  std::vector<PlannedTraffic> traffic;  // the whole lab's cross traffic (cross_traffic_plan.h)
   std::vector<Step> steps;
   std::vector<std::string> notes;  // what the plan declares but does not (yet) apply
 };

@@ -262,6 +262,25 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     auto routes = book->specs_from(src);
     if (!routes.empty()) plan.steps.push_back(AddRoutes{plan.nodes[src].ns, std::move(routes)});
   }
+  if (!topo.cross_traffic.empty()) {
+    std::vector<std::string> namespaces, addresses;
+    for (const auto& n : plan.nodes) {
+      namespaces.push_back(n.ns);
+      addresses.push_back(n.address.str());
+    }
+    plan.traffic = plan_cross_traffic(topo, namespaces, addresses, *book);
+    // Every device a link arrives through, in every node: the traffic is counted at each
+    // hop it crosses.
+    std::map<std::string, std::vector<std::string>> devs;
+    for (const auto& l : plan.links) {
+      devs[l.a2b.rx_ns].push_back(l.a2b.rx_dev);
+      devs[l.b2a.rx_ns].push_back(l.b2a.rx_dev);
+    }
+    for (auto& [ns, d] : devs) {
+      plan.steps.push_back(AddTrafficCounters{
+          ns, Kernel::TrafficCounters{kCrossTrafficFirstPort, kCrossTrafficLastPort, d}});
+    }
+  }
   for (const auto& l : plan.links) {
     for (const PlannedDirection* d : {&l.a2b, &l.b2a}) {
       const auto& q = d->htb.queue;

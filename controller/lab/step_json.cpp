@@ -74,6 +74,12 @@ json step_to_json(const Step& step) {
             }
             return json{{"ns", s.ns}, {"hooks", hooks}};
           },
+          [](const AddTrafficCounters& s) {
+            return json{{"ns", s.ns},
+                        {"first_port", s.counters.first_port},
+                        {"last_port", s.counters.last_port},
+                        {"devs", s.counters.devs}};
+          },
           [](const AddIngressNetem& s) {
             json r = netem_to_json(s.netem);
             r["ns"] = s.ns;
@@ -135,6 +141,13 @@ Step step_from_json(const json& j) {
   }
   if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), htb_from_json(j)};
   if (op == "add_routes") return AddRoutes{text(j, "ns"), {}};
+  if (op == "add_traffic_counters") {
+    AddTrafficCounters s{text(j, "ns"), {}};
+    s.counters.first_port = j.at("first_port").get<uint16_t>();
+    s.counters.last_port = j.at("last_port").get<uint16_t>();
+    for (const auto& d : j.at("devs")) s.counters.devs.push_back(d.get<std::string>());
+    return s;
+  }
   throw std::invalid_argument("unknown step op '" + op + "'");
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "controller/dynamics/link_control.h"
@@ -53,6 +54,8 @@ void add_current(nlohmann::json& lab, const std::string& dir) {
 
 // Adds what the kernel says of each shaped direction; needs root, else stays configured-only.
 void add_live(nlohmann::json& lab, Kernel* kernel) {
+  using counts = std::map<std::string, Kernel::TrafficCount>;
+  std::map<std::string, counts> background;  // by receiving namespace
   for (auto& node : lab["nodes"]) {
     node["present"] =
         kernel ? nlohmann::json(kernel->namespace_exists(node["namespace"])) : nlohmann::json();
@@ -72,6 +75,20 @@ void add_live(nlohmann::json& lab, Kernel* kernel) {
                      {"sent_bytes", live->sent_bytes},
                      {"sent_packets", live->sent_packets},
                      {"dropped_packets", live->dropped_packets}};
+      if (lab.contains("cross_traffic")) {
+        // The cross traffic it delivered (kernel.h, TrafficCounters), where it arrives;
+        // one read per receiving namespace.
+        const std::string rx_ns = d["receiver"]["namespace"];
+        auto it = background.find(rx_ns);
+        if (it == background.end())
+          it = background
+                   .emplace(rx_ns, kernel->namespace_exists(rx_ns) ? kernel->traffic_counts(rx_ns)
+                                                                   : counts{})
+                   .first;
+        const auto c = it->second.find(d["receiver"]["dev"].get<std::string>());
+        d["kernel"]["background_bytes"] =
+            c == it->second.end() ? nlohmann::json() : nlohmann::json(c->second.bytes);
+      }
     }
   }
 }
@@ -114,6 +131,40 @@ void print_health(std::ostream& out, const nlohmann::json& last) {
   for (const auto& p : h["problems"]) out << "  " << p.get<std::string>() << "\n";
   for (const auto& n : h.value("notes", nlohmann::json::array()))
     out << "  note: " << n.get<std::string>() << "\n";
+}
+
+// Each entry of the lab's cross traffic, and what it delivered on each direction so far.
+void print_cross_traffic(std::ostream& out, const nlohmann::json& plan) {
+  out << "\ncross traffic (docs/topologies.md#cross-traffic)\n";
+  TextTable entries({"KIND", "FROM", "TO", "AMOUNT", "START", "STOP", "PORT", "PATH"});
+  for (const auto& t : plan["cross_traffic"]) {
+    const std::string kind = t["kind"];
+    std::string path;
+    for (const auto& d : t["path"]) path += (path.empty() ? "" : " ") + d.get<std::string>();
+    const std::string amount = kind == "bulk"
+                                   ? std::to_string(t["flows"].get<int>()) + " flows"
+                                   : format_rate(Rate{t["rate_bits_per_s"].get<uint64_t>()}) +
+                                         (kind == "poisson" ? " mean" : "");
+    entries.add({kind, t["from"], t["to"], amount,
+                 format_time(Duration{static_cast<int64_t>(t["start_s"].get<double>() * 1e6)}),
+                 t["stop_s"].is_null()
+                     ? "-"
+                     : format_time(Duration{static_cast<int64_t>(t["stop_s"].get<double>() * 1e6)}),
+                 std::to_string(t["port"].get<int>()), path});
+  }
+  entries.print(out);
+  TextTable delivered({"FROM", "TO", "BACKGROUND DELIVERED"});
+  for (const auto& l : plan["links"]) {
+    for (const char* dir : {"a2b", "b2a"}) {
+      const auto& d = l[dir];
+      if (!d.contains("kernel") || d["kernel"].is_null() ||
+          d["kernel"].value("background_bytes", nlohmann::json()).is_null())
+        continue;
+      const uint64_t bytes = d["kernel"]["background_bytes"];
+      if (bytes > 0) delivered.add({d["from"], d["to"], std::to_string(bytes) + "B"});
+    }
+  }
+  delivered.print(out);
 }
 
 }  // namespace
@@ -163,6 +214,7 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
     }
   }
   links.print(out);
+  if (plan.contains("cross_traffic")) print_cross_traffic(out, plan);
   out << "\nroutes\n";
   const auto& listed = plan["routes"];
   if (listed.is_array()) {
@@ -246,6 +298,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
                       {"backend", s.plan.value("backend", "")},
                       {"backend_reason", s.plan.value("backend_reason", "")},
                       {"time_scale", s.time_scale}};
+  if (s.plan.contains("cross_traffic")) j["cross_traffic"] = s.plan["cross_traffic"];
   // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
   for (const auto& [what, key] :
        {std::pair{"exporter", "metrics_url"}, std::pair{"prometheus", "prometheus_url"},

@@ -127,6 +127,13 @@ std::vector<MetricFamily> link_families(const std::string& lab,
       {"testbed_link_dropped_packets_total", "Packets the sender's shaper dropped (queue full).",
        MetricType::Counter,
        [](const DirectionSample& s) { return static_cast<double>(s.dropped_packets); }},
+      {"testbed_link_background_bytes_total",
+       "Cross traffic a link direction delivered (its receiver's counters); only in labs with "
+       "cross traffic.",
+       MetricType::Counter,
+       [](const DirectionSample& s) {
+         return static_cast<double>(s.background_bytes.value_or(0));
+       }},
       {"testbed_link_schedule_lag_seconds",
        "How late the last scheduled change of a link direction took effect.", MetricType::Gauge,
        [](const DirectionSample& s) { return s.last_lag_s; }},
@@ -137,7 +144,9 @@ std::vector<MetricFamily> link_families(const std::string& lab,
   std::vector<MetricFamily> out;
   for (const auto& spec : kSpecs) {
     MetricFamily f{spec.name, spec.help, spec.type, {}};
+    const bool background = f.name == "testbed_link_background_bytes_total";
     for (const auto& s : samples) {
+      if (background && !s.background_bytes) continue;  // no cross traffic, or not counted here
       ClientMetric m;
       m.label = {
           {"lab", lab}, {"link", std::to_string(s.link)}, {"node", s.node}, {"peer", s.peer}};
@@ -148,7 +157,7 @@ std::vector<MetricFamily> link_families(const std::string& lab,
       }
       f.metric.push_back(std::move(m));
     }
-    out.push_back(std::move(f));
+    if (!background || !f.metric.empty()) out.push_back(std::move(f));
   }
   return out;
 }
@@ -207,6 +216,22 @@ std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirectio
   std::map<std::string, uint64_t> out;
   for (const auto& s : sample_links(directions, kernel, TimelineTail("")))
     out[s.node + ">" + s.peer] = s.transmit_bytes;
+  return out;
+}
+
+std::map<std::string, Kernel::TrafficCount> received_traffic(
+    const std::vector<LiveDirection>& directions, Kernel& kernel) {
+  // One read of each receiving namespace's counters (a process start each), not one per
+  // direction.
+  std::map<std::string, std::map<std::string, Kernel::TrafficCount>> by_ns;
+  std::map<std::string, Kernel::TrafficCount> out;
+  for (const auto& d : directions) {
+    if (!d.local_rx) continue;
+    auto it = by_ns.find(d.rx_ns);
+    if (it == by_ns.end()) it = by_ns.emplace(d.rx_ns, kernel.traffic_counts(d.rx_ns)).first;
+    if (const auto c = it->second.find(d.rx_dev); c != it->second.end())
+      out[d.from + ">" + d.to] = c->second;
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct DirectionSample {
   double last_lag_s = 0;           // of the last scheduled change, 0 before the first
   uint64_t scheduled_changes = 0;  // applied so far by the timeline
   bool down = false;               // cut by a fault (`state: down`, `testbed link down`)
+  // The cross traffic it delivered so far (kernel.h, TrafficCounters), counted where it
+  // arrives; unset in a lab without cross traffic, or when the receiver is another host's.
+  std::optional<uint64_t> background_bytes;
 };
 
 // Follows timeline.csv as it grows: the last lag and the number of changes per direction.
@@ -73,6 +77,12 @@ std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& dire
 // counters, read twice around a run to give its WAN bytes.
 std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirection>& directions,
                                                   Kernel& kernel);
+// What each direction has delivered so far, the cross traffic and the rest apart, by
+// "from>to", for the directions whose receiving end is on this host (its counters are
+// there); none without cross traffic.
+std::map<std::string, Kernel::TrafficCount> received_traffic(
+    const std::vector<LiveDirection>& directions, Kernel& kernel);
+
 // What each direction sent between two readings; a counter that went back (its class
 // rebuilt) counts from zero.
 std::map<std::string, uint64_t> bytes_sent_between(const std::map<std::string, uint64_t>& before,

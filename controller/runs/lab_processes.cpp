@@ -4,10 +4,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
 #include "controller/dynamics/link_control.h"
+#include "controller/dynamics/timeline_log.h"
 #include "controller/lab/node_hosts.h"
 #include "controller/lab/teardown.h"
 #include "controller/runs/child_process.h"
@@ -25,6 +27,10 @@ std::string burst_spec(const GilbertElliott& m) {
   char buf[160];
   std::snprintf(buf, sizeof buf, ":ge=%.17g,%.17g,%.17g,%.17g", m.p, m.r, m.bad_loss, m.good_loss);
   return buf;
+}
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -77,6 +83,38 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   if (plan.has_schedules) {
     const std::vector<std::string> argv = {program_path("testbed"), "_timeline", plan.lab};
     spawn_recorded(store, state, "", argv, dir + "/timeline.log");
+  }
+  start_cross_traffic(plan, store, state);
+}
+
+// The generators of the plan's cross traffic whose ends are this host's nodes: each
+// entry's iperf3 server in its receiving node, and in its sending node a `testbed _traffic`
+// that runs the client from start to stop on the lab's clock (the schedules' time zero,
+// its times scaled as theirs are).
+void start_cross_traffic(const Plan& plan, const LabStore& store, LabState& state) {
+  if (plan.traffic.empty()) return;
+  const std::string dir = store.dir(plan.lab);
+  const double zero =
+      state.start_at_unix_s > 0 ? state.start_at_unix_s : unix_now_s() - lab_time_s(dir);
+  const double scale = state.time_scale > 0 ? state.time_scale : 1.0;
+  std::set<std::string> here;
+  for (const auto& n : plan.nodes) here.insert(n.name);
+  for (const PlannedTraffic& t : plan.traffic) {
+    const std::string name = dir + "/traffic-" + std::to_string(t.index);
+    if (here.count(t.to))
+      spawn_recorded(store, state, t.to_ns, traffic_server_argv(t, program_path("testbed")),
+                     name + "-server.log", t.to);
+  }
+  for (const PlannedTraffic& t : plan.traffic) {
+    if (!here.count(t.from)) continue;
+    char start[32], stop[32] = "-";
+    std::snprintf(start, sizeof start, "%.6f", zero + scale * t.start_us / 1e6);
+    if (t.stop_us) std::snprintf(stop, sizeof stop, "%.6f", zero + scale * *t.stop_us / 1e6);
+    std::vector<std::string> argv = {program_path("testbed"), "_traffic", start, stop};
+    const auto client = traffic_client_argv(t, program_path("testbed"));
+    argv.insert(argv.end(), client.begin(), client.end());
+    spawn_recorded(store, state, t.from_ns, argv,
+                   dir + "/traffic-" + std::to_string(t.index) + "-client.log", t.from);
   }
 }
 

@@ -13,6 +13,10 @@ namespace testbed {
 // returns once every delay line has bound its queues.
 void start_processes(const Plan& plan, const LabStore& store, LabState& state);
 
+// The cross traffic's generators (lab/cross_traffic_plan.h) of this host's nodes, each
+// recorded before it starts; called by start_processes.
+void start_cross_traffic(const Plan& plan, const LabStore& store, LabState& state);
+
 // The hostname of every node of `plan` and the hosts file of `lab` (node_identity.h): the
 // same plan on one box; on a host bringing up its slice, every node of the whole lab, so
 // names resolve across hosts too.

@@ -1,5 +1,6 @@
 #include "controller/runs/scenario_runner.h"
 
+#include <signal.h>
 #include <sys/utsname.h>
 
 #include <chrono>
@@ -8,7 +9,9 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "controller/lab/lab_state.h"
 #include "controller/lab/plan_table.h"
@@ -216,6 +219,19 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
           train.push_back(v);
         }
       }
+      // The run's packets (capture:), recorded beside it and stopped as it ends.
+      std::atomic<int> capture_stop{0};
+      std::optional<ChildResult> captured;
+      std::thread capture;
+      const std::string pcap = out.for_child("runs/" + tag + ".pcapng");
+      if (s.capture_snaplen) {
+        capture = std::thread([&] {
+          captured = run_child(
+              {testbed, "capture", lab, "--all", "--snaplen", std::to_string(*s.capture_snaplen),
+               "--out", pcap, "--json"},
+              [](const std::string&) {}, capture_stop);
+        });
+      }
       const auto t = run_child(
           train,
           [&](const std::string& line) {
@@ -233,6 +249,15 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
                       << std::flush;
           },
           stop);
+      if (capture.joinable()) {
+        capture_stop = SIGINT;  // as Ctrl-C: the file is closed whole
+        capture.join();
+        const nlohmann::json c = last_json_line(captured->out);
+        run["capture"] =
+            c.is_null()
+                ? nlohmann::json{{"failure", last_line(captured->err)}}
+                : nlohmann::json{{"file", out.shown("runs/" + tag + ".pcapng")}, {"summary", c}};
+      }
       // What the lab measured outlives it here.
       const std::string lab_dir = LabStore().dir(lab);
       const std::string samples = read_file(lab_dir + "/link_samples.csv");

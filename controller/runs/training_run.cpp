@@ -21,6 +21,7 @@
 #include "controller/dynamics/link_control.h"
 #include "controller/health/stall_watch.h"
 #include "controller/lab/teardown.h"
+#include "controller/observe/cross_traffic_share.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/node_compute_status.h"
 #include "controller/observe/peer_refusals.h"
@@ -273,9 +274,13 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     agents.set_death_cause([compute, names](size_t n) {
       return compute->memory_limit_killed(names[n]) ? "killed by its node's memory limit" : "";
     });
+    // What the lab's cross traffic took of its links meanwhile (cross_traffic_share.h).
+    LibnlKernel counters;
+    CrossTrafficWatch cross(state.plan, directions(), dir, state.time_scale, counters);
     // The run's health beside its figures, its file, the reference check, then the summary
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
+      if (auto c = cross.summary(); !c.is_null()) summary["cross_traffic"] = std::move(c);
       // Over hosts, each host's kernel sees the links its own nodes send on: the others
       // report theirs' health (and, to a parameter-server run, their counters: ps_session),
       // so that the figures are the whole lab's. A host that does not answer is named.

@@ -92,6 +92,13 @@ void scale_rates(YAML::Node root, const Scenario& s, std::vector<Diagnostic>& pr
       scale_schedule(l[d], s, problems);
     }
   }
+  // A UDP stream of cross traffic keeps its share of the links it crosses (a poisson
+  // entry's load is a share already; bulk flows take what TCP gets).
+  YAML::Node traffic = root["cross_traffic"];
+  for (size_t i = 0; traffic.IsSequence() && i < traffic.size(); ++i) {
+    YAML::Node t = traffic[i];
+    if (t.IsMap() && t["rate"]) scale_rate(t, "rate", s, problems);
+  }
 }
 
 }  // namespace
@@ -184,6 +191,11 @@ std::string derive_topology(const Scenario& s, const std::string& topology_yaml,
     entry["heal"] = p.heal_text;
     root["partitions"].push_back(entry);
   }
+  // Cross traffic joins the topology's own; the profile parser judges it, with the lab's
+  // nodes. A UDP stream's rate is scaled with the links (scale_rates).
+  if (!s.cross_traffic_yaml.empty())
+    for (const YAML::Node& entry : YAML::Load(s.cross_traffic_yaml))
+      root["cross_traffic"].push_back(entry);
   if (s.rate_scale != 1.0) scale_rates(root, s, problems);
   if (!problems.empty()) throw ValidationError(problems);
   YAML::Emitter out;

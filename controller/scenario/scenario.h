@@ -130,6 +130,13 @@ struct Scenario {
   std::vector<LinkEvent> events;
   std::vector<NodeFaultEvent> node_events;
   std::vector<PartitionEvent> partitions;
+  // `cross_traffic:` as written (a YAML list, topology/cross_traffic.h), added to the
+  // topology's own; the profile parser judges it. Empty: none.
+  std::string cross_traffic_yaml;
+  // `capture: all` or `capture: {snaplen: N}`: every run's packets on every link direction
+  // into runs/TAG.pcapng (`testbed capture --all` beside the run); unset: no capture.
+  // Headers only by default (128 bytes a packet): a run's whole traffic is large.
+  std::optional<int> capture_snaplen;
   std::map<std::string, std::string> workload;  // train options, as in profiles
   std::vector<std::string> strategies;          // as reported: a strategy, or a variant's name
   // A variant's train settings over `workload`, its strategy among them, by its name.

@@ -18,9 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"name",       "description", "topology",    "dynamics",
-                                           "workload",   "strategies",  "repetitions", "expect",
-                                           "rate_scale", "seeds",       "reroute"};
+const std::vector<std::string> kTopKeys = {
+    "name",   "description", "topology", "dynamics", "workload",      "strategies", "repetitions",
+    "expect", "rate_scale",  "seeds",    "reroute",  "cross_traffic", "capture"};
 
 class Parser {
  public:
@@ -52,6 +52,16 @@ class Parser {
       }
     }
     if (root["reroute"]) reroute(root["reroute"], s);
+    if (root["capture"]) capture(root["capture"], s);
+    if (const YAML::Node c = root["cross_traffic"]) {
+      if (!c.IsSequence()) {
+        error(c, "cross_traffic: expected a list of {from, to, kind, ...} (docs/topologies.md)");
+      } else {
+        YAML::Emitter out;
+        out << c;
+        s.cross_traffic_yaml = out.c_str();
+      }
+    }
     if (root["workload"]) workload(root["workload"], s);
     strategies(root["strategies"], root, s);
     if (root["repetitions"]) {
@@ -183,6 +193,32 @@ class Parser {
     s.reroute = text(n["convergence"], "reroute.convergence");
     std::string why;
     if (!parse_duration(s.reroute, why)) error(n["convergence"], "reroute.convergence: " + why);
+  }
+
+  void capture(const YAML::Node& n, Scenario& s) {
+    // 128 bytes hold the Ethernet, IP and TCP headers with options, and ZeroMQ's frame
+    // header: what a look at a run's packets needs, at a tenth of a full packet's size.
+    constexpr int kHeadersSnaplen = 128;
+    if (n.IsScalar() && n.Scalar() == "all") {
+      s.capture_snaplen = kHeadersSnaplen;
+      return;
+    }
+    if (!n.IsMap()) {
+      error(n, "capture: expected all or {snaplen: N}");
+      return;
+    }
+    keys(n, {"snaplen"}, "in capture");
+    s.capture_snaplen = kHeadersSnaplen;
+    if (n["snaplen"]) {
+      const std::string v = text(n["snaplen"], "capture.snaplen");
+      // 64: the headers need at least that; 262144: tcpdump's full size.
+      if (!std::regex_match(v, std::regex("[0-9]{2,6}")) || std::stoi(v) < 64 ||
+          std::stoi(v) > 262144) {
+        error(n["snaplen"], "capture.snaplen: expected a whole number from 64 to 262144");
+      } else {
+        s.capture_snaplen = std::stoi(v);
+      }
+    }
   }
 
   // A node's fault: {at, node, event: crash|pause|restart, [for]}; or its CPU share:

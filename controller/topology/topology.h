@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/topology/cross_traffic.h"
 #include "controller/topology/impairment_backend.h"
 #include "controller/topology/units.h"
 #include "netns/burst_loss.h"
@@ -150,6 +151,8 @@ struct Topology {
     SourcePos pos;
   };
   std::vector<Partition> partitions;
+  // Other people's traffic on the WAN (cross_traffic.h).
+  std::vector<CrossTraffic> cross_traffic;
 };
 
 }  // namespace testbed

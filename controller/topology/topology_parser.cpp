@@ -15,6 +15,7 @@
 #include "controller/topology/address_plan.h"
 #include "controller/topology/burst_loss_parser.h"
 #include "controller/topology/comma_list.h"
+#include "controller/topology/cross_traffic_parser.h"
 #include "controller/topology/diagnostics.h"
 #include "controller/topology/node_compute.h"
 #include "controller/topology/node_events.h"
@@ -33,7 +34,7 @@ const std::regex kNodeName("[a-z0-9][a-z0-9_-]{0,31}");
 
 const std::vector<std::string> kTopKeys = {"lab",      "pool",       "routing", "backend",
                                            "seed",     "defaults",   "nodes",   "links",
-                                           "workload", "partitions", "reroute"};
+                                           "workload", "partitions", "reroute", "cross_traffic"};
 // Longer than a minute is no convergence but an outage: a schedule says that better.
 constexpr int64_t kMaxConvergenceUs = 60 * 1000000;
 
@@ -95,6 +96,13 @@ class Parser {
     if (root["partitions"] && links_complete_ && diag_.empty()) {
       parse_partitions(root["partitions"], topo,
                        [this](const YAML::Node& at, const std::string& m) { error(at, m); });
+    }
+    if (root["cross_traffic"] && links_complete_) {
+      std::vector<std::string> names;
+      for (const auto& n : topo.nodes) names.push_back(n.name);
+      topo.cross_traffic =
+          parse_cross_traffic(root["cross_traffic"], names, topo.seed,
+                              [this](const YAML::Node& at, const std::string& m) { error(at, m); });
     }
     if (diag_.empty()) {
       if (auto why = address_pool_shortfall(topo); !why.empty()) {

@@ -178,6 +178,37 @@ rate_scale: 0.1
         << bad;
 }
 
+TEST(Scenario, CrossTrafficJoinsTheTopologyAndCaptureIsRead) {
+  const std::string text = std::string(kGood) +
+                           "rate_scale: 0.5\n"
+                           "cross_traffic:\n"
+                           "  - {from: a, to: c, kind: udp, rate: 10mbit}\n"
+                           "  - {from: c, to: a, kind: bulk, flows: 2}\n"
+                           "capture: {snaplen: 96}\n";
+  const Scenario s = parse_scenario_text(text, "demo.yaml");
+  EXPECT_EQ(s.capture_snaplen, 96);
+  const Topology t =
+      parse_profile_text(derive_topology(s, s.topology_inline, "sc-demo"), "derived.yaml");
+  ASSERT_EQ(t.cross_traffic.size(), 2u);
+  // A UDP stream keeps its share of the scaled links: 10 Mbit/s at rate_scale 0.5.
+  EXPECT_EQ(t.cross_traffic[0].rate.bits_per_s, 5000000u);
+  EXPECT_EQ(t.cross_traffic[1].flows, 2);
+  EXPECT_EQ(parse_scenario_text(std::string(kGood) + "capture: all\n", "d.yaml").capture_snaplen,
+            128);
+  EXPECT_FALSE(parse_scenario_text(kGood, "d.yaml").capture_snaplen);
+  for (const char* bad : {"capture: some\n", "capture: {snaplen: 10}\n", "capture: {snap: 100}\n",
+                          "cross_traffic: {from: a}\n"}) {
+    EXPECT_THROW(parse_scenario_text(std::string(kGood) + bad, "demo.yaml"), ValidationError)
+        << bad;
+  }
+  // An entry naming a node the topology lacks is refused when the topology is derived.
+  const Scenario wrong = parse_scenario_text(
+      std::string(kGood) + "cross_traffic: [{from: a, to: zz, kind: bulk}]\n", "demo.yaml");
+  EXPECT_THROW(
+      parse_profile_text(derive_topology(wrong, wrong.topology_inline, "sc-demo"), "derived.yaml"),
+      ValidationError);
+}
+
 TEST(Scenario, PlacedStrategiesAreAcceptedAndBadOnesNamed) {
   std::string text = kGood;
   const auto at = text.find("strategies: [ps, netstorm-pro]");
