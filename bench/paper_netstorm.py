@@ -5,6 +5,7 @@ gap (per network state iteration times, policy staleness after each redraw, auxi
 share, per-edge chunk throughput against the configured rate).
 
 usage: bench/paper_netstorm.py OUT   (OUT holds static/, dynamic/, aux-grid/, grid-*/)
+       bench/paper_netstorm.py --replot OUT   (normalized.png again from OUT/report.md)
 Writes OUT/report.md and OUT/*.png (gnuplot), and prints the report.
 """
 import csv
@@ -143,23 +144,35 @@ def busiest(out, name, res, top=2):
     return rows
 
 
-def plot(out, static, dynamic):
-    names = ["ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro"]
-    data = os.path.join(out, "normalized.dat")
-    with open(data, "w") as f:
-        for n in names:
-            f.write("%s %s %s\n" % (n, fmt(ratio(static, n, "ps"), "%.3f").replace("n/a", "0"),
-                                    fmt(ratio(dynamic, n, "ps"), "%.3f").replace("n/a", "0")))
-    script = f"""set terminal pngcairo size 900,420
+STRATEGIES = ["ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro"]
+
+
+def normalized_script(out, data):
+    # Names rotated and right-aligned under their bars, the legend below the plot: long
+    # names never run together and the legend never covers a bar or gets cut.
+    return f"""set terminal pngcairo size 900,480 font 'sans,10'
+set termoption noenhanced
 set output '{out}/normalized.png'
 set title 'Samples/s over PS (MXNET), AlexNet x0.25 on Internet2'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set yrange [0:*]
+set ylabel 'samples/s over PS (ratio)'
+set xtics rotate by 30 right
+set key outside below horizontal
 set grid ytics
 plot '{data}' using 2:xtic(1) title 'static', '' using 3 title 'dynamic (180 s redraws)'
 """
+
+
+def plot(out, static, dynamic):
+    data = os.path.join(out, "normalized.dat")
+    with open(data, "w") as f:
+        for n in STRATEGIES:
+            f.write("%s %s %s\n" % (n, fmt(ratio(static, n, "ps"), "%.3f").replace("n/a", "0"),
+                                    fmt(ratio(dynamic, n, "ps"), "%.3f").replace("n/a", "0")))
+    script = normalized_script(out, data)
     dyn = summaries(dynamic)
     series = []
     for n in ["netstorm-lite", "netstorm-std", "netstorm-pro"]:
@@ -171,10 +184,12 @@ plot '{data}' using 2:xtic(1) title 'static', '' using 3 title 'dynamic (180 s r
             series.append("'%s' using 1:2 with linespoints title '%s'" % (path, n))
     if series:
         script += f"""set output '{out}/iterations.png'
-set title 'Iteration time under the 180 s redraws (time since training began; the redraws fall 180 s apart)'
+set title 'Iteration time under the 180 s redraws'
 set style data linespoints
-set xlabel 'seconds since training began'
-set ylabel 'iteration s'
+set xlabel 'seconds since training began (redraws 180 s apart)'
+set ylabel 'seconds per iteration'
+set key outside below horizontal
+set xtics norotate
 set auto x
 plot {", ".join(series)}
 """
@@ -184,7 +199,35 @@ plot {", ".join(series)}
         print("plots skipped: %s" % e, file=sys.stderr)
 
 
+def replot(out):
+    """Draws normalized.png again from OUT/report.md's own tables (Fig. 14 and 18), for a
+    report whose runs are no longer at hand: the ratios as the report printed them, to two
+    decimals; NetStorm-std's is lite's times the report's std/lite."""
+    text = open(os.path.join(out, "report.md")).read()
+
+    def row(label):
+        for line in text.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if cells and cells[0] == label:
+                return [float(c) for c in cells[-2:]]
+        sys.exit("paper_netstorm.py --replot: no row '%s' in report.md" % label)
+
+    lite, std_over_lite = row("Fig. 18 lite / MXNET"), row("Fig. 18 std / lite")
+    values = {"ps": row("STAR"), "bkt": row("BKT"), "mst": row("MST"),
+              "fapt": row("FAPT (one root)"), "netstorm-lite": lite,
+              "netstorm-std": [l * r for l, r in zip(lite, std_over_lite)],
+              "netstorm-pro": row("Fig. 18 pro / MXNET")}
+    data = os.path.join(out, "normalized.dat")
+    with open(data, "w") as f:
+        for n in STRATEGIES:
+            f.write("%s %.3f %.3f\n" % (n, values[n][0], values[n][1]))
+    subprocess.run(["gnuplot"], input=normalized_script(out, data), text=True, check=True)
+    os.remove(data)
+
+
 def main():
+    if sys.argv[1] == "--replot":
+        return replot(sys.argv[2])
     out = sys.argv[1]
     static, dynamic, aux = load(out, "static"), load(out, "dynamic"), load(out, "aux-grid")
     lines = ["# NetStorm in the paper's regime: paper beside testbed", "",

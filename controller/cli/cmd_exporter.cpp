@@ -114,7 +114,8 @@ int run_exporter(const Argv& argv) {
   LibnlKernel kernel;
   TimelineTail timeline(dir + "/timeline.csv");
   std::ofstream csv(dir + "/link_samples.csv", std::ios::app);
-  csv << "unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n";
+  // background_bytes: the cross traffic the direction delivered (empty in a lab without).
+  csv << "unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,background_bytes\n";
   auto next_sample = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_event{};  // none yet
   bool first = true;  // the lab's first sample is taken unwatched, so /metrics has links
@@ -139,7 +140,8 @@ int run_exporter(const Argv& argv) {
         for (const auto& s : samples) {
           csv << std::fixed << std::setprecision(3) << t << "," << s.link << "," << s.node << ","
               << s.peer << "," << std::setprecision(0) << s.rate_bits_per_s << ","
-              << s.transmit_bytes << "\n";
+              << s.transmit_bytes << ","
+              << (s.background_bytes ? std::to_string(*s.background_bytes) : "") << "\n";
         }
         csv.flush();
         links->update(std::move(samples));

@@ -31,22 +31,47 @@ std::vector<std::string> split(const std::string& line, char sep) {
   return out;
 }
 
+// Each run's name in the legends and under the bars: its strategy, and when the strategy
+// ran more than once (repetitions, seeds), which run it was: "rr-sync (seed 2)", or
+// "(run 2)" without a seed. Names without spaces, as gnuplot reads a label column.
+std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
+  std::map<std::string, int> count, seen;
+  for (const auto& r : runs) ++count[r.value("strategy", "?")];
+  std::vector<std::string> out;
+  for (const auto& r : runs) {
+    const std::string s = r.value("strategy", "?");
+    const int k = ++seen[s];
+    if (count[s] == 1) {
+      out.push_back(s);
+    } else if (r.contains("seed") && r["seed"].is_number_unsigned()) {
+      out.push_back(s + "/seed" + std::to_string(r["seed"].get<uint64_t>()));
+    } else {
+      out.push_back(s + "/run" + std::to_string(k));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<LinkSeries> link_series(const std::string& csv) {
-  // unix_s,link,node,peer,configured_bits_per_s,transmit_bytes
+  // unix_s,link,node,peer,configured_bits_per_s,transmit_bytes[,background_bytes]
   std::map<std::pair<std::string, std::string>, LinkSeries> series;
-  std::map<std::pair<std::string, std::string>, std::pair<double, double>> last;  // t, bytes
+  struct Last {
+    double t, bytes, background;
+  };
+  std::map<std::pair<std::string, std::string>, Last> last;
   double t0 = NAN;
   std::istringstream in(csv);
   for (std::string line; std::getline(in, line);) {
     const auto f = split(line, ',');
-    if (f.size() != 6 || f[0] == "unix_s") continue;
-    double t = 0, configured = 0, bytes = 0;
+    if ((f.size() != 6 && f.size() != 7) || f[0] == "unix_s") continue;
+    double t = 0, configured = 0, bytes = 0, background = NAN;
     try {
       t = std::stod(f[0]);
       configured = std::stod(f[4]);
       bytes = std::stod(f[5]);
+      if (f.size() == 7 && !f[6].empty()) background = std::stod(f[6]);
     } catch (const std::exception&) {
       continue;  // a line cut short
     }
@@ -59,16 +84,25 @@ std::vector<LinkSeries> link_series(const std::string& csv) {
     const auto prev = last.find(key);
     // The first sample of a direction has nothing to difference with; a counter that went
     // back (a lab brought up again into the same directory) starts anew.
-    if (prev != last.end() && t > prev->second.first && bytes >= prev->second.second) {
+    if (prev != last.end() && t > prev->second.t && bytes >= prev->second.bytes) {
+      const double dt = t - prev->second.t;
       s.t.push_back(t - t0);
       s.configured_mbit.push_back(configured / 1e6);
-      s.measured_mbit.push_back((bytes - prev->second.second) * 8 / (t - prev->second.first) / 1e6);
+      s.measured_mbit.push_back((bytes - prev->second.bytes) * 8 / dt / 1e6);
+      // NaN where a sample has no count (before the counters, or a lab without them).
+      const double bg = background - prev->second.background;
+      s.background_mbit.push_back(bg >= 0 ? bg * 8 / dt / 1e6 : NAN);
     }
-    last[key] = {t, bytes};
+    last[key] = {t, bytes, background};
   }
   std::vector<LinkSeries> out;
   for (auto& [key, s] : series) {
-    if (!s.t.empty()) out.push_back(std::move(s));
+    if (s.t.empty()) continue;
+    // Kept only where some sample counted cross traffic: a lab without has no such line.
+    if (std::all_of(s.background_mbit.begin(), s.background_mbit.end(),
+                    [](double x) { return std::isnan(x); }))
+      s.background_mbit.clear();
+    out.push_back(std::move(s));
   }
   return out;
 }
@@ -119,36 +153,46 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
   ReportFiles r;
   r.script = "report.gp";
   std::ostringstream gp;
+  // Legends outside the data; names as written (enhanced text would make drps_wsp's "_w"
+  // a subscript).
   gp << "# drawn by testbed report\nset terminal pngcairo size 1200,700 font 'sans,10'\n"
-        "set grid\nset key outside right top\n";
+        "set termoption noenhanced\nset grid\nset key outside right top\n";
 
   if (!in.runs.empty()) {
     std::ostringstream iters, means;
+    const auto labels = run_labels(in.runs);
     for (size_t i = 0; i < in.runs.size(); ++i) {
       const auto& run = in.runs[i];
-      iters << "# " << run.value("strategy", "?") << "\n";
+      iters << "# " << labels[i] << "\n";
       const auto times = run.value("iteration_s", std::vector<double>{});
       for (size_t k = 0; k < times.size(); ++k) iters << k + 1 << " " << times[k] << "\n";
       iters << "\n\n";  // a new gnuplot index per run
       // Strategy names have no spaces, so they are plain words gnuplot reads as labels.
-      means << i << " " << run.value("mean_iteration_s", 0.0) << " " << run.value("strategy", "?")
-            << "\n";
+      means << i << " " << run.value("mean_iteration_s", 0.0) << " " << labels[i] << "\n";
     }
     r.files.emplace_back("iterations.dat", iters.str());
     r.files.emplace_back("means.dat", means.str());
     r.pngs.push_back("iteration_time.png");
+    // A tick per iteration while they fit (20 at this width), else gnuplot's own spacing:
+    // 500 ticks ran their labels together.
+    size_t most = 0;
+    for (const auto& run : in.runs)
+      most = std::max(most, run.value("iteration_s", std::vector<double>{}).size());
     gp << "set output " << quoted(out_dir + "/iteration_time.png") << "\n"
        << "set title 'Iteration time per strategy'\nset xlabel 'iteration'\n"
-          "set ylabel 'seconds'\nset yrange [0:*]\nset xtics 1\nplot ";
+          "set ylabel 'seconds per iteration'\nset yrange [0:*]\n"
+       << (most <= 20 ? "set xtics 1\n" : "set xtics autofreq\nset format x '%.0f'\n") << "plot ";
     for (size_t i = 0; i < in.runs.size(); ++i) {
       gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/iterations.dat") << " index " << i
-         << " using 1:2 with linespoints title " << quoted(in.runs[i].value("strategy", "?"));
+         << " using 1:2 with linespoints title " << quoted(labels[i]);
     }
     gp << "\n";
     r.pngs.push_back("strategies.png");
     gp << "set output " << quoted(out_dir + "/strategies.png") << "\n"
        << "set title 'Mean iteration time per run (lower is faster)'\nset xlabel ''\n"
-          "set style fill solid 0.6\nset boxwidth 0.7\nset xtics rotate by -30 autofreq\n"
+          "set ylabel 'seconds per iteration'\nset format x '%g'\n"
+          // Rotated and right-aligned at their bars, so long names never run together.
+          "set style fill solid 0.6\nset boxwidth 0.7\nset xtics rotate by 30 right autofreq\n"
           "unset key\n"
           "plot "
        << quoted(out_dir + "/means.dat")
@@ -159,8 +203,19 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
   // Held-out loss against wall time, for the runs that train a job on a parameter server:
   // the figure that judges approximate strategies (and the target they aimed at).
   std::vector<const nlohmann::json*> converging;
-  for (const auto& run : in.runs)
-    if (run.contains("loss_curve") && !run["loss_curve"].empty()) converging.push_back(&run);
+  std::vector<std::string> converging_labels;
+  const auto all_labels = run_labels(in.runs);
+  for (size_t i = 0; i < in.runs.size(); ++i) {
+    const auto& run = in.runs[i];
+    if (!run.contains("loss_curve") || run["loss_curve"].empty()) continue;
+    converging.push_back(&run);
+    // The consistency model says more than the strategy's name (ssp(2)); a repeated run
+    // keeps its seed or number beside it.
+    const std::string strategy = run.value("strategy", "?");
+    const std::string suffix = all_labels[i].substr(strategy.size());
+    converging_labels.push_back(
+        (run.contains("consistency") ? run["consistency"].get<std::string>() : strategy) + suffix);
+  }
   if (!converging.empty()) {
     std::ostringstream data;
     for (const auto* run : converging) {
@@ -179,10 +234,8 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
          << " nohead dashtype 2\n";
     gp << "plot ";
     for (size_t i = 0; i < converging.size(); ++i) {
-      const auto& run = *converging[i];
       // Const: a mutable std::string would pick std::quoted by argument-dependent lookup.
-      const std::string title = run.contains("consistency") ? run["consistency"].get<std::string>()
-                                                            : run.value("strategy", "?");
+      const std::string title = converging_labels[i];
       gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/loss.dat") << " index " << i
          << " using 1:2 with steps lw 2 title " << quoted(title);
     }
@@ -193,9 +246,13 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
   if (!links.empty()) {
     std::ostringstream data;
     for (const auto& s : links) {
-      data << "# " << s.node << " > " << s.peer << "\n";
-      for (size_t i = 0; i < s.t.size(); ++i)
-        data << s.t[i] << " " << s.configured_mbit[i] << " " << s.measured_mbit[i] << "\n";
+      data << "# " << s.node << " > " << s.peer
+           << (s.background_mbit.empty() ? "\n" : ": configured, all, cross traffic\n");
+      for (size_t i = 0; i < s.t.size(); ++i) {
+        data << s.t[i] << " " << s.configured_mbit[i] << " " << s.measured_mbit[i];
+        if (!s.background_mbit.empty()) data << " " << s.background_mbit[i];
+        data << "\n";
+      }
       data << "\n\n";
     }
     r.files.emplace_back("links.dat", data.str());
@@ -207,7 +264,8 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
        << "\nset multiplot layout " << rows << "," << cols
        << " title 'Configured vs measured rate per link direction (Mbit/s over seconds; "
           "shaded: the direction cut, red; a node of it paused or crashed, orange)'\n"
-          "set key top left\nset yrange [0:*]\nset xlabel ''\nset ylabel ''\n";
+          "set key outside below horizontal\nset yrange [0:*]\nset xlabel 'seconds'\n"
+          "set ylabel 'Mbit/s'\nset format x '%g'\n";
     for (size_t i = 0; i < links.size(); ++i) {
       const LinkSeries& l = links[i];
       // Faults shaded behind the lines: the direction's cuts (red) and its two nodes'
@@ -226,8 +284,15 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
       }
       gp << "set title " << quoted(l.node + " > " + l.peer) << "\nplot "
          << quoted(out_dir + "/links.dat") << " index " << i
-         << " using 1:2 with steps lw 2 title 'configured', '' index " << i
-         << " using 1:3 with lines title 'measured'\n";
+         << " using 1:2 with steps lw 2 title 'configured', '' index " << i;
+      if (l.background_mbit.empty()) {
+        gp << " using 1:3 with lines title 'measured'\n";
+      } else {
+        // The job and the cross traffic apart (cross_traffic.h): the job is what the shaper
+        // passed less the cross traffic's count.
+        gp << " using 1:($3 > $4 ? $3 - $4 : 0) with lines title 'job', '' index " << i
+           << " using 1:4 with lines dashtype 2 title 'cross traffic'\n";
+      }
       for (int k = 1; k <= shaded; ++k) gp << "unset object " << k << "\n";
     }
     gp << "unset multiplot\n";

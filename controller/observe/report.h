@@ -42,11 +42,15 @@ struct ReportFiles {
 };
 
 // Per direction, the configured rate and the rate measured from the kernel's byte counter
-// between consecutive samples, in Mbit/s against seconds since the first sample.
+// between consecutive samples, in Mbit/s against seconds since the first sample; in a lab
+// with cross traffic (a seventh column, background_bytes), the cross traffic's rate too,
+// and the job's (the measured rate less it: the shaper's frames against the counters' IP
+// bytes, a few percent apart, never below zero).
 struct LinkSeries {
   std::string node, peer;
   std::vector<double> t, configured_mbit, measured_mbit;
-  double t0_unix_s = 0;  // the first sample's time, which t counts from
+  std::vector<double> background_mbit;  // empty without cross traffic
+  double t0_unix_s = 0;                 // the first sample's time, which t counts from
 };
 std::vector<LinkSeries> link_series(const std::string& csv);
 

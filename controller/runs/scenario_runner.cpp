@@ -121,7 +121,8 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
   const std::string testbed = program_path("testbed");
   out.write("iterations.csv", "strategy,repetition,iteration,seconds\n");
   out.write("links.csv",
-            "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes\n");
+            "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,"
+            "background_bytes\n");
   nlohmann::json runs = nlohmann::json::array();
   std::vector<nlohmann::json> summaries;
   std::string first_link_samples;

@@ -39,6 +39,48 @@ TEST(Report, ACounterThatGoesBackStartsAnew) {
   EXPECT_DOUBLE_EQ(s[0].measured_mbit[0], 0.008);
 }
 
+TEST(Report, CrossTrafficIsDrawnApartFromTheJob) {
+  // The exporter's seventh column: the cross traffic each direction delivered; empty in a
+  // direction (or a lab) without it.
+  const std::string csv =
+      "unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,background_bytes\n"
+      "10,0,a,b,10000000,0,0\n10,0,b,a,10000000,0,\n"
+      "11,0,a,b,10000000,1250000,750000\n11,0,b,a,10000000,125000,\n";
+  const auto s = link_series(csv);
+  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s[0].background_mbit.size(), 1u);
+  EXPECT_DOUBLE_EQ(s[0].background_mbit[0], 6.0);  // 750,000 bytes in a second
+  EXPECT_DOUBLE_EQ(s[0].measured_mbit[0], 10.0);
+  EXPECT_TRUE(s[1].background_mbit.empty());  // b>a carried none
+  ReportInput in;
+  in.link_samples_csv = csv;
+  const ReportFiles f = build_report(in, "/out");
+  std::string script;
+  for (const auto& [name, contents] : f.files)
+    if (name == f.script) script = contents;
+  EXPECT_NE(script.find("title 'cross traffic'"), std::string::npos);
+  EXPECT_NE(script.find("title 'job'"), std::string::npos);
+  EXPECT_NE(script.find("title 'measured'"), std::string::npos);  // b>a, as before
+  // Axes with units, legends outside the data.
+  EXPECT_NE(script.find("set ylabel 'Mbit/s'"), std::string::npos);
+  EXPECT_NE(script.find("set key outside"), std::string::npos);
+}
+
+TEST(Report, ManyIterationsOrLongNamesDoNotRunTogether) {
+  ReportInput in;
+  std::vector<double> times(500, 0.1);
+  in.runs.push_back(
+      {{"strategy", "netstorm-pro"}, {"mean_iteration_s", 0.1}, {"iteration_s", times}});
+  in.runs.push_back({{"strategy", "drps_wsp"}, {"mean_iteration_s", 0.2}, {"iteration_s", {0.2}}});
+  std::string script;
+  const ReportFiles f = build_report(in, "/out");
+  for (const auto& [name, contents] : f.files)
+    if (name == f.script) script = contents;
+  EXPECT_EQ(script.find("set xtics 1\n"), std::string::npos);  // not 500 ticks
+  EXPECT_NE(script.find("set xtics rotate by 30 right"), std::string::npos);
+  EXPECT_NE(script.find("set termoption noenhanced"), std::string::npos);  // drps_wsp as written
+}
+
 TEST(Report, ParameterServerRunsGetALossAgainstTimePlot) {
   ReportInput in;
   in.runs.push_back({{"strategy", "bsp"},
