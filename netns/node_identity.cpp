@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "netns/crash_point.h"
+#include "netns/job_cgroup.h"
 #include "netns/node_cgroup.h"
 
 namespace testbed {
@@ -165,6 +166,9 @@ NodeIdentity open_node_identity(const std::string& ns) {
     }
   }();
   if (layout) id.cgroup_procs = open_node_cgroup_procs(*layout, ns);
+  // The job's group after the node's: on a v2 host it is the node's child, and the last
+  // write is where the process stays (job_cgroup.h).
+  for (auto& fd : open_current_job_procs(ns)) id.cgroup_procs.push_back(std::move(fd));
   return id;
 }
 

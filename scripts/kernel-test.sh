@@ -29,8 +29,9 @@ repo=$PWD
 backends="netem delayline"
 # The emulation's integration tests: bring-up, links over time and impairments, `link set`,
 # the timeline, faults, clean-up and the crash tests, VXLAN between hosts, and the nodes'
-# compute (cgroup v2 here, where the host has v1).
-filter='Bringup*:Dynamics*:BurstLoss*:Cleanup*:Crash*:CrashOnALab*:Faults*:Vxlan*:Metrics*:Compute*'
+# compute and jobs side by side (cgroup v2 here, where the host has v1: a job's groups are
+# then its nodes' groups' children).
+filter='Bringup*:Dynamics*:BurstLoss*:Cleanup*:Crash*:CrashOnALab*:Faults*:Vxlan*:Metrics*:Compute*:JobsSideBySide*'
 ci=0
 timeout_s=2400
 # qemu's software emulation by default: KVM inside this project's machines (themselves
@@ -169,7 +170,8 @@ mkdir -p /lib/modules/$kver && mount --bind "build/kernel-test/$kver/lib/modules
 # ifb with numifbs=0, as the testbed loads it: by default the module makes ifb0 and ifb1.
 modprobe ifb numifbs=0
 for m in sch_netem sch_htb sch_tbf sch_fq sch_ingress veth vxlan cls_u32 cls_bpf cls_matchall act_mirred act_gact \
-         nfnetlink_queue xt_NFQUEUE iptable_filter iptable_mangle iptable_raw xt_statistic; do
+         nfnetlink_queue xt_NFQUEUE iptable_filter iptable_mangle iptable_raw xt_statistic \
+         xt_cgroup xt_DSCP xt_dscp; do
   modprobe "$m" 2>/dev/null || echo "kernel-test: no module $m"
 done
 ip link set lo up

@@ -29,6 +29,7 @@
 #include "controller/lab/lab_state.h"
 #include "controller/observe/compute_metrics.h"
 #include "controller/observe/health_metrics.h"
+#include "controller/observe/job_accounting.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/prometheus_server.h"
@@ -112,6 +113,7 @@ int run_exporter(const Argv& argv) {
   bind_private_ipc(events, metrics_socket(dir));
 
   LibnlKernel kernel;
+  IptablesJobMarks job_marks;
   TimelineTail timeline(dir + "/timeline.csv");
   std::ofstream csv(dir + "/link_samples.csv", std::ios::app);
   // background_bytes: the cross traffic the direction delivered (empty in a lab without).
@@ -134,6 +136,24 @@ int run_exporter(const Argv& argv) {
           for (auto& s : samples) {
             const auto it = received.find(s.node + ">" + s.peer);
             if (it != received.end()) s.background_bytes = it->second.bytes;
+          }
+        }
+        // The jobs running now, each direction's bytes of each (job_accounting.h).
+        if (const auto jobs = running_jobs(dir); !jobs.empty()) {
+          std::map<std::string, std::map<std::string, JobArrivals>> by_ns;
+          for (const auto& d : directions) {
+            if (!d.local_rx) continue;
+            if (!by_ns.count(d.rx_ns)) by_ns[d.rx_ns] = job_marks.arrivals(d.rx_ns);
+            const auto a = by_ns[d.rx_ns].find(d.rx_dev);
+            if (a == by_ns[d.rx_ns].end()) continue;
+            for (auto& s : samples) {
+              if (s.node != d.from || s.peer != d.to) continue;
+              for (const auto& j : jobs) {
+                const auto b = a->second.slot_bytes.find(j.slot);
+                s.job_bytes[j.label + "/" + std::to_string(j.slot)] =
+                    b == a->second.slot_bytes.end() ? 0 : b->second;
+              }
+            }
           }
         }
         const double t = unix_seconds();

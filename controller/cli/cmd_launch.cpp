@@ -30,6 +30,7 @@
 #include "controller/launch/rank_records.h"
 #include "controller/launch/rank_supervisor.h"
 #include "controller/observe/cross_traffic_share.h"
+#include "controller/observe/job_accounting.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/node_compute_status.h"
@@ -84,6 +85,7 @@ int run_launch(const Argv& argv) {
   request.job = args.option("name").value_or(default_job_name(request.command));
   if (request.job.empty() || request.job.find_first_of("/ \t") != std::string::npos)
     throw UsageError("--name must be a word without '/' or spaces, not '" + request.job + "'");
+  const bool master_port_given = args.option("master-port").has_value();
   request.master_port = static_cast<int>(number_option(args, "master-port", kDefaultMasterPort));
   const bool json = args.flag("json");
   if (lacks_privileges("launch")) return kExitFailure;
@@ -108,6 +110,26 @@ int run_launch(const Argv& argv) {
   // here, the others' on their hosts (runs/launch_over_hosts.h).
   const nlohmann::json whole = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);
+  // Its own bytes on each link, apart from the other jobs' on the lab (docs/jobs.md): a
+  // slot of the lab, taken before the ranks are planned, since jobs side by side need
+  // rendezvous ports apart and the slot gives them.
+  IptablesJobMarks job_marks;
+  std::optional<JobAccounting> job;
+  const bool on_one_host = [&] {
+    for (const auto& n : whole["nodes"])
+      if (!here.count(n["namespace"].get<std::string>())) return false;
+    return true;
+  }();
+  const auto directions = live_directions(state.plan, read_current(dir));
+  if (on_one_host) {
+    try {
+      job.emplace(store, request.lab, directions, "launch", request.job, job_marks);
+    } catch (const JobRefused& e) {
+      throw UsageError(e.what());
+    }
+    // The first job keeps the default port; the one in slot s gets s - 1 above it.
+    if (!master_port_given && job->slot()) request.master_port += *job->slot() - 1;
+  }
   std::vector<RankPlan> ranks;
   try {
     ranks = plan_launch(whole, request);
@@ -168,7 +190,6 @@ int run_launch(const Argv& argv) {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
   zmq::context_t ctx;
   ZmqMetricsSink metrics(ctx, metrics_socket(dir));
-  const auto directions = live_directions(state.plan, read_current(dir));
   const auto health = start_run_health(ctx, dir, state.plan, request.job);
   LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
   const auto before = transmitted_bytes(directions, kernel);
@@ -259,6 +280,8 @@ int run_launch(const Argv& argv) {
       launch_summary(request, ranks, outcome, job_metrics.summary(target), wan);
   if (compute.active()) summary["compute"] = compute.summary();
   if (auto c = cross.summary(); !c.is_null()) summary["cross_traffic"] = std::move(c);
+  if (job) summary["job_traffic"] = job->summary();
+  summary["master_port"] = request.master_port;
   if (over_hosts) {
     // This host's kernel sees its own links only (as for a run over hosts).
     hosts_summary["controller_host"] = state.host;

@@ -127,7 +127,6 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     spec.uts_fd = identity.uts.get();
     spec.hosts_file = identity.hosts_file;
     spec.cgroup_fds = identity.cgroup_fds();
-    spec.cgroup_fds = identity.cgroup_fds();
     spec.parent_death_signal = SIGKILL;
     spec.env = merge_environment(base_env, r.plan->env);
     if (options_.oom_kills) r.oom_kills_at_start = options_.oom_kills(r.plan->ns);

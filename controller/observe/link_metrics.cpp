@@ -159,6 +159,27 @@ std::vector<MetricFamily> link_families(const std::string& lab,
     }
     if (!background || !f.metric.empty()) out.push_back(std::move(f));
   }
+  // Per job: a series per job and direction, from the job's start to its end.
+  MetricFamily jobs{"testbed_job_link_bytes_total",
+                    "A job's own bytes a link direction delivered since the job began (its "
+                    "packets marked by its control group, counted by the receiver).",
+                    MetricType::Counter,
+                    {}};
+  for (const auto& s : samples) {
+    for (const auto& [job, bytes] : s.job_bytes) {
+      const auto cut = job.rfind('/');
+      ClientMetric m;
+      m.label = {{"lab", lab},
+                 {"link", std::to_string(s.link)},
+                 {"node", s.node},
+                 {"peer", s.peer},
+                 {"job", job.substr(0, cut)},
+                 {"slot", cut == std::string::npos ? "" : job.substr(cut + 1)}};
+      m.counter.value = static_cast<double>(bytes);
+      jobs.metric.push_back(std::move(m));
+    }
+  }
+  if (!jobs.metric.empty()) out.push_back(std::move(jobs));
   return out;
 }
 

@@ -35,6 +35,9 @@ struct DirectionSample {
   // The cross traffic it delivered so far (kernel.h, TrafficCounters), counted where it
   // arrives; unset in a lab without cross traffic, or when the receiver is another host's.
   std::optional<uint64_t> background_bytes;
+  // Each running job's own bytes it delivered since the job began (job_accounting.h), by
+  // the job's label and slot ("bsp/1"); empty when no job runs.
+  std::map<std::string, uint64_t> job_bytes;
 };
 
 // Follows timeline.csv as it grows: the last lag and the number of changes per direction.

@@ -8,11 +8,13 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "controller/dynamics/link_control.h"
 #include "controller/lab/lab_state.h"
 #include "controller/lab/plan_table.h"
 #include "controller/observe/report.h"
@@ -22,6 +24,7 @@
 #include "controller/runs/iteration_progress.h"
 #include "controller/runs/run_health.h"
 #include "controller/training/strategies.h"
+#include "netns/job_marks.h"
 
 namespace testbed {
 namespace {
@@ -124,6 +127,7 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
             "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,"
             "background_bytes\n");
   nlohmann::json runs = nlohmann::json::array();
+  nlohmann::json side_by_side = nlohmann::json::array();  // concurrent groups' byte checks
   std::vector<nlohmann::json> summaries;
   std::string first_link_samples;
   std::vector<FaultInterval> first_faults;  // of the run whose links are plotted
@@ -144,41 +148,74 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
     for (const auto& v : result.verdicts)
       verdicts.push_back(
           {{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
-    const nlohmann::json j = {
-        {"scenario", s.name},
-        {"file", s.file},
-        {"finished", !result.interrupted && done_runs == total},
-        {"interrupted", result.interrupted},
-        {"passed", result.passed() && done_runs == total},
-        {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
-        {"inputs",
-         {{"scenario", read_file(s.file)},
-          {"topology", read_file(topology)},
-          {"time_scale", s.time_scale},
-          {"workload", s.workload},
-          {"strategies", s.strategies},
-          {"variants", s.variants},
-          {"variant_topologies", variant_text},
-          {"repetitions", s.repetitions}}},
-        {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
-        {"strategies", strategies},
-        {"verdicts", verdicts},
-        {"runs", runs}};
+    nlohmann::json j = {{"scenario", s.name},
+                        {"file", s.file},
+                        {"finished", !result.interrupted && done_runs == total},
+                        {"interrupted", result.interrupted},
+                        {"passed", result.passed() && done_runs == total},
+                        {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
+                        {"inputs",
+                         {{"scenario", read_file(s.file)},
+                          {"topology", read_file(topology)},
+                          {"time_scale", s.time_scale},
+                          {"workload", s.workload},
+                          {"strategies", s.strategies},
+                          {"variants", s.variants},
+                          {"variant_topologies", variant_text},
+                          {"repetitions", s.repetitions}}},
+                        {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
+                        {"strategies", strategies},
+                        {"verdicts", verdicts},
+                        {"runs", runs}};
+    if (!side_by_side.empty()) j["side_by_side"] = side_by_side;
     out.write("results.json", j.dump(1) + "\n");
   };
 
+  // The command that runs one strategy on the lab: `train`, or `launch` for a user's job.
+  const auto command_of = [&](const std::string& strategy, std::optional<uint64_t> seed) {
+    if (const auto job = s.jobs.find(strategy); job != s.jobs.end())
+      return launch_argv(testbed, lab, strategy, job->second,
+                         fs::absolute(s.file).parent_path().string());
+    // A variant's own settings over the scenario's workload.
+    std::map<std::string, std::string> settings = s.workload;
+    settings["strategy"] = strategy;
+    if (const auto v = s.variants.find(strategy); v != s.variants.end())
+      for (const auto& [k, value] : v->second) settings[k] = value;
+    if (seed) settings["seed"] = std::to_string(*seed);
+    std::vector<std::string> train = {testbed, "train", lab, "--json"};
+    for (const auto& [k, v] : settings) {
+      train.push_back("--" + k);
+      train.push_back(v);
+    }
+    return train;
+  };
+  // Each strategy on a lab of its own, one after another; or, with `concurrent: true`, all of
+  // them side by side on one lab (docs/jobs.md), each judged on its own summary.
+  std::vector<std::vector<std::string>> groups;
+  if (s.concurrent) {
+    groups.push_back(s.strategies);
+  } else {
+    for (const auto& strategy : s.strategies) groups.push_back({strategy});
+  }
+  std::mutex progress_lock;  // the children's lines arrive on their own threads
   for (int rep = 1; rep <= s.repetitions && !stop; ++rep) {
-    for (const auto& strategy : s.strategies) {
+    for (const auto& group : groups) {
       if (stop) break;
-      const std::string tag = strategy + "-rep" + std::to_string(rep);
-      ++done_runs;
+      const std::string& first = group.front();
+      // A group's lab, captures and link samples are named after all of its strategies.
+      std::string together;
+      for (const auto& name : group) together += (together.empty() ? "" : "+") + name;
+      const std::string group_tag = together + "-rep" + std::to_string(rep);
+      const int first_run = done_runs + 1;
+      done_runs += static_cast<int>(group.size());
       std::ostringstream time_scale;
       time_scale << s.time_scale;
       // seeds: this repetition's lab draws its own network, and its workload its own data.
       std::optional<uint64_t> seed;
-      const auto own = variant_text.find(strategy);
-      const bool own_lab = own != variant_text.end();
-      const std::string stem = own_lab ? "topology-" + strategy : "topology";
+      // A variant's own lab (never in a concurrent group: the parser refuses it).
+      const auto own = variant_text.find(first);
+      const bool own_lab = group.size() == 1 && own != variant_text.end();
+      const std::string stem = own_lab ? "topology-" + first : "topology";
       std::string profile = out.for_child(stem + ".yaml");
       if (!s.seeds.empty()) {
         seed = s.seeds[static_cast<size_t>(rep - 1)];
@@ -189,42 +226,32 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       const auto up = run_child(
           {testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"},
           [](const std::string&) {}, stop);
-      nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
-      if (seed) run["seed"] = *seed;
       if (up.status != 0) {
         // Bad input was caught before the run; this is the kernel or the machine.
-        run["failure"] = "up failed: " + last_line(up.err);
-        result.strategies[strategy] = {true, run["failure"], {}, {}};
-        runs.push_back(run);
+        for (const auto& strategy : group) {
+          nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+          if (seed) run["seed"] = *seed;
+          run["failure"] = "up failed: " + last_line(up.err);
+          result.strategies[strategy] = {true, run["failure"], {}, {}};
+          runs.push_back(run);
+        }
         if (stop) result.interrupted = true;
         break;
       }
-      std::vector<std::string> train;
-      if (const auto job = s.jobs.find(strategy); job != s.jobs.end()) {
-        train = launch_argv(testbed, lab, strategy, job->second,
-                            fs::absolute(s.file).parent_path().string());
-        // A user's job prints no progress of ours: say at least what runs.
-        std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
-                  << "): launched job on " << job->second.nodes << " node(s)\n"
-                  << std::flush;
-      } else {
-        // A variant's own settings over the scenario's workload.
-        std::map<std::string, std::string> settings = s.workload;
-        settings["strategy"] = strategy;
-        if (const auto v = s.variants.find(strategy); v != s.variants.end())
-          for (const auto& [k, value] : v->second) settings[k] = value;
-        if (seed) settings["seed"] = std::to_string(*seed);
-        train = {testbed, "train", lab, "--json"};
-        for (const auto& [k, v] : settings) {
-          train.push_back("--" + k);
-          train.push_back(v);
-        }
+      std::vector<std::vector<std::string>> commands;
+      for (size_t i = 0; i < group.size(); ++i) {
+        commands.push_back(command_of(group[i], seed));
+        if (s.jobs.count(group[i]))
+          // A user's job prints no progress of ours: say at least what runs.
+          std::cout << "[" << s.name << "] " << group[i] << " (" << first_run + i << "/" << total
+                    << "): launched job on " << s.jobs.at(group[i]).nodes << " node(s)\n"
+                    << std::flush;
       }
       // The run's packets (capture:), recorded beside it and stopped as it ends.
       std::atomic<int> capture_stop{0};
       std::optional<ChildResult> captured;
       std::thread capture;
-      const std::string pcap = out.for_child("runs/" + tag + ".pcapng");
+      const std::string pcap = out.for_child("runs/" + group_tag + ".pcapng");
       if (s.capture_snaplen) {
         capture = std::thread([&] {
           captured = run_child(
@@ -233,31 +260,54 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
               [](const std::string&) {}, capture_stop);
         });
       }
-      const auto t = run_child(
-          train,
-          [&](const std::string& line) {
-            const auto p = iteration_progress_from_line(line);
-            if (!p) return;
-            iteration_seconds += p->seconds;
-            ++iterations_done;
-            const auto left_here = static_cast<double>(p->iterations - p->iteration);
-            const double mean = iteration_seconds / iterations_done;
-            const double left = mean * (left_here + (total - done_runs) * per_run);
-            std::cout << "[" << s.name << "] " << strategy << " (" << done_runs << "/" << total
-                      << "): iteration " << p->iteration << "/" << p->iterations << ", "
-                      << std::fixed << std::setprecision(2) << p->seconds << " s; about "
-                      << std::setprecision(0) << left << " s left\n"
-                      << std::flush;
-          },
-          stop);
+      // Side by side: what the lab's devices received meanwhile, to check the jobs' own
+      // bytes against (docs/jobs.md).
+      const auto links_received = [&] {
+        const LabStore store;
+        std::map<std::string, std::vector<std::string>> ends;  // by namespace
+        for (const auto& d : live_directions(store.load(lab).plan, read_current(store.dir(lab))))
+          ends[d.rx_ns].push_back(d.rx_dev);
+        uint64_t bytes = 0;
+        for (const auto& [ns, devs] : ends) bytes += received_ip_bytes(ns, devs);
+        return bytes;
+      };
+      const uint64_t links_before = group.size() > 1 ? links_received() : 0;
+      std::vector<ChildResult> finished(group.size());
+      std::vector<std::thread> children;
+      for (size_t i = 0; i < group.size(); ++i) {
+        children.emplace_back([&, i] {
+          const std::string& strategy = group[i];
+          finished[i] = run_child(
+              commands[i],
+              [&](const std::string& line) {
+                const auto p = iteration_progress_from_line(line);
+                if (!p) return;
+                std::lock_guard<std::mutex> hold(progress_lock);
+                iteration_seconds += p->seconds;
+                ++iterations_done;
+                const auto left_here = static_cast<double>(p->iterations - p->iteration);
+                const double mean = iteration_seconds / iterations_done;
+                const double left = mean * (left_here + (total - done_runs) * per_run);
+                std::cout << "[" << s.name << "] " << strategy << " (" << first_run + i << "/"
+                          << total << "): iteration " << p->iteration << "/" << p->iterations
+                          << ", " << std::fixed << std::setprecision(2) << p->seconds
+                          << " s; about " << std::setprecision(0) << left << " s left\n"
+                          << std::flush;
+              },
+              stop);
+        });
+      }
+      for (auto& c : children) c.join();
+      const uint64_t links_after = group.size() > 1 ? links_received() : 0;
+      nlohmann::json capture_record;
       if (capture.joinable()) {
         capture_stop = SIGINT;  // as Ctrl-C: the file is closed whole
         capture.join();
         const nlohmann::json c = last_json_line(captured->out);
-        run["capture"] =
-            c.is_null()
-                ? nlohmann::json{{"failure", last_line(captured->err)}}
-                : nlohmann::json{{"file", out.shown("runs/" + tag + ".pcapng")}, {"summary", c}};
+        capture_record = c.is_null()
+                             ? nlohmann::json{{"failure", last_line(captured->err)}}
+                             : nlohmann::json{{"file", out.shown("runs/" + group_tag + ".pcapng")},
+                                              {"summary", c}};
       }
       // What the lab measured outlives it here.
       const std::string lab_dir = LabStore().dir(lab);
@@ -273,33 +323,67 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       std::string link_rows;
       for (std::string line; std::getline(sample_lines, line);) {
         if (!line.empty() && line.rfind("unix_s", 0) != 0)
-          link_rows += strategy + "," + std::to_string(rep) + "," + line + "\n";
+          link_rows += together + "," + std::to_string(rep) + "," + line + "\n";
       }
       out.append("links.csv", link_rows);
       if (fs::exists(lab_dir + "/timeline.csv"))
-        out.write("runs/" + tag + "-timeline.csv", read_file(lab_dir + "/timeline.csv"));
+        out.write("runs/" + group_tag + "-timeline.csv", read_file(lab_dir + "/timeline.csv"));
       run_child(
           {testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
 
-      const nlohmann::json summary = last_json_line(t.out);
-      if (t.status != 0 || summary.is_null()) {
-        run["failure"] = stop ? "interrupted" : "train failed: " + last_line(t.err);
-        result.strategies[strategy] = {true, run["failure"], {}, {}};
-        if (stop) result.interrupted = true;
-      } else {
-        run["summary"] = summary;
-        if (const std::string warning = health_warning(summary); !warning.empty())
-          std::cout << "[" << s.name << "] " << strategy << ": " << warning << "\n" << std::flush;
-        out.write("runs/" + tag + ".json", summary.dump(1) + "\n");
-        summaries.push_back(summary);
-        by_strategy[strategy].push_back(summary);
-        const auto times = summary["iteration_s"].get<std::vector<double>>();
-        std::ostringstream rows;
-        for (size_t i = 0; i < times.size(); ++i)
-          rows << strategy << "," << rep << "," << i + 1 << "," << times[i] << "\n";
-        out.append("iterations.csv", rows.str());
+      for (size_t i = 0; i < group.size(); ++i) {
+        const std::string& strategy = group[i];
+        const std::string tag = strategy + "-rep" + std::to_string(rep);
+        const ChildResult& t = finished[i];
+        nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+        if (seed) run["seed"] = *seed;
+        if (group.size() > 1) run["beside"] = group;
+        if (!capture_record.is_null()) run["capture"] = capture_record;
+        const nlohmann::json summary = last_json_line(t.out);
+        if (t.status != 0 || summary.is_null()) {
+          run["failure"] = stop ? "interrupted" : "train failed: " + last_line(t.err);
+          result.strategies[strategy] = {true, run["failure"], {}, {}};
+          if (stop) result.interrupted = true;
+        } else {
+          run["summary"] = summary;
+          if (const std::string warning = health_warning(summary); !warning.empty())
+            std::cout << "[" << s.name << "] " << strategy << ": " << warning << "\n" << std::flush;
+          out.write("runs/" + tag + ".json", summary.dump(1) + "\n");
+          summaries.push_back(summary);
+          by_strategy[strategy].push_back(summary);
+          const auto times = summary.value("iteration_s", std::vector<double>{});
+          std::ostringstream rows;
+          for (size_t k = 0; k < times.size(); ++k)
+            rows << strategy << "," << rep << "," << k + 1 << "," << times[k] << "\n";
+          out.append("iterations.csv", rows.str());
+        }
+        runs.push_back(run);
       }
-      runs.push_back(run);
+      if (group.size() > 1) {
+        // Each job's own bytes (its summary's job_traffic) beside what the links delivered
+        // while they ran: with nothing else on the lab, they add up.
+        nlohmann::json own = nlohmann::json::object();
+        double sum = 0;
+        for (size_t i = 0; i < group.size(); ++i) {
+          const auto summary = last_json_line(finished[i].out);
+          if (summary.is_null() || !summary.contains("job_traffic")) continue;
+          const double b = summary["job_traffic"].value("wan_bytes", 0.0);
+          own[group[i]] = b;
+          sum += b;
+        }
+        const double links = static_cast<double>(links_after - links_before);
+        const double difference = links > 0 ? (sum - links) / links : 0;
+        side_by_side.push_back({{"strategies", group},
+                                {"repetition", rep},
+                                {"job_wan_bytes", own},
+                                {"jobs_sum_bytes", sum},
+                                {"links_delivered_bytes", links},
+                                {"difference", difference}});
+        std::cout << "[" << s.name << "] side by side: the jobs' own bytes " << std::fixed
+                  << std::setprecision(2) << sum / 1e6 << " MB, the links delivered " << links / 1e6
+                  << " MB (" << std::showpos << 100 * difference << std::noshowpos << "%)\n"
+                  << std::flush;
+      }
       write_results();
     }
   }
@@ -383,6 +467,13 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
       o.figures["comm_time_s"] = comm;
       if (list.front().contains("model_ratio")) o.figures["model_ratio"] = ratio;
     }
+    // The job's own WAN bytes (docs/jobs.md), counted apart from any job beside it.
+    if (list.front().contains("job_traffic") &&
+        list.front()["job_traffic"].value("accounted", false)) {
+      double own = 0;
+      for (const auto& j : list) own += j["job_traffic"].value("wan_bytes", 0.0) / n;
+      o.figures["job_wan_bytes"] = own;
+    }
     add_health_figures(list, o);
   }
   result.verdicts = judge(s, result.strategies);
@@ -433,6 +524,12 @@ void check_runnable(Scenario& s) {
     }
   }
   s.strategies = expanded;
+  // A sweep (NAME@*) is several trains: side by side, one at most (parse_scenario's rule).
+  if (s.concurrent && std::count_if(expanded.begin(), expanded.end(),
+                                    [&](const std::string& n) { return !s.jobs.count(n); }) > 1)
+    throw ValidationError({{s.file, 0, 0,
+                            "concurrent: more than one built-in strategy once NAME@* is "
+                            "swept; one `train` per lab at a time"}});
 }
 
 void print_scenario_summary(const Scenario& s, const ScenarioResult& r, std::ostream& out) {

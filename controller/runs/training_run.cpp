@@ -22,6 +22,7 @@
 #include "controller/health/stall_watch.h"
 #include "controller/lab/teardown.h"
 #include "controller/observe/cross_traffic_share.h"
+#include "controller/observe/job_accounting.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/node_compute_status.h"
 #include "controller/observe/peer_refusals.h"
@@ -191,6 +192,16 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
     throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");
 
+  // This job's own bytes on each link, apart from any other job's (docs/jobs.md); on one
+  // box only: the other hosts' agents are not this host's to mark. One train per lab at a
+  // time (its agents hold the lab's agent port and socket); launches may run beside it.
+  IptablesJobMarks job_marks;
+  std::optional<JobAccounting> job;
+  try {
+    if (elsewhere.empty()) job.emplace(store, lab, directions(), "train", o.strategy, job_marks);
+  } catch (const JobRefused& e) {
+    throw UsageError(e.what());
+  }
   zmq::context_t ctx;
   const std::string socket_path = dir + "/agents.sock";
   AgentGroup agents(ctx, socket_path, names);
@@ -281,6 +292,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     // (--json) or one line.
     const auto publish = [&](nlohmann::json& summary, const std::string& headline) {
       if (auto c = cross.summary(); !c.is_null()) summary["cross_traffic"] = std::move(c);
+      if (job) summary["job_traffic"] = job->summary();
       // Over hosts, each host's kernel sees the links its own nodes send on: the others
       // report theirs' health (and, to a parameter-server run, their counters: ps_session),
       // so that the figures are the whole lab's. A host that does not answer is named.

@@ -16,6 +16,7 @@ const std::vector<std::string>& expectation_figures() {
                                                     "time_to_loss",
                                                     "final_loss",
                                                     "wan_bytes",
+                                                    "job_wan_bytes",
                                                     "max_staleness",
                                                     "comm_time_s",
                                                     "comm_per_iteration_s",

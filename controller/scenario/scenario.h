@@ -22,6 +22,7 @@
 //   #  or a user's own job, run by `testbed launch` beside the built-in strategies:
 //   #     - {name: ddp, command: [python3, "{scenario_dir}/train.py"], nodes: all,
 //   #        target-loss: 0.5, max-seconds: 600}
+//   concurrent: true                 # optional: all strategies at once on one lab
 //   repetitions: 1
 //   # or seeds: [1, 2, 3]   a repetition per seed: the lab's (random schedules, jitter) and
 //   #                       the workload's (data, stragglers, draws) seed, both set to it
@@ -146,6 +147,9 @@ struct Scenario {
   // another variant's waits (profiles/scenarios/mlfabric-compute/).
   std::map<std::string, std::string> variant_topologies;
   std::map<std::string, LaunchedJob> jobs;  // by name: the strategies that are launched jobs
+  // `concurrent: true`: every strategy of a repetition side by side on one lab (one `train`
+  // at most, any number of launched jobs; docs/jobs.md), each judged on its own summary.
+  bool concurrent = false;
   int repetitions = 1;
   std::vector<uint64_t> seeds;  // when given: repetition r runs with seeds[r - 1]
   std::vector<Expectation> expectations;

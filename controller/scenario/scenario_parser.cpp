@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {
     "name",   "description", "topology", "dynamics", "workload",      "strategies", "repetitions",
-    "expect", "rate_scale",  "seeds",    "reroute",  "cross_traffic", "capture"};
+    "expect", "rate_scale",  "seeds",    "reroute",  "cross_traffic", "capture",    "concurrent"};
 
 class Parser {
  public:
@@ -73,6 +73,7 @@ class Parser {
       }
     }
     if (root["seeds"]) seeds(root["seeds"], root, s);
+    if (root["concurrent"]) concurrent(root["concurrent"], s);
     if (root["expect"]) expectations(root["expect"], s);
     finish();
     return s;
@@ -193,6 +194,29 @@ class Parser {
     s.reroute = text(n["convergence"], "reroute.convergence");
     std::string why;
     if (!parse_duration(s.reroute, why)) error(n["convergence"], "reroute.convergence: " + why);
+  }
+
+  // concurrent: true: the strategies side by side on one lab. One `train` at most (its
+  // agents hold the lab's agent port), and no variant with a lab of its own.
+  void concurrent(const YAML::Node& n, Scenario& s) {
+    const std::string v = text(n, "concurrent");
+    if (v != "true" && v != "false") {
+      error(n, "concurrent: expected true or false");
+      return;
+    }
+    s.concurrent = v == "true";
+    if (!s.concurrent) return;
+    std::vector<std::string> trains;
+    for (const auto& name : s.strategies) {
+      if (!s.jobs.count(name)) trains.push_back(name);
+      if (s.variant_topologies.count(name))
+        error(n, "concurrent: strategy " + name +
+                     " has a topology of its own; side by side, every job shares the lab");
+    }
+    if (trains.size() > 1)
+      error(n, "concurrent: " + std::to_string(trains.size()) +
+                   " built-in strategies; one `train` per lab at a time, beside any number of "
+                   "launched jobs (command: ...)");
   }
 
   void capture(const YAML::Node& n, Scenario& s) {

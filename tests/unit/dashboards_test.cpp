@@ -62,7 +62,10 @@ std::set<std::string> exported_names() {
   event["strategy"] = "s";
   health.apply(event);
   auto families = registry.Collect();
-  for (auto& f : link_families("lab", {DirectionSample{"a", "b"}})) families.push_back(f);
+  DirectionSample ab;
+  ab.node = "a";
+  ab.peer = "b";
+  for (auto& f : link_families("lab", {ab})) families.push_back(f);
   for (auto& f : fault_families("lab", {{{"a", "running"}}, {}})) families.push_back(f);
   // The compute families of one node (a group that does not exist reads as zeros).
   CgroupLayout nowhere;

@@ -309,3 +309,41 @@ TEST(LaunchScenario, ABadLaunchedJobIsRefusedAtItsLine) {
 
 }  // namespace
 }  // namespace testbed
+
+namespace testbed {
+namespace {
+
+// concurrent: true runs the strategies side by side (docs/jobs.md): one train beside any
+// number of launched jobs; two trains, or a variant with a lab of its own, refused at the
+// key's line.
+TEST(LaunchScenario, ConcurrentJobsShareOneLabWithOneTrainAtMost) {
+  const Scenario s =
+      parse_scenario_text(std::string(kJobScenario) + "concurrent: true\n", "mine.yaml");
+  EXPECT_TRUE(s.concurrent);
+  EXPECT_FALSE(parse_scenario_text(kJobScenario, "mine.yaml").concurrent);
+  const auto refused = [](const std::string& strategies, const std::string& says) {
+    const std::string text = "name: mine\ntopology: internet2.yaml\nstrategies:\n" + strategies +
+                             "concurrent: true\nexpect: [no node failed]\n";
+    try {
+      parse_scenario_text(text, "mine.yaml");
+      ADD_FAILURE() << "accepted: " << strategies;
+    } catch (const ValidationError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("concurrent"), std::string::npos) << e.what();
+    }
+  };
+  refused("  - bsp\n  - ssp\n", "one `train` per lab");
+  refused("  - bsp\n  - {name: other, strategy: async, topology: internet2.yaml}\n",
+          "topology of its own");
+  try {
+    parse_scenario_text(std::string(kJobScenario) + "concurrent: sometimes\n", "mine.yaml");
+    ADD_FAILURE();
+  } catch (const ValidationError& e) {
+    EXPECT_NE(std::string(e.what()).find("mine.yaml:9:13: concurrent: expected true or false"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace testbed

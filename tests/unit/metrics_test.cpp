@@ -103,7 +103,9 @@ TEST(LinkMetrics, TimelineTailFollowsTheLogAndSkipsFailedChanges) {
 }
 
 TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
-  DirectionSample s{"a", "b"};
+  DirectionSample s;
+  s.node = "a";
+  s.peer = "b";
   s.link = 3;
   s.rate_bits_per_s = 80e6;
   s.delay_s = 0.03;
@@ -121,6 +123,16 @@ TEST(LinkMetrics, FamiliesCarryUnitsInBaseUnitsAndTheDirectionLabels) {
        "# TYPE testbed_link_transmit_bytes_total counter"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
   }
+  // No job runs: no per-job family.
+  EXPECT_EQ(text.find("testbed_job_link_bytes_total"), std::string::npos);
+  // Two jobs side by side (docs/jobs.md): a series each, labelled by job and slot.
+  s.job_bytes = {{"bsp/1", 777}, {"ddp/2", 42}};
+  const std::string jobs = prometheus::TextSerializer().Serialize(link_families("lab1", {s}));
+  for (
+      const char* line :
+      {R"(testbed_job_link_bytes_total{lab="lab1",link="3",node="a",peer="b",job="bsp",slot="1"} 777)",
+       R"(testbed_job_link_bytes_total{lab="lab1",link="3",node="a",peer="b",job="ddp",slot="2"} 42)"})
+    EXPECT_NE(jobs.find(line), std::string::npos) << line << "\n" << jobs;
 }
 
 }  // namespace

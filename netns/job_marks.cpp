@@ -1,0 +1,162 @@
+// iptables for the job marks (job_marks.h), fed through iptables-restore as the cross
+// traffic's counters are (traffic_counters.cpp): libiptc has no stable interface, and the
+// rules change twice per job.
+#include "netns/job_marks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <sstream>
+
+#include "netns/kernel.h"
+#include "netns/named_netns.h"
+#include "netns/netns_exec.h"
+
+namespace testbed {
+namespace {
+
+constexpr const char* kMarkChain = "TBJM";
+constexpr const char* kCountChain = "TBJC";
+
+// As iptables prints a DSCP value: "0x0b".
+std::string hex(int dscp) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", dscp);
+  return text;
+}
+
+std::optional<std::string> rules_of(const std::string& ns, const char* chain) {
+  if (!netns_exists(ns)) return std::nullopt;
+  const CommandResult r =
+      run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S", chain, "-v"});
+  if (r.status != 0) return std::nullopt;  // "No chain/target/match by that name"
+  return r.output;
+}
+
+void restore(const std::string& ns, const std::string& rules, const std::string& what) {
+  const CommandResult r = run_in_netns(ns, {"iptables-restore", "--noflush", "--wait"},
+                                       "*mangle\n" + rules + "COMMIT\n");
+  if (r.status != 0)
+    throw KernelError("iptables-restore (" + what + " in " + ns + "): " + r.output);
+}
+
+// The numbers (from 1, in the chain's order) of the chain's rules that hold `needle`,
+// last first: deleting by number from the end keeps the others' numbers.
+std::vector<int> rules_holding(const std::string& text, const std::string& chain,
+                               const std::string& needle) {
+  std::vector<int> out;
+  std::istringstream lines(text);
+  int n = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("-A " + chain + " ", 0) != 0) continue;
+    ++n;
+    const bool at_end = line.size() >= needle.size() &&
+                        line.compare(line.size() - needle.size(), needle.size(), needle) == 0;
+    if (line.find(needle + " ") != std::string::npos || at_end) out.insert(out.begin(), n);
+  }
+  return out;
+}
+
+}  // namespace
+
+int job_dscp(int slot) {
+  return ((slot - 1) << 2) | 3;
+}
+
+void IptablesJobMarks::add(const std::string& ns, const std::vector<std::string>& devs, int slot,
+                           const std::string& path) {
+  const std::string dscp = hex(job_dscp(slot));
+  std::ostringstream rules;
+  // A chain is declared only when absent: declaring an existing one flushes it, and the
+  // other jobs' rules (and the counts so far) are in it.
+  if (!rules_of(ns, kMarkChain))
+    rules << ":" << kMarkChain << " - [0:0]\n-A OUTPUT -j " << kMarkChain << "\n";
+  if (!rules_of(ns, kCountChain)) {
+    // First, a rule per device that counts everything and goes on (no target): the link's
+    // total, which no job's coming or going resets.
+    rules << ":" << kCountChain << " - [0:0]\n";
+    for (const auto& dev : devs) rules << "-A " << kCountChain << " -i " << dev << "\n";
+    rules << "-A INPUT -j " << kCountChain << "\n-A FORWARD -j " << kCountChain << "\n";
+  }
+  rules << "-A " << kMarkChain << " -m cgroup --path " << path << " -j DSCP --set-dscp " << dscp
+        << "\n";
+  // After the totals: a packet is one job's at most, and counted once for it.
+  for (const auto& dev : devs)
+    rules << "-A " << kCountChain << " -i " << dev << " -m dscp --dscp " << dscp << " -j RETURN\n";
+  restore(ns, rules.str(), "job " + std::to_string(slot) + "'s marks");
+}
+
+void IptablesJobMarks::remove(const std::string& ns, int slot) {
+  const std::string dscp = hex(job_dscp(slot));
+  std::ostringstream rules;
+  if (const auto text = rules_of(ns, kMarkChain))
+    for (const int n : rules_holding(*text, kMarkChain, "--set-dscp " + dscp))
+      rules << "-D " << kMarkChain << " " << n << "\n";
+  if (const auto text = rules_of(ns, kCountChain))
+    for (const int n : rules_holding(*text, kCountChain, "--dscp " + dscp))
+      rules << "-D " << kCountChain << " " << n << "\n";
+  if (!rules.str().empty()) restore(ns, rules.str(), "removing job " + std::to_string(slot));
+}
+
+std::map<std::string, JobArrivals> IptablesJobMarks::arrivals(const std::string& ns) {
+  const auto text = rules_of(ns, kCountChain);
+  return text ? parse_job_counters(*text) : std::map<std::string, JobArrivals>{};
+}
+
+std::map<std::string, JobArrivals> parse_job_counters(const std::string& text) {
+  // "-A TBJC -i DEV -c PACKETS BYTES" for everything that arrived over DEV, and
+  // "-A TBJC -i DEV -m dscp --dscp 0x0b -c PACKETS BYTES -j RETURN" for a job.
+  std::map<std::string, JobArrivals> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream words(line);
+    std::string verb, chain, dev;
+    uint64_t packets = 0, bytes = 0;
+    int dscp = -1;
+    if (!(words >> verb >> chain) || verb != "-A" || chain != kCountChain) continue;
+    for (std::string w; words >> w;) {
+      if (w == "-i") words >> dev;
+      if (w == "-c") words >> packets >> bytes;
+      if (w == "--dscp" && words >> w) dscp = static_cast<int>(std::stoul(w, nullptr, 0));
+    }
+    if (dev.empty()) continue;
+    JobArrivals& a = out[dev];
+    if (dscp < 0) {
+      a.packets += packets;
+      a.bytes += bytes;
+    } else if ((dscp & 3) == 3) {  // code points outside pool 2 are no job's (job_dscp)
+      const int slot = (dscp >> 2) + 1;
+      a.slot_packets[slot] += packets;
+      a.slot_bytes[slot] += bytes;
+    }
+  }
+  return out;
+}
+
+uint64_t received_ip_bytes(const std::string& ns, const std::vector<std::string>& devs) {
+  if (!netns_exists(ns)) return 0;
+  const CommandResult r = run_in_netns(ns, {"cat", "/proc/net/dev"});
+  return r.status == 0 ? received_ip_bytes_from(r.output, devs) : 0;
+}
+
+uint64_t received_ip_bytes_from(const std::string& proc_net_dev,
+                                const std::vector<std::string>& devs) {
+  // Two header lines, then "  DEV: RX_BYTES RX_PACKETS ..." per device.
+  constexpr uint64_t kEthernetHeader = 14;
+  uint64_t total = 0;
+  std::istringstream lines(proc_net_dev);
+  for (std::string line; std::getline(lines, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string dev = line.substr(0, colon);
+    dev.erase(0, dev.find_first_not_of(' '));
+    std::istringstream fields(line.substr(colon + 1));
+    uint64_t bytes = 0, packets = 0;
+    if (std::find(devs.begin(), devs.end(), dev) == devs.end() || !(fields >> bytes >> packets))
+      continue;
+    total += bytes - std::min(bytes, kEthernetHeader * packets);
+  }
+  return total;
+}
+
+}  // namespace testbed
