@@ -44,6 +44,20 @@ JobGroup job_group(const std::string& mount, const std::string& ns, int slot) {
   return job_group(mount, ns, slot, is_dir(mount + "/" + ns));
 }
 
+bool is_job_group(const std::string& dir) {
+  // "/.../NS/tbj3" or "/.../NS-tbj3", as job_group() names them.
+  const auto at = dir.rfind("tbj");
+  if (at == std::string::npos || at == 0 || at + 3 == dir.size()) return false;
+  if (dir[at - 1] != '/' && dir[at - 1] != '-') return false;
+  return dir.find_first_not_of("0123456789", at + 3) == std::string::npos;
+}
+
+bool any_node_group(const std::vector<std::string>& dirs) {
+  for (const auto& d : dirs)
+    if (!is_job_group(d)) return true;
+  return false;
+}
+
 void create_job_group(const JobGroup& group) {
   if (mkdir(group.dir.c_str(), 0700) != 0)
     throw std::system_error(errno, std::generic_category(), "mkdir(" + group.dir + ")");

@@ -36,6 +36,13 @@ JobGroup job_group(const std::string& mount, const std::string& ns, int slot,
 // The same, looking at the host for the node's group.
 JobGroup job_group(const std::string& mount, const std::string& ns, int slot);
 
+// Whether a recorded group is a job's (its name ends in tbjSLOT), not a node's: a lab's
+// state lists both, the jobs' first (controller/observe/job_accounting.h). Pure. By name:
+// a node itself named tbj3 would read as a job's, and its lab as one without compute.
+bool is_job_group(const std::string& dir);
+// Whether `dirs` hold a node's group: whether the lab's nodes have compute of their own.
+bool any_node_group(const std::vector<std::string>& dirs);
+
 // Makes the directory; fails naming it when it exists (not this job's to take over).
 void create_job_group(const JobGroup& group);
 

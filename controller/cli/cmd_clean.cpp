@@ -1,7 +1,8 @@
 // testbed clean [--all]: removes what crashed runs left behind, found only through state
 // files: labs whose `up` or `down` never finished and whose controller is gone, and in labs
 // that are up, the processes of a train or launch killed outright (its agents, its ranks),
-// which leaves such a lab as `up` made it. With --all, labs that are up are removed too.
+// and the job slots, packet marks and control groups of such a job (docs/jobs.md), which
+// leaves such a lab as `up` made it. With --all, labs that are up are removed too.
 // Nothing without a state record is touched.
 #include <filesystem>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "controller/cli/commands.h"
 #include "controller/lab/lab_state.h"
 #include "controller/lab/teardown.h"
+#include "controller/observe/job_accounting.h"
 
 namespace testbed::cli {
 
@@ -36,7 +38,18 @@ int run_clean(const Argv& argv) {
     LabState state = store.load(lab);
     if (state.phase == "up" && !args.flag("all")) {
       const size_t records = state.processes.size();
-      if (const int ended = end_orphans(state); records != state.processes.size()) {
+      const int ended = end_orphans(state);
+      // Then the dead jobs' slots, marks and groups, now that their processes are gone
+      // (docs/jobs.md).
+      IptablesJobMarks marks;
+      const size_t groups = state.cgroups.size();
+      if (const int freed = take_back_dead_jobs(store.dir(lab), state, marks); freed > 0) {
+        store.save(state);
+        std::cout << "lab " << lab << ": took back " << freed << " job slot(s) and "
+                  << groups - state.cgroups.size() << " control group(s) of jobs that are gone\n";
+        ++cleaned;
+      }
+      if (records != state.processes.size()) {
         store.save(state);
         // The control socket of the train that died; the next train binds its own.
         std::filesystem::remove(store.dir(lab) + "/agents.sock");

@@ -34,6 +34,7 @@
 #include "controller/observe/metrics_sink.h"
 #include "controller/observe/prometheus_server.h"
 #include "controller/observe/train_metrics.h"
+#include "netns/job_cgroup.h"
 #include "netns/libnl_kernel.h"
 
 namespace testbed::cli {
@@ -79,7 +80,7 @@ int run_exporter(const Argv& argv) {
   exposer.RegisterCollectable(links);
   // The nodes' compute, when the lab made control groups (docs/compute.md).
   std::shared_ptr<ComputeCollectable> compute;
-  if (!state.cgroups.empty()) {
+  if (any_node_group(state.cgroups)) {
     std::vector<std::pair<std::string, std::string>> nodes;
     for (const auto& n : plan.value("nodes", nlohmann::json::array()))
       nodes.emplace_back(n.value("name", ""), n.value("namespace", ""));

@@ -11,6 +11,7 @@
 #include "controller/dynamics/rerouter.h"
 #include "controller/dynamics/timeline.h"
 #include "controller/lab/lab_state.h"
+#include "netns/job_cgroup.h"
 #include "netns/libnl_kernel.h"
 #include "netns/node_cgroup.h"
 
@@ -40,7 +41,7 @@ int run_timeline(const Argv& argv) {
   std::optional<Rerouter> rerouter;
   if (state.plan.contains("reroute")) rerouter.emplace(kernel, dir, state.plan);
   TimelineOptions options{state.time_scale, dir, state.start_at_unix_s, {}};
-  if (!state.cgroups.empty()) {
+  if (any_node_group(state.cgroups)) {
     // A schedule's cpus events (docs/compute.md), logged by the timeline itself.
     std::map<std::string, std::string> ns_of;
     for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))

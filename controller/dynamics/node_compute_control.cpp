@@ -5,6 +5,7 @@
 
 #include "controller/dynamics/timeline_log.h"
 #include "controller/topology/units.h"
+#include "netns/job_cgroup.h"
 #include "netns/node_cgroup.h"
 
 namespace testbed {
@@ -23,7 +24,7 @@ std::string cpus_state(std::optional<double> cpus) {
 
 void set_lab_node_cpus(const LabState& state, const std::string& lab_dir, const std::string& node,
                        std::optional<double> cpus, std::optional<double> scheduled_s) {
-  if (state.cgroups.empty())
+  if (!any_node_group(state.cgroups))
     throw NoComputeGroups("lab " + state.lab +
                           " has no compute groups: give a node `cpus` (or `memory`) in the "
                           "profile, and `up` makes one for every node");

@@ -129,6 +129,13 @@ std::vector<JobRecord> running_jobs(const std::string& lab_dir) {
   return all;
 }
 
+int take_back_dead_jobs(const std::string& lab_dir, LabState& state, JobMarks& marks) {
+  int freed = 0;
+  for (const auto& r : read_records(lab_dir, /*under_lock=*/true))
+    if (!owner_alive(r) && undo_job(lab_dir, r, marks, state)) ++freed;
+  return freed;
+}
+
 nlohmann::json job_traffic_summary(const JobRecord& job,
                                    const std::map<std::string, JobDirectionCounts>& counts) {
   nlohmann::json directions = nlohmann::json::object();

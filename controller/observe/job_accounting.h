@@ -42,6 +42,12 @@ std::optional<int> free_slot(const std::vector<int>& taken);
 // The jobs running on the lab now (their owners alive), by slot.
 std::vector<JobRecord> running_jobs(const std::string& lab_dir);
 
+// Takes back the slots whose owner is gone (a job killed outright): their rules, groups and
+// records, and their groups in `state`, once the groups are empty. The caller holds the
+// lab's lock and saves `state` (`clean`, after ending the dead job's processes). Returns
+// how many slots it freed.
+int take_back_dead_jobs(const std::string& lab_dir, LabState& state, JobMarks& marks);
+
 // Pure: a job's own bytes per direction ("from>to") beside what the link delivered in the
 // same time, from the receivers' counters at its start and now.
 struct JobDirectionCounts {

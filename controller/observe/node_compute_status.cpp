@@ -5,6 +5,7 @@
 
 #include "controller/lab/plan_table.h"
 #include "controller/topology/node_compute.h"
+#include "netns/job_cgroup.h"
 #include "netns/node_cgroup.h"
 
 namespace testbed {
@@ -20,7 +21,7 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 void add_compute(nlohmann::json& lab, const LabState& s) {
-  if (s.cgroups.empty()) return;
+  if (!any_node_group(s.cgroups)) return;
   CgroupLayout layout;
   try {
     layout = host_cgroup_layout();
@@ -66,7 +67,7 @@ void print_compute(std::ostream& out, const nlohmann::json& lab) {
 }
 
 ComputeMeter::ComputeMeter(const LabState& s) {
-  if (s.cgroups.empty()) return;
+  if (!any_node_group(s.cgroups)) return;
   try {
     layout_ = host_cgroup_layout();
   } catch (const std::exception&) {

@@ -237,6 +237,38 @@ TEST_F(JobAccountingRun, ADeadOwnersSlotIsTakenBackWithItsGroupsAndRules) {
   EXPECT_EQ(record.start_time, process_start_time(getpid()));
 }
 
+TEST_F(JobAccountingRun, CleanTakesBackADeadJobsSlotAndItsGroupsInTheLabsState) {
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  waitpid(dead, nullptr, 0);
+  const std::string group = cgroup() + "/tb-x-b/tbj2";
+  const JobRecord gone{2, "train", "bsp", dead, 12345, {"tb-x-b"}, {group}};
+  fs::create_directories(store_.dir("x") + "/jobs");
+  std::ofstream(store_.dir("x") + "/jobs/2.json") << to_json(gone).dump();
+  fs::create_directories(group);
+  marks_.rules["tb-x-b"][2] = {{"tb1b"}, "/tb-x-b/tbj2"};
+  LabState state = store_.load("x");
+  state.cgroups.insert(state.cgroups.begin(), group);
+  // A job's group does not make the lab's nodes look as if they had compute of their own.
+  EXPECT_TRUE(any_node_group(state.cgroups));
+  EXPECT_FALSE(any_node_group({group}));
+  EXPECT_EQ(take_back_dead_jobs(store_.dir("x"), state, marks_), 1);
+  EXPECT_EQ(state.cgroups, std::vector<std::string>{cgroup() + "/tb-x-b"});
+  EXPECT_FALSE(fs::exists(group));
+  EXPECT_TRUE(marks_.rules["tb-x-b"].empty());
+  EXPECT_FALSE(fs::exists(store_.dir("x") + "/jobs/2.json"));
+  EXPECT_EQ(take_back_dead_jobs(store_.dir("x"), state, marks_), 0);
+}
+
+TEST(JobAccounting, AJobsGroupIsToldFromANodesByItsName) {
+  EXPECT_TRUE(is_job_group("/sys/fs/cgroup/tb-lab-a/tbj3"));
+  EXPECT_TRUE(is_job_group("/sys/fs/cgroup/unified/tb-lab-a-tbj16"));
+  EXPECT_FALSE(is_job_group("/sys/fs/cgroup/cpu/tb-lab-a"));
+  EXPECT_FALSE(is_job_group("/sys/fs/cgroup/tb-lab-tbjx"));  // a node named "tbjx"
+  EXPECT_FALSE(is_job_group("/sys/fs/cgroup/tb-lab-tbj"));
+  EXPECT_FALSE(any_node_group({}));
+}
+
 TEST_F(JobAccountingRun, AFailureHalfWayUndoesEverythingItMade) {
   marks_.fail_in = "tb-x-b";
   EXPECT_THROW(start("train", "bsp"), KernelError);
