@@ -79,10 +79,6 @@ def strategy_comparison(root):
 # policies): each entry is "from-folder -> to-folder". The check fails on a new one, and
 # on an entry here that no longer occurs (so the list only shrinks).
 KNOWN_CROSSINGS = {
-    "agent/protocols/ps -> agent/protocols/apsp",
-    "agent/protocols/ps -> agent/protocols/drps",
-    "agent/protocols/ps -> agent/protocols/mlfabric",
-    "controller/runs/ps -> agent/protocols/drps",
     "controller/runs/ps -> controller/training/drps",
     "controller/runs/ps -> controller/training/gaia",
     "controller/runs/ps -> controller/training/mlfabric",

@@ -7,9 +7,6 @@
 namespace testbed {
 namespace {
 
-// WSP with no bound is sent as this staleness (agent/protocols/drps/wsp_selector.h's
-// kWspNoBound, 2^30): the largest a setup may carry.
-constexpr int kLargestStaleness = 1 << 30;
 // The most clocks a run may ask for (the options' own bound, controller/options/).
 constexpr int kMostIterations = 1'000'000'000;
 // The slowest emulated compute per clock: ten minutes.
@@ -159,7 +156,7 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
                                      : "is '" + s.consistency + "', not bsp, ssp, async or wsp");
   if (s.protocol != "ps" && !s.consistency.empty())
     throw r.error("consistency", "is the parameter server's, not " + s.protocol + "'s");
-  s.staleness = r.in_range("staleness", r.required<int>("staleness"), 0, kLargestStaleness);
+  s.staleness = r.in_range("staleness", r.required<int>("staleness"), 0, TrainingSetup::kNoBound);
   s.iterations = r.in_range("iterations", r.required<int>("iterations"), 1, kMostIterations);
   s.compute = compute_from(r.object("compute"));
   s.seed = r.required<uint64_t>("seed");

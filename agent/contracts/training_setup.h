@@ -45,6 +45,9 @@ struct TrainingSetup {
   // A worker's held-out evaluation every half second (`--eval-every`'s default): ten points
   // or more on the curve of the shortest runs (about 5 s of training).
   static constexpr int kDefaultEvalIntervalMs = 500;
+  // WSP's delta when there is none (`--staleness none`): no read is ever held by the bound.
+  // The largest staleness a setup may carry.
+  static constexpr int kNoBound = 1 << 30;
 
   // The van's (agent/runtime reads these for every protocol).
   std::vector<std::string> endpoints;  // each node's address, by node index

@@ -2,10 +2,15 @@
 
 #include <map>
 #include <stdexcept>
+#include <vector>
 
 #include "agent/protocols/allreduce/allreduce_protocol.h"
+#include "agent/protocols/apsp/source_routes_policy.h"
 #include "agent/protocols/diloco/diloco_protocol.h"
+#include "agent/protocols/drps/disk_store_policy.h"
+#include "agent/protocols/drps/wsp_policy.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
+#include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/protocols/ps/ps_protocol.h"
 #include "agent/protocols/tree/tree_protocol.h"
 
@@ -14,12 +19,26 @@ namespace {
 
 using Factory = std::unique_ptr<Protocol> (*)(AgentLink&);
 
+// The parameter server's policies (ps/ps_policy.h): a system's part of the server, each
+// made when a run's setup asks for it. A new one is a line here.
+const std::vector<PsPolicyMaker>& ps_policies() {
+  static const std::vector<PsPolicyMaker> kPolicies = {
+      make_source_routes_policy,  // APSP: pushes and pulls along the placement's paths
+      make_disk_store_policy,     // DRPS: the shard's values on disk
+      make_wsp_policy,            // DRPS: WSP's master
+      make_mlfabric_policy,       // MLfabric: scheduled updates, replica, distribution
+  };
+  return kPolicies;
+}
+
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> kProtocols = {
       {"tree",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<TreeProtocol>(l); }},
       {"ps",
-       [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<PsProtocol>(l); }},
+       [](AgentLink& l) -> std::unique_ptr<Protocol> {
+         return std::make_unique<PsProtocol>(l, ps_policies());
+       }},
       {"gaia",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<GaiaProtocol>(l); }},
       {"allreduce",

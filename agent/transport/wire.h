@@ -22,7 +22,7 @@ namespace testbed {
 // worker's update, its request for parameters, and the shard's answer. The kMirror kinds
 // are Gaia's between data centers (protocols/gaia/): significant updates (keys and
 // deltas), the selective barrier (keys only), the mirror clock and the data's ack (none).
-// The kWsp kinds are DRPS's WSP (protocols/drps/ps_wsp.cpp): a worker's request to the
+// The kWsp kinds are DRPS's WSP (protocols/drps/wsp_policy.h): a worker's request to the
 // job's master, its word that an iteration began, and the master's grant to the shards.
 enum class WireKind : uint8_t {
   kChunk = 1,

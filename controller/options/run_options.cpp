@@ -5,9 +5,9 @@
 #include <set>
 #include <tuple>
 
+#include "agent/contracts/training_setup.h"
 #include "agent/jobs/job.h"
 #include "agent/jobs/logistic_regression.h"
-#include "agent/protocols/drps/wsp_selector.h"
 #include "controller/training/strategies.h"
 #include "controller/training/strategy_registry.h"
 #include "controller/training/system_options.h"
@@ -142,7 +142,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
   o.seed = std::stoull(get("seed", "1"));
   // "none": WSP with no delta (its choices alone decide); SSP without one is async.
   const std::string staleness = get("staleness", std::to_string(TrainingSetup::kDefaultStaleness));
-  o.staleness = staleness == "none" ? kWspNoBound : std::stoi(staleness);
+  o.staleness = staleness == "none" ? TrainingSetup::kNoBound : std::stoi(staleness);
   o.servers = get("servers", "all");
   o.worker_nodes = get("workers", "all");
   // Gaia's data centers each run workers beside their full replica.
@@ -251,7 +251,7 @@ TrainOptions resolve_ps_options(const CommandLine& args, const nlohmann::json& w
       make_job({o.job, o.seed, 1, o.scale, o.job_parameters}, 0)->keys_for(0).empty())
     throw UsageError("--partition: " + o.job + " reads every key each clock (dense); " +
                      "partitioning places the keys of sparse batches (sparse-lr, lmf, mf)");
-  if (o.staleness == kWspNoBound && o.consistency != "wsp")
+  if (o.staleness == TrainingSetup::kNoBound && o.consistency != "wsp")
     throw UsageError(
         "--staleness none is for WSP (--parallel wsp); SSP without a bound is "
         "--parallel async");

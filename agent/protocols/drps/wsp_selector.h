@@ -35,10 +35,13 @@
 #include <set>
 #include <vector>
 
+#include "agent/contracts/training_setup.h"
+
 namespace testbed {
 
 // WSP's delta when there is none: no read is ever held by the bound (`--staleness none`).
-constexpr int kWspNoBound = 1 << 30;
+// Its value is the contract's, which both ends read.
+constexpr int kWspNoBound = TrainingSetup::kNoBound;
 
 struct WspCounters {
   uint64_t choices = 0;        // requests that made a choice (not held in a waiting set)

@@ -1,13 +1,11 @@
 #include "agent/protocols/ps/ps_protocol.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iterator>
 #include <stdexcept>
 
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
-#include "agent/store/rocks_store.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
@@ -32,23 +30,8 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   stragglers_ = {s.compute.straggler_share, s.compute.straggler_factor};
   emulated_.set_on_cpu(s.compute.on_cpu);
   eval_interval_ = std::chrono::milliseconds(s.eval_interval_ms);
-  scheduled_ = s.scheduled;
-  distribution_ = s.distribution;
-  pull_batch_interval_ = std::chrono::milliseconds(s.pull_batch_ms);
-  // A batched pull skips the shard (hold_pull): only an asynchronous shard, which answers
-  // every pull at once, may leave its answers to the batch's plan.
-  if (pull_batch_interval_.count() > 0 && model_.kind != Consistency::Kind::kAsync)
-    throw std::runtime_error("pull batches need the asynchronous model (MLfabric-A)");
-  replica_ = s.replica;
-  checkpoint_ = s.checkpoint;
-  // Source routes (APSP's paths) when the controller gives them; else the kernel routes.
+  // The kernel's routes unless a policy gives source routes (APSP's paths).
   transfer_ = std::make_unique<RoutedTransfer>(link_.van(), self_);
-  if (s.routes.is_array()) {
-    std::vector<Route> routes;
-    for (const auto& r : s.routes)
-      routes.push_back({r.at("nodes").get<std::vector<int>>(), r.value("pace_bytes_per_s", 0.0)});
-    transfer_->configure(transfer_mode_from(s.transfer.empty() ? "native" : s.transfer), routes);
-  }
   // A node's worker may stand for several (Bösen's threads behind one process cache):
   // their updates are summed here, and the job counts them all.
   per_node_ = s.job.workers_per_node;
@@ -63,16 +46,21 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   keys_ = store.contains("partition")
               ? read_partition(store["partition"], job_->parameters(), shards)
               : KeyMap(job_->parameters(), shards);
+  // The system's policies, once the layout they read is known.
+  for (PsPolicyMaker make : makers_)
+    if (auto policy = make(s, *this)) policies_.push_back(std::move(policy));
   const auto at = std::find(servers_.begin(), servers_.end(), self_);
-  // MLfabric's replica holds the one server's shard too (a hot standby: no pulls come).
-  // So does the checkpoints' standby, until it loads one.
-  if (at != servers_.end() || (replica_ >= 0 && self_ == replica_) ||
-      (checkpoint_.every > 0 && self_ == checkpoint_.standby)) {
+  bool copy = false;  // a policy's standby copy of shard 0 (MLfabric's replica)
+  for (const auto& policy : policies_) copy = copy || policy->holds_shard_copy();
+  if (at != servers_.end() || copy) {
     my_shard_ = at != servers_.end() ? static_cast<int>(at - servers_.begin()) : 0;
     const KeyRange r = keys_.ranges()[static_cast<size_t>(my_shard_)];
     const int workers = static_cast<int>(workers_.size());
-    if (s.store.is_object()) {
-      shard_ = std::make_unique<ServerShard>(r, workers, model_, stored_values(store, r));
+    std::unique_ptr<ShardValues> kept;  // by a policy (DRPS: on disk), else in memory
+    for (auto& policy : policies_)
+      if (!kept) kept = policy->shard_values(my_shard_, r);
+    if (kept) {
+      shard_ = std::make_unique<ServerShard>(r, workers, model_, std::move(kept));
     } else {
       std::vector<float> initial(r.size());
       for (uint32_t k = 0; k < r.size(); ++k)
@@ -82,36 +70,8 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   }
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
-  if (scheduled_) setup_scheduled();
-  if (model_.kind == Consistency::Kind::kWsp) setup_wsp();
   read_min_clock_.assign(servers_.size(), 0);
   link_.reply({{"event", "ready"}, {"parameters", keys_.keys()}});
-}
-
-// DRPS: the shard's values in a RocksDB store of their own, fresh for every run (a run
-// starts from the job's initial values), with the PIBs it holds as blocks (PIBs are in
-// job keys; a PIB is whole in one shard: split at the ranges, or placed by the partition).
-std::unique_ptr<ShardValues> PsProtocol::stored_values(const nlohmann::json& store, KeyRange r) {
-  RocksStoreOptions o;
-  o.memory_budget_bytes = store.value("memory_budget_bytes", o.memory_budget_bytes);
-  o.direct_reads = store.value("direct_reads", o.direct_reads);
-  const std::string dir =
-      store.at("dir").get<std::string>() + "/shard-" + std::to_string(my_shard_);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  std::vector<std::vector<uint32_t>> pibs;
-  for (const auto& pib : store.value("pibs", nlohmann::json::array())) {
-    auto keys = pib.get<std::vector<uint32_t>>();
-    if (keys.empty() || keys_.shard_of(keys.front()) != my_shard_) continue;
-    for (uint32_t& k : keys) k = keys_.to_server(k);
-    pibs.push_back(std::move(keys));
-  }
-  auto values = std::make_unique<StoredShardValues>(
-      std::make_unique<RocksStore>(dir, o), r.begin, r.end, pibs,
-      [this](uint32_t key) { return job_->initial_value(keys_.to_job(key)); });
-  stored_ = values.get();
-  loaded_ = stored_->counters();  // the run's figures leave the initial load out
-  return values;
 }
 
 int PsProtocol::worker_index(int node) const {
@@ -133,13 +93,9 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     request(clock_, true);
   } else if (verb == "stats") {
     link_.reply(stats());
-  } else if (verb == "send" || verb == "drop" || verb == "aggregate" || verb == "replicate") {
-    scheduled_command(verb, cmd);
-  } else if (verb == "distribute" || verb == "forward") {
-    distribution_command(verb, cmd);
-  } else if (verb == "failover") {
-    fail_over(cmd);
   } else {
+    for (auto& policy : policies_)
+      if (policy->command(verb, cmd)) return;
     throw std::runtime_error("ps protocol: unknown command " + verb);
   }
 }
@@ -188,43 +144,34 @@ void PsProtocol::count_pulled(const std::vector<uint32_t>& keys) {
 
 void PsProtocol::message(Received received) {
   const WireKind kind = received.header.kind;
-  const bool wsp =
-      kind == WireKind::kWspAsk || kind == WireKind::kWspStart || kind == WireKind::kWspGrant;
-  if (kind != WireKind::kPush && kind != WireKind::kPull && kind != WireKind::kParams && !wsp)
+  const auto taker = [&](const WireHeader& h) -> PsPolicy* {
+    for (auto& policy : policies_)
+      if (policy->takes(h)) return policy.get();
+    return nullptr;
+  };
+  if (kind != WireKind::kPush && kind != WireKind::kPull && kind != WireKind::kParams &&
+      !taker(received.header))
     return;
   // A relay passes the message on; a part waits for the rest of its message.
   std::optional<Received> whole = transfer_->receive(std::move(received));
   if (!whole) return;
   Received& r = *whole;
   const WireHeader& h = r.header;
-  // MLfabric's failover: what the dead server sent before it died is of no use now.
-  if (failover_.dead_server >= 0 && h.origin == failover_.dead_server) {
-    ++failover_.stale_messages;
-    return;
-  }
-  if (wsp) {
-    if (model_.kind != Consistency::Kind::kWsp) throw std::runtime_error("a WSP message, no WSP");
-    return wsp_message(r);
-  }
-  if (h.kind == WireKind::kParams && (h.flags & kToDistributor))
-    return on_distributed(std::move(r));
+  if (PsPolicy* policy = taker(h)) return policy->message(std::move(r));
   if (h.kind == WireKind::kParams) return on_params(r);
-  if (h.kind == WireKind::kPush && (h.flags & kToAggregator)) return on_aggregator_part(r);
+  const int worker = checked_sender(h);
+  if (h.kind == WireKind::kPush) return apply_push(r);
+  send_replies(
+      shard_->pull(worker, h.iteration, h.flags & kDense, std::move(r.keys), h.flags & kLatest));
+}
+
+int PsProtocol::checked_sender(const WireHeader& h) const {
   if (!shard_ || static_cast<int>(h.chunk) != my_shard_)
     throw std::runtime_error("a message for shard " + std::to_string(h.chunk) + " reached node " +
                              std::to_string(self_));
   const int worker = worker_index(h.origin);
   if (worker < 0) throw std::runtime_error("a message from a node that is no worker");
-  const bool dense = h.flags & kDense;
-  if (h.kind == WireKind::kPush && (h.flags & kOrdered)) {
-    on_ordered_push(std::move(r));
-  } else if (h.kind == WireKind::kPush) {
-    apply_push(r);
-  } else if (pull_batch_interval_.count() > 0 && dense && !(h.flags & kLatest)) {
-    hold_pull(worker, h.iteration);  // MLfabric-A: no values read until the batch's plan
-  } else {
-    send_replies(shard_->pull(worker, h.iteration, dense, std::move(r.keys), h.flags & kLatest));
-  }
+  return worker;
 }
 
 void PsProtocol::apply_push(Received& r) {
@@ -235,10 +182,6 @@ void PsProtocol::apply_push(Received& r) {
 
 void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
   for (const auto& p : replies) {
-    if (awaits_plan(p)) {
-      awaiting_plan_[p.clock].push_back(p);
-      continue;
-    }
     WireHeader h;
     h.kind = WireKind::kParams;
     h.flags = static_cast<uint8_t>((p.dense ? kDense : 0) | (p.latest ? kLatest : 0));
@@ -246,12 +189,10 @@ void PsProtocol::send_replies(const std::vector<PullReply>& replies) {
     h.dest = workers_[static_cast<size_t>(p.worker)];
     h.chunk = static_cast<uint32_t>(my_shard_);
     h.iteration = p.clock;
-    // Scheduled: the model's version (updates applied), which the scheduler's deadlines
-    // count in; else what the values reflect of the workers' clocks.
-    h.tag = scheduled_ ? shard_->updates_applied() : p.min_clock;
-    if (send_planned(p, h)) continue;  // at the plan's time, or by a distributor
-    if (!p.latest) ++answered_directly_;
-    transfer_->send(h.dest, h, p.keys, p.values);
+    h.tag = p.min_clock;  // what the values reflect of the workers' clocks
+    bool taken = false;   // restamped, and perhaps sent, by a policy (MLfabric's plans)
+    for (auto& policy : policies_) taken = taken || policy->answer(p, h);
+    if (!taken) transfer_->send(h.dest, h, p.keys, p.values);
   }
 }
 
@@ -283,8 +224,7 @@ void PsProtocol::params_complete() {
     log_.evaluated(clock_, loss);
   }
   log_.started(clock_, now);
-  iteration_start_ = now;
-  if (wsp_master_ >= 0) tell_wsp_master(WireKind::kWspStart);
+  for (auto& policy : policies_) policy->iteration_started(clock_);
   if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
   // The real computation, then the rest of the emulated compute time (stragglers).
   phase_ = Phase::kComputing;
@@ -316,47 +256,48 @@ void PsProtocol::push_update() {
     else
       transfer_->send(servers_[s], h, parts[s].keys, parts[s].values);
   }
-  pushed();
-}
-
-void PsProtocol::pushed() {
-  ++pushes_sent_;
   update_ = {};
   next_clock();
+}
+
+// What the worker's values reflect: the least of its shards' answers.
+uint64_t PsProtocol::read_version() const {
+  return *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
+}
+
+// A server's failure: the pull under way, if any, is asked again of the shards now named.
+bool PsProtocol::ask_again() {
+  if (phase_ != Phase::kWaiting && phase_ != Phase::kEvaluating) return false;
+  request(clock_, phase_ == Phase::kEvaluating);
+  return true;
 }
 
 void PsProtocol::next_clock() {
   if (phase_ == Phase::kFinished) return;  // sent after a stop: nothing follows
   ++clock_;
-  // WSP: the master decides when this read may go; the iteration's length is the worker's
-  // own, from its parameters' arrival to this request.
-  if (wsp_master_ >= 0)
-    tell_wsp_master(WireKind::kWspAsk, std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           Clock::now() - iteration_start_)
-                                           .count());
+  for (auto& policy : policies_) policy->next_pull(clock_);
   request(clock_, false);
 }
 
 void PsProtocol::tick() {
   if (transfer_) transfer_->tick();
-  close_pull_batch();
-  send_due();
+  for (auto& policy : policies_) policy->tick();
   if (phase_ == Phase::kComputing && emulated_.finished()) {
     log_.computed(clock_);
-    scheduled_ ? announce_update() : push_update();
+    bool taken = false;  // held by a policy (MLfabric's scheduled updates)
+    for (auto& policy : policies_) taken = taken || policy->computed(clock_, update_);
+    if (!taken) return push_update();
+    update_ = {};
+    next_clock();
   }
 }
 
 std::chrono::milliseconds PsProtocol::timeout() const {
   using std::chrono::milliseconds;
   milliseconds paced = transfer_ ? transfer_->timeout() : milliseconds(-1);
-  if (const milliseconds planned = paced_timeout(); planned.count() >= 0)
-    paced = paced.count() < 0 ? planned : std::min(paced, planned);
-  if (!pull_batch_.empty()) {
-    const auto due =
-        std::max(milliseconds(0), std::chrono::ceil<milliseconds>(pull_batch_due_ - Clock::now()));
-    paced = paced.count() < 0 ? due : std::min(paced, due);
-  }
+  for (const auto& policy : policies_)
+    if (const milliseconds due = policy->timeout(); due.count() >= 0)
+      paced = paced.count() < 0 ? due : std::min(paced, due);
   if (phase_ != Phase::kComputing) return paced;
   const auto left = emulated_.timeout();
   return paced.count() < 0 ? left : std::min(left, paced);

@@ -2,9 +2,9 @@
 // scheduler runs here and hears every agent; when the server's agent dies (a node crash,
 // docs/faults.md) the controller's liveness check finds it within 200 ms, and the scheduler
 // tells every node that the replica is the server now (agent/protocols/mlfabric/
-// ps_failover.cpp says what each node does with what was under way). A fresh scheduler
-// takes over, with the replica as its server and no replica of its own, and numbers its
-// places after every place the dead one gave: the replica's version counts the lost ones,
+// failover.cpp says what each node does with what was under way). A fresh scheduler takes
+// over, with the replica as its server and no replica of its own, and numbers its places
+// after every place the dead one gave: the replica's version counts the lost ones,
 // so versions (and the delay bound's deadlines) stay comparable across the failover.
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "agent/protocols/drps/wsp_selector.h"
+#include "agent/contracts/training_setup.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/ps/ps_session.h"
 #include "controller/topology/units.h"
@@ -39,9 +39,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"slow_dc", o_.slow},
       {"stragglers", {{"share", o_.stragglers.share}, {"factor", o_.stragglers.factor}}},
       {"compute_as", o_.compute_on_cpu ? "cpu" : "wait"},
-      {"staleness_bound", !bounded()                    ? nlohmann::json(nullptr)
-                          : o_.staleness == kWspNoBound ? nlohmann::json("none")
-                                                        : nlohmann::json(o_.staleness)},
+      {"staleness_bound", !bounded()                                ? nlohmann::json(nullptr)
+                          : o_.staleness == TrainingSetup::kNoBound ? nlohmann::json("none")
+                                                                    : nlohmann::json(o_.staleness)},
       {"model", o_.job},
       {"job", {{"name", o_.job}, {"scale", o_.scale}}},
       {"scale", o_.scale},
@@ -246,7 +246,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
 std::string PsSession::consistency_label() const {
   if (gaia()) return gaia_label(gaia_knobs());
   const std::string bound =
-      o_.staleness == kWspNoBound ? std::string("none") : std::to_string(o_.staleness);
+      o_.staleness == TrainingSetup::kNoBound ? std::string("none") : std::to_string(o_.staleness);
   const std::string model = bounded() ? o_.consistency + "(" + bound + ")" : o_.consistency;
   // A scheduled server and the all-reduces are their own model, MLfabric-A's named with
   // its delay bound; a store whose --parallel chose the model (DRPS) names both.

@@ -58,7 +58,7 @@ nlohmann::json wsp_summary(const nlohmann::json& master, const std::string& mast
        "as each worker measures it, from its parameters' arrival to its next request (Sec. "
        "6.3's Ts and Te), so a wait the master imposed is not iteration time"},
       {"first_clock", "synchronous, to fill the ITTable"},
-      {"delta", delta == kWspNoBound ? nlohmann::json("none") : nlohmann::json(delta)}};
+      {"delta", delta == TrainingSetup::kNoBound ? nlohmann::json("none") : nlohmann::json(delta)}};
   return s;
 }
 

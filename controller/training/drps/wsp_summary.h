@@ -9,8 +9,8 @@
 
 namespace testbed {
 
-// `master`: the master's stats (ps_wsp.cpp's wsp_stats); `delta`: the bound, kWspNoBound
-// for none.
+// `master`: the master's stats (agent/protocols/drps/wsp_policy.cpp's stats); `delta`: the bound,
+// kWspNoBound for none.
 nlohmann::json wsp_summary(const nlohmann::json& master, const std::string& master_node, int delta);
 
 }  // namespace testbed

@@ -28,20 +28,20 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/mlfabric/mlfabric_policy.h"
 
 namespace testbed {
 
-void PsProtocol::fail_over(const nlohmann::json& cmd) {
+void MlfabricPolicy::fail_over(const nlohmann::json& cmd) {
   const int server = cmd.at("server").get<int>();
   const bool from_checkpoint = cmd.value("from_checkpoint", false);
   const int expected = from_checkpoint ? checkpoint_.standby : replica_;
   if (!scheduled_ || expected < 0 || server != expected || failover_.dead_server >= 0)
     throw std::runtime_error("a failover to node " + std::to_string(server) + ", which is not " +
                              (from_checkpoint ? "this run's standby" : "this run's replica"));
-  failover_.dead_server = servers_.front();
+  failover_.dead_server = core_.servers().front();
   failover_.first_seq = cmd.at("first_seq").get<uint64_t>();
-  servers_ = {server};
+  core_.set_servers({server});
   const std::string checkpoint_path = checkpoint_.path;
   checkpoint_ = {};  // no standby is left to take the checkpoints
   if (self_ == server && from_checkpoint) {
@@ -50,35 +50,32 @@ void PsProtocol::fail_over(const nlohmann::json& cmd) {
     const size_t waiting = ordered_.waiting();
     failover_.skipped_places = ordered_.skip_to(failover_.first_seq);
     failover_.discarded_waiting = waiting - ordered_.waiting();
-    shard_->count_lost(failover_.skipped_places);
+    core_.shard()->count_lost(failover_.skipped_places);
   }
   replica_ = -1;
   // The old order's sums and copies will never complete: aggregators start afresh.
   for_replica_.clear();
   replicated_early_.clear();
   replica_sums_.reset();
-  if (job_) sums_ = std::make_unique<UpdateSums>(keys_.ranges().front().size());
+  if (worker_) sums_ = std::make_unique<UpdateSums>(core_.keys().ranges().front().size());
   // A distributor's words and models were the dead server's.
   forward_to_.clear();
   held_models_.clear();
   forward_clocks_.clear();
-  if (!job_) return;
+  if (!worker_) return;
   for (const auto& [clock, u] : held_) {
     announce(clock, u, held_versions_.at(clock));
     ++failover_.reannounced;
   }
-  if (phase_ == Phase::kWaiting || phase_ == Phase::kEvaluating) {
-    ++failover_.repulled;
-    request(clock_, phase_ == Phase::kEvaluating);
-  }
+  if (core_.ask_again()) ++failover_.repulled;
 }
 
 // The checkpoint's file: the places it holds, the number of values, the values (floats, as
 // the shard holds them), written to a new file and renamed over the last, so that the
 // standby never reads half of one.
-void PsProtocol::write_checkpoint() {
+void MlfabricPolicy::write_checkpoint() {
   const auto began = std::chrono::steady_clock::now();
-  const std::vector<float> values = shard_->values();
+  const std::vector<float> values = core_.shard()->values();
   const uint64_t applied = ordered_.applied(), count = values.size();
   const std::string tmp = checkpoint_.path + ".tmp";
   std::filesystem::create_directories(std::filesystem::path(checkpoint_.path).parent_path());
@@ -106,7 +103,7 @@ void PsProtocol::write_checkpoint() {
 // The standby loads the server's last checkpoint (none yet: the model's initial values,
 // which it holds) and is the server from the new order's first place: the places since the
 // checkpoint are lost.
-void PsProtocol::promote_from_checkpoint(const std::string& path) {
+void MlfabricPolicy::promote_from_checkpoint(const std::string& path) {
   const auto began = std::chrono::steady_clock::now();
   uint64_t applied = 0, count = 0;
   std::vector<float> values;
@@ -114,19 +111,20 @@ void PsProtocol::promote_from_checkpoint(const std::string& path) {
   if (in) {
     in.read(reinterpret_cast<char*>(&applied), sizeof applied);
     in.read(reinterpret_cast<char*>(&count), sizeof count);
-    if (!in || count != shard_->range().size())
+    if (!in || count != core_.shard()->range().size())
       throw std::runtime_error("checkpoint: " + path + " is not this run's model");
     values.resize(count);
     in.read(reinterpret_cast<char*>(values.data()),
             static_cast<std::streamsize>(count * sizeof(float)));
     if (!in) throw std::runtime_error("checkpoint: " + path + " is cut short");
-    shard_ = std::make_unique<ServerShard>(shard_->range(), static_cast<int>(workers_.size()),
-                                           model_, std::move(values));
+    core_.replace_shard(std::make_unique<ServerShard>(core_.shard()->range(),
+                                                      static_cast<int>(core_.workers().size()),
+                                                      core_.consistency(), std::move(values)));
   }
   if (applied > failover_.first_seq)
     throw std::runtime_error("checkpoint: it holds more places than were ordered");
   ordered_.skip_to(failover_.first_seq);
-  shard_->count_lost(failover_.first_seq);  // the shard counts from 0: versions go on
+  core_.shard()->count_lost(failover_.first_seq);  // the shard counts from 0: versions go on
   failover_.skipped_places = failover_.first_seq - applied;
   checkpoint_loaded_ = {
       {"found", static_cast<bool>(in)},
@@ -136,20 +134,20 @@ void PsProtocol::promote_from_checkpoint(const std::string& path) {
 
 // A message of the dead order: a place below the new order's first, or a copy meant for
 // the replica (there is none now).
-bool PsProtocol::stale_after_failover(const WireHeader& h) {
+bool MlfabricPolicy::stale_after_failover(const WireHeader& h) {
   if (failover_.dead_server < 0) return false;
   if (h.tag >= failover_.first_seq && !(h.flags & kToReplica)) return false;
   ++failover_.stale_messages;
   return true;
 }
 
-nlohmann::json PsProtocol::failover_stats() const {
+nlohmann::json MlfabricPolicy::failover_stats() const {
   nlohmann::json f = {{"dead_server", failover_.dead_server},
                       {"first_seq", failover_.first_seq},
                       {"stale_messages_dropped", failover_.stale_messages},
                       {"updates_announced_again", failover_.reannounced},
                       {"pulls_asked_again", failover_.repulled}};
-  if (self_ == servers_.front()) {
+  if (self_ == core_.servers().front()) {
     f["promoted"] = {{"places_lost", failover_.skipped_places},
                      {"early_places_discarded", failover_.discarded_waiting}};
     if (!checkpoint_loaded_.is_null()) f["promoted"]["checkpoint"] = checkpoint_loaded_;

@@ -1,4 +1,4 @@
-// MLfabric-S's model distribution (Sec. 10.3) on the parameter server's nodes (ps_protocol.h):
+// MLfabric-S's model distribution (Sec. 10.3) on the parameter server's nodes (mlfabric_policy.h):
 // the controller plans, for each clock, which workers the server answers itself and which
 // get the model from a distributor on a worker's node; the server sends the distributors
 // one copy each (the last group's first, as planned) before its direct answers, and drops
@@ -13,12 +13,12 @@
 #include <optional>
 #include <stdexcept>
 
-#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
 
-void PsProtocol::distribution_command(const std::string& verb, const nlohmann::json& cmd) {
+void MlfabricPolicy::distribution_command(const std::string& verb, const nlohmann::json& cmd) {
   // Batches and clocks share the distributors' books: one run uses one of them.
   if (cmd.contains("batch") != (pull_batch_interval_.count() > 0))
     throw std::runtime_error("a " + verb + " by " + (cmd.contains("batch") ? "batch" : "clock") +
@@ -37,7 +37,7 @@ void PsProtocol::distribution_command(const std::string& verb, const nlohmann::j
   }
   const uint64_t clock = cmd.at("clock").get<uint64_t>();
   if (verb == "distribute") {  // to the server
-    if (!shard_)
+    if (!core_.shard())
       throw std::runtime_error("a distribution plan for node " + std::to_string(self_) +
                                ", which serves no shard");
     DistributionOrder& d = distribute_[clock];
@@ -47,7 +47,7 @@ void PsProtocol::distribution_command(const std::string& verb, const nlohmann::j
     if (const auto held = awaiting_plan_.find(clock); held != awaiting_plan_.end()) {
       const std::vector<PullReply> replies = std::move(held->second);
       awaiting_plan_.erase(held);
-      send_replies(replies);
+      core_.send_replies(replies);
     }
     return;
   }
@@ -55,12 +55,13 @@ void PsProtocol::distribution_command(const std::string& verb, const nlohmann::j
   forward(clock);
 }
 
-bool PsProtocol::awaits_plan(const PullReply& p) const {
+bool MlfabricPolicy::awaits_plan(const PullReply& p) const {
   return distribution_ && !p.latest && p.dense && p.clock > 0 && !distribute_.count(p.clock);
 }
 
 // The group whose workers get `node`'s answer of this clock; null when unplanned.
-const PsProtocol::DistributionGroupOrder* PsProtocol::group_of(uint64_t clock, int node) const {
+const MlfabricPolicy::DistributionGroupOrder* MlfabricPolicy::group_of(uint64_t clock,
+                                                                       int node) const {
   const auto d = distribute_.find(clock);
   if (d == distribute_.end()) return nullptr;
   for (const auto& g : d->second.groups)
@@ -72,7 +73,7 @@ const PsProtocol::DistributionGroupOrder* PsProtocol::group_of(uint64_t clock, i
 // answer is ready (MLfabric's non-overlapping transfers): the distributors' copies first,
 // then the direct answers, so a copy is not slowed by answers sharing the downlink with it.
 // Returns whether `p` was taken care of: queued, or left to a distributor.
-bool PsProtocol::send_planned(const PullReply& p, const WireHeader& reply) {
+bool MlfabricPolicy::send_planned(const PullReply& p, const WireHeader& reply) {
   if (p.latest || !p.dense) return false;
   const auto d = distribute_.find(p.clock);
   if (d == distribute_.end()) return false;
@@ -95,28 +96,28 @@ bool PsProtocol::send_planned(const PullReply& p, const WireHeader& reply) {
     pace(*order.base, group->at.at(static_cast<size_t>(at)), reply, p.values);
     ++answered_directly_;
   }
-  if (++order.answered == workers_.size()) distribute_.erase(d);
+  if (++order.answered == core_.workers().size()) distribute_.erase(d);
   return true;
 }
 
-void PsProtocol::pace(Clock::time_point base, double at_s, const WireHeader& h,
-                      const std::vector<float>& values) {
+void MlfabricPolicy::pace(Clock::time_point base, double at_s, const WireHeader& h,
+                          const std::vector<float>& values) {
   const auto due = base + std::chrono::duration_cast<Clock::duration>(
                               std::chrono::duration<double>(std::max(0.0, at_s)));
   paced_.emplace(due, PacedSend{h, values});
   send_due();
 }
 
-void PsProtocol::send_due() {
+void MlfabricPolicy::send_due() {
   const auto now = Clock::now();
   while (!paced_.empty() && paced_.begin()->first <= now) {
     const PacedSend& s = paced_.begin()->second;
-    transfer_->send(s.header.dest, s.header, {}, s.values);
+    core_.transfer().send(s.header.dest, s.header, {}, s.values);
     paced_.erase(paced_.begin());
   }
 }
 
-std::chrono::milliseconds PsProtocol::paced_timeout() const {
+std::chrono::milliseconds MlfabricPolicy::paced_timeout() const {
   using std::chrono::milliseconds;
   if (paced_.empty()) return milliseconds(-1);
   // Rounded up: a wake-up before the send is due would find nothing to do.
@@ -124,13 +125,13 @@ std::chrono::milliseconds PsProtocol::paced_timeout() const {
   return std::max(milliseconds(0), std::chrono::ceil<milliseconds>(left));
 }
 
-void PsProtocol::on_distributed(Received r) {
+void MlfabricPolicy::on_distributed(Received r) {
   const uint64_t clock = r.header.iteration;
   held_models_[clock] = std::move(r);
   forward(clock);
 }
 
-void PsProtocol::forward(uint64_t clock) {
+void MlfabricPolicy::forward(uint64_t clock) {
   const auto to = forward_to_.find(clock);
   const auto model = held_models_.find(clock);
   if (to == forward_to_.end() || model == held_models_.end()) return;  // the other is on its way
@@ -155,25 +156,25 @@ void PsProtocol::forward(uint64_t clock) {
     h.origin = self_;
     h.dest = nodes[i];
     h.iteration = clocks[i];
-    transfer_->send(nodes[i], h, r.keys, r.values);
+    core_.transfer().send(nodes[i], h, r.keys, r.values);
     ++forwarded_;
   }
   if (self) {
     ++kept_;
     r.header.iteration = *self;
-    on_params(r);
+    core_.deliver_params(r);
   }
 }
 
 // A dense pull joins the open batch; the shard is read once per batch, when its plan comes
 // (answer_pull_batch), not once per pull.
-void PsProtocol::hold_pull(int worker, uint64_t clock) {
+void MlfabricPolicy::hold_pull(int worker, uint64_t clock) {
   if (pull_batch_.empty()) pull_batch_due_ = Clock::now() + pull_batch_interval_;
-  pull_batch_.emplace_back(workers_[static_cast<size_t>(worker)], clock);
+  pull_batch_.emplace_back(core_.workers()[static_cast<size_t>(worker)], clock);
 }
 
 // Every batching interval the pulls held go to the controller as one batch.
-void PsProtocol::close_pull_batch() {
+void MlfabricPolicy::close_pull_batch() {
   if (pull_batch_.empty() || Clock::now() < pull_batch_due_) return;
   const uint64_t batch = next_pull_batch_++;
   nlohmann::json nodes = nlohmann::json::array(), clocks = nlohmann::json::array();
@@ -183,14 +184,14 @@ void PsProtocol::close_pull_batch() {
   }
   pull_batches_[batch] = std::move(pull_batch_);
   pull_batch_.clear();
-  link_.reply({{"event", "pulls"}, {"batch", batch}, {"workers", nodes}, {"clocks", clocks}});
+  core_.reply({{"event", "pulls"}, {"batch", batch}, {"workers", nodes}, {"clocks", clocks}});
 }
 
 // The batch's plan: one version of the model (what is applied now) to every pull of the
 // batch, the distributors' copies and the direct answers at the plan's times from now.
-void PsProtocol::answer_pull_batch(uint64_t batch, const nlohmann::json& groups) {
+void MlfabricPolicy::answer_pull_batch(uint64_t batch, const nlohmann::json& groups) {
   const auto held = pull_batches_.find(batch);
-  if (held == pull_batches_.end() || !shard_)
+  if (held == pull_batches_.end() || !core_.shard())
     throw std::runtime_error("a plan for pull batch " + std::to_string(batch) + ", which node " +
                              std::to_string(self_) + " does not hold");
   std::map<int, uint64_t> clock_of(held->second.begin(), held->second.end());
@@ -199,9 +200,9 @@ void PsProtocol::answer_pull_batch(uint64_t batch, const nlohmann::json& groups)
   h.kind = WireKind::kParams;
   h.flags = kDense;
   h.origin = self_;
-  h.chunk = static_cast<uint32_t>(my_shard_);
-  h.tag = shard_->updates_applied();
-  const std::vector<float> values = shard_->values();
+  h.chunk = static_cast<uint32_t>(core_.shard_index());
+  h.tag = core_.shard()->updates_applied();
+  const std::vector<float> values = core_.shard()->values();
   const auto base = Clock::now();
   for (const auto& g : groups) {
     const int via = g.at("via").get<int>();

@@ -1,6 +1,6 @@
-// MLfabric-A's side of the parameter server (ps_protocol.h, `scheduled: true`): a worker
-// announces its update and waits for the scheduler's word; it sends the update to the
-// server or to an aggregator, as the server's update number seq. An aggregator (any
+// MLfabric's scheduled updates (mlfabric_policy.h, `scheduled: true`): a worker announces
+// its update and waits for the scheduler's word; it sends the update to the server or to
+// an aggregator, as the server's update number seq. An aggregator (any
 // worker's node) sums the places it was told and sends the sum on as one update; the
 // server applies updates and sums in the scheduler's order. With a replica, workers also
 // send their copies to it (or to its aggregators) when told, and it applies the same places
@@ -9,21 +9,12 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
 
-void PsProtocol::setup_scheduled() {
-  if (servers_.size() != 1)
-    throw std::runtime_error("scheduled updates go to one server, not " +
-                             std::to_string(servers_.size()));
-  if (job_) sums_ = std::make_unique<UpdateSums>(keys_.ranges().front().size());
-  if (job_ && replica_ >= 0)
-    replica_sums_ = std::make_unique<UpdateSums>(keys_.ranges().front().size());
-}
-
-void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json& cmd) {
+void MlfabricPolicy::scheduled_command(const std::string& verb, const nlohmann::json& cmd) {
   if (verb == "aggregate") {
     const bool replica = cmd.value("replica", false);
     UpdateSums* sums = replica ? replica_sums_.get() : sums_.get();
@@ -55,7 +46,7 @@ void PsProtocol::scheduled_command(const std::string& verb, const nlohmann::json
 
 // The replica's transfer may start before the server's (its path may be free first): the
 // update is then still held, and a copy goes.
-void PsProtocol::replicate(const nlohmann::json& cmd) {
+void MlfabricPolicy::replicate(const nlohmann::json& cmd) {
   const uint64_t seq = cmd.at("seq").get<uint64_t>();
   SparseUpdate u;
   if (const auto copy = for_replica_.find(seq); copy != for_replica_.end()) {
@@ -72,52 +63,40 @@ void PsProtocol::replicate(const nlohmann::json& cmd) {
   send_scheduled(seq, cmd.at("to").get<int>(), std::move(u), true);
 }
 
-// Table 1's push returns at once: the scheduler holds the update's transfer back while
-// the worker pulls the model and computes its next one (the delay bound drops what grows
-// too old).
-void PsProtocol::announce_update() {
-  const uint64_t version = *std::min_element(read_min_clock_.begin(), read_min_clock_.end());
-  announce(clock_, update_, version);
-  held_.emplace(clock_, std::move(update_));
-  held_versions_.emplace(clock_, version);
-  update_ = {};
-  next_clock();
-}
-
-void PsProtocol::announce(uint64_t clock, const SparseUpdate& u, uint64_t version) {
+void MlfabricPolicy::announce(uint64_t clock, const SparseUpdate& u, uint64_t version) {
   // What its push will carry: key-value pairs, or every value (key_map.h's rule).
-  const size_t range = keys_.ranges().front().size();
+  const size_t range = core_.keys().ranges().front().size();
   const size_t bytes = u.keys.empty() || shorter_dense(u.keys.size(), range)
                            ? range * sizeof(float)
                            : u.keys.size() * (sizeof(float) + sizeof(uint32_t));
   // Its norm, for the paper's divergence estimate (Eq. 11): Table 1's push carries it.
   double squares = 0;
   for (float v : u.values) squares += static_cast<double>(v) * v;
-  link_.reply({{"event", "update"},
+  core_.reply({{"event", "update"},
                {"clock", clock},
                {"version", version},
                {"bytes", bytes},
                {"norm", std::sqrt(squares)}});
 }
 
-void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
+void MlfabricPolicy::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
   bool dense = u.keys.empty();
   // One shard: its keys are the server's (a DRPS partition never comes with mlfabric-a).
   std::vector<uint32_t> keys;
   std::vector<float> values;
   if (dense) {
-    values = keys_.gather(0, u.values);
-  } else if (auto parts = keys_.split(u.keys, u.values);
-             shorter_dense(parts.front().keys.size(), keys_.ranges().front().size())) {
+    values = core_.keys().gather(0, u.values);
+  } else if (auto parts = core_.keys().split(u.keys, u.values);
+             shorter_dense(parts.front().keys.size(), core_.keys().ranges().front().size())) {
     dense = true;  // key_map.h's rule
-    ++densified_.pushes;
-    values = keys_.densify(0, parts.front());
+    core_.count_densified_push();
+    values = core_.keys().densify(0, parts.front());
   } else {
     keys = std::move(parts.front().keys);
     values = std::move(parts.front().values);
   }
   if (!replica) ++pushes_sent_;
-  const bool direct = to == (replica ? replica_ : servers_.front());
+  const bool direct = to == (replica ? replica_ : core_.servers().front());
   if (!direct && to == self_) {
     // This node is the aggregator: the update does not leave it.
     UpdateSums& sums = replica ? *replica_sums_ : *sums_;
@@ -133,10 +112,10 @@ void PsProtocol::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool repli
   h.chunk = 0;
   h.iteration = 1;  // the places it covers
   h.tag = seq;
-  transfer_->send(to, h, keys, values);
+  core_.transfer().send(to, h, keys, values);
 }
 
-void PsProtocol::on_aggregator_part(Received& r) {
+void MlfabricPolicy::on_aggregator_part(Received& r) {
   if (stale_after_failover(r.header)) return;
   if (!sums_)
     throw std::runtime_error("an update for an aggregator reached node " + std::to_string(self_) +
@@ -148,45 +127,47 @@ void PsProtocol::on_aggregator_part(Received& r) {
     send_sum(std::move(*sum), replica);
 }
 
-void PsProtocol::send_sum(UpdateSum sum, bool replica) {
+void MlfabricPolicy::send_sum(UpdateSum sum, bool replica) {
   Received r;
   WireHeader& h = r.header;
   h.kind = WireKind::kPush;
   h.flags = static_cast<uint8_t>((sum.dense ? kDense : 0) | kOrdered | (replica ? kToReplica : 0));
   h.origin = self_;
-  h.dest = replica ? replica_ : servers_.front();
+  h.dest = replica ? replica_ : core_.servers().front();
   h.chunk = 0;
   h.iteration = sum.count;
   h.tag = sum.first;
-  if (h.dest != self_) return transfer_->send(h.dest, h, sum.keys, sum.values);
+  if (h.dest != self_) return core_.transfer().send(h.dest, h, sum.keys, sum.values);
   r.keys = std::move(sum.keys);  // this node is the server too
   r.values = std::move(sum.values);
   r.received_ns = monotonic_ns();
   on_ordered_push(std::move(r));
 }
 
-void PsProtocol::on_ordered_push(Received r) {
+void MlfabricPolicy::on_ordered_push(Received r) {
   if (stale_after_failover(r.header)) return;
   const uint64_t seq = r.header.tag, places = r.header.iteration;
   // The scheduler compares it with the arrival it planned (arrival_log.h).
-  if (self_ != replica_) link_.reply({{"event", "arrived"}, {"seq", seq}});
+  if (self_ != replica_) core_.reply({{"event", "arrived"}, {"seq", seq}});
   ordered_.add(seq, std::move(r), places);
   const uint64_t before = ordered_.applied();
   while (auto next = ordered_.next()) {
     const Received& u = next->first;
     ++ordered_messages_;
     ordered_bytes_ += u.keys.size() * sizeof(uint32_t) + u.values.size() * sizeof(float);
-    send_replies(shard_->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values));
+    core_.send_replies(
+        core_.shard()->push_ordered(next->second, u.header.flags & kDense, u.keys, u.values));
     if (replica_ >= 0) apply_log_.emplace_back(ordered_.applied(), monotonic_ns());
     // MLfabric-S: when each clock took effect (its last place applied).
-    if (shard_->min_clock() > clock_applied_ns_.size()) clock_applied_ns_.push_back(monotonic_ns());
+    if (core_.shard()->min_clock() > clock_applied_ns_.size())
+      clock_applied_ns_.push_back(monotonic_ns());
   }
-  if (checkpoint_.every > 0 && self_ == servers_.front() &&
+  if (checkpoint_.every > 0 && self_ == core_.servers().front() &&
       ordered_.applied() >= checkpointed_ + checkpoint_.every)
     write_checkpoint();
   // The scheduler lets the server's sends go as the replica reports its progress.
   if (replica_ >= 0 && self_ == replica_ && ordered_.applied() != before)
-    link_.reply({{"event", "replica"}, {"applied", ordered_.applied()}});
+    core_.reply({{"event", "replica"}, {"applied", ordered_.applied()}});
 }
 
 }  // namespace testbed

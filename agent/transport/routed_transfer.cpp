@@ -1,4 +1,4 @@
-#include "agent/protocols/apsp/routed_transfer.h"
+#include "agent/transport/routed_transfer.h"
 
 #include <algorithm>
 #include <stdexcept>
