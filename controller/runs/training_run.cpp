@@ -27,7 +27,9 @@
 #include "controller/observe/node_compute_status.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/child_process.h"
+#include "controller/runs/mlfabric/mlfabric_run.h"
 #include "controller/runs/ps/ps_session.h"
+#include "controller/runs/ps_run_policies.h"
 #include "controller/runs/run_health.h"
 #include "controller/runs/tree/train_session.h"
 #include "controller/topology/comma_list.h"
@@ -340,7 +342,8 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     };
     if (o.ps) {
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes
-      PsSession ps(o, agents, names, endpoints, directions(), progress, metrics, kernel);
+      PsSession ps(o, agents, names, endpoints, directions(), progress, metrics, kernel,
+                   ps_run_policies());
       ps.set_rate_source([&] { return directions(); });
       ps.set_lab_dir(dir);  // a failover reads the dead server's crash record there
       ps.setup();

@@ -1,5 +1,6 @@
 #include "controller/training/loss_curve.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace testbed {
@@ -30,6 +31,15 @@ nlohmann::json LossCurve::to_json() const {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& p : points_) j.push_back({p.t_s, p.loss});
   return j;
+}
+
+std::optional<size_t> converged_at(const std::vector<double>& objective, double change,
+                                   size_t over) {
+  for (size_t c = over; c < objective.size(); ++c) {
+    const double before = objective[c - over];
+    if (before != 0 && std::fabs(objective[c] - before) / std::fabs(before) < change) return c;
+  }
+  return std::nullopt;
 }
 
 }  // namespace testbed

@@ -36,4 +36,12 @@ class LossCurve {
   std::vector<Point> points_;
 };
 
+// `--target-rule converged`, Gaia's rule (Sec. 5.3), which every strategy may be timed by:
+// "if the value of the objective function changes by less than 2% over the course of 10
+// iterations, we declare that the algorithm has converged"; the absolute value reached then
+// is every run's target. objective[c] is the value before clock c. Returns the first such
+// c, or nothing when the curve never settles.
+std::optional<size_t> converged_at(const std::vector<double>& objective, double change = 0.02,
+                                   size_t over = 10);
+
 }  // namespace testbed

@@ -10,6 +10,7 @@
 #include "agent/protocols/gaia/significance_filter.h"
 #include "agent/protocols/gaia/update_census.h"
 #include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/loss_curve.h"
 
 namespace testbed {
 namespace {

@@ -14,7 +14,6 @@
 #include "controller/observe/link_metrics.h"
 #include "controller/options/usage_error.h"
 #include "controller/runs/iteration_progress.h"
-#include "controller/training/gaia/gaia_plan.h"
 #include "controller/training/quiet_watch.h"
 #include "controller/training/strategies.h"
 
@@ -47,7 +46,7 @@ double seconds_since(Clock::time_point t) {
 PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
                      std::vector<std::string> names, std::vector<std::string> endpoints,
                      std::vector<LiveDirection> directions, std::ostream& progress,
-                     MetricsSink& metrics, Kernel& kernel)
+                     MetricsSink& metrics, Kernel& kernel, std::vector<PsRunPolicyMaker> policies)
     : o_(options),
       traits_(strategy_traits(options.strategy)),
       agents_(agents),
@@ -59,7 +58,8 @@ PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
       kernel_(kernel),
       curve_(static_cast<int>(names_.size())),
       finished_(names_.size()),
-      clocks_(names_.size(), 0) {}
+      clocks_(names_.size(), 0),
+      makers_(std::move(policies)) {}
 
 namespace {
 
@@ -110,16 +110,15 @@ std::vector<int> resolve_workers(const std::string& spec, const std::vector<std:
 }
 
 void PsSession::setup() {
+  // The variants' policies this run asks for (runs/ps_run_policies.cpp).
+  for (PsRunPolicyMaker make : makers_)
+    if (auto policy = make(*this)) policies_.push_back(std::move(policy));
   std::vector<int> workers = resolve_workers(o_.worker_nodes, names_);
-  if (gaia()) {
-    servers_ = workers;  // every data center holds a full replica: its own server
-  } else if (all_reduce()) {
+  bool decided = false;  // by a policy (APSP's placement, Gaia's data centers)
+  for (auto& policy : policies_) decided = decided || policy->roles(workers, servers_);
+  if (!decided && all_reduce()) {
     servers_.clear();  // the workers' ring holds the model: no server
-  } else if (o_.placement) {
-    choose_placement();
-    // A server only: the placement's node serves, every other node is a worker (the paper).
-    workers.erase(std::remove(workers.begin(), workers.end(), servers_.front()), workers.end());
-  } else {
+  } else if (!decided) {
     servers_ = resolve_servers(o_.servers, names_, directions_);
   }
   worker_of_node_.assign(names_.size(), -1);
@@ -210,54 +209,11 @@ void PsSession::setup() {
   setup.seed = o_.seed;
   setup.policy = o_.policy;  // the strategy's own options, from its registry table
   setup.eval_interval_ms = static_cast<int>(std::lround(o_.eval_every_s * 1000));
-  if (o_.placement) {
-    setup.routes = routes_;
-    setup.transfer = o_.apsp_mode;
-  }
-  if (gaia()) setup.gaia = gaia_setup(workers, reference.parameters.size());
-  if (o_.store == "disk") setup.store = store_setup(job, workers);
-  if (scheduled()) {
-    parameters_ = reference.parameters.size();
-    replica_ = replica_node(o_.replica, names_, servers_.front(), workers);
-    standby_ = replica_node(o_.standby, names_, servers_.front(), workers, "--standby");
-    setup_scheduler(workers, parameters_);
-    // MLfabric-A's replica, or its standby with the checkpoints, is there to take over
-    // (Sec. 5.3, 7.3): the server's death fails over.
-    if ((replica_ >= 0 || standby_ >= 0) && traits_.scheduling == Scheduling::kBoundedDelay)
-      agents_.allow_death(static_cast<size_t>(servers_.front()));
-    if (standby_ >= 0)
-      setup.checkpoint = {static_cast<uint64_t>(o_.checkpoint_every),
-                          o_.store_dir + "/checkpoint.bin", standby_};
-    setup.scheduled = true;
-    setup.distribution = distributors_ > 0;
-    // MLfabric-A batches its pulls at the server as the scheduler batches updates: one
-    // interval (the paper's 100 ms, Sec. 7) governs both.
-    if (distributors_ > 0 && traits_.scheduling == Scheduling::kBoundedDelay)
-      setup.pull_batch_ms =
-          static_cast<int>(std::lround(scheduler_->options().batch_interval_s * 1000));
-    setup.replica = replica_;
-  }
+  // Each policy's part of the setup (APSP's routes, Gaia's mirrors, DRPS's store,
+  // MLfabric's scheduler), the roles known.
+  for (auto& policy : policies_) policy->setup(setup, job, reference.parameters.size());
   agents_.broadcast(to_json(setup));
   agents_.gather("ready");
-}
-
-// Each data center's mirrors and the window of data their links may have in flight,
-// from the lab's configured rates and delays as they are now.
-nlohmann::json PsSession::gaia_setup(const std::vector<int>& data_centers, size_t parameters) {
-  std::vector<PathDirection> paths;
-  const auto at = [&](const std::string& n) {
-    return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
-  };
-  for (const auto& d : directions_)
-    paths.push_back({at(d.from), at(d.to), static_cast<double>(d.params.rate.bits_per_s),
-                     static_cast<double>(d.params.delay.us) / 1e6});
-  try {
-    gaia_overlay_ =
-        gaia_overlay(o_.gaia_groups, data_centers, names_, data_center_rates(data_centers, paths));
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  return gaia_agent_setup(gaia_knobs(), data_centers, paths, gaia_overlay_, parameters);
 }
 
 std::map<std::string, uint64_t> PsSession::wan_counters() {
@@ -313,32 +269,26 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     }
   } else if (kind == "finished") {
     finished_[node] = e;
-  } else if (kind == "update" && scheduler_) {
-    on_update(node, e, t);
-  } else if (kind == "pulls" && scheduler_ && distributors_ > 0) {
-    plan_pull_batch(e, t);
-  } else if (kind == "arrived" && scheduler_) {
-    const uint64_t seq = e.at("seq").get<uint64_t>();
-    scheduler_->arrived(seq, t);
-    if (!failover_.is_null() && !failover_.contains("first_arrival_s"))
-      failover_["first_arrival_s"] = t;
   } else if (kind == "died") {
-    fail_over(node, t);
-  } else if ((kind == "digest" || kind == "mirror_cut") && gaia()) {
-    on_gaia_event(node, e, t);
-  } else if (kind == "replica" && scheduler_) {
-    scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
+    // A policy may carry the run on (MLfabric's failover); any other death ends it.
+    bool carried = false;
+    for (auto& policy : policies_) carried = carried || policy->node_died(node, t);
+    if (!carried) throw std::runtime_error("the agent of node " + names_.at(node) + " died");
+  } else {
+    for (auto& policy : policies_)
+      if (policy->event(node, e, t)) return;
   }
 }
 
 void PsSession::train() {
   const auto before = wan_counters();
   const auto start = Clock::now();
-  start_unix_s_ =
+  // The run's start on the wall clock (the lab's timeline's), for a policy's figures.
+  const double start_unix_s =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  if (gaia()) divergence_ = std::make_unique<ReplicaDivergence>(workers_);
   agents_.set_budget(o_.max_seconds);
   agents_.broadcast({{"cmd", "start"}});
+  for (auto& policy : policies_) policy->started(start_unix_s);
   std::vector<std::string> worker_names;
   for (int node : worker_nodes_) worker_names.push_back(names_[static_cast<size_t>(node)]);
   QuietWatch quiet(std::move(worker_names), 0);
@@ -351,13 +301,12 @@ void PsSession::train() {
       agents_.broadcast({{"cmd", "stop"}});
       stopped_early_ = true;
     }
-    if (divergence_) poll_divergence(now_s);
-    // The scheduler's next batch, start or report may be due before the next event.
-    auto wait = std::chrono::milliseconds(100);
-    if (scheduler_) {
-      const double due = drive_scheduler(seconds_since(start)) - seconds_since(start);
-      wait = std::chrono::milliseconds(static_cast<int>(1000 * std::clamp(due, 0.0, 0.1)));
-    }
+    // A policy's next work (MLfabric's batch, start or report; Gaia's poll of its replicas)
+    // may be due before the next event; the loop looks again within 100 ms in any case.
+    double due = PsRunPolicy::kNever;
+    for (auto& policy : policies_) due = std::min(due, policy->drive(seconds_since(start)));
+    const auto wait = std::chrono::milliseconds(
+        static_cast<int>(1000 * std::clamp(due - seconds_since(start), 0.0, 0.1)));
     std::optional<std::pair<size_t, nlohmann::json>> e;
     try {
       e = agents_.next_event(wait);
@@ -378,7 +327,8 @@ void PsSession::train() {
       ++done;
     }
   }
-  if (scheduler_ && !ended_stalled_) settle_scheduled([&] { return seconds_since(start); });
+  if (!ended_stalled_)
+    for (auto& policy : policies_) policy->settle([&] { return seconds_since(start); });
   wall_s_ = seconds_since(start);
   auto after = wan_counters();
   // A direction no reading had at the start (a host that did not answer then) would count

@@ -12,23 +12,16 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <random>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "agent/jobs/job.h"
-#include "agent/protocols/ps/key_map.h"
-#include "agent/store/pib_index.h"
 #include "controller/dynamics/link_control.h"
 #include "controller/observe/metrics_sink.h"
 #include "controller/options/run_options.h"
+#include "controller/runs/ps/ps_run_policy.h"
 #include "controller/training/agent_group.h"
-#include "controller/training/gaia/gaia_plan.h"
-#include "controller/training/gaia/replica_divergence.h"
 #include "controller/training/loss_curve.h"
-#include "controller/training/mlfabric/distribution.h"
-#include "controller/training/mlfabric/update_scheduler.h"
 #include "controller/training/strategies.h"
 #include "netns/kernel.h"
 
@@ -42,22 +35,20 @@ std::vector<int> resolve_servers(const std::string& spec, const std::vector<std:
 // its own is no worker). Throws UsageError naming a node that is not there.
 std::vector<int> resolve_workers(const std::string& spec, const std::vector<std::string>& names);
 
-// MLfabric's replica: the node --replica names, checked (UsageError); -1 when none.
-// `option` names it in the refusal (--replica, or --standby for checkpoints).
-int replica_node(const std::string& replica, const std::vector<std::string>& names, int server,
-                 const std::vector<int>& workers, const std::string& option = "--replica");
-
-class PsSession {
+class PsSession : private PsRun {
  public:
+  // `policies`: every variant's policy the session may run (runs/ps_run_policies.h); each
+  // is made if the strategy asks for it.
   PsSession(const TrainOptions& options, AgentGroup& agents, std::vector<std::string> names,
             std::vector<std::string> endpoints, std::vector<LiveDirection> directions,
-            std::ostream& progress, MetricsSink& metrics, Kernel& kernel);
+            std::ostream& progress, MetricsSink& metrics, Kernel& kernel,
+            std::vector<PsRunPolicyMaker> policies = {});
 
   // Resolves --servers (throws UsageError), computes the target loss, sets the agents up.
   void setup();
   void train();
-  // MLfabric's network monitor: the lab's directions as they are now (the timeline's
-  // changes included); without one, the rates at the start hold.
+  // The lab's directions as they are now (the timeline's changes included), for a policy's
+  // network monitor (MLfabric's); without one, the rates at the start hold.
   void set_rate_source(std::function<std::vector<LiveDirection>()> source) {
     rate_source_ = std::move(source);
   }
@@ -71,60 +62,26 @@ class PsSession {
   bool gaia() const { return traits_.kind == StrategyKind::kGaia; }
   // RR-Sync and Tr-Sync: the workers' all-reduce holds the model, no server.
   bool all_reduce() const { return traits_.kind == StrategyKind::kAllReduce; }
-  // MLfabric-A and MLfabric-S: the scheduler places the updates.
-  bool scheduled() const { return traits_.scheduled(); }
-  // MLfabric-A (ps_mlfabric.cpp): the scheduler, its monitor, and its figures.
-  std::map<size_t, double> configured_rates() const;
-  // `first_seq`: the first place it gives (after a failover, where the dead one stopped).
-  void setup_scheduler(const std::vector<int>& workers, size_t parameters, uint64_t first_seq = 0);
-  // MLfabric-A with a replica: the server's agent died; the replica is the server from now
-  // (ps_mlfabric_failover.cpp). Any other death ends the run, naming the node.
-  void fail_over(size_t node, double now_s);
-  nlohmann::json failover_summary() const;
-  double drive_scheduler(double now_s);  // returns when it next has something to do
-  void on_update(size_t node, const nlohmann::json& e, double t);
-  // After the workers finished: the decisions still due go out, and the server applies
-  // every update ordered before the model is evaluated.
-  void settle_scheduled(const std::function<double()>& now_s);
-  nlohmann::json mlfabric_summary() const;
-  // MLfabric-S's model distribution (ps_mlfabric_distribution.cpp): planned for clock c+1
-  // once every worker was told to send its update of clock c.
-  void setup_distribution(const std::vector<std::pair<int, int>>& links,
-                          const std::vector<int>& workers,
-                          std::vector<std::vector<LinkPath>> between, size_t parameters,
-                          size_t distributors);
-  void on_sent(uint64_t clock, double now_s);
-  void plan_distribution_of(uint64_t clock, double now_s);
-  // MLfabric-A: the server's batch of pulls (workers' nodes, each pull's clock), planned now.
-  void plan_pull_batch(const nlohmann::json& e, double now_s);
-  // Tells the server (`key`: clock or batch) and each distributor; `members[i]` is the
-  // worker the plan's index i stands for, `clock_of` (optional) each worker's pull.
-  void send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
-                         const char* key, uint64_t value,
-                         const std::map<int, uint64_t>& clock_of = {});
-  std::vector<int> draw_distributors(size_t among);
-  nlohmann::json distribution_summary() const;
-  nlohmann::json server_link_reading() const;
-  // The replica's divergence, measured against the bound the scheduler kept.
-  nlohmann::json replication_summary(uint64_t div_max) const;
-  GaiaKnobs gaia_knobs() const {
-    return {o_.gaia_threshold, o_.gaia_ds,     o_.gaia_soft,     o_.gaia_local_staleness,
-            o_.t_in_passes,    o_.gaia_groups, o_.gaia_partition};
+  // What the policies see of the session (ps_run_policy.h).
+  const TrainOptions& options() const override { return o_; }
+  const StrategyTraits& traits() const override { return traits_; }
+  const std::vector<std::string>& names() const override { return names_; }
+  const std::vector<LiveDirection>& directions() const override { return directions_; }
+  std::vector<LiveDirection> directions_now() const override {
+    return rate_source_ ? rate_source_() : directions_;
   }
-  nlohmann::json gaia_setup(const std::vector<int>& data_centers, size_t parameters);
-  // Gaia's replicas, polled every eval interval, and its mirror watch's verdicts
-  // (ps_gaia_divergence.cpp).
-  void poll_divergence(double now_s);
-  void on_gaia_event(size_t node, const nlohmann::json& e, double t);
-  nlohmann::json gaia_partition_summary() const;
-  std::unique_ptr<ReplicaDivergence> divergence_;
-  nlohmann::json mirror_cuts_ = nlohmann::json::array();  // {t, node, mirror, cut}
-  uint64_t malformed_digests_ = 0;
-  double start_unix_s_ = 0;   // the run's start on the wall clock (the lab's timeline's)
-  GaiaOverlay gaia_overlay_;  // the data-center groups and hubs of a Gaia run
-  nlohmann::json store_setup(const JobConfig& job, const std::vector<int>& workers);
-  std::string partition(const JobConfig& job, const std::vector<int>& workers,
-                        const std::vector<std::vector<uint32_t>>& pibs, const IndexOptions& disk);
+  const std::vector<int>& servers() const override { return servers_; }
+  void set_servers(std::vector<int> servers) override { servers_ = std::move(servers); }
+  const std::vector<int>& worker_nodes() const override { return worker_nodes_; }
+  int worker_of_node(size_t node) const override { return worker_of_node_.at(node); }
+  AgentGroup& agents() override { return agents_; }
+  std::ostream& progress() override { return progress_; }
+  const std::vector<nlohmann::json>& node_stats() const override { return stats_; }
+  const std::string& lab_dir() const override { return lab_dir_; }
+  double wall_s() const override { return wall_s_; }
+  void handle_event(size_t node, const nlohmann::json& e, double t) override {
+    on_event(node, e, t);
+  }
   std::string consistency_label() const;
   // SSP and WSP read within a staleness bound (--staleness); the others have none.
   bool bounded() const { return o_.consistency == "ssp" || o_.consistency == "wsp"; }
@@ -148,9 +105,6 @@ class PsSession {
   nlohmann::json long_run_;              // --target-rule long-run: BSP's end and how still it was
   std::vector<float> reference_;         // the single-process model after `iterations` clocks
   std::vector<double> reference_curve_;  // its held-out loss before each clock (0..clocks)
-  nlohmann::json index_;                 // DRPS's parameter index, when --index on: its figures
-  nlohmann::json partition_;             // DRPS's partition, when --partition on: its figures
-  std::optional<KeyMap> partition_map_;  // and the shards' keys it gives
   LossCurve curve_;
   std::vector<nlohmann::json> finished_, stats_;
   std::vector<uint64_t> clocks_;                         // per worker: clocks done
@@ -161,28 +115,10 @@ class PsSession {
   bool stopped_early_ = false;
   bool ended_stalled_ = false;  // ended at --max-seconds while stalled: not evaluated
   std::map<std::string, uint64_t> wan_bytes_;  // per direction "from>to"
-  // Placement strategies: what the placement chose (placement_report.h), and the routes.
-  nlohmann::json placement_;
-  nlohmann::json routes_ = nlohmann::json::array();
-  void choose_placement();
-  std::unique_ptr<UpdateScheduler> scheduler_;  // mlfabric-a, mlfabric-s
-  int replica_ = -1;                            // its replica's node, if it has one
-  int standby_ = -1;  // the node that loads the server's last checkpoint when it dies (Sec. 7.3)
-  size_t parameters_ = 0;    // the model's
-  nlohmann::json failover_;  // what a failover found and did; null: none
   std::string lab_dir_;
-  std::set<std::pair<int, uint64_t>> announced_since_failover_;  // (worker, clock)
   std::function<std::vector<LiveDirection>()> rate_source_;
-  DistributionPaths distribution_paths_;  // mlfabric-s: server to workers, workers to workers
-  double distribution_bytes_ = 0;
-  size_t distributors_ = 0;  // k per clock; 0: the server answers every pull itself
-  std::mt19937_64 distributor_rng_;
-  std::map<uint64_t, size_t> sent_of_clock_;  // clock -> workers told to send its update
-  struct {
-    uint64_t plans = 0, distributors = 0, planned_server_sends = 0;
-    uint64_t batches = 0, pulls_batched = 0;  // mlfabric-a
-  } distribution_;
-  double next_monitor_s_ = 0;
+  std::vector<PsRunPolicyMaker> makers_;
+  std::vector<std::unique_ptr<PsRunPolicy>> policies_;  // those this run's strategy asks for
 };
 
 }  // namespace testbed

@@ -8,8 +8,6 @@
 #include "controller/runs/ps/ps_session.h"
 #include "controller/topology/units.h"
 #include "controller/training/clock_communication.h"
-#include "controller/training/drps/wsp_summary.h"
-#include "controller/training/gaia/gaia_plan.h"
 
 namespace testbed {
 namespace {
@@ -114,35 +112,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["workers"] = workers;
   s["iteration_s"] = iteration_s;
   s["mean_iteration_s"] = count > 0 ? all / count : 0;
-  if (o_.placement) {
-    // APSP's figure: one epoch's communication time, the median iteration after the first
-    // (a warm-up: connections open, TCP's windows grow), beside what the placement predicts.
-    std::vector<double> steady(iteration_s.begin() + (iteration_s.size() > 1 ? 1 : 0),
-                               iteration_s.end());
-    std::sort(steady.begin(), steady.end());
-    const double median = steady.empty() ? 0
-                          : steady.size() % 2
-                              ? steady[steady.size() / 2]
-                              : (steady[steady.size() / 2 - 1] + steady[steady.size() / 2]) / 2;
-    s["placement"] = placement_;
-    s["comm_time_s"] = median;
-    if (o_.apsp_mode == "model") {
-      s["predicted_s"] = placement_["paced_s"];
-      s["model_ratio"] = median / placement_["paced_s"].get<double>();
-    }
-    uint64_t relayed = 0;
-    for (const auto& st : stats_) relayed += st.value("relayed_bytes", uint64_t{0});
-    s["relayed_bytes"] = relayed;
-  }
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
-  if (gaia()) {
-    s["gaia"] = gaia_summary(stats_, names_, gaia_knobs());
-    s["gaia"]["overlay"] = overlay_to_json(gaia_overlay_, names_);
-    s["gaia"].update(gaia_partition_summary());
-  }
   // What the t of the job's step schedule counted (Gaia's --gaia-t; the same for a Baseline).
   s["step_t"] = o_.t_in_passes ? "pass" : "clock";
-  if (scheduler_) s["mlfabric"] = mlfabric_summary();
   s["peers"] = peer_refusals(stats_, names_);
 
   // Convergence.
@@ -173,8 +145,10 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     if (st.contains("server")) parameters = std::max(parameters, st["server"]["end"].get<size_t>());
   std::vector<float> model(parameters, 0.0f);
   bool have_values = true;
-  // DRPS: the shards' disk-resident stores together, the initial load left out.
-  nlohmann::json store = nlohmann::json::object();
+  // A shard's values are in its server keys: a policy's (DRPS's partition), or the job's own.
+  const KeyMap* placed = nullptr;
+  for (const auto& policy : policies_)
+    if (!placed) placed = policy->key_map();
   for (size_t n = 0; n < stats_.size(); ++n) {
     if (!stats_[n].contains("server")) continue;
     const auto& sv = stats_[n]["server"];
@@ -184,19 +158,15 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                          {"keys", {sv["begin"], sv["end"]}},
                          {"updates", sv["updates"]},
                          {"applied_ns", sv["applied_ns"]}};
-    if (sv.contains("store")) {
-      shards[names_[n]]["store"] = sv["store"];
-      add_counters(store, sv["store"]);
-    }
+    if (sv.contains("store")) shards[names_[n]]["store"] = sv["store"];
     if (!sv.contains("values")) {
       have_values = false;
       continue;
     }
-    // A shard's values are in its server keys: the partition's, or the job's own.
     const uint32_t begin = sv["begin"];
     const auto values = sv["values"].get<std::vector<float>>();
     for (uint32_t k = 0; k < values.size(); ++k)
-      model.at(partition_map_ ? partition_map_->to_job(begin + k) : begin + k) = values[k];
+      model.at(placed ? placed->to_job(begin + k) : begin + k) = values[k];
   }
   // RR-Sync: the ring's model (every worker holds the same), for the same check.
   for (const auto& st : stats_)
@@ -220,18 +190,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["staleness_histogram"] = h;
   s["max_staleness"] = max_staleness;
   s["shards"] = shards;
-  for (size_t n = 0; n < stats_.size(); ++n)
-    if (stats_[n].contains("wsp_master"))
-      s["wsp"] = wsp_summary(stats_[n]["wsp_master"], names_[n], o_.staleness);
   // All-reduce runs have no server to read the model's end from: the job's own size.
   s["job"]["parameters"] = std::max({parameters, model.size(), o_.job_parameters});
   s["store"] = {{"kind", o_.store}};
-  if (o_.store == "disk") {
-    s["store"].update(store);
-    s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
-    s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
-    s["store"]["partition"] = partition_.is_null() ? nlohmann::json("off") : partition_;
-  }
   // BSP is the single-process run by definition: check it, as the tree strategies are.
   if (!reference_.empty() && have_values && !stopped_early_) {
     double diff = 0;
@@ -240,11 +201,15 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     s["reference_max_abs_diff"] = diff;
     s["reference_tolerance"] = kReferenceTolerance;
   }
+  // Each policy's own figures (MLfabric's scheduler, DRPS's store and WSP, APSP's
+  // placement, Gaia's replicas), read beside the session's.
+  for (const auto& policy : policies_) policy->summary(s);
   return s;
 }
 
 std::string PsSession::consistency_label() const {
-  if (gaia()) return gaia_label(gaia_knobs());
+  for (const auto& policy : policies_)
+    if (std::string own = policy->consistency_label(); !own.empty()) return own;
   const std::string bound =
       o_.staleness == TrainingSetup::kNoBound ? std::string("none") : std::to_string(o_.staleness);
   const std::string model = bounded() ? o_.consistency + "(" + bound + ")" : o_.consistency;
@@ -252,7 +217,7 @@ std::string PsSession::consistency_label() const {
   // its delay bound; a store whose --parallel chose the model (DRPS) names both.
   if (traits_.scheduling == Scheduling::kBoundedDelay)
     return traits_.name + "(" + std::to_string(o_.delay_bound) + ")";
-  if (scheduled() || all_reduce()) return traits_.name;
+  if (traits_.scheduled() || all_reduce()) return traits_.name;
   return traits_.consistency.empty() ? traits_.name + " " + model : model;
 }
 

@@ -48,15 +48,6 @@ std::vector<MirrorWindow> mirror_windows(int self, const std::vector<int>& data_
   return out;
 }
 
-std::optional<size_t> converged_at(const std::vector<double>& objective, double change,
-                                   size_t over) {
-  for (size_t c = over; c < objective.size(); ++c) {
-    const double before = objective[c - over];
-    if (before != 0 && std::fabs(objective[c] - before) / std::fabs(before) < change) return c;
-  }
-  return std::nullopt;
-}
-
 nlohmann::json gaia_choices() {
   return {
       "a data center's workers run in its node's process: the LAN inside it costs nothing; they "

@@ -39,13 +39,6 @@ std::vector<MirrorWindow> mirror_windows(int self, const std::vector<int>& data_
 // message larger than the window still goes when nothing is in flight.
 constexpr size_t kMinWindowBytes = 4 * 1024;
 
-// Sec. 5.3: "if the value of the objective function changes by less than 2% over the
-// course of 10 iterations, we declare that the algorithm has converged"; the absolute
-// value reached then is every run's target. objective[c] is the value before clock c.
-// Returns the first such c, or nothing when the curve never settles.
-std::optional<size_t> converged_at(const std::vector<double>& objective, double change = 0.02,
-                                   size_t over = 10);
-
 // Where the paper is silent or we depart from it: printed by `testbed plan` for a profile
 // whose workload is gaia, and carried by every Gaia run's results.
 nlohmann::json gaia_choices();

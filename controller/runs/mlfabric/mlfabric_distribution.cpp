@@ -9,7 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/mlfabric/mlfabric_run.h"
 
 namespace testbed {
 namespace {
@@ -20,28 +20,27 @@ constexpr uint64_t kDistributorSeedSalt = 0x5eed0d15;
 
 }  // namespace
 
-void PsSession::setup_distribution(const std::vector<std::pair<int, int>>& links,
-                                   const std::vector<int>& workers,
-                                   std::vector<std::vector<LinkPath>> between, size_t parameters,
-                                   size_t distributors) {
+void MlfabricRun::setup_distribution(const std::vector<std::pair<int, int>>& links,
+                                     const std::vector<int>& workers,
+                                     std::vector<std::vector<LinkPath>> between, size_t parameters,
+                                     size_t distributors) {
   // Worker a's node to worker w's: the aggregation's paths already run so (between[a][w]).
   distribution_paths_ = {{}, std::move(between)};
-  for (int to : workers)
-    distribution_paths_.from_server.push_back(hop_path(links, servers_.front(), to));
+  for (int to : workers) distribution_paths_.from_server.push_back(hop_path(links, server(), to));
   distribution_bytes_ = static_cast<double>(parameters * sizeof(float));
   distributors_ = distributors;
   distributor_rng_.seed(o_.seed ^ kDistributorSeedSalt);
 }
 
-void PsSession::on_sent(uint64_t clock, double now_s) {
+void MlfabricRun::on_sent(uint64_t clock, double now_s) {
   // MLfabric-A's clocks are each worker's own: its pulls are planned by batch instead.
-  if (distributors_ == 0 || traits_.scheduling != Scheduling::kPerClock) return;
-  if (++sent_of_clock_[clock] < workers_) return;
+  if (distributors_ == 0 || run_.traits().scheduling != Scheduling::kPerClock) return;
+  if (++sent_of_clock_[clock] < run_.worker_nodes().size()) return;
   sent_of_clock_.erase(clock);
   plan_distribution_of(clock + 1, now_s);
 }
 
-std::vector<int> PsSession::draw_distributors(size_t among) {
+std::vector<int> MlfabricRun::draw_distributors(size_t among) {
   // The paper earmarks k distributors for each batch of requests; drawn anew each time.
   std::vector<int> drawn(among);
   std::iota(drawn.begin(), drawn.end(), 0);
@@ -50,10 +49,11 @@ std::vector<int> PsSession::draw_distributors(size_t among) {
   return drawn;
 }
 
-void PsSession::plan_distribution_of(uint64_t clock, double now_s) {
-  const DistributionPlan plan = scheduler_->plan_distribution_after_updates(
-      draw_distributors(workers_), distribution_paths_, distribution_bytes_, now_s);
-  std::vector<int> all(workers_);
+void MlfabricRun::plan_distribution_of(uint64_t clock, double now_s) {
+  const DistributionPlan plan =
+      scheduler_->plan_distribution_after_updates(draw_distributors(run_.worker_nodes().size()),
+                                                  distribution_paths_, distribution_bytes_, now_s);
+  std::vector<int> all(run_.worker_nodes().size());
   std::iota(all.begin(), all.end(), 0);
   send_distribution(plan, all, "clock", clock);
 }
@@ -63,7 +63,7 @@ void PsSession::plan_distribution_of(uint64_t clock, double now_s) {
 // workers; the plan covers them alone, its distributors drawn among them (a distributor
 // passes on a model its own worker asked for), from now, on the network the updates'
 // transfers reserved.
-void PsSession::plan_pull_batch(const nlohmann::json& e, double now_s) {
+void MlfabricRun::plan_pull_batch(const nlohmann::json& e, double now_s) {
   const auto nodes = e.at("workers").get<std::vector<int>>();
   const auto clocks = e.at("clocks").get<std::vector<uint64_t>>();
   if (nodes.size() != clocks.size() || nodes.empty())
@@ -72,11 +72,12 @@ void PsSession::plan_pull_batch(const nlohmann::json& e, double now_s) {
   std::map<int, uint64_t> clock_of;
   for (size_t i = 0; i < nodes.size(); ++i) {
     const int node = nodes[i];
-    if (node < 0 || static_cast<size_t>(node) >= worker_of_node_.size() ||
-        worker_of_node_[static_cast<size_t>(node)] < 0 || !clock_of.emplace(node, clocks[i]).second)
+    if (node < 0 || static_cast<size_t>(node) >= run_.names().size() ||
+        run_.worker_of_node(static_cast<size_t>(node)) < 0 ||
+        !clock_of.emplace(node, clocks[i]).second)
       throw std::runtime_error("the server's batch of pulls names node " + std::to_string(node) +
                                " twice or as a worker it is not");
-    members.push_back(worker_of_node_[static_cast<size_t>(node)]);
+    members.push_back(run_.worker_of_node(static_cast<size_t>(node)));
   }
   DistributionPaths paths;
   for (int a : members) {
@@ -93,11 +94,11 @@ void PsSession::plan_pull_batch(const nlohmann::json& e, double now_s) {
   send_distribution(plan, members, "batch", e.at("batch").get<uint64_t>(), clock_of);
 }
 
-void PsSession::send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
-                                  const char* key, uint64_t value,
-                                  const std::map<int, uint64_t>& clock_of) {
+void MlfabricRun::send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
+                                    const char* key, uint64_t value,
+                                    const std::map<int, uint64_t>& clock_of) {
   const auto node_of = [&](int i) {
-    return worker_nodes_[static_cast<size_t>(members[static_cast<size_t>(i)])];
+    return run_.worker_nodes()[static_cast<size_t>(members[static_cast<size_t>(i)])];
   };
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : plan.groups) {
@@ -119,20 +120,20 @@ void PsSession::send_distribution(const DistributionPlan& plan, const std::vecto
     if (via >= 0) {
       nlohmann::json forward = {{"cmd", "forward"}, {key, value}, {"to", to}};
       if (!clock_of.empty()) forward["clocks"] = clocks;
-      agents_.send(static_cast<size_t>(via), forward);
+      run_.agents().send(static_cast<size_t>(via), forward);
       ++distribution_.distributors;
     }
   }
-  agents_.send(static_cast<size_t>(servers_.front()),
-               {{"cmd", "distribute"}, {key, value}, {"groups", groups}});
+  run_.agents().send(static_cast<size_t>(server()),
+                     {{"cmd", "distribute"}, {key, value}, {"groups", groups}});
   ++distribution_.plans;
   distribution_.planned_server_sends += static_cast<uint64_t>(plan.server_sends);
 }
 
-nlohmann::json PsSession::distribution_summary() const {
+nlohmann::json MlfabricRun::distribution_summary() const {
   if (distributors_ == 0) return {{"on", false}};
   uint64_t to_workers = 0, to_distributors = 0, forwarded = 0, kept = 0;
-  for (const auto& st : stats_) {
+  for (const auto& st : run_.node_stats()) {
     if (st.contains("server") && st["server"].contains("models_sent")) {
       to_workers = st["server"]["models_sent"]["to_workers"];
       to_distributors = st["server"]["models_sent"]["to_distributors"];

@@ -1,16 +1,16 @@
-// MLfabric-A's and MLfabric-S's part of a parameter-server session: the scheduler
-// (controller/training/mlfabric/) runs here, beside the agents' control socket, so its
-// messages never cross the shaped links. Workers announce updates as events; the
-// scheduler's words go back as commands; the network monitor re-reads the lab's rates.
+// MLfabric's scheduler in a parameter-server session (mlfabric_run.h): its set-up, the
+// agents' events it reads, the words it sends, the wait for the last ordered updates, and
+// its figures.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <thread>
 
 #include "agent/jobs/job.h"
 #include "controller/options/usage_error.h"
-#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/mlfabric/mlfabric_run.h"
 
 namespace testbed {
 namespace {
@@ -26,8 +26,55 @@ constexpr int kSettlePollMs = 200;
 
 }  // namespace
 
-std::map<size_t, double> PsSession::configured_rates() const {
-  const auto directions = rate_source_ ? rate_source_() : directions_;
+std::unique_ptr<PsRunPolicy> make_mlfabric_run(PsRun& run) {
+  if (!run.traits().scheduled()) return nullptr;
+  return std::make_unique<MlfabricRun>(run);
+}
+
+void MlfabricRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameters) {
+  const std::vector<int>& workers = run_.worker_nodes();
+  parameters_ = parameters;
+  replica_ = replica_node(o_.replica, run_.names(), server(), workers);
+  standby_ = replica_node(o_.standby, run_.names(), server(), workers, "--standby");
+  setup_scheduler(workers, parameters_);
+  const bool bounded_delay = run_.traits().scheduling == Scheduling::kBoundedDelay;
+  // MLfabric-A's replica, or its standby with the checkpoints, is there to take over
+  // (Sec. 5.3, 7.3): the server's death fails over.
+  if ((replica_ >= 0 || standby_ >= 0) && bounded_delay)
+    run_.agents().allow_death(static_cast<size_t>(server()));
+  if (standby_ >= 0)
+    setup.checkpoint = {static_cast<uint64_t>(o_.checkpoint_every),
+                        o_.store_dir + "/checkpoint.bin", standby_};
+  setup.scheduled = true;
+  setup.distribution = distributors_ > 0;
+  // MLfabric-A batches its pulls at the server as the scheduler batches updates: one
+  // interval (the paper's 100 ms, Sec. 7) governs both.
+  if (distributors_ > 0 && bounded_delay)
+    setup.pull_batch_ms =
+        static_cast<int>(std::lround(scheduler_->options().batch_interval_s * 1000));
+  setup.replica = replica_;
+}
+
+bool MlfabricRun::event(size_t node, const nlohmann::json& e, double t) {
+  const std::string kind = e.value("event", "");
+  if (kind == "update") {
+    on_update(node, e, t);
+  } else if (kind == "pulls" && distributors_ > 0) {
+    plan_pull_batch(e, t);
+  } else if (kind == "arrived") {
+    scheduler_->arrived(e.at("seq").get<uint64_t>(), t);
+    if (!failover_.is_null() && !failover_.contains("first_arrival_s"))
+      failover_["first_arrival_s"] = t;
+  } else if (kind == "replica") {
+    scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::map<size_t, double> MlfabricRun::configured_rates() const {
+  const auto directions = run_.directions_now();
   std::map<size_t, double> rates;
   for (size_t l = 0; l < directions.size(); ++l)
     if (directions[l].params.rate.bits_per_s > 0)  // 0: unshaped, never the bottleneck
@@ -35,20 +82,21 @@ std::map<size_t, double> PsSession::configured_rates() const {
   return rates;
 }
 
-void PsSession::setup_scheduler(const std::vector<int>& workers, size_t parameters,
-                                uint64_t first_seq) {
-  if (servers_.size() != 1)
+void MlfabricRun::setup_scheduler(const std::vector<int>& workers, size_t parameters,
+                                  uint64_t first_seq) {
+  if (run_.servers().size() != 1)
     throw UsageError(o_.strategy +
                      " schedules the updates to one server (the paper's setting): "
                      "--servers names one node");
   std::vector<std::pair<int, int>> links;
   const auto at = [&](const std::string& n) {
-    return static_cast<int>(std::find(names_.begin(), names_.end(), n) - names_.begin());
+    return static_cast<int>(std::find(run_.names().begin(), run_.names().end(), n) -
+                            run_.names().begin());
   };
-  for (const auto& d : directions_) links.emplace_back(at(d.from), at(d.to));
+  for (const auto& d : run_.directions()) links.emplace_back(at(d.from), at(d.to));
   AggregationPaths paths, to_replica;
   for (int node : workers) {
-    paths.to_server.push_back(hop_path(links, node, servers_.front()));
+    paths.to_server.push_back(hop_path(links, node, server()));
     if (replica_ >= 0) to_replica.to_server.push_back(hop_path(links, node, replica_));
     paths.between.emplace_back();
     for (int aggregator : workers)
@@ -61,7 +109,7 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   so.aggregators = o_.aggregators >= 0 ? static_cast<size_t>(o_.aggregators) : workers.size();
   so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
   so.seed = o_.seed;
-  so.synchronous = traits_.scheduling == Scheduling::kPerClock;
+  so.synchronous = run_.traits().scheduling == Scheduling::kPerClock;
   so.hold_overdue = o_.monitor_arrivals;
   so.first_seq = first_seq;
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
@@ -79,12 +127,12 @@ void PsSession::setup_scheduler(const std::vector<int>& workers, size_t paramete
   scheduler_->observe_rates(configured_rates(), 0);
 }
 
-double PsSession::drive_scheduler(double now_s) {
+double MlfabricRun::drive(double now_s) {
   if (now_s >= next_monitor_s_) {
     scheduler_->observe_rates(configured_rates(), now_s);
     next_monitor_s_ = now_s + kMonitorPeriodS;
   }
-  const auto node_of = [&](int worker) { return worker_nodes_[static_cast<size_t>(worker)]; };
+  const auto node_of = [&](int worker) { return run_.worker_nodes()[static_cast<size_t>(worker)]; };
   for (const auto& d : scheduler_->poll(now_s)) {
     nlohmann::json word;
     switch (d.word) {
@@ -93,7 +141,7 @@ double PsSession::drive_scheduler(double now_s) {
         word = {{"cmd", "send"},
                 {"clock", d.clock},
                 {"seq", d.seq},
-                {"to", d.to < 0 ? servers_.front() : node_of(d.to)}};
+                {"to", d.to < 0 ? server() : node_of(d.to)}};
         break;
       case SchedulerDecision::Word::kDrop:
         word = {{"cmd", "drop"}, {"clock", d.clock}};
@@ -108,28 +156,28 @@ double PsSession::drive_scheduler(double now_s) {
                 {"to", d.to < 0 ? replica_ : node_of(d.to)}};
         break;
     }
-    agents_.send(static_cast<size_t>(node_of(d.worker)), word);
+    run_.agents().send(static_cast<size_t>(node_of(d.worker)), word);
   }
   return std::min(scheduler_->next_poll_s(), next_monitor_s_);
 }
 
-void PsSession::on_update(size_t node, const nlohmann::json& e, double t) {
+void MlfabricRun::on_update(size_t node, const nlohmann::json& e, double t) {
   // After a failover a held update is announced again; its first announcement may still
   // have been on its way when the failover went out, and reach the new scheduler too.
   if (!failover_.is_null() &&
-      !announced_since_failover_.emplace(worker_of_node_[node], e.at("clock").get<uint64_t>())
+      !announced_since_failover_.emplace(run_.worker_of_node(node), e.at("clock").get<uint64_t>())
            .second)
     return;
-  scheduler_->announce(worker_of_node_[node], e.at("version").get<uint64_t>(),
+  scheduler_->announce(run_.worker_of_node(node), e.at("version").get<uint64_t>(),
                        e.at("bytes").get<double>(), t, e.at("clock").get<uint64_t>(),
                        e.value("norm", 0.0));
 }
 
-void PsSession::settle_scheduled(const std::function<double()>& now_s) {
+void MlfabricRun::settle(const std::function<double()>& now_s) {
   const double deadline = now_s() + kSettleS;
   scheduler_->flush_replica(now_s());  // the replica ends with the server's model
   while (now_s() < deadline) {
-    drive_scheduler(now_s());
+    drive(now_s());
     // The monitor always has a next reading; what matters is the scheduler's own work, and
     // sends waiting for the replica's reports.
     const double next = scheduler_->next_poll_s();
@@ -137,35 +185,36 @@ void PsSession::settle_scheduled(const std::function<double()>& now_s) {
         (next == std::numeric_limits<double>::infinity() || next >= deadline))
       break;
     const double wait = std::clamp(next - now_s(), 0.0, 0.1);
-    if (auto e = agents_.next_event(std::chrono::milliseconds(static_cast<int>(1000 * wait))))
-      on_event(e->first, e->second, now_s());
+    if (auto e = run_.agents().next_event(std::chrono::milliseconds(static_cast<int>(1000 * wait))))
+      run_.handle_event(e->first, e->second, now_s());
   }
   // Each copy of the model has every ordered update: the server's, and the replica's.
-  for (int node : {servers_.front(), replica_}) {
+  for (int node : {server(), replica_}) {
     if (node < 0) continue;
     const char* role = node == replica_ ? "replica" : "server";
     bool settled = false;
     while (!settled && now_s() < deadline) {
-      agents_.send(static_cast<size_t>(node), {{"cmd", "stats"}});
+      run_.agents().send(static_cast<size_t>(node), {{"cmd", "stats"}});
       std::optional<std::pair<size_t, nlohmann::json>> e;
-      while ((e = agents_.next_event(std::chrono::milliseconds(1000))) &&
+      while ((e = run_.agents().next_event(std::chrono::milliseconds(1000))) &&
              e->second["event"] != "stats") {
       }
       settled = e && e->second[role]["ordered"]["applied"] == scheduler_->ordered();
       if (!settled) std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePollMs));
     }
     if (!settled)
-      progress_ << o_.strategy << ": the " << role << " had not applied every ordered update "
-                << kSettleS << " s after the workers finished\n";
+      run_.progress() << o_.strategy << ": the " << role << " had not applied every ordered update "
+                      << kSettleS << " s after the workers finished\n";
   }
 }
 
 // The scheduler's figures, and the servers' check of its order: every update ordered was
 // applied once, in order (ordered_pushes.h throws on one that arrives twice).
-nlohmann::json PsSession::mlfabric_summary() const {
-  nlohmann::json m = scheduler_->stats();
+void MlfabricRun::summary(nlohmann::json& s) const {
+  nlohmann::json& m = s["mlfabric"];
+  m = scheduler_->stats();
   uint64_t applied = 0, early = 0, pushed = 0, dropped = 0, sums = 0, summed = 0;
-  for (const auto& st : stats_) {
+  for (const auto& st : run_.node_stats()) {
     if (st.contains("server") && st["server"].contains("checkpoint"))
       m["checkpoint"] = st["server"]["checkpoint"];
     if (st.contains("server") && st["server"].contains("ordered")) {
@@ -205,17 +254,16 @@ nlohmann::json PsSession::mlfabric_summary() const {
                      ? "arrivals: a message not at the server by its planned end keeps its path "
                        "busy, one batching interval at a time, until the server reports it"
                      : "plan: the configured rates less the scheduler's own reservations";
-  return m;
 }
 
 // The paper hosts the server (and replica) on a dedicated 10 Gbit/s machine and varies the
 // hosts' NICs (Sec. 7); the cluster profiles default to that, and offer the server's link
 // redrawn as every host's. Which reading this lab ran is read off its schedules.
-nlohmann::json PsSession::server_link_reading() const {
-  const std::string& server = names_[static_cast<size_t>(servers_.front())];
+nlohmann::json MlfabricRun::server_link_reading() const {
+  const std::string& name = run_.names()[static_cast<size_t>(server())];
   bool redrawn = false;
-  for (const auto& d : directions_) {
-    if (d.from != server && d.to != server) continue;
+  for (const auto& d : run_.directions()) {
+    if (d.from != name && d.to != name) continue;
     const Schedule& s = d.params.schedule;
     redrawn |= s.kind == Schedule::Kind::kRandom || s.kind == Schedule::Kind::kTrace ||
                s.changes.size() > 1;

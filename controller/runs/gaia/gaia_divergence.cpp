@@ -5,40 +5,47 @@
 
 #include "agent/contracts/message_fields.h"
 #include "controller/observe/report.h"
-#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/gaia/gaia_run.h"
 
 namespace testbed {
 
-void PsSession::poll_divergence(double now_s) {
+double GaiaRun::drive(double now_s) {
+  if (!divergence_) return kNever;
   // One poll an eval interval. A poll a data center never answers (paused, dead) is given
   // up after a few intervals, so the rest are still polled.
   const double every = std::max(o_.eval_every_s, 0.05);
   const bool due = now_s - divergence_->polled_at() >= every;
   const bool given_up = now_s - divergence_->polled_at() >= 4 * every;
-  if (!due || (!divergence_->answered() && !given_up)) return;
-  agents_.broadcast({{"cmd", "digest"}});
+  // The session's loop looks in every 100 ms: the poll's own schedule needs no more.
+  if (!due || (!divergence_->answered() && !given_up)) return kNever;
+  run_.agents().broadcast({{"cmd", "digest"}});
   divergence_->polled(now_s);
+  return kNever;
 }
 
-void PsSession::on_gaia_event(size_t node, const nlohmann::json& e, double t) {
+bool GaiaRun::event(size_t node, const nlohmann::json& e, double t) {
+  const std::string kind = e.value("event", "");
+  if (kind != "digest" && kind != "mirror_cut") return false;
+  const std::vector<std::string>& names = run_.names();
   try {
     if (e.at("event") == "digest") {
       if (divergence_) divergence_->reply(static_cast<int>(node), replica_digest_from_json(e));
-      return;
+      return true;
     }
     const FieldReader r(e, "mirror_cut");
     const auto mirror = r.required<size_t>("node");
-    if (mirror >= names_.size()) throw r.error("node", "is not a node of the lab");
+    if (mirror >= names.size()) throw r.error("node", "is not a node of the lab");
     mirror_cuts_.push_back({{"t", t},
-                            {"data_center", names_.at(node)},
-                            {"mirror", names_[mirror]},
+                            {"data_center", names.at(node)},
+                            {"mirror", names[mirror]},
                             {"cut", r.required<bool>("cut")}});
   } catch (const std::exception&) {
     ++malformed_digests_;  // an agent's message is not trusted to be well formed
   }
+  return true;
 }
 
-nlohmann::json PsSession::gaia_partition_summary() const {
+nlohmann::json GaiaRun::partition_summary() const {
   nlohmann::json out;
   out["mirror_cuts"] = mirror_cuts_;
   out["malformed_messages"] = malformed_digests_;
@@ -46,13 +53,14 @@ nlohmann::json PsSession::gaia_partition_summary() const {
   // The lab's faults during the run, as one window: from the first link down to the last
   // one back up (a partition downs every crossing direction at once).
   std::optional<FaultWindow> window;
-  const auto faults =
-      lab_dir_.empty() ? std::vector<FaultInterval>{} : lab_fault_intervals(lab_dir_);
+  const std::string& lab_dir = run_.lab_dir();
+  const double wall_s = run_.wall_s();
+  const auto faults = lab_dir.empty() ? std::vector<FaultInterval>{} : lab_fault_intervals(lab_dir);
   for (const auto& f : faults) {
     if (f.state != "down") continue;
     const double from = f.from_unix_s - start_unix_s_;
-    const double to = std::min(f.to_unix_s - start_unix_s_, wall_s_);
-    if (to < 0 || from > wall_s_) continue;  // before or after this run
+    const double to = std::min(f.to_unix_s - start_unix_s_, wall_s);
+    if (to < 0 || from > wall_s) continue;  // before or after this run
     if (!window) window = FaultWindow{from, to};
     window->from_s = std::min(window->from_s, from);
     window->to_s = std::max(window->to_s, to);

@@ -10,7 +10,7 @@
 #include <chrono>
 
 #include "controller/dynamics/node_faults.h"
-#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/mlfabric/mlfabric_run.h"
 
 namespace testbed {
 namespace {
@@ -21,16 +21,18 @@ double unix_now_s() {
 
 }  // namespace
 
-void PsSession::fail_over(size_t node, double now_s) {
-  if (static_cast<int>(node) != servers_.front() || (replica_ < 0 && standby_ < 0) || !scheduler_ ||
+// Any other death is not this policy's to carry: the session ends the run, naming the node.
+bool MlfabricRun::node_died(size_t node, double now_s) {
+  if (static_cast<int>(node) != server() || (replica_ < 0 && standby_ < 0) || !scheduler_ ||
       !failover_.is_null())
-    throw std::runtime_error("the agent of node " + names_.at(node) + " died");
+    return false;
   const bool checkpoint = replica_ < 0;
-  const int server = servers_.front(), replica = checkpoint ? standby_ : replica_;
+  const int dead = server(), replica = checkpoint ? standby_ : replica_;
   const uint64_t ordered = scheduler_->ordered(), replica_had = scheduler_->replica_reported();
-  failover_ = {{"server", names_[static_cast<size_t>(server)]},
+  const std::vector<std::string>& names = run_.names();
+  failover_ = {{"server", names[static_cast<size_t>(dead)]},
                {"recovery", checkpoint ? "checkpoint" : "replica"},
-               {checkpoint ? "standby" : "replica", names_[static_cast<size_t>(replica)]},
+               {checkpoint ? "standby" : "replica", names[static_cast<size_t>(replica)]},
                {"detected_s", now_s},
                {"detected_unix_s", unix_now_s()},
                {"ordered_before", ordered},
@@ -42,35 +44,37 @@ void PsSession::fail_over(size_t node, double now_s) {
     failover_["div_max"] = scheduler_->options().div_max.value_or(0);
     failover_["replica_applied_reported"] = replica_had;
   }
-  progress_ << o_.strategy << ": the server " << names_[static_cast<size_t>(server)] << " died; "
-            << (checkpoint ? "the standby " : "the replica ")
-            << names_[static_cast<size_t>(replica)] << " is the server now, from place " << ordered;
+  std::ostream& progress = run_.progress();
+  progress << o_.strategy << ": the server " << names[static_cast<size_t>(dead)] << " died; "
+           << (checkpoint ? "the standby " : "the replica ") << names[static_cast<size_t>(replica)]
+           << " is the server now, from place " << ordered;
   if (checkpoint)
-    progress_ << " (from the server's last checkpoint)\n";
+    progress << " (from the server's last checkpoint)\n";
   else
-    progress_ << " (it had applied " << replica_had << ")\n";
-  progress_ << std::flush;
-  servers_ = {replica};
+    progress << " (it had applied " << replica_had << ")\n";
+  progress << std::flush;
+  run_.set_servers({replica});
   replica_ = -1;
   standby_ = -1;
-  setup_scheduler(worker_nodes_, parameters_, ordered);
+  setup_scheduler(run_.worker_nodes(), parameters_, ordered);
   next_monitor_s_ = 0;  // the new scheduler reads the network at once
-  for (size_t n = 0; n < names_.size(); ++n)
-    if (!agents_.dead(n))
-      agents_.send(n, {{"cmd", "failover"},
-                       {"server", replica},
-                       {"first_seq", ordered},
-                       {"from_checkpoint", checkpoint}});
+  for (size_t n = 0; n < names.size(); ++n)
+    if (!run_.agents().dead(n))
+      run_.agents().send(n, {{"cmd", "failover"},
+                             {"server", replica},
+                             {"first_seq", ordered},
+                             {"from_checkpoint", checkpoint}});
+  return true;
 }
 
 // The failover's figures: when the server died (the crash's record, when a fault of the
 // lab killed it), when it was found dead, when the first update of the new order reached
 // the promoted replica (it is applied on arrival: it is the next place), and the work lost.
-nlohmann::json PsSession::failover_summary() const {
+nlohmann::json MlfabricRun::failover_summary() const {
   nlohmann::json f = failover_;
   f.erase("scheduler_before");
   const nlohmann::json states =
-      lab_dir_.empty() ? nlohmann::json::object() : read_node_states(lab_dir_);
+      run_.lab_dir().empty() ? nlohmann::json::object() : read_node_states(run_.lab_dir());
   const std::string server = failover_["server"];
   const nlohmann::json rec = states.value(server, nlohmann::json::object());
   if (rec.value("event", "") == "crash" && rec.contains("at_unix_s")) {
@@ -84,7 +88,7 @@ nlohmann::json PsSession::failover_summary() const {
           f["first_arrival_s"].get<double>() - f["crash_s"].get<double>();
   }
   uint64_t stale = 0, reannounced = 0, repulled = 0;
-  for (const auto& st : stats_) {
+  for (const auto& st : run_.node_stats()) {
     if (!st.contains("failover")) continue;
     const auto& x = st["failover"];
     stale += x.value("stale_messages_dropped", uint64_t{0});

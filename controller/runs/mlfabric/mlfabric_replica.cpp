@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "controller/options/usage_error.h"
-#include "controller/runs/ps/ps_session.h"
+#include "controller/runs/mlfabric/mlfabric_run.h"
 #include "controller/training/mlfabric/divergence.h"
 
 namespace testbed {
@@ -27,10 +27,10 @@ int replica_node(const std::string& replica, const std::vector<std::string>& nam
   return node;
 }
 
-nlohmann::json PsSession::replication_summary(uint64_t div_max) const {
+nlohmann::json MlfabricRun::replication_summary(uint64_t div_max) const {
   const nlohmann::json *server = nullptr, *replica = nullptr;
   uint64_t replicated = 0;
-  for (const auto& st : stats_) {
+  for (const auto& st : run_.node_stats()) {
     if (st.contains("replica")) replica = &st["replica"];
     if (st.contains("server") && st["server"].contains("ordered")) server = &st["server"];
     if (st.contains("scheduled")) replicated += st["scheduled"].value("replicated", uint64_t{0});
