@@ -9,6 +9,8 @@
 #include <sstream>
 #include <system_error>
 
+#include "netns/kernel_error.h"
+
 namespace testbed {
 namespace {
 
@@ -59,8 +61,7 @@ bool any_node_group(const std::vector<std::string>& dirs) {
 }
 
 void create_job_group(const JobGroup& group) {
-  if (mkdir(group.dir.c_str(), 0700) != 0)
-    throw std::system_error(errno, std::generic_category(), "mkdir(" + group.dir + ")");
+  if (mkdir(group.dir.c_str(), 0700) != 0) throw KernelError(errno, "mkdir(" + group.dir + ")");
 }
 
 void set_current_job(std::optional<int> slot) {
@@ -76,8 +77,7 @@ std::vector<FileDescriptor> open_current_job_procs(const std::string& ns) {
   const JobGroup group = job_group(*mount, ns, *g_current_job);
   if (!is_dir(group.dir)) return out;
   FileDescriptor fd(open((group.dir + "/cgroup.procs").c_str(), O_WRONLY | O_CLOEXEC));
-  if (fd.get() < 0)
-    throw std::system_error(errno, std::generic_category(), "open(" + group.dir + "/cgroup.procs)");
+  if (fd.get() < 0) throw KernelError(errno, "open(" + group.dir + "/cgroup.procs)");
   out.push_back(std::move(fd));
   return out;
 }

@@ -14,13 +14,9 @@
 
 #include "netns/burst_loss.h"
 #include "netns/ipv4.h"
+#include "netns/kernel_error.h"
 
 namespace testbed {
-
-class KernelError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 struct QueueLimit {
   enum class Unit { kPackets, kBytes };

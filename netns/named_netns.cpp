@@ -59,7 +59,7 @@ void make_shared_mount_point(const std::string& dir) {
 }
 
 void throw_errno(const std::string& call) {
-  throw std::system_error(errno, std::generic_category(), call);
+  throw KernelError(errno, call);
 }
 
 std::string netns_path(const std::string& name) {

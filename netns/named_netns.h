@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "netns/kernel_error.h"
+
 namespace testbed {
 
 // An owned file descriptor; closed on destruction, never throws.
@@ -27,9 +29,6 @@ class FileDescriptor {
  private:
   int fd_ = -1;
 };
-
-// Throws std::system_error naming the call, e.g. "setns(tb-lab-a): Operation not permitted".
-[[noreturn]] void throw_errno(const std::string& call);
 
 // Makes `dir` (created when missing) a shared mount point: namespaces bound in it then
 // show in every mount namespace, and their unmounts reach the private ones that are its

@@ -14,6 +14,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "netns/kernel_error.h"
+
 namespace testbed {
 namespace {
 
@@ -22,7 +24,7 @@ namespace {
 const std::vector<std::string> kV1Always = {"cpu", "cpuacct", "memory"};
 
 [[noreturn]] void fail(const std::string& what) {
-  throw std::system_error(errno, std::generic_category(), what);
+  throw KernelError(errno, what);
 }
 
 std::string read_text(const std::string& path) {
@@ -77,7 +79,7 @@ std::string v1_dir(const CgroupLayout& layout, const std::string& controller,
                    const std::string& ns) {
   const auto it = layout.v1_root.find(controller);
   if (it == layout.v1_root.end())
-    throw std::runtime_error("cgroup v1: no hierarchy mounts the " + controller + " controller");
+    throw KernelError("cgroup v1: no hierarchy mounts the " + controller + " controller");
   return it->second + "/" + ns;
 }
 
@@ -170,7 +172,7 @@ CgroupLayout host_cgroup_layout() {
       return layout;
     }
   }
-  throw std::runtime_error(
+  throw KernelError(
       "no cgroup hierarchy with the cpu and memory controllers is mounted (cgroup v2 at "
       "/sys/fs/cgroup, or v1's cpu, cpuacct and memory): a node's compute cannot be limited");
 }
@@ -230,8 +232,7 @@ void remove_cgroup_dir(const std::string& dir) {
   if (rmdir(dir.c_str()) == 0 || errno == ENOENT) return;
   if (errno == EBUSY) {
     const int err = errno;
-    throw std::system_error(err, std::generic_category(),
-                            "rmdir(" + dir + "): processes are still in the group");
+    throw KernelError(err, "rmdir(" + dir + "): processes are still in the group");
   }
   // A test's layout over an ordinary directory holds its control files as plain files.
   if (errno == ENOTEMPTY) {

@@ -18,7 +18,7 @@ constexpr int kBufferBytes = 4 << 20;
 [[noreturn]] void fail(const std::string& what, pcap_t* p) {
   const std::string why = p ? pcap_geterr(p) : "";
   if (p) pcap_close(p);
-  throw std::runtime_error(what + (why.empty() ? "" : ": " + why));
+  throw KernelError(what + (why.empty() ? "" : ": " + why));
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ PacketCapture::PacketCapture(const std::string& ns, const std::string& dev, int 
     const FileDescriptor target = open_netns(ns);
     NetnsScope inside(target.get());
     p = pcap_create(dev.c_str(), errbuf);
-    if (!p) throw std::runtime_error("capture on " + name_ + ": " + errbuf);
+    if (!p) throw KernelError("capture on " + name_ + ": " + errbuf);
     if (pcap_set_snaplen(p, snaplen) != 0 || pcap_set_promisc(p, 0) != 0 ||
         pcap_set_immediate_mode(p, 1) != 0 || pcap_set_buffer_size(p, kBufferBytes) != 0 ||
         pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO) != 0)
@@ -70,7 +70,7 @@ size_t PacketCapture::read(const std::function<void(const CapturedPacket&)>& on_
     const u_char* data = nullptr;
     const int r = pcap_next_ex(handle_, &header, &data);
     if (r == 0) return n;  // nothing waiting
-    if (r < 0) throw std::runtime_error("capture on " + name_ + ": " + pcap_geterr(handle_));
+    if (r < 0) throw KernelError("capture on " + name_ + ": " + pcap_geterr(handle_));
     // With nanosecond precision, tv_usec holds nanoseconds.
     on_packet({static_cast<int64_t>(header->ts.tv_sec) * 1'000'000'000 + header->ts.tv_usec,
                header->len,
@@ -103,7 +103,7 @@ uint64_t transmitted_packets(const std::string& ns, const std::string& dev) {
     for (auto& x : v) fields >> x;
     return v[9];
   }
-  throw std::runtime_error("no device " + dev + " in " + ns);
+  throw KernelError("no device " + dev + " in " + ns);
 }
 
 }  // namespace testbed

@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "netns/kernel_error.h"
+
 namespace testbed {
 namespace {
 
@@ -71,7 +73,7 @@ struct SetEnvironment {
 std::string resolve(const std::string& name) {
   if (name.find('/') != std::string::npos) {
     if (access(name.c_str(), X_OK) == 0) return name;
-    throw std::system_error(errno, std::generic_category(), "cannot run " + name);
+    throw KernelError(errno, "cannot run " + name);
   }
   const char* path = std::getenv("PATH");
   const std::string dirs =
@@ -82,7 +84,7 @@ std::string resolve(const std::string& name) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
-  throw std::system_error(ENOENT, std::generic_category(), "cannot run " + name);
+  throw KernelError(ENOENT, "cannot run " + name);
 }
 
 }  // namespace
@@ -116,7 +118,7 @@ pid_t launch(const LaunchSpec& spec) {
   }
   bp::process child = bp::posix::vfork_launcher()(context, ec, program, args, enter, stdio,
                                                   SetEnvironment{spec.env ? env.data() : nullptr});
-  if (ec) throw std::system_error(ec.value(), std::generic_category(), "cannot start " + program);
+  if (ec) throw KernelError(ec.value(), "cannot start " + program);
   const pid_t pid = child.id();
   child.detach();  // it outlives this handle: the caller waits for or records it
   return pid;

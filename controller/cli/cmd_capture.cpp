@@ -2,7 +2,6 @@
 // [--snaplen N] --out FILE [--json]: the packets of link directions, each captured where it
 // is sent, in one pcapng file (runs/packet_capture_run.h). a2b is from A to B as written
 // here, as for `link set`.
-#include <atomic>
 #include <csignal>
 #include <iostream>
 
@@ -13,14 +12,10 @@
 #include "controller/lab/lab_state.h"
 #include "controller/runs/packet_capture_run.h"
 #include "controller/topology/units.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
-
-std::atomic<int> g_signal{0};
-void on_signal(int sig) {
-  g_signal = sig;
-}
 
 // The snap length's bounds: an Ethernet header and an IP one at least; libpcap's own
 // largest (MAXIMUM_SNAPLEN) at most.
@@ -103,10 +98,10 @@ int run_capture(const Argv& argv) {
   if (elsewhere)
     std::cerr << "testbed capture: " << elsewhere
               << " direction(s) are sent on other hosts: capture them there\n";
-  for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);
+  StopSignals stop_signals({SIGINT, SIGTERM});  // netns/stop_signals.h
   CaptureOutcome outcome;
   try {
-    outcome = run_packet_capture(targets, options, g_signal, std::cerr);
+    outcome = run_packet_capture(targets, options, stop_signals.received(), std::cerr);
   } catch (const std::runtime_error& e) {
     std::cerr << "testbed capture: " << e.what() << "\n";
     return kExitFailure;

@@ -31,9 +31,7 @@ int run_exec(const Argv& argv) {
       std::cerr << "testbed exec: lab " << lab << " is " << state.phase << ", not up\n";
       return kExitFailure;
     }
-    for (const auto& n : state.plan["nodes"]) {
-      if (n["name"] == node) ns = n["namespace"];
-    }
+    if (const PlannedNode* n = plan_node(state.plan, node)) ns = n->ns;
     if (ns.empty()) {
       std::cerr << "testbed exec: lab " << lab << " has no node '" << node << "'\n";
       return kExitInvalid;

@@ -11,7 +11,6 @@
 #include <prometheus/registry.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -36,14 +35,10 @@
 #include "controller/observe/train_metrics.h"
 #include "netns/job_cgroup.h"
 #include "netns/libnl_kernel.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
-
-std::atomic<bool> g_stop{false};  // set by SIGTERM from `down`; signal handlers need a global
-void on_stop(int) {
-  g_stop = true;
-}
 
 constexpr auto kSampleEvery = std::chrono::seconds(1);  // as often as Prometheus scrapes
 // The links are sampled while the lab is watched: /metrics read, or a run's event received,
@@ -62,12 +57,12 @@ double unix_seconds() {
 int run_exporter(const Argv& argv) {
   Args args(argv, {"all-addresses"}, {"port"});
   args.at_most(1, "testbed _exporter LAB --port P [--all-addresses]");
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_stop);
+  StopSignals stop_signals;  // netns/stop_signals.h
   LabStore store;
   const std::string lab = args.positional(0);
   const std::string dir = store.dir(lab);
   const LabState state = store.load(lab);
-  const nlohmann::json& plan = state.plan;
+  const Plan& plan = state.plan;
 
   auto registry = std::make_shared<prometheus::Registry>();
   auto links = std::make_shared<LinkCollectable>(lab);
@@ -82,8 +77,7 @@ int run_exporter(const Argv& argv) {
   std::shared_ptr<ComputeCollectable> compute;
   if (any_node_group(state.cgroups)) {
     std::vector<std::pair<std::string, std::string>> nodes;
-    for (const auto& n : plan.value("nodes", nlohmann::json::array()))
-      nodes.emplace_back(n.value("name", ""), n.value("namespace", ""));
+    for (const auto& n : plan.nodes) nodes.emplace_back(n.name, n.ns);
     compute = std::make_shared<ComputeCollectable>(lab, host_cgroup_layout(), std::move(nodes));
     exposer.RegisterCollectable(compute);
   }
@@ -122,7 +116,7 @@ int run_exporter(const Argv& argv) {
   auto next_sample = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_event{};  // none yet
   bool first = true;  // the lab's first sample is taken unwatched, so /metrics has links
-  while (!g_stop) {
+  while (!stop_signals.stopping()) {
     const auto now = std::chrono::steady_clock::now();
     const bool watched = now - std::max(last_event, links->last_collected()) < kWatchWindow;
     if (now >= next_sample && (watched || first)) {
@@ -132,7 +126,7 @@ int run_exporter(const Argv& argv) {
       try {
         const auto directions = live_directions(plan, read_current(dir));
         auto samples = sample_links(directions, kernel, timeline);
-        if (plan.contains("cross_traffic")) {
+        if (!plan.traffic.empty()) {
           const auto received = received_traffic(directions, kernel);
           for (auto& s : samples) {
             const auto it = received.find(s.node + ">" + s.peer);

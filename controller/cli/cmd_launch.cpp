@@ -40,14 +40,10 @@
 #include "netns/ipv4.h"
 #include "netns/libnl_kernel.h"
 #include "netns/process_launcher.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
-
-std::atomic<int> g_signal{0};
-void on_signal(int sig) {
-  g_signal = sig;
-}
 
 double number_option(const Args& args, const std::string& name, double fallback) {
   const auto v = args.option(name);
@@ -108,7 +104,7 @@ int run_launch(const Argv& argv) {
   request.run_dir = dir + "/launches/" + stamp + "-" + request.job;
   // Every node of the lab, on a slice of a lab spread over hosts too: this host's ranks run
   // here, the others' on their hosts (runs/launch_over_hosts.h).
-  const nlohmann::json whole = store.load_whole_plan(state);
+  const Plan whole = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);
   // Its own bytes on each link, apart from the other jobs' on the lab (docs/jobs.md): a
   // slot of the lab, taken before the ranks are planned, since jobs side by side need
@@ -116,8 +112,8 @@ int run_launch(const Argv& argv) {
   IptablesJobMarks job_marks;
   std::optional<JobAccounting> job;
   const bool on_one_host = [&] {
-    for (const auto& n : whole["nodes"])
-      if (!here.count(n["namespace"].get<std::string>())) return false;
+    for (const auto& n : whole.nodes)
+      if (!here.count(n.ns)) return false;
     return true;
   }();
   const auto directions = live_directions(state.plan, read_current(dir));
@@ -187,7 +183,7 @@ int run_launch(const Argv& argv) {
   }
   std::filesystem::create_directories(request.run_dir);
 
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  StopSignals stop_signals;  // netns/stop_signals.h
   zmq::context_t ctx;
   ZmqMetricsSink metrics(ctx, metrics_socket(dir));
   const auto health = start_run_health(ctx, dir, state.plan, request.job);
@@ -240,7 +236,7 @@ int run_launch(const Argv& argv) {
   LinksElsewhere elsewhere;
   try {
     if (!over_hosts) {
-      outcome = runner.run(g_signal);
+      outcome = runner.run(stop_signals.received());
     } else {
       over_hosts->command = {request.job,
                              std::filesystem::path(request.run_dir).filename(),
@@ -260,7 +256,7 @@ int run_launch(const Argv& argv) {
                        << std::flush;
             }
           },
-          g_signal, progress, hosts_summary, elsewhere);
+          stop_signals.received(), progress, hosts_summary, elsewhere);
     }
   } catch (const std::system_error& e) {
     health->stop();
@@ -325,7 +321,7 @@ int run_launch(const Argv& argv) {
       std::cout << line << "\n";
   }
   if (outcome.status == "completed") return kExitOk;
-  if (outcome.status == "interrupted") return 128 + g_signal.load();
+  if (outcome.status == "interrupted") return 128 + stop_signals.received().load();
   return kExitFailure;
 }
 

@@ -80,10 +80,7 @@ int run_node(const Argv& argv) {
   const std::string lab = store.resolve(args.positional(1));
   const std::string node = args.positional(2);
   const LabState state = store.load(lab);
-  bool known = false;
-  for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))
-    known = known || n.value("name", "") == node;
-  if (!known) {
+  if (!plan_node(state.plan, node)) {
     std::cerr << "testbed node: lab " << lab << " has no node '" << node
               << (state.host.empty() ? "" : "' on this host") << "'\n";
     return kExitInvalid;

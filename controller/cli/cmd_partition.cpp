@@ -67,11 +67,8 @@ int run_partition(const Argv& argv) {
   LabStore store;
   const std::string lab = store.resolve(args.positional(0));
   const LabState state = store.load(lab);
-  std::set<std::string> known;
-  for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))
-    known.insert(n.value("name", ""));
   for (const std::string& n : cut) {
-    if (!known.count(n)) {
+    if (!plan_node(state.plan, n)) {
       std::cerr << "testbed partition: lab " << lab << " has no node '" << n << "'\n";
       return kExitInvalid;
     }

@@ -4,8 +4,6 @@
 // when any expectation failed or, against a stored baseline, any strategy's samples/s
 // fell by more than the tolerance. Every scenario is checked before the first runs.
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -20,16 +18,12 @@
 #include "controller/scenario/junit.h"
 #include "controller/scenario/scenario.h"
 #include "netns/private_files.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<int> g_stop{0};
-void on_signal(int sig) {
-  g_stop = sig;
-}
 
 // A regression is a strategy that now processes fewer samples per second than the
 // baseline by more than the tolerance; a faster one is never flagged.
@@ -106,7 +100,7 @@ int run_regress(const Argv& argv) {
   }
   if (invalid) return kExitInvalid;
   if (lacks_privileges("regress")) return kExitFailure;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  StopSignals stop_signals;  // netns/stop_signals.h
 
   const OutputDir out =
       OutputDir::open(args.option("out").value_or(default_results_dir("regress")));
@@ -115,8 +109,8 @@ int run_regress(const Argv& argv) {
   nlohmann::json saved = nlohmann::json::object();
   bool all_passed = true;
   for (const auto& s : scenarios) {
-    if (g_stop) break;
-    const ScenarioResult r = run_scenario(s, out.subdir(s.name), g_stop);
+    if (stop_signals.received()) break;
+    const ScenarioResult r = run_scenario(s, out.subdir(s.name), stop_signals.received());
     print_scenario_summary(s, r, std::cout);
     std::string failed;
     for (const auto& v : r.verdicts) {
@@ -151,7 +145,7 @@ int run_regress(const Argv& argv) {
     write_output_file(*b, nlohmann::json{{"scenarios", saved}}.dump(1) + "\n");
     std::cout << "baseline written: " << *b << "\n";
   }
-  if (g_stop) return 128 + g_stop.load();
+  if (stop_signals.received()) return 128 + stop_signals.received().load();
   return all_passed ? kExitOk : kExitFailure;
 }
 

@@ -4,7 +4,6 @@
 // expectation that failed. Ctrl-C or SIGTERM brings the lab down and keeps the partial
 // results. Results: DIR (default ./testbed-results/NAME-TIME) with results.json (every
 // figure, the exact inputs and versions), iterations.csv, links.csv, per-run files, PNGs.
-#include <atomic>
 #include <csignal>
 #include <iostream>
 
@@ -14,16 +13,10 @@
 #include "controller/lab/lab_state.h"
 #include "controller/runs/scenario_runner.h"
 #include "controller/scenario/scenario.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
-namespace {
-
-std::atomic<int> g_stop{0};  // the signal that asked to stop; handlers need a global
-void on_signal(int sig) {
-  g_stop = sig;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int run_run(const Argv& argv) {
   const std::string usage = usage_of("run");
@@ -39,13 +32,13 @@ int run_run(const Argv& argv) {
     return kExitInvalid;
   }
   if (lacks_privileges("run")) return kExitFailure;
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  StopSignals stop_signals;  // netns/stop_signals.h
   const std::string out = args.option("out").value_or(default_results_dir(s.name));
-  const ScenarioResult r = run_scenario(s, OutputDir::open(out), g_stop);
+  const ScenarioResult r = run_scenario(s, OutputDir::open(out), stop_signals.received());
   print_scenario_summary(s, r, std::cout);
   if (r.interrupted) {
     std::cerr << "testbed run: interrupted; the lab is down, partial results in " << out << "\n";
-    return 128 + (g_stop ? g_stop.load() : SIGINT);
+    return 128 + (stop_signals.received() ? stop_signals.received().load() : SIGINT);
   }
   for (const auto& v : r.verdicts) {
     if (!v.passed)

@@ -24,8 +24,7 @@ int run_train(const Argv& argv) {
   LabState state = store.load(lab);
   if (state.phase != "up")
     throw std::runtime_error("lab " + lab + " is " + state.phase + ", not up");
-  TrainOptions o = resolve_train_options(command_line(args),
-                                         state.plan.value("workload", nlohmann::json::object()));
+  TrainOptions o = resolve_train_options(command_line(args), nlohmann::json(state.plan.workload));
   if (const auto listen = args.option("agents-listen")) {
     const auto at = parse_host_port(*listen);
     if (!at || !Ipv4Address::parse(at->address))

@@ -3,16 +3,15 @@
 // leaves a record that `testbed clean` can act on. A failure or a signal rolls back.
 // With --hosts and --host, only this host's slice of the lab (docs/multihost.md); with
 // --adopt, node namespaces someone else made (a pod's) are used and never deleted.
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iomanip>
 #include <iostream>
-#include <thread>
 
 #include "agent/transport/curve_keys.h"
 #include "controller/cli/args.h"
@@ -29,20 +28,14 @@
 #include "netns/capabilities.h"
 #include "netns/crash_point.h"
 #include "netns/libnl_kernel.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
 
-// Signal handlers can only reach globals; this flag is read by the applier between steps.
-std::atomic<bool> g_interrupted{false};
-
 long env_number(const char* name) {
   const char* v = std::getenv(name);
   return v ? std::atol(v) : 0;
-}
-
-void on_signal(int) {
-  g_interrupted = true;
 }
 
 std::string refusal(const LabStore& store, const std::string& lab) {
@@ -81,10 +74,12 @@ double parse_start_at(const std::optional<std::string>& value) {
 
 // --foreground: the lab lives as long as this process (a pod's sidecar container, which
 // Kubernetes stops with SIGTERM): wait for a signal, then take the lab down as `down` does.
-int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::string& lab) {
+int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::string& lab,
+            const StopSignals& stop) {
   std::cout << "staying in the foreground; a signal takes the lab down" << std::endl;
   lock.reset();  // so `status`, `exec` and `train` can work on the lab meanwhile
-  while (!g_interrupted) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  pollfd woken{stop.fd(), POLLIN, 0};
+  while (!stop.stopping()) poll(&woken, 1, -1);  // returns at the signal (EINTR or its byte)
   auto again = store.lock(lab, /*wait=*/true);
   return remove_lab(store, store.load(lab), "up");
 }
@@ -191,7 +186,7 @@ int run_up(const Argv& argv) {
   }
   // From here on a signal only sets a flag: the applier stops at the next step and rolls
   // back, so Ctrl-C never leaves half a lab.
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, on_signal);
+  StopSignals stop_signals;  // netns/stop_signals.h
 
   LabStore store;
   auto lock = store.lock(plan->lab, /*wait=*/false);
@@ -226,12 +221,12 @@ int run_up(const Argv& argv) {
   state.created_at = now_iso8601();
   state.time_scale = time_scale;
   state.start_at_unix_s = start_at;
-  state.plan = plan_to_json(*plan);
+  state.plan = *plan;
   if (slice) state.host = slice->host;
   state.placement = placement_kept;
   if (args.flag("adopt")) state.adopted = taken;
   store.save_plan(plan->lab, state.plan);
-  if (slice) store.save_whole_plan(plan->lab, plan_to_json(*whole));
+  if (slice) store.save_whole_plan(plan->lab, *whole);
   store.save(state);
   if (host_key)
     write_curve_key_file(store.host_key_path(plan->lab), *host_key,
@@ -268,7 +263,7 @@ int run_up(const Argv& argv) {
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> watch;  // URLs and advice for watching the lab
   try {
-    const ApplyResult result = Applier(kernel, hooks, &g_interrupted).apply(*plan);
+    const ApplyResult result = Applier(kernel, hooks, &stop_signals.stopping()).apply(*plan);
     for (const auto& [op, t] : result.by_op)
       phases.emplace_back(op + " x" + std::to_string(t.steps), t.seconds);
     phase("kernel changes (all)");
@@ -283,7 +278,7 @@ int run_up(const Argv& argv) {
       watch = start_observability(store, state, observability);
       phase("exporter and dashboards");
       if (env_number("TESTBED_FAULT_STOP_AFTER_START") == 1) raise(SIGSTOP);
-      if (g_interrupted) throw std::runtime_error("interrupted by a signal");
+      if (stop_signals.stopping()) throw std::runtime_error("interrupted by a signal");
     } catch (const std::exception& e) {
       const TeardownReport report = teardown_lab(state, kernel);
       if (!report.errors.empty()) throw ApplyError(e.what(), report.errors);
@@ -312,7 +307,7 @@ int run_up(const Argv& argv) {
       std::cout << "try: testbed exec " << plan->nodes[0].name << " -- ping -c 3 "
                 << plan->nodes[1].address.str() << "\n";
     }
-    if (args.flag("foreground")) return stay_up(store, std::move(lock), plan->lab);
+    if (args.flag("foreground")) return stay_up(store, std::move(lock), plan->lab, stop_signals);
     return kExitOk;
   } catch (const ApplyError& e) {
     std::cerr << "testbed up: " << e.what() << "\n";

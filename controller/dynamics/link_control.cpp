@@ -37,45 +37,32 @@ void SocketDelayLineControl::set_delay(const std::string& rx_node, uint16_t queu
   }
 }
 
-LabLinkChanger::LabLinkChanger(const std::string& lab_dir, const nlohmann::json& plan)
-    : delay_lines_(lab_dir),
-      changer_(
-          kernel_, delay_lines_,
-          parse_backend_name(plan.value("backend", "")).value_or(ImpairmentBackend::kDelayLine)) {}
+LabLinkChanger::LabLinkChanger(const std::string& lab_dir, const Plan& plan)
+    : delay_lines_(lab_dir), changer_(kernel_, delay_lines_, plan.backend) {}
 
-std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
-                                           const nlohmann::json& current) {
+std::vector<LiveDirection> live_directions(const Plan& plan, const nlohmann::json& current) {
   std::vector<LiveDirection> out;
-  std::set<std::string> here;
-  for (const auto& n : plan.value("nodes", nlohmann::json::array()))
-    here.insert(n.value("namespace", ""));
-  for (const auto& l : plan.value("links", nlohmann::json::array())) {
+  const std::set<std::string> here = plan_namespaces(plan);
+  for (const auto& l : plan.links) {
     for (const bool b2a : {false, true}) {
-      const auto& j = l[b2a ? "b2a" : "a2b"];
+      const PlannedDirection& p = b2a ? l.b2a : l.a2b;
       LiveDirection d;
-      d.link = l["index"].get<size_t>();
+      d.link = l.index;
       d.b2a = b2a;
-      d.from = j["from"];
-      d.to = j["to"];
-      d.ns = j["namespace"];
-      d.dev = j["dev"];
-      d.rx_ns = j["receiver"]["namespace"];
-      d.rx_dev = j["receiver"]["dev"];
+      d.from = p.from;
+      d.to = p.to;
+      d.ns = p.ns;
+      d.dev = p.dev;
+      d.rx_ns = p.rx_ns;
+      d.rx_dev = p.rx_dev;
       d.local_tx = here.count(d.ns) > 0;
       d.local_rx = here.count(d.rx_ns) > 0;
-      d.queue = j["queue"].get<int>();
-      d.stream = j["stream"].get<uint64_t>();
-      d.params.rate = Rate{j["rate_bits_per_s"].get<uint64_t>()};
-      d.params.delay = Duration{j["delay_us"].get<int64_t>()};
-      d.params.jitter = Duration{j["jitter_us"].get<int64_t>()};
-      d.params.loss = Fraction{j["loss_fraction"].get<double>()};
-      d.params.reorder = j["reorder"].get<bool>();
-      if (j.contains("gilbert_elliott"))
-        d.params.burst_loss = burst_loss_from_json(j["gilbert_elliott"]);
-      d.params.schedule = schedule_from_json(j["schedule"]);
-      if (j.contains("faults")) d.params.faults = changes_from_json(j["faults"]);
-      d.htb = htb_from_json(j["htb"]);
-      if (j.contains("netem")) d.netem = netem_from_json(j["netem"]);
+      d.queue = p.queue;
+      d.stream = p.stream;
+      // The planned values (its profile's, queue aside: the planner sized it into `htb`).
+      d.params = p.params;
+      d.htb = p.htb;
+      d.netem = p.netem;
       if (const auto it = current.find(d.key()); it != current.end()) {
         d.params.rate = Rate{(*it)["rate_bits_per_s"].get<uint64_t>()};
         d.params.delay = Duration{(*it)["delay_us"].get<int64_t>()};

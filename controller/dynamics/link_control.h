@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/lab/plan.h"
 #include "controller/topology/topology.h"
 #include "netns/kernel.h"
 #include "netns/libnl_kernel.h"
@@ -33,8 +34,7 @@ struct LiveDirection {
 
 // The directions of a lab, as planned (plan.json), with current values overlaid; its
 // nodes' namespaces are the ones on this host.
-std::vector<LiveDirection> live_directions(const nlohmann::json& plan,
-                                           const nlohmann::json& current);
+std::vector<LiveDirection> live_directions(const Plan& plan, const nlohmann::json& current);
 
 // Sends "set QUEUE DELAY JITTER" to a delay line; a fake records them in tests.
 class DelayLineControl {
@@ -75,7 +75,7 @@ class LinkChanger {
 // lab's delay lines by their control sockets; the backend is the one `up` chose.
 class LabLinkChanger {
  public:
-  LabLinkChanger(const std::string& lab_dir, const nlohmann::json& plan);
+  LabLinkChanger(const std::string& lab_dir, const Plan& plan);
   LinkChanger& get() { return changer_; }
 
  private:

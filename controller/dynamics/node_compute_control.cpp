@@ -29,8 +29,8 @@ void set_lab_node_cpus(const LabState& state, const std::string& lab_dir, const 
                           " has no compute groups: give a node `cpus` (or `memory`) in the "
                           "profile, and `up` makes one for every node");
   std::string ns;
-  for (const auto& n : state.plan.value("nodes", nlohmann::json::array()))
-    if (n.value("name", "") == node) ns = n.value("namespace", "");
+  for (const auto& n : state.plan.nodes)
+    if (n.name == node) ns = n.ns;
   if (ns.empty()) throw std::runtime_error("lab " + state.lab + " has no node '" + node + "'");
   const double due = scheduled_s ? *scheduled_s : lab_time_s(lab_dir);
   std::string error;

@@ -85,8 +85,8 @@ std::map<std::string, std::string> node_states_now(
     const LabState& state, const nlohmann::json& recorded,
     const std::function<bool(const ProcessRecord&)>& alive) {
   std::map<std::string, std::string> out;
-  for (const auto& n : state.plan.value("nodes", nlohmann::json::array())) {
-    const std::string name = n.value("name", "");
+  for (const auto& n : state.plan.nodes) {
+    const std::string& name = n.name;
     const auto it = recorded.find(name);
     std::string now = it == recorded.end() ? "running" : it->value("state", "running");
     if (now != "running") {
@@ -108,12 +108,11 @@ std::map<std::string, std::string> node_states_now(
 }
 
 std::map<std::string, std::string> lab_node_states(const LabStore& store, const std::string& lab,
-                                                   const nlohmann::json& plan) {
+                                                   const Plan& plan) {
   const nlohmann::json recorded = read_node_states(store.dir(lab));
   if (recorded.empty()) {
     std::map<std::string, std::string> out;
-    for (const auto& n : plan.value("nodes", nlohmann::json::array()))
-      out[n.value("name", "")] = "running";
+    for (const auto& n : plan.nodes) out[n.name] = "running";
     return out;
   }
   return node_states_now(store.load(lab), recorded, [](const ProcessRecord& p) {

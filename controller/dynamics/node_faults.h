@@ -95,7 +95,7 @@ const char* node_row_state(NodeEvent::Kind kind);
 // The same for lab `lab`, as `status` and the exporter show it: every node of `plan`
 // running, unless nodes.json says otherwise (the lab's records are read only then).
 std::map<std::string, std::string> lab_node_states(const LabStore& store, const std::string& lab,
-                                                   const nlohmann::json& plan);
+                                                   const Plan& plan);
 
 // What the timeline calls at a node's scheduled event; a fake records them in tests.
 class NodeFaulter {

@@ -28,19 +28,16 @@ std::set<size_t> dead_links(const std::vector<LiveDirection>& directions) {
   return out;
 }
 
-Rerouter::Rerouter(Kernel& kernel, std::string lab_dir, const nlohmann::json& plan)
+Rerouter::Rerouter(Kernel& kernel, std::string lab_dir, const Plan& plan)
     : kernel_(kernel),
       lab_dir_(std::move(lab_dir)),
       plan_(plan),
-      base_(route_book_from_json(plan)) {
-  if (plan.contains("reroute"))
-    convergence_us_ = plan["reroute"].at("convergence_us").get<int64_t>();
+      convergence_us_(plan.reroute_convergence_us),
+      base_(route_book_of(plan)) {
   // A lab spread over hosts converges on each host, each its own nodes' routes: a node
   // whose namespace is not here is another host's.
-  for (const auto& n : plan.at("nodes")) {
-    const std::string ns = n.value("namespace", "");
-    namespaces_.push_back(kernel_.namespace_exists(ns) ? ns : "");
-  }
+  for (const auto& n : plan.nodes)
+    namespaces_.push_back(kernel_.namespace_exists(n.ns) ? n.ns : "");
 }
 
 RerouteResult Rerouter::converge() {
@@ -82,9 +79,8 @@ RerouteResult Rerouter::converge() {
   return r;
 }
 
-std::optional<RerouteResult> converge_by_hand(const nlohmann::json& plan,
-                                              const std::string& lab_dir) {
-  if (!plan.contains("reroute")) return std::nullopt;
+std::optional<RerouteResult> converge_by_hand(const Plan& plan, const std::string& lab_dir) {
+  if (!plan.reroute_convergence_us) return std::nullopt;
   LibnlKernel kernel;
   Rerouter rerouter(kernel, lab_dir, plan);
   std::this_thread::sleep_for(std::chrono::microseconds(*rerouter.convergence_us()));

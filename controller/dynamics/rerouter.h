@@ -37,8 +37,8 @@ struct RerouteResult {
 
 class Rerouter {
  public:
-  // `plan`: the lab's plan.json; its base routes are computed once, here.
-  Rerouter(Kernel& kernel, std::string lab_dir, const nlohmann::json& plan);
+  // `plan`: the lab's; its base routes are computed once, here.
+  Rerouter(Kernel& kernel, std::string lab_dir, const Plan& plan);
   // The convergence delay, or nullopt when the lab's routes are static.
   std::optional<int64_t> convergence_us() const { return convergence_us_; }
   // Converges to the links dead now (current.json); appends a row to reroutes.csv when
@@ -48,7 +48,7 @@ class Rerouter {
  private:
   Kernel& kernel_;
   std::string lab_dir_;
-  nlohmann::json plan_;
+  Plan plan_;
   std::optional<int64_t> convergence_us_;
   RouteBook base_;
   std::vector<std::string> namespaces_;  // by node index; "" for a node on another host
@@ -56,8 +56,7 @@ class Rerouter {
 
 // For a verb that changed links by hand: when the lab reroutes, waits its convergence
 // delay and converges (on this host's kernel); nullopt when its routes are static.
-std::optional<RerouteResult> converge_by_hand(const nlohmann::json& plan,
-                                              const std::string& lab_dir);
+std::optional<RerouteResult> converge_by_hand(const Plan& plan, const std::string& lab_dir);
 
 // "routes: converged around 1 dead link, 4 routes replaced in 3 namespaces (kernel 0.4
 // ms)\n" for a verb's output; "" for nullopt (static routes).

@@ -63,15 +63,15 @@ int64_t real_ns() {
 
 }  // namespace
 
-std::vector<LiveNodeSchedule> live_node_schedules(const nlohmann::json& plan) {
+std::vector<LiveNodeSchedule> live_node_schedules(const Plan& plan) {
   std::vector<LiveNodeSchedule> out;
   uint64_t index = 0;
-  for (const auto& n : plan.value("nodes", nlohmann::json::array())) {
+  for (const auto& n : plan.nodes) {
     LiveNodeSchedule s;
-    s.node = n.at("name").get<std::string>();
-    s.changes = node_changes(node_events_from_json(n));
-    s.straggler = straggler_from_json(n);
-    s.cpus = node_compute_from_json(n).cpus.value_or(0);
+    s.node = n.name;
+    s.changes = node_changes(n.events);
+    s.straggler = n.straggler;
+    s.cpus = n.compute.cpus.value_or(0);
     s.stream = index++;
     if (!s.changes.empty() || s.straggler) out.push_back(std::move(s));
   }

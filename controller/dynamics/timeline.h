@@ -43,7 +43,7 @@ struct LiveNodeSchedule {
 };
 
 // The nodes of `plan` (plan.json) that have a schedule.
-std::vector<LiveNodeSchedule> live_node_schedules(const nlohmann::json& plan);
+std::vector<LiveNodeSchedule> live_node_schedules(const Plan& plan);
 
 class Timeline {
  public:

@@ -162,11 +162,4 @@ PlannedTraffic traffic_from_json(const nlohmann::json& j) {
   return t;
 }
 
-std::vector<PlannedTraffic> plan_traffic_from_json(const nlohmann::json& plan) {
-  std::vector<PlannedTraffic> out;
-  if (!plan.contains("cross_traffic")) return out;
-  for (const auto& t : plan["cross_traffic"]) out.push_back(traffic_from_json(t));
-  return out;
-}
-
 }  // namespace testbed

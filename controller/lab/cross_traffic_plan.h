@@ -54,7 +54,5 @@ std::vector<std::string> traffic_client_argv(const PlannedTraffic& t, const std:
 nlohmann::json traffic_to_json(const PlannedTraffic& t);
 // Throws std::invalid_argument naming the field that is missing or wrong.
 PlannedTraffic traffic_from_json(const nlohmann::json& j);
-// The plan's "cross_traffic" (plan.json); none when absent.
-std::vector<PlannedTraffic> plan_traffic_from_json(const nlohmann::json& plan);
 
 }  // namespace testbed

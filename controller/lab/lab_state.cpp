@@ -99,13 +99,6 @@ nlohmann::json state_to_json(const LabState& s) {
   return j;
 }
 
-std::set<std::string> plan_namespaces(const nlohmann::json& plan) {
-  std::set<std::string> out;
-  for (const auto& n : plan.value("nodes", nlohmann::json::array()))
-    out.insert(n.value("namespace", ""));
-  return out;
-}
-
 LabState state_from_json(const nlohmann::json& j) {
   LabState s;
   s.lab = j.at("lab").get<std::string>();
@@ -175,6 +168,28 @@ std::optional<LabLock> LabStore::lock(const std::string& lab, bool wait) const {
   return LabLock(std::move(owned));
 }
 
+namespace {
+
+void write_plan(const std::string& path, const Plan& plan) {
+  std::ofstream out(path, std::ios::trunc);
+  out << plan_to_json(plan).dump() << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+// Throws naming the file: the JSON's own error, or the first field plan_from_json refuses.
+Plan read_plan(const std::string& path) {
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw std::runtime_error(path + ": not JSON");
+  try {
+    return plan_from_json(j);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
 LabState LabStore::load(const std::string& lab) const {
   std::ifstream in(state_path(lab));
   if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
@@ -195,38 +210,29 @@ LabState LabStore::load(const std::string& lab) const {
     }
   }
   std::ifstream plan(plan_path(lab));
-  state.plan = nlohmann::json::parse(plan, nullptr, /*allow_exceptions=*/false);
-  if (state.plan.is_discarded()) state.plan = nlohmann::json::object();
+  if (plan) {
+    try {
+      state.plan = read_plan(plan_path(lab));
+    } catch (const std::exception& e) {
+      state.plan_problem = e.what();
+    }
+  }
   return state;
 }
 
-namespace {
-
-void write_plan(const std::string& path, const nlohmann::json& plan) {
-  std::ofstream out(path, std::ios::trunc);
-  out << plan.dump() << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
-}
-
-}  // namespace
-
-void LabStore::save_plan(const std::string& lab, const nlohmann::json& plan) const {
+void LabStore::save_plan(const std::string& lab, const Plan& plan) const {
   make_dirs(lab);
   write_plan(plan_path(lab), plan);
 }
 
-void LabStore::save_whole_plan(const std::string& lab, const nlohmann::json& plan) const {
+void LabStore::save_whole_plan(const std::string& lab, const Plan& plan) const {
   make_dirs(lab);
   write_plan(whole_plan_path(lab), plan);
 }
 
-nlohmann::json LabStore::load_whole_plan(const LabState& state) const {
+Plan LabStore::load_whole_plan(const LabState& state) const {
   if (state.host.empty()) return state.plan;
-  std::ifstream in(whole_plan_path(state.lab));
-  auto plan = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!plan.is_object())
-    throw std::runtime_error(whole_plan_path(state.lab) + ": the whole lab's plan is unreadable");
-  return plan;
+  return read_plan(whole_plan_path(state.lab));
 }
 
 void LabStore::save(const LabState& state) const {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/lab/plan.h"
 #include "netns/named_netns.h"
 
 namespace testbed {
@@ -69,16 +70,15 @@ struct LabState {
   // placement_record): every host's nodes, CURVE public key and underlay address; null on
   // one box. This host's own key pair is `host.key` in the lab's directory (0600).
   nlohmann::json placement;
-  // The plan, from plan.json: written once by `up`, as it is large (every route and step)
-  // while state.json is rewritten at every namespace.
-  nlohmann::json plan;
+  // The plan, from plan.json (plan_from_json): written once by `up`, as it is large (every
+  // link and step) while state.json is rewritten at every namespace. Empty before `up` has
+  // written it; when plan.json cannot be read, empty too and `plan_problem` says why, so
+  // that `down` and `clean` still remove what the state records.
+  Plan plan;
+  std::string plan_problem;
 };
 
 nlohmann::json state_to_json(const LabState& s);
-
-// The namespaces of a plan's nodes, from its JSON: on a slice of a lab spread over hosts,
-// this host's.
-std::set<std::string> plan_namespaces(const nlohmann::json& plan);
 LabState state_from_json(const nlohmann::json& j);
 
 // An exclusive flock on the lab's lock file; released on destruction or process death.
@@ -123,10 +123,11 @@ class LabStore {
   // made state writing most of `up`'s own CPU. The caller keeps its LabState in step.
   void record_namespace(const std::string& lab, const NamespaceRecord& ns) const;
   void record_process(const std::string& lab, const ProcessRecord& p) const;
-  void save_plan(const std::string& lab, const nlohmann::json& plan) const;
-  void save_whole_plan(const std::string& lab, const nlohmann::json& plan) const;
-  // The whole lab's plan: whole-plan.json for a slice, the lab's own plan otherwise.
-  nlohmann::json load_whole_plan(const LabState& state) const;
+  void save_plan(const std::string& lab, const Plan& plan) const;
+  void save_whole_plan(const std::string& lab, const Plan& plan) const;
+  // The whole lab's plan: whole-plan.json for a slice, the lab's own plan otherwise. Throws
+  // naming the file and the field when it cannot be read.
+  Plan load_whole_plan(const LabState& state) const;
   void remove(const std::string& lab) const;  // the lab's directory and its files
 
   // The one lab when `lab` is empty and exactly one exists; throws otherwise.

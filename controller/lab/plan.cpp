@@ -226,6 +226,42 @@ nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::stri
   return {{"rule", book.rule()}, {"count", count}};
 }
 
+nlohmann::json plan_nodes_to_json(const Plan& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& n : plan.nodes) {
+    nlohmann::json node = {{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}};
+    for (const auto& ev : n.events) {
+      node["events"].push_back(
+          {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
+      if (ev.kind == NodeEvent::Kind::kCpus)
+        node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
+    }
+    if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
+    if (n.straggler)
+      node["straggler"] = {{"chance", n.straggler->chance},
+                           {"slowdown", n.straggler->slowdown},
+                           {"every_us", n.straggler->every_us},
+                           {"seed", n.straggler->seed}};
+    out.push_back(std::move(node));
+  }
+  return out;
+}
+
+nlohmann::json plan_links_to_json(const Plan& plan) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& l : plan.links) {
+    out.push_back({{"index", l.index},
+                   {"a", l.a},
+                   {"b", l.b},
+                   {"if_a", l.if_a},
+                   {"if_b", l.if_b},
+                   {"subnet", l.subnet.str()},
+                   {"a2b", direction_json(l.a2b)},
+                   {"b2a", direction_json(l.b2a)}});
+  }
+  return out;
+}
+
 nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   nlohmann::json j;
   j["lab"] = plan.lab;
@@ -257,33 +293,8 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
     }
     j["delay_lines"].push_back({{"node", dl.node}, {"namespace", dl.ns}, {"queues", q}});
   }
-  for (const auto& n : plan.nodes) {
-    nlohmann::json node = {{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}};
-    for (const auto& ev : n.events) {
-      node["events"].push_back(
-          {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
-      if (ev.kind == NodeEvent::Kind::kCpus)
-        node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
-    }
-    if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
-    if (n.straggler)
-      node["straggler"] = {{"chance", n.straggler->chance},
-                           {"slowdown", n.straggler->slowdown},
-                           {"every_us", n.straggler->every_us},
-                           {"seed", n.straggler->seed}};
-    j["nodes"].push_back(std::move(node));
-  }
-  j["links"] = nlohmann::json::array();
-  for (const auto& l : plan.links) {
-    j["links"].push_back({{"index", l.index},
-                          {"a", l.a},
-                          {"b", l.b},
-                          {"if_a", l.if_a},
-                          {"if_b", l.if_b},
-                          {"subnet", l.subnet.str()},
-                          {"a2b", direction_json(l.a2b)},
-                          {"b2a", direction_json(l.b2a)}});
-  }
+  j["nodes"] = plan_nodes_to_json(plan);
+  j["links"] = plan_links_to_json(plan);
   std::vector<std::string> names;
   for (const auto& n : plan.nodes) names.push_back(n.name);
   j["routes"] =
@@ -294,21 +305,6 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   return j;
 }
 
-std::vector<NodeEvent> node_events_from_json(const nlohmann::json& node) {
-  std::vector<NodeEvent> out;
-  for (const auto& e : node.value("events", nlohmann::json::array())) {
-    NodeEvent ev;
-    const auto kind = parse_node_event_kind(e.at("event").get<std::string>());
-    if (!kind) throw std::runtime_error("plan: unknown node event " + e.at("event").dump());
-    ev.kind = *kind;
-    ev.at_us = e.at("at_us").get<int64_t>();
-    ev.for_us = e.value("for_us", int64_t{0});
-    if (e.contains("cpus") && e["cpus"].is_number()) ev.cpus = e["cpus"].get<double>();
-    out.push_back(ev);
-  }
-  return out;
-}
-
 nlohmann::json compute_to_json(const ComputeLimits& c) {
   nlohmann::json j = nlohmann::json::object();
   if (c.cpus) j["cpus"] = *c.cpus;
@@ -317,25 +313,16 @@ nlohmann::json compute_to_json(const ComputeLimits& c) {
   return j;
 }
 
-std::optional<StragglerModel> straggler_from_json(const nlohmann::json& node) {
-  const auto it = node.find("straggler");
-  if (it == node.end()) return std::nullopt;
-  StragglerModel m;
-  m.chance = it->at("chance").get<double>();
-  m.slowdown = it->at("slowdown").get<double>();
-  m.every_us = it->at("every_us").get<int64_t>();
-  m.seed = it->at("seed").get<uint64_t>();
-  return m;
+const PlannedNode* plan_node(const Plan& plan, const std::string& name) {
+  for (const auto& n : plan.nodes)
+    if (n.name == name) return &n;
+  return nullptr;
 }
 
-ComputeLimits node_compute_from_json(const nlohmann::json& node) {
-  ComputeLimits c;
-  const auto it = node.find("compute");
-  if (it == node.end()) return c;
-  if (it->contains("cpus")) c.cpus = it->at("cpus").get<double>();
-  if (it->contains("cpuset")) c.cpuset = it->at("cpuset").get<std::vector<int>>();
-  if (it->contains("memory_bytes")) c.memory_bytes = it->at("memory_bytes").get<uint64_t>();
-  return c;
+std::set<std::string> plan_namespaces(const Plan& plan) {
+  std::set<std::string> out;
+  for (const auto& n : plan.nodes) out.insert(n.ns);
+  return out;
 }
 
 }  // namespace testbed

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <variant>
 #include <vector>
@@ -97,10 +98,6 @@ struct PlannedNode {
   std::optional<StragglerModel> straggler;  // its share's random slowdowns (straggler.h)
 };
 
-std::optional<StragglerModel> straggler_from_json(const nlohmann::json& node);
-
-// The compute of a plan's nodes, from its JSON ("compute" of each node; none when absent).
-ComputeLimits node_compute_from_json(const nlohmann::json& node);
 nlohmann::json compute_to_json(const ComputeLimits& c);
 
 struct PlannedDirection {
@@ -167,6 +164,21 @@ std::vector<PlannedRoute> planned_routes(const Plan& plan);  // in node, destina
 // Routes are written as their rule and count unless `with_routes` (`plan --routes`), which
 // lists every one with its path: at 1000 nodes that is 999,000 records and half a gigabyte.
 nlohmann::json plan_to_json(const Plan& plan, bool with_routes = false);
+// Its "nodes" and "links", as `status` shows them too.
+nlohmann::json plan_nodes_to_json(const Plan& plan);
+nlohmann::json plan_links_to_json(const Plan& plan);
+// plan.json read back (plan_from_json.cpp): every field checked by its path; throws
+// ContractError (agent/contracts/message_fields.h) naming the first that is missing, of the
+// wrong type, out of range or unknown. `routes` is left null: route_book_of makes the book.
+Plan plan_from_json(const nlohmann::json& j);
+// The plan's routes made again from its own nodes and links (a slice's: its own share of
+// the graph; the whole lab's book comes from the whole plan). Throws when a link's end is
+// not a node of the plan.
+RouteBook route_book_of(const Plan& plan);
+// The node of that name; null when the plan has none.
+const PlannedNode* plan_node(const Plan& plan, const std::string& name);
+// The namespaces of the plan's nodes: on a slice of a lab spread over hosts, this host's.
+std::set<std::string> plan_namespaces(const Plan& plan);
 nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::string>& nodes,
                               bool with_routes);
 nlohmann::json htb_to_json(const HtbShaping& h);
@@ -175,7 +187,5 @@ nlohmann::json burst_loss_to_json(const GilbertElliott& m);
 GilbertElliott burst_loss_from_json(const nlohmann::json& j);
 nlohmann::json netem_to_json(const IngressNetem& n);
 IngressNetem netem_from_json(const nlohmann::json& j);
-// A plan node's "events", as the timeline reads them back; absent: none.
-std::vector<NodeEvent> node_events_from_json(const nlohmann::json& node);
 
 }  // namespace testbed

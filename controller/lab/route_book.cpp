@@ -159,50 +159,6 @@ std::vector<std::vector<int64_t>> RouteBook::path_delays_us(
   return delay;
 }
 
-namespace {
-
-const nlohmann::json& field(const nlohmann::json& j, const char* name) {
-  if (!j.is_object() || !j.contains(name)) {
-    throw std::invalid_argument(std::string("plan field '") + name + "' is missing");
-  }
-  return j[name];
-}
-
-Ipv4Prefix prefix_field(const nlohmann::json& j, const char* name) {
-  const auto& v = field(j, name);
-  const auto p = v.is_string() ? Ipv4Prefix::parse(v.get<std::string>(), true) : std::nullopt;
-  if (!p) throw std::invalid_argument(std::string("plan field '") + name + "' is no prefix");
-  return *p;
-}
-
-}  // namespace
-
-RouteBook route_book_from_json(const nlohmann::json& plan) {
-  std::vector<RouteBook::Node> nodes;
-  std::map<std::string, size_t> index;
-  for (const auto& n : field(plan, "nodes")) {
-    const auto address = Ipv4Address::parse(field(n, "address").get<std::string>());
-    if (!address) throw std::invalid_argument("plan field 'address' is no address");
-    index[field(n, "name").get<std::string>()] = nodes.size();
-    nodes.push_back({field(n, "name").get<std::string>(), *address});
-  }
-  const auto node = [&](const nlohmann::json& l, const char* end) {
-    const auto it = index.find(field(l, end).get<std::string>());
-    if (it == index.end()) throw std::invalid_argument("a link's end is not a node of the plan");
-    return it->second;
-  };
-  std::vector<RouteBook::Link> links;
-  for (const auto& l : field(plan, "links")) {
-    links.push_back({node(l, "a"), node(l, "b"), prefix_field(l, "subnet"),
-                     field(l, "if_a").get<std::string>(), field(l, "if_b").get<std::string>(),
-                     field(field(l, "a2b"), "delay_us").get<int64_t>(),
-                     field(field(l, "b2a"), "delay_us").get<int64_t>()});
-  }
-  const RouteMetric metric =
-      plan.value("routing", "hops") == "delay" ? RouteMetric::kDelay : RouteMetric::kHops;
-  return RouteBook(metric, std::move(nodes), std::move(links));
-}
-
 nlohmann::json planned_route_to_json(const PlannedRoute& r) {
   nlohmann::json j = route_to_json(r.route);
   j["node"] = r.node;

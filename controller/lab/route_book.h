@@ -77,10 +77,6 @@ class RouteBook {
   RoutingTable table_;
 };
 
-// The book of a plan written as JSON (its nodes, links and routing), as `status` and
-// `plan --routes` read a lab back. Throws std::invalid_argument naming the field.
-RouteBook route_book_from_json(const nlohmann::json& plan);
-
 nlohmann::json planned_route_to_json(const PlannedRoute& r);
 
 // The routes that differ between two books of one lab (same nodes and links), as `to`

@@ -142,15 +142,19 @@ namespace {
 // first; a namespace already gone (its pod deleted) has nothing left to undo.
 void undo_adopted_steps(const LabState& state, Kernel& kernel, TeardownReport& report) {
   if (state.adopted_steps.empty()) return;
-  const auto steps = state.plan.is_object() ? state.plan.value("steps", nlohmann::json::array())
-                                            : nlohmann::json::array();
+  if (!state.plan_problem.empty()) {
+    report.errors.push_back("the adopted namespaces' steps cannot be undone: " +
+                            state.plan_problem);
+    return;
+  }
+  const auto& steps = state.plan.steps;
   for (auto it = state.adopted_steps.rbegin(); it != state.adopted_steps.rend(); ++it) {
     if (*it >= steps.size()) {
       report.errors.push_back("adopted step " + std::to_string(*it + 1) + " is not in plan.json");
       continue;
     }
     try {
-      const Step step = step_from_json(steps[*it]);
+      const Step& step = steps[*it];
       const auto nss = step_namespaces(step);
       if (std::any_of(nss.begin(), nss.end(),
                       [&](const auto& ns) { return !kernel.namespace_exists(ns); })) {

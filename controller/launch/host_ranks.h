@@ -41,7 +41,7 @@ class ControllerChannel {
 
 struct HostRanksSetting {
   std::string lab;
-  nlohmann::json whole_plan;
+  Plan whole_plan;
   std::set<std::string> here;           // this host's namespaces
   std::vector<std::string> supervisor;  // JobRunOptions::supervisor: `testbed _rank --`
   // This host's link directions' transmitted bytes now (link_metrics.h); null: not read.

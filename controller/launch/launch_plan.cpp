@@ -13,12 +13,6 @@ std::string basename_of(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-const nlohmann::json* find_node(const nlohmann::json& lab_plan, const std::string& name) {
-  for (const auto& n : lab_plan.at("nodes"))
-    if (n.at("name") == name) return &n;
-  return nullptr;
-}
-
 std::vector<std::string> split_nodes(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream in(list);
@@ -30,7 +24,7 @@ std::vector<std::string> split_nodes(const std::string& list) {
 }  // namespace
 
 std::string substitute_placeholders(const std::string& arg, int rank, const std::string& node,
-                                    const nlohmann::json& lab_plan) {
+                                    const Plan& lab_plan) {
   std::string out;
   for (size_t i = 0; i < arg.size();) {
     const size_t open = arg.find('{', i);
@@ -48,11 +42,11 @@ std::string substitute_placeholders(const std::string& arg, int rank, const std:
       out += std::to_string(rank);
     } else if (inner.rfind("addr:", 0) == 0) {
       const std::string target = inner.substr(5);
-      const auto* n = find_node(lab_plan, target);
+      const PlannedNode* n = plan_node(lab_plan, target);
       if (!n)
         throw LaunchInputError("{addr:" + target + "} in '" + arg + "': the lab has no node '" +
                                target + "'");
-      out += n->at("address").get<std::string>();
+      out += n->address.str();
     } else {
       out += '{';  // not ours: kept verbatim
       i = open + 1;
@@ -107,7 +101,7 @@ std::vector<std::string> merge_environment(const std::vector<std::string>& base,
   return out;
 }
 
-std::vector<RankPlan> plan_launch(const nlohmann::json& lab_plan, const LaunchRequest& request) {
+std::vector<RankPlan> plan_launch(const Plan& lab_plan, const LaunchRequest& request) {
   if (request.command.empty() || request.command[0].empty())
     throw LaunchInputError("no command: give one after '--'");
   if (request.master_port < 1 || request.master_port > 65535)
@@ -115,29 +109,29 @@ std::vector<RankPlan> plan_launch(const nlohmann::json& lab_plan, const LaunchRe
                            std::to_string(request.master_port));
   std::vector<std::string> names;
   if (request.nodes == "all") {
-    for (const auto& n : lab_plan.at("nodes")) names.push_back(n.at("name"));
+    for (const auto& n : lab_plan.nodes) names.push_back(n.name);
   } else {
     names = split_nodes(request.nodes);
     std::set<std::string> seen;
     for (const auto& name : names) {
       if (name.empty()) throw LaunchInputError("--nodes '" + request.nodes + "': an empty name");
-      if (!find_node(lab_plan, name))
+      if (!plan_node(lab_plan, name))
         throw LaunchInputError("--nodes: lab " + request.lab + " has no node '" + name + "'");
       if (!seen.insert(name).second)
         throw LaunchInputError("--nodes: '" + name + "' is named twice");
     }
   }
   if (names.empty()) throw LaunchInputError("lab " + request.lab + " has no nodes");
-  const std::string master = find_node(lab_plan, names.front())->at("address");
+  const std::string master = plan_node(lab_plan, names.front())->address.str();
   const std::string world = std::to_string(names.size());
   std::vector<RankPlan> ranks;
   for (size_t r = 0; r < names.size(); ++r) {
-    const auto& n = *find_node(lab_plan, names[r]);
+    const PlannedNode& n = *plan_node(lab_plan, names[r]);
     RankPlan p;
     p.rank = static_cast<int>(r);
     p.node = names[r];
-    p.ns = n.at("namespace");
-    p.address = n.at("address");
+    p.ns = n.ns;
+    p.address = n.address.str();
     for (const auto& arg : request.command)
       p.argv.push_back(substitute_placeholders(arg, p.rank, p.node, lab_plan));
     const std::string prefix = request.run_dir + "/" + p.node;

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "controller/lab/plan.h"
+
 namespace testbed {
 
 // Bad input to `launch` (an unknown node, an empty command, a bad placeholder): nothing
@@ -42,15 +44,15 @@ struct RankPlan {
   std::string stdout_path, stderr_path;
 };
 
-// From the lab's plan (state's plan.json: nodes with name, namespace, address). Throws
-// LaunchInputError naming what is wrong.
-std::vector<RankPlan> plan_launch(const nlohmann::json& lab_plan, const LaunchRequest& request);
+// From the lab's plan (its nodes' names, namespaces and addresses). Throws LaunchInputError
+// naming what is wrong.
+std::vector<RankPlan> plan_launch(const Plan& lab_plan, const LaunchRequest& request);
 
 // One argument with {node}, {rank} and {addr:NODE} replaced; other braces stay as they
 // are (a Python one-liner has its own). Throws LaunchInputError for {addr:} of a node the
 // lab does not have.
 std::string substitute_placeholders(const std::string& arg, int rank, const std::string& node,
-                                    const nlohmann::json& lab_plan);
+                                    const Plan& lab_plan);
 
 // The name a job gets when none is given: the script's for an interpreter
 // ("python3 train.py" -> "train"), else the program's.

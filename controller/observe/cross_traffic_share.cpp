@@ -73,10 +73,9 @@ nlohmann::json cross_traffic_shares(const ShareInputs& in) {
   return out;
 }
 
-CrossTrafficWatch::CrossTrafficWatch(const nlohmann::json& plan,
-                                     std::vector<LiveDirection> directions, std::string lab_dir,
-                                     double time_scale, Kernel& kernel)
-    : traffic_(plan_traffic_from_json(plan)),
+CrossTrafficWatch::CrossTrafficWatch(const Plan& plan, std::vector<LiveDirection> directions,
+                                     std::string lab_dir, double time_scale, Kernel& kernel)
+    : traffic_(plan.traffic),
       directions_(std::move(directions)),
       lab_dir_(std::move(lab_dir)),
       time_scale_(time_scale > 0 ? time_scale : 1),

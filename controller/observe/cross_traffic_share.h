@@ -44,8 +44,8 @@ nlohmann::json cross_traffic_shares(const ShareInputs& in);
 // traffic (summary() is then null).
 class CrossTrafficWatch {
  public:
-  CrossTrafficWatch(const nlohmann::json& plan, std::vector<LiveDirection> directions,
-                    std::string lab_dir, double time_scale, Kernel& kernel);
+  CrossTrafficWatch(const Plan& plan, std::vector<LiveDirection> directions, std::string lab_dir,
+                    double time_scale, Kernel& kernel);
   nlohmann::json summary();
 
  private:

@@ -16,6 +16,7 @@
 
 #include "controller/lab/teardown.h"
 #include "netns/job_cgroup.h"
+#include "netns/kernel_error.h"
 #include "netns/node_cgroup.h"
 
 namespace testbed {
@@ -224,10 +225,10 @@ JobAccounting::JobAccounting(const LabStore& store, const std::string& lab,
   {
     const std::string path = record_path(dir_, r.slot);
     FileDescriptor fd(open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
-    if (fd.get() < 0) throw std::system_error(errno, std::generic_category(), "open(" + path + ")");
+    if (fd.get() < 0) throw_errno("open(" + path + ")");
     const std::string text = to_json(r).dump() + "\n";
     if (write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
-      throw std::system_error(errno, std::generic_category(), "write(" + path + ")");
+      throw_errno("write(" + path + ")");
   }
   state.cgroups.insert(state.cgroups.begin(), r.groups.begin(), r.groups.end());
   store_.save(state);

@@ -134,10 +134,10 @@ void print_health(std::ostream& out, const nlohmann::json& last) {
 }
 
 // Each entry of the lab's cross traffic, and what it delivered on each direction so far.
-void print_cross_traffic(std::ostream& out, const nlohmann::json& plan) {
+void print_cross_traffic(std::ostream& out, const nlohmann::json& status) {
   out << "\ncross traffic (docs/topologies.md#cross-traffic)\n";
   TextTable entries({"KIND", "FROM", "TO", "AMOUNT", "START", "STOP", "PORT", "PATH"});
-  for (const auto& t : plan["cross_traffic"]) {
+  for (const auto& t : status["cross_traffic"]) {
     const std::string kind = t["kind"];
     std::string path;
     for (const auto& d : t["path"]) path += (path.empty() ? "" : " ") + d.get<std::string>();
@@ -154,7 +154,7 @@ void print_cross_traffic(std::ostream& out, const nlohmann::json& plan) {
   }
   entries.print(out);
   TextTable delivered({"FROM", "TO", "BACKGROUND DELIVERED"});
-  for (const auto& l : plan["links"]) {
+  for (const auto& l : status["links"]) {
     for (const char* dir : {"a2b", "b2a"}) {
       const auto& d = l[dir];
       if (!d.contains("kernel") || d["kernel"].is_null() ||
@@ -169,31 +169,33 @@ void print_cross_traffic(std::ostream& out, const nlohmann::json& plan) {
 
 }  // namespace
 
-void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& plan, bool live) {
+// `status` is lab_status()'s JSON, as `status --json` prints it: the plan with what is live.
+void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& status,
+                      bool live) {
   out << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since " << s.created_at
       << ")\n\nnodes\n";
   TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT", "STATE"});
-  for (const auto& n : plan["nodes"]) {
+  for (const auto& n : status["nodes"]) {
     nodes.add({n["name"], n["namespace"], n["address"],
                n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO"),
                n.value("state", "running")});
   }
   nodes.print(out);
-  print_compute(out, plan);
+  print_compute(out, status);
   for (const auto& [key, what] :
        {std::pair{"metrics_url", "metrics"}, std::pair{"prometheus_url", "prometheus"},
         std::pair{"grafana_url", "grafana"}}) {
-    if (plan.contains(key)) out << what << ": " << plan[key].get<std::string>() << "\n";
+    if (status.contains(key)) out << what << ": " << status[key].get<std::string>() << "\n";
   }
-  out << "\nbackend for delay, jitter and loss: " << plan.value("backend", "?") << " ("
-      << plan.value("backend_reason", "") << ")\n";
-  const auto& tl = plan["timeline"];
+  out << "\nbackend for delay, jitter and loss: " << status.value("backend", "?") << " ("
+      << status.value("backend_reason", "") << ")\n";
+  const auto& tl = status["timeline"];
   out << "timeline: " << tl["changes_applied"] << " scheduled changes applied, worst lag "
       << tl["max_lag_ms"] << " ms\n";
   out << "\nlinks (per direction, current values)\n";
   TextTable links(
       {"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "STATE", "KERNEL RATE", "SENT", "DROPS"});
-  for (const auto& l : plan["links"]) {
+  for (const auto& l : status["links"]) {
     for (const char* dir : {"a2b", "b2a"}) {
       const auto& d = l[dir];
       const bool have = d.contains("kernel") && !d["kernel"].is_null();
@@ -214,9 +216,9 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
     }
   }
   links.print(out);
-  if (plan.contains("cross_traffic")) print_cross_traffic(out, plan);
+  if (status.contains("cross_traffic")) print_cross_traffic(out, status);
   out << "\nroutes\n";
-  const auto& listed = plan["routes"];
+  const auto& listed = status["routes"];
   if (listed.is_array()) {
     TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
     for (const auto& r : listed) {
@@ -229,11 +231,28 @@ void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json
     out << "  " << listed.value("count", 0) << " routes: " << listed.value("rule", "")
         << " (--routes lists them)\n";
   }
-  if (plan.contains("last_run_health")) print_health(out, plan["last_run_health"]);
+  if (status.contains("last_run_health")) print_health(out, status["last_run_health"]);
   if (!live) out << "\n(run as root to add what the kernel reports)\n";
 }
 
 namespace {
+
+std::vector<std::string> node_names(const Plan& plan) {
+  std::vector<std::string> names;
+  for (const auto& n : plan.nodes) names.push_back(n.name);
+  return names;
+}
+
+// The rule and the count of this host's nodes' routes, from the whole lab's book (a slice's
+// nodes route through other hosts' links); empty when the plan cannot make them.
+nlohmann::json route_summary(const LabStore& store, const LabState& s) {
+  if (s.plan.nodes.empty()) return nlohmann::json::object();
+  try {
+    return routes_to_json(route_book_of(store.load_whole_plan(s)), node_names(s.plan), false);
+  } catch (const std::exception&) {
+    return nlohmann::json::object();
+  }
+}
 
 // The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
 // and the whole lab's plan (every host's nodes and links) makes them again.
@@ -245,10 +264,8 @@ void add_routes(nlohmann::json& lab, const LabStore& store, const LabState& s,
     return;
   }
   try {
-    std::vector<std::string> names;
-    for (const auto& n : s.plan.value("nodes", nlohmann::json::array()))
-      names.push_back(n.value("name", ""));
-    lab["routes"] = routes_to_json(route_book_from_json(store.load_whole_plan(s)), names, true);
+    lab["routes"] =
+        routes_to_json(route_book_of(store.load_whole_plan(s)), node_names(s.plan), true);
   } catch (const std::exception& e) {
     lab["routes_error"] = std::string("cannot make the routes from the plan: ") + e.what();
   }
@@ -288,17 +305,20 @@ void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
 nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
                           RouteListing listing) {
   const LabState s = store.load(lab);
+  // The plan's own JSON (plan.cpp) for its nodes, links and cross traffic, so that status
+  // and plan.json name every field alike.
   nlohmann::json j = {{"lab", s.lab},
                       {"phase", s.phase},
                       {"source", s.source},
                       {"created_at", s.created_at},
-                      {"nodes", s.plan.value("nodes", nlohmann::json::array())},
-                      {"links", s.plan.value("links", nlohmann::json::array())},
-                      {"routes", s.plan.value("routes", nlohmann::json::object())},
-                      {"backend", s.plan.value("backend", "")},
-                      {"backend_reason", s.plan.value("backend_reason", "")},
+                      {"nodes", plan_nodes_to_json(s.plan)},
+                      {"links", plan_links_to_json(s.plan)},
+                      {"routes", route_summary(store, s)},
+                      {"backend", s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)},
+                      {"backend_reason", s.plan.backend_reason},
                       {"time_scale", s.time_scale}};
-  if (s.plan.contains("cross_traffic")) j["cross_traffic"] = s.plan["cross_traffic"];
+  for (const auto& t : s.plan.traffic) j["cross_traffic"].push_back(traffic_to_json(t));
+  if (!s.plan_problem.empty()) j["plan_problem"] = s.plan_problem;
   // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
   for (const auto& [what, key] :
        {std::pair{"exporter", "metrics_url"}, std::pair{"prometheus", "prometheus_url"},

@@ -73,10 +73,8 @@ ComputeMeter::ComputeMeter(const LabState& s) {
   } catch (const std::exception&) {
     return;
   }
-  for (const auto& n : s.plan.value("nodes", nlohmann::json::array())) {
-    const std::string ns = n.value("namespace", "");
-    nodes_.push_back({n.value("name", ""), ns, read_node_cgroup(layout_, ns)});
-  }
+  for (const auto& n : s.plan.nodes)
+    nodes_.push_back({n.name, n.ns, read_node_cgroup(layout_, n.ns)});
 }
 
 uint64_t ComputeMeter::oom_kills(const std::string& ns) const {

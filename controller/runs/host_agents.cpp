@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <deque>
 #include <nlohmann/json.hpp>
@@ -28,14 +27,10 @@
 #include "controller/training/remote_hosts.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
+#include "netns/stop_signals.h"
 
 namespace testbed {
 namespace {
-
-std::atomic<int> g_signal{0};
-void on_signal(int sig) {
-  g_signal = sig;
-}
 
 // How often the agents are looked at: a dead one is reported well within a second.
 constexpr auto kWatchTick = std::chrono::milliseconds(200);
@@ -223,7 +218,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
       state.placement.value(nlohmann::json::json_pointer("/hosts/" + server_host + "/key"), "")};
   if (curve.own.public_key != state.placement.at(own_key))
     throw std::runtime_error(key_file + " is not host " + state.host + "'s key in the placement");
-  const nlohmann::json whole = store.load_whole_plan(state);
+  const Plan whole = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);
   const std::string dir = store.dir(lab);
   // The agents make their control channels in this process's network: this host's.
@@ -238,7 +233,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   HandshakeWatch handshake(ctx, channel, "host-" + state.host);
   channel.connect(control);
 
-  for (int sig : {SIGINT, SIGTERM}) std::signal(sig, on_signal);
+  StopSignals stop_signals({SIGINT, SIGTERM});  // netns/stop_signals.h
   // No agent runs before the server has proven it is the controller's host.
   const auto waited = std::chrono::steady_clock::now();
   for (;;) {
@@ -248,9 +243,9 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
     if (h == HandshakeWatch::State::failed)
       failure = "refused the server at " + control + ": " + handshake.why() + " (host " +
                 server_host + "'s in the placement); no agent was started";
-    else if (g_signal)
-      failure =
-          "ended by signal " + std::to_string(g_signal.load()) + " before the controller answered";
+    else if (stop_signals.received())
+      failure = "ended by signal " + std::to_string(stop_signals.received().load()) +
+                " before the controller answered";
     else if (std::chrono::steady_clock::now() - waited >= kFirstContact)
       failure = "the controller at " + control + " never answered";
     if (!failure.empty()) {
@@ -263,16 +258,16 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
            << server_host << "'s key\n"
            << std::flush;
   nlohmann::json nodes = nlohmann::json::array();
-  for (size_t i = 0; i < whole["nodes"].size(); ++i)
-    if (here.count(whole["nodes"][i]["namespace"].get<std::string>())) nodes.push_back(i);
+  for (size_t i = 0; i < whole.nodes.size(); ++i)
+    if (here.count(whole.nodes[i].ns)) nodes.push_back(i);
   ZmqControllerChannel link(channel, handshake, control, nodes);
   // The controller's answer to the first beat says what this host runs: a run's agents
   // ("beat") or a launch's ranks ("launch", launch/host_ranks.h).
   nlohmann::json first;
   while (!first.is_object()) {
     std::string failure = link.lost();
-    if (g_signal)
-      failure = "ended by signal " + std::to_string(g_signal.load()) +
+    if (stop_signals.received())
+      failure = "ended by signal " + std::to_string(stop_signals.received().load()) +
                 " before the controller said what to run";
     if (!failure.empty()) {
       progress << "host " << state.host << ": " << failure << "; nothing was started\n";
@@ -313,16 +308,16 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
           monitor->start();
           return std::function<HealthReport()>([&] { return monitor->stop(); });
         }};
-    return run_host_ranks(store, setting, command, link, progress, g_signal);
+    return run_host_ranks(store, setting, command, link, progress, stop_signals.received());
   }
   std::vector<Agent> agents;
   {
     auto lock = store.lock(lab, /*wait=*/true);
     state = store.load(lab);
-    for (size_t i = 0; i < whole["nodes"].size(); ++i) {
-      const auto& n = whole["nodes"][i];
-      if (!here.count(n["namespace"].get<std::string>())) continue;
-      const std::string name = n["name"];
+    for (size_t i = 0; i < whole.nodes.size(); ++i) {
+      const PlannedNode& n = whole.nodes[i];
+      if (!here.count(n.ns)) continue;
+      const std::string& name = n.name;
       const std::vector<std::string> cmd = {program_path("testbed-agent"),
                                             "--control",
                                             control,
@@ -338,7 +333,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                                             curve.server_public};
       // Recorded (owned by this command, so `clean` ends it if we die) before it runs.
       const pid_t pid =
-          spawn_in_netns(n["namespace"], cmd, dir + "/agent-" + name + ".log", [&](pid_t started) {
+          spawn_in_netns(n.ns, cmd, dir + "/agent-" + name + ".log", [&](pid_t started) {
             state.processes.push_back(
                 owned_by_me({started, process_start_time(started), name, cmd}));
             store.record_process(lab, state.processes.back());
@@ -359,8 +354,8 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   std::set<size_t> reported;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
-    if (g_signal) {
-      failure = "ended by signal " + std::to_string(g_signal.load());
+    if (stop_signals.received()) {
+      failure = "ended by signal " + std::to_string(stop_signals.received().load());
       break;
     }
     if (failure = link.lost(); !failure.empty()) break;

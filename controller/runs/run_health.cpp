@@ -19,8 +19,7 @@ nlohmann::json health_event(const HealthReport& report, const std::string& strat
 }  // namespace
 
 std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const std::string& lab_dir,
-                                                const nlohmann::json& plan,
-                                                const std::string& strategy) {
+                                                const Plan& plan, const std::string& strategy) {
   // The running figures go out on the monitor's thread, through a socket of its own (a
   // ZeroMQ socket belongs to one thread), created on first use.
   auto sink = std::make_shared<std::unique_ptr<ZmqMetricsSink>>();

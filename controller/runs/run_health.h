@@ -17,8 +17,7 @@
 namespace testbed {
 
 std::unique_ptr<HealthMonitor> start_run_health(zmq::context_t& context, const std::string& lab_dir,
-                                                const nlohmann::json& plan,
-                                                const std::string& strategy);
+                                                const Plan& plan, const std::string& strategy);
 
 // Stops the monitor; adds "health" to `summary`, publishes it, warns when unhealthy. Over
 // hosts, `elsewhere` holds the other hosts' reports of their own links (by host;

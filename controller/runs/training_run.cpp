@@ -125,7 +125,7 @@ void check_reference(const nlohmann::json& summary) {
 // placement's other hosts (agent_group.h, host_channel_keys.h).
 void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState& state,
                       const std::string& endpoint, const std::vector<bool>& remote,
-                      const nlohmann::json& lab_plan) {
+                      const Plan& lab_plan) {
   HostChannelKeys keys;
   try {
     keys = host_channel_keys(store, state);
@@ -133,8 +133,7 @@ void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState&
     throw UsageError(e.what());
   }
   std::vector<std::string> host_of;
-  for (const auto& n : lab_plan["nodes"])
-    host_of.push_back(keys.host_of_node[n["name"].get<std::string>()]);
+  for (const auto& n : lab_plan.nodes) host_of.push_back(keys.host_of_node[n.name]);
   agents.listen_for_hosts(endpoint, remote, keys.own, std::move(keys.admitted), std::move(host_of));
 }
 
@@ -145,16 +144,15 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
   // Every node of the lab, on a slice of a lab spread over hosts too (docs/multihost.md):
   // this host's nodes get their agents here, the others' from their hosts' `testbed agents`.
-  const nlohmann::json lab_plan = store.load_whole_plan(state);
+  const Plan lab_plan = store.load_whole_plan(state);
   const std::set<std::string> here = plan_namespaces(state.plan);
   std::vector<std::string> names, namespaces, endpoints, addresses, elsewhere;
   std::vector<bool> remote;
-  for (const auto& n : lab_plan["nodes"]) {
-    names.push_back(n["name"]);
-    addresses.push_back(n["address"]);
-    namespaces.push_back(n["namespace"]);
-    endpoints.push_back("tcp://" + n["address"].get<std::string>() + ":" +
-                        std::to_string(kAgentPort));
+  for (const auto& n : lab_plan.nodes) {
+    names.push_back(n.name);
+    addresses.push_back(n.address.str());
+    namespaces.push_back(n.ns);
+    endpoints.push_back("tcp://" + n.address.str() + ":" + std::to_string(kAgentPort));
     remote.push_back(here.count(namespaces.back()) == 0);
     if (remote.back()) elsewhere.push_back(names.back());
   }

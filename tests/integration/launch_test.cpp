@@ -57,10 +57,10 @@ TEST_F(LaunchTest, NodesLookLikeHostsToExec) {
       {"exec", "--lab", "tbt-line4", "n2", "--", "sh", "-c", "getent hosts $(hostname) n4"});
   EXPECT_EQ(names.status, 0) << names.output;
   const auto plan = LabStore().load("tbt-line4").plan;
-  for (const auto& n : plan["nodes"]) {
-    if (n["name"] != "n2" && n["name"] != "n4") continue;
-    EXPECT_NE(names.output.find(n["address"].get<std::string>()), std::string::npos)
-        << n["name"] << ": " << names.output;
+  for (const auto& n : plan.nodes) {
+    if (n.name != "n2" && n.name != "n4") continue;
+    EXPECT_NE(names.output.find(n.address.str()), std::string::npos)
+        << n.name << ": " << names.output;
   }
   // The host keeps its own name.
   EXPECT_EQ(shell_output("hostname"), shell_output("cat /proc/sys/kernel/hostname"));

@@ -79,8 +79,8 @@ TEST(AdoptedSlice, DownUndoesWhatTheSliceDidAndKeepsThePodsNamespaces) {
   make_cross_host_links(kernel, plan, placement);  // kubelet's namespaces, meshnet's links
   const auto before = kernel.namespaces();
 
-  LabState state;  // as `up --adopt` fills it
-  state.plan = plan_to_json(slice.plan);
+  LabState state;                                         // as `up --adopt` fills it
+  state.plan = plan_from_json(plan_to_json(slice.plan));  // as `down` reads plan.json
   for (const auto& n : slice.plan.nodes) state.adopted.push_back(n.ns);
   ApplyHooks hooks;
   hooks.before_step = [&](size_t index, const Step& step) {

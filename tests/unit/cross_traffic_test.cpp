@@ -127,7 +127,7 @@ TEST(CrossTraffic, PlannedAlongTheRoutesWithCountersOnEveryLinkEnd) {
   EXPECT_EQ(counted[plan.nodes[0].ns], std::vector<std::string>{plan.links[0].b2a.rx_dev});
 
   // What other verbs read back from plan.json is what was planned; the steps too.
-  const auto back = plan_traffic_from_json(plan_to_json(plan));
+  const auto back = plan_from_json(plan_to_json(plan)).traffic;
   EXPECT_EQ(back, plan.traffic);
   for (const Step& s : plan.steps) {
     if (std::holds_alternative<AddTrafficCounters>(s)) {
@@ -155,7 +155,8 @@ TEST(CrossTraffic, CountersAreAppliedAndRemovedWithTheLab) {
   kernel.count_traffic(b, plan.links[0].a2b.rx_dev, 700, false);
   EXPECT_EQ(kernel.traffic_counts(b).at(plan.links[0].a2b.rx_dev).bytes, 1500u);
   // Through the directions, as the exporter and a run read them.
-  std::vector<LiveDirection> dirs = live_directions(plan_to_json(plan), nlohmann::json::object());
+  std::vector<LiveDirection> dirs =
+      live_directions(plan_from_json(plan_to_json(plan)), nlohmann::json::object());
   const auto received = received_traffic(dirs, kernel);
   EXPECT_EQ(received.at("a>b").bytes, 1500u);
   EXPECT_EQ(received.at("a>b").other_bytes, 700u);

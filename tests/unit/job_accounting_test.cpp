@@ -153,10 +153,10 @@ class JobAccountingRun : public testing::Test {
     s.phase = "up";
     s.cgroups = {(root_ / "cgroup" / "tb-x-b").string()};  // the node's own
     store_.save(s);
-    store_.save_plan(
-        "x",
-        {{"nodes",
-          {{{"name", "a"}, {"namespace", "tb-x-a"}}, {{"name", "b"}, {"namespace", "tb-x-b"}}}}});
+    Plan plan;
+    plan.lab = "x";
+    plan.nodes = {{.name = "a", .ns = "tb-x-a"}, {.name = "b", .ns = "tb-x-b"}};
+    store_.save_plan("x", plan);
     LiveDirection ab, ba;
     ab.from = ba.to = "a";
     ab.to = ba.from = "b";

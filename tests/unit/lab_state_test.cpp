@@ -32,7 +32,7 @@ TEST_F(LabStateTest, SaveLoadRoundTrip) {
   s.controller_pid = 42;
   s.namespaces = {{"tb-x-a", 4026532001}, {"tb-x-b", 0}};
   s.processes = {{123, 456, "a", {"iperf3", "-s"}}};
-  s.plan = {{"nodes", nlohmann::json::array()}};
+  s.plan.lab = "x";
   store.save(s);
   const LabState back = store.load("x");
   EXPECT_EQ(back.lab, "x");

@@ -19,11 +19,16 @@
 namespace testbed {
 namespace {
 
-nlohmann::json lab_plan() {
-  return {{"nodes",
-           {{{"name", "seattle"}, {"namespace", "tb-i2-seattle"}, {"address", "198.18.0.1"}},
-            {{"name", "chicago"}, {"namespace", "tb-i2-chicago"}, {"address", "198.18.0.2"}},
-            {{"name", "houston"}, {"namespace", "tb-i2-houston"}, {"address", "198.18.0.3"}}}}};
+Plan lab_plan() {
+  Plan plan;
+  for (const auto& [name, address] :
+       {std::pair{"seattle", "198.18.0.1"}, std::pair{"chicago", "198.18.0.2"},
+        std::pair{"houston", "198.18.0.3"}}) {
+    plan.nodes.push_back({.name = name,
+                          .ns = std::string("tb-i2-") + name,
+                          .address = *Ipv4Address::parse(address)});
+  }
+  return plan;
 }
 
 LaunchRequest request(std::vector<std::string> command, std::string nodes = "all") {

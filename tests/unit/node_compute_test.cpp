@@ -82,9 +82,9 @@ TEST(NodeCompute, ThePlanCarriesItBothWays) {
   const Plan plan = make_plan(t, false);
   EXPECT_EQ(plan.nodes[0].compute, t.nodes[0].compute);
   const nlohmann::json j = plan_to_json(plan);
-  EXPECT_EQ(node_compute_from_json(j["nodes"][0]), t.nodes[0].compute);
+  EXPECT_EQ(plan_from_json(j).nodes[0].compute, t.nodes[0].compute);
   EXPECT_FALSE(j["nodes"][1].contains("compute"));  // none: nothing written
-  EXPECT_FALSE(node_compute_from_json(j["nodes"][1]).any());
+  EXPECT_FALSE(plan_from_json(j).nodes[1].compute.any());
 }
 
 // A node's share over time: cpus events in its schedule, carried by the plan to the
@@ -99,7 +99,7 @@ TEST(NodeCompute, ASchedulesCpusEventsChangeTheShare) {
   EXPECT_EQ(t.nodes[0].schedule[0].cpus, 0.25);
   EXPECT_FALSE(t.nodes[0].schedule[1].cpus);  // all: no limit
   const nlohmann::json j = plan_to_json(make_plan(t, false));
-  const auto events = node_events_from_json(j["nodes"][0]);
+  const auto events = plan_from_json(j).nodes[0].events;
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0].cpus, 0.25);
   EXPECT_EQ(events[1].kind, NodeEvent::Kind::kCpus);
@@ -134,7 +134,7 @@ TEST(NodeStraggler, SlowsTheShareInItsChanceOfThePeriods) {
   EXPECT_EQ(m.seed, 3u);
   const Plan plan = make_plan(t, false);
   EXPECT_TRUE(plan.has_schedules);  // a timeline runs it
-  EXPECT_EQ(straggler_from_json(plan_to_json(plan)["nodes"][0]), m);
+  EXPECT_EQ(plan_from_json(plan_to_json(plan)).nodes[0].straggler, m);
 
   constexpr int kPeriods = 20000;
   int slowed_periods = 0;

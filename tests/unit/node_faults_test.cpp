@@ -49,7 +49,7 @@ TEST(NodeEvents, AScheduleIsReadInTimeOrderAndEachPauseEndsWithItsResume) {
   // Through the plan as the timeline reads it back; a schedule starts a timeline.
   const Plan plan = make_plan(t, false);
   EXPECT_TRUE(plan.has_schedules);
-  const auto live = live_node_schedules(plan_to_json(plan));
+  const auto live = live_node_schedules(plan_from_json(plan_to_json(plan)));
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0].node, "a");
   EXPECT_EQ(live[0].changes.size(), 3u);
@@ -180,7 +180,7 @@ TEST(NodeFaults, ACrashIsKeptThroughARestartWhichCountsAndNeedsLaunchedRanks) {
 
 TEST(NodeFaults, ACrashedNodeRunsAgainOnceItHasNewProcesses) {
   LabState s = three_kinds_of_process();
-  s.plan = {{"nodes", {{{"name", "a"}}, {{"name", "b"}}}}};
+  s.plan.nodes = {{.name = "a"}, {.name = "b"}};
   const nlohmann::json recorded = {{"a", {{"state", "crashed"}, {"pids", {200, 300}}}},
                                    {"b", {{"state", "paused"}, {"pids", {400}}}}};
   // Nothing alive that the events did not touch: the states stand.
@@ -228,9 +228,9 @@ TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
   std::filesystem::create_directories(dir);
   const std::atomic<bool> stop{false};
   RecordingFaulter faulter;
-  const auto json = plan_to_json(plan);
-  Timeline(live_directions(json, nlohmann::json::object()), changer, {1.0, dir, 0, {}}, stop,
-           live_node_schedules(json), &faulter)
+  const Plan back = plan_from_json(plan_to_json(plan));
+  Timeline(live_directions(back, nlohmann::json::object()), changer, {1.0, dir, 0, {}}, stop,
+           live_node_schedules(back), &faulter)
       .run();
   EXPECT_EQ(faulter.applied, (std::vector<std::pair<std::string, NodeEvent::Kind>>{
                                  {"a", NodeEvent::Kind::kPause},

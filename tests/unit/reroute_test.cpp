@@ -100,12 +100,12 @@ TEST(Reroute, ConvergingReplacesTheChangedRoutesOnceAndRecordsTheDeadSet) {
   const std::string dir =
       std::filesystem::temp_directory_path() / ("tb-reroute-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
-  const nlohmann::json plan_json = plan_to_json(plan);
-  Rerouter rerouter(kernel, dir, plan_json);
+  const Plan read_back = plan_from_json(plan_to_json(plan));  // as the timeline reads it
+  Rerouter rerouter(kernel, dir, read_back);
   EXPECT_EQ(rerouter.convergence_us(), 50000);
   EXPECT_FALSE(rerouter.converge().changed()) << "nothing dead, nothing to do";
   // b -> c cut (one direction is enough: the link is dead to the routing protocol).
-  auto dirs = live_directions(plan_json, nlohmann::json::object());
+  auto dirs = live_directions(read_back, nlohmann::json::object());
   for (auto& d : dirs)
     if (d.link == 1 && !d.b2a) d.down = true;
   record_current(dir, dirs[2]);

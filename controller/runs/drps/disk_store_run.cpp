@@ -6,6 +6,7 @@
 
 #include "controller/options/usage_error.h"
 #include "controller/runs/drps/disk_store_run.h"
+#include "controller/runs/ps/stat_counters.h"
 #include "controller/training/drps/drps_index.h"
 #include "controller/training/drps/drps_partition.h"
 #include "controller/training/drps/wsp_summary.h"
@@ -80,11 +81,9 @@ std::string DiskStoreRun::partition(const JobConfig& job,
 // The shards' stores together, the initial load left out (each shard's own is in "shards").
 void DiskStoreRun::summary(nlohmann::json& s) const {
   nlohmann::json store = nlohmann::json::object();
-  for (const auto& st : run_.node_stats()) {
-    if (!st.contains("server") || !st["server"].contains("store")) continue;
-    for (const auto& [key, v] : st["server"]["store"].items())
-      store[key] = store.value(key, uint64_t{0}) + v.get<uint64_t>();
-  }
+  for (const auto& st : run_.node_stats())
+    if (st.contains("server") && st["server"].contains("store"))
+      add_counters(store, st["server"]["store"]);
   s["store"].update(store);
   s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
   s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;

@@ -6,21 +6,11 @@
 #include "agent/contracts/training_setup.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/ps/ps_session.h"
+#include "controller/runs/ps/stat_counters.h"
 #include "controller/topology/units.h"
 #include "controller/training/clock_communication.h"
 
 namespace testbed {
-namespace {
-
-// Adds every counter of `from` into `into` (the shards' counters summed over shards).
-void add_counters(nlohmann::json& into, const nlohmann::json& from) {
-  for (const auto& [key, v] : from.items())
-    into[key] = v.is_number_unsigned()
-                    ? nlohmann::json(into.value(key, uint64_t{0}) + v.get<uint64_t>())
-                    : nlohmann::json(into.value(key, 0.0) + v.get<double>());
-}
-
-}  // namespace
 
 nlohmann::json PsSession::summary(const std::string& lab) const {
   nlohmann::json s = {

@@ -1,0 +1,278 @@
+// plan.json read back into the Plan that `up` wrote (plan.h): every verb that works on a
+// running lab (status, exec, node, link, partition, timeline, exporter, train, launch) reads
+// the plan through here and never by key. Fields are checked by name, as the agents'
+// contracts are (agent/contracts/message_fields.h): a missing, mistyped or unknown field
+// is refused with its path ("plan.links[2].a2b.delay_us is missing").
+#include <set>
+
+#include "agent/contracts/message_fields.h"
+#include "controller/lab/plan.h"
+#include "controller/lab/step_json.h"
+#include "controller/topology/node_events.h"
+#include "controller/topology/schedule.h"
+
+namespace testbed {
+namespace {
+
+using json = nlohmann::json;
+
+std::string at(const std::string& where, size_t i) {
+  return where + "[" + std::to_string(i) + "]";
+}
+
+// The pieces other files read (htb, netem, schedules, cross traffic) throw nlohmann's or
+// std's errors that name the key but not where it sits: they are given the path here.
+template <class F>
+auto read_part(const FieldReader& r, const char* field, F read) {
+  if (!r.json().contains(field)) throw r.error(field, "is missing");
+  try {
+    return read(r.json().at(field));
+  } catch (const ContractError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw r.error(field, std::string("is not as plan.json writes it: ") + e.what());
+  }
+}
+
+Ipv4Address address_field(const FieldReader& r, const char* field) {
+  const auto a = Ipv4Address::parse(r.required<std::string>(field));
+  if (!a) throw r.error(field, "is no IPv4 address");
+  return *a;
+}
+
+Ipv4Prefix prefix_field(const FieldReader& r, const char* field) {
+  const auto p = Ipv4Prefix::parse(r.required<std::string>(field), true);
+  if (!p) throw r.error(field, "is no IPv4 prefix");
+  return *p;
+}
+
+const json& array_field(const FieldReader& r, const char* field) {
+  if (!r.json().contains(field)) throw r.error(field, "is missing");
+  const json& a = r.json().at(field);
+  if (!a.is_array()) throw r.error(field, "is not a list");
+  return a;
+}
+
+NodeEvent event_from(const FieldReader& r) {
+  r.refuse_unknown({"at_us", "event", "for_us", "cpus"});
+  NodeEvent ev;
+  const auto kind = parse_node_event_kind(r.required<std::string>("event"));
+  if (!kind) throw r.error("event", "is no node event");
+  ev.kind = *kind;
+  ev.at_us = r.required<int64_t>("at_us");
+  ev.for_us = r.optional<int64_t>("for_us", 0);
+  // A CPU share back to the node's own is written as null (plan.cpp).
+  if (r.json().contains("cpus") && !r.json().at("cpus").is_null())
+    ev.cpus = r.required<double>("cpus");
+  return ev;
+}
+
+ComputeLimits compute_from(const FieldReader& r) {
+  r.refuse_unknown({"cpus", "cpuset", "memory_bytes"});
+  ComputeLimits c;
+  if (r.json().contains("cpus")) c.cpus = r.required<double>("cpus");
+  c.cpuset = r.optional<std::vector<int>>("cpuset", {});
+  if (r.json().contains("memory_bytes")) c.memory_bytes = r.required<uint64_t>("memory_bytes");
+  return c;
+}
+
+PlannedNode node_from(const FieldReader& r, const std::string& where) {
+  r.refuse_unknown({"name", "namespace", "address", "events", "compute", "straggler"});
+  PlannedNode n;
+  n.name = r.required<std::string>("name");
+  n.ns = r.required<std::string>("namespace");
+  n.address = address_field(r, "address");
+  if (r.json().contains("events")) {
+    const json& events = array_field(r, "events");
+    for (size_t i = 0; i < events.size(); ++i)
+      n.events.push_back(event_from(FieldReader(events[i], at(where + ".events", i))));
+  }
+  if (r.json().contains("compute")) n.compute = compute_from(r.object("compute"));
+  if (r.json().contains("straggler")) {
+    const FieldReader s = r.object("straggler");
+    s.refuse_unknown({"chance", "slowdown", "every_us", "seed"});
+    n.straggler = StragglerModel{s.required<double>("chance"), s.required<double>("slowdown"),
+                                 s.required<int64_t>("every_us"), s.required<uint64_t>("seed")};
+  }
+  return n;
+}
+
+PlannedDirection direction_from(const FieldReader& r) {
+  // "bandwidth", "delay", "jitter" and "loss" are the same figures written for people.
+  r.refuse_unknown({"from",
+                    "to",
+                    "namespace",
+                    "dev",
+                    "bandwidth",
+                    "delay",
+                    "jitter",
+                    "loss",
+                    "rate_bits_per_s",
+                    "delay_us",
+                    "jitter_us",
+                    "loss_fraction",
+                    "reorder",
+                    "receiver",
+                    "stream",
+                    "queue",
+                    "schedule",
+                    "htb",
+                    "gilbert_elliott",
+                    "netem",
+                    "faults"});
+  PlannedDirection d;
+  d.from = r.required<std::string>("from");
+  d.to = r.required<std::string>("to");
+  d.ns = r.required<std::string>("namespace");
+  d.dev = r.required<std::string>("dev");
+  const FieldReader rx = r.object("receiver");
+  rx.refuse_unknown({"namespace", "dev"});
+  d.rx_ns = rx.required<std::string>("namespace");
+  d.rx_dev = rx.required<std::string>("dev");
+  d.params.rate = Rate{r.required<uint64_t>("rate_bits_per_s")};
+  d.params.delay = Duration{r.required<int64_t>("delay_us")};
+  d.params.jitter = Duration{r.required<int64_t>("jitter_us")};
+  d.params.loss =
+      Fraction{r.in_range("loss_fraction", r.required<double>("loss_fraction"), 0.0, 1.0)};
+  d.params.reorder = r.required<bool>("reorder");
+  d.stream = r.required<uint64_t>("stream");
+  d.queue = r.required<int>("queue");
+  d.params.schedule = read_part(r, "schedule", schedule_from_json);
+  d.htb = read_part(r, "htb", htb_from_json);
+  if (r.json().contains("gilbert_elliott"))
+    d.params.burst_loss = read_part(r, "gilbert_elliott", burst_loss_from_json);
+  if (r.json().contains("netem")) d.netem = read_part(r, "netem", netem_from_json);
+  if (r.json().contains("faults")) d.params.faults = read_part(r, "faults", changes_from_json);
+  return d;
+}
+
+PlannedLink link_from(const FieldReader& r) {
+  r.refuse_unknown({"index", "a", "b", "if_a", "if_b", "subnet", "a2b", "b2a"});
+  PlannedLink l;
+  l.index = r.required<size_t>("index");
+  l.a = r.required<std::string>("a");
+  l.b = r.required<std::string>("b");
+  l.if_a = r.required<std::string>("if_a");
+  l.if_b = r.required<std::string>("if_b");
+  l.subnet = prefix_field(r, "subnet");
+  l.a2b = direction_from(r.object("a2b"));
+  l.b2a = direction_from(r.object("b2a"));
+  return l;
+}
+
+PlannedDelayLine delay_line_from(const FieldReader& r, const std::string& where) {
+  r.refuse_unknown({"node", "namespace", "queues"});
+  PlannedDelayLine dl;
+  dl.node = r.required<std::string>("node");
+  dl.ns = r.required<std::string>("namespace");
+  const json& queues = array_field(r, "queues");
+  for (size_t i = 0; i < queues.size(); ++i) {
+    const FieldReader q(queues[i], at(where + ".queues", i));
+    q.refuse_unknown({"queue", "delay_us", "jitter_us", "seed", "reorder", "gilbert_elliott"});
+    PlannedDelayLine::Queue x;
+    x.num = q.required<uint16_t>("queue");
+    x.delay_us = q.required<int64_t>("delay_us");
+    x.jitter_us = q.required<int64_t>("jitter_us");
+    x.seed = q.required<uint64_t>("seed");
+    x.reorder = q.required<bool>("reorder");
+    if (q.json().contains("gilbert_elliott"))
+      x.burst = read_part(q, "gilbert_elliott", burst_loss_from_json);
+    dl.queues.push_back(x);
+  }
+  return dl;
+}
+
+}  // namespace
+
+Plan plan_from_json(const nlohmann::json& j) {
+  const FieldReader r(j, "plan");
+  r.refuse_unknown({"lab", "source", "pool", "routing", "backend", "backend_reason", "seed",
+                    "workload", "has_schedules", "release_window_us", "reroute", "cross_traffic",
+                    "delay_lines", "nodes", "links", "routes", "steps", "notes"});
+  Plan p;
+  p.lab = r.required<std::string>("lab");
+  p.source_file = r.required<std::string>("source");
+  p.pool = prefix_field(r, "pool");
+  const auto routing = r.required<std::string>("routing");
+  if (routing != "hops" && routing != "delay")
+    throw r.error("routing", "is neither hops nor delay");
+  p.metric = routing == "delay" ? RouteMetric::kDelay : RouteMetric::kHops;
+  const auto backend = parse_backend_name(r.required<std::string>("backend"));
+  if (!backend || *backend == ImpairmentBackend::kAuto)
+    throw r.error("backend", "is no resolved backend");
+  p.backend = *backend;
+  p.backend_reason = r.required<std::string>("backend_reason");
+  p.seed = r.required<uint64_t>("seed");
+  p.workload = r.required<std::map<std::string, std::string>>("workload");
+  p.has_schedules = r.required<bool>("has_schedules");
+  if (j.contains("release_window_us"))
+    p.release_window_us = r.required<int64_t>("release_window_us");
+  if (j.contains("reroute")) {
+    const FieldReader rr = r.object("reroute");
+    rr.refuse_unknown({"convergence_us"});
+    p.reroute_convergence_us = rr.required<int64_t>("convergence_us");
+  }
+  if (j.contains("cross_traffic")) {
+    const json& list = array_field(r, "cross_traffic");
+    for (size_t i = 0; i < list.size(); ++i) {
+      try {
+        p.traffic.push_back(traffic_from_json(list[i]));
+      } catch (const std::exception& e) {
+        throw ContractError(at("plan.cross_traffic", i) + ": " + e.what());
+      }
+    }
+  }
+  const json& lines = array_field(r, "delay_lines");
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string where = at("plan.delay_lines", i);
+    p.delay_lines.push_back(delay_line_from(FieldReader(lines[i], where), where));
+  }
+  const json& nodes = array_field(r, "nodes");
+  std::set<std::string> names;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string where = at("plan.nodes", i);
+    p.nodes.push_back(node_from(FieldReader(nodes[i], where), where));
+    if (!names.insert(p.nodes.back().name).second)
+      throw ContractError(where + ".name '" + p.nodes.back().name +
+                          "' is a second node of that name");
+  }
+  const json& links = array_field(r, "links");
+  for (size_t i = 0; i < links.size(); ++i)
+    p.links.push_back(link_from(FieldReader(links[i], at("plan.links", i))));
+  const json& steps = array_field(r, "steps");
+  for (size_t i = 0; i < steps.size(); ++i) {
+    try {
+      p.steps.push_back(step_from_json(steps[i]));
+    } catch (const std::exception& e) {
+      throw ContractError(at("plan.steps", i) + ": " + e.what());
+    }
+  }
+  p.notes = r.required<std::vector<std::string>>("notes");
+  // "routes" is the book's rule and count (or, from `plan --routes`, every route): the book
+  // itself is made again from the nodes and links, by route_book_of, when a verb needs it.
+  if (!j.contains("routes")) throw r.error("routes", "is missing");
+  return p;
+}
+
+RouteBook route_book_of(const Plan& plan) {
+  std::vector<RouteBook::Node> nodes;
+  std::map<std::string, size_t> index;
+  for (const auto& n : plan.nodes) {
+    index[n.name] = nodes.size();
+    nodes.push_back({n.name, n.address});
+  }
+  const auto node = [&](const std::string& name) {
+    const auto it = index.find(name);
+    if (it == index.end())
+      throw ContractError("plan: a link's end '" + name + "' is not a node of the plan");
+    return it->second;
+  };
+  std::vector<RouteBook::Link> links;
+  for (const auto& l : plan.links) {
+    links.push_back({node(l.a), node(l.b), l.subnet, l.if_a, l.if_b, l.a2b.params.delay.us,
+                     l.b2a.params.delay.us});
+  }
+  return RouteBook(plan.metric, std::move(nodes), std::move(links));
+}
+
+}  // namespace testbed

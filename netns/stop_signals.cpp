@@ -1,0 +1,71 @@
+#include "netns/stop_signals.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <stdexcept>
+
+#include "netns/kernel_error.h"
+
+namespace testbed {
+namespace {
+
+// What the handler may touch: lock-free atomics and write(2) (async-signal-safe).
+std::atomic<int> g_received{0};
+std::atomic<bool> g_stopping{false};
+int g_pipe[2] = {-1, -1};
+std::atomic<bool> g_owned{false};
+
+void on_signal(int sig) {
+  const int saved = errno;  // a handler must leave errno as it found it
+  g_received = sig;
+  g_stopping = true;
+  const char byte = 1;
+  // A full pipe already wakes its reader: a failed write loses nothing.
+  [[maybe_unused]] const ssize_t n = write(g_pipe[1], &byte, 1);
+  errno = saved;
+}
+
+}  // namespace
+
+StopSignals::StopSignals(std::initializer_list<int> signals) {
+  if (g_owned.exchange(true))
+    throw std::logic_error("StopSignals: one owner of the stop signals at a time");
+  g_received = 0;
+  g_stopping = false;
+  if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+    g_owned = false;
+    throw_errno("pipe2(stop signals)");
+  }
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  // SA_RESTART: a read or write the signal interrupts goes on; the loops see the flag at
+  // their next turn, which is what every verb's loop is written for.
+  sa.sa_flags = SA_RESTART;
+  for (int sig : signals) {
+    struct sigaction old {};
+    sigaction(sig, &sa, &old);
+    previous_.emplace_back(sig, old);
+  }
+}
+
+StopSignals::~StopSignals() {
+  for (const auto& [sig, old] : previous_) sigaction(sig, &old, nullptr);
+  close(g_pipe[0]);
+  close(g_pipe[1]);
+  g_pipe[0] = g_pipe[1] = -1;
+  g_owned = false;
+}
+
+const std::atomic<int>& StopSignals::received() const {
+  return g_received;
+}
+const std::atomic<bool>& StopSignals::stopping() const {
+  return g_stopping;
+}
+int StopSignals::fd() const {
+  return g_pipe[0];
+}
+
+}  // namespace testbed

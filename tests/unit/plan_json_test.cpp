@@ -1,0 +1,184 @@
+// plan.json as a contract (lab/plan.h): what `up` writes reads back into the same plan, and
+// a missing, mistyped, out-of-range or unknown field is refused with its path. The lab's
+// store keeps a lab whose plan.json is damaged removable and says why.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "agent/contracts/message_fields.h"
+#include "controller/lab/lab_state.h"
+#include "controller/lab/plan.h"
+#include "controller/lab/planner.h"
+#include "controller/options/workload_settings.h"
+
+namespace testbed {
+namespace {
+
+// Every optional part a plan can carry: compute, a schedule of node events, a straggler,
+// bursty loss, a scheduled link, a partition, rerouting and cross traffic.
+const std::string kEverything =
+    "lab: every\n"
+    "reroute: {convergence: 50ms}\n"
+    "nodes:\n"
+    "  a: {cpus: 1, straggler: {chance: 10%, slowdown: 4, every: 1s, seed: 3},\n"
+    "      schedule: [{at: 10s, event: pause, for: 2s}, {at: 20s, event: cpus, cpus: 0.5},\n"
+    "                 {at: 30s, event: cpus, cpus: all}]}\n"
+    "  b: {}\n"
+    "  c: {}\n"
+    "links:\n"
+    "  - endpoints: [a, b]\n"
+    "    bandwidth: 10mbit\n"
+    "    delay: 5ms\n"
+    "    loss: {gilbert_elliott: {p: 1%, r: 25%}}\n"
+    "  - endpoints: [b, c]\n"
+    "    bandwidth: 20mbit\n"
+    "    delay: 10ms\n"
+    "    schedule: {steps: [{at: 5s, bandwidth: 5mbit}]}\n"
+    "  - {endpoints: [a, c], bandwidth: 30mbit, delay: 40ms}\n"
+    "partitions:\n"
+    "  - {nodes: [c], at: 15s, heal: 25s}\n"
+    "cross_traffic:\n"
+    "  - {from: a, to: c, kind: bulk}\n";
+
+Plan everything(bool netem) {
+  return make_plan(parse_profile_text(kEverything, "e.yaml"), netem);
+}
+
+// The JSON of a plan without its routes, which plan_from_json leaves to route_book_of: the
+// "routes" rule and count, and the count of each node's route step (step_json.h: its
+// routes are the book's, made again when needed).
+nlohmann::json without_routes(nlohmann::json j) {
+  j.erase("routes");
+  for (auto& step : j["steps"])
+    if (step["op"] == "add_routes") step.erase("count");
+  return j;
+}
+
+std::string refusal(const nlohmann::json& j) {
+  try {
+    plan_from_json(j);
+  } catch (const ContractError& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+TEST(PlanJson, EveryPlanReadsBackAsItWasWritten) {
+  std::vector<Plan> plans = {everything(false), everything(true)};
+  for (const char* profile : {"internet2.yaml", "tiny/triangle.yaml", "drps-cluster.yaml",
+                              "internet2-dynamic-flows.yaml"}) {
+    plans.push_back(
+        make_plan(parse_profile_file(std::string(TESTBED_PROFILES_DIR) + "/" + profile), false));
+  }
+  for (const Plan& plan : plans) {
+    const nlohmann::json written = plan_to_json(plan);
+    const Plan back = plan_from_json(written);
+    EXPECT_EQ(without_routes(plan_to_json(back)), without_routes(written)) << plan.lab;
+    // The typed fields, not only their JSON: the verbs read these.
+    ASSERT_EQ(back.nodes.size(), plan.nodes.size());
+    for (size_t i = 0; i < plan.nodes.size(); ++i) {
+      EXPECT_EQ(back.nodes[i].address, plan.nodes[i].address);
+      EXPECT_EQ(back.nodes[i].compute, plan.nodes[i].compute);
+      EXPECT_EQ(back.nodes[i].straggler, plan.nodes[i].straggler);
+    }
+    ASSERT_EQ(back.links.size(), plan.links.size());
+    for (size_t i = 0; i < plan.links.size(); ++i) {
+      EXPECT_EQ(back.links[i].a2b.htb, plan.links[i].a2b.htb);
+      EXPECT_EQ(back.links[i].b2a.netem, plan.links[i].b2a.netem);
+      EXPECT_EQ(back.links[i].b2a.params.faults, plan.links[i].b2a.params.faults);
+    }
+    EXPECT_EQ(back.traffic, plan.traffic);
+    EXPECT_EQ(back.backend, plan.backend);
+    EXPECT_EQ(back.reroute_convergence_us, plan.reroute_convergence_us);
+    EXPECT_EQ(back.steps.size(), plan.steps.size());
+    // The routes made again from the nodes and links are the planned ones.
+    std::vector<std::string> names;
+    for (const auto& n : plan.nodes) names.push_back(n.name);
+    EXPECT_EQ(routes_to_json(route_book_of(back), names, true), plan_to_json(plan, true)["routes"])
+        << plan.lab;
+  }
+}
+
+TEST(PlanJson, TheExamplePlanCarriesEveryPart) {
+  const Plan plan = everything(false);
+  EXPECT_TRUE(plan.reroute_convergence_us);
+  EXPECT_EQ(plan.nodes[0].events.size(), 3u);
+  EXPECT_TRUE(plan.nodes[0].straggler);
+  EXPECT_TRUE(plan.links[0].a2b.params.burst_loss);
+  EXPECT_EQ(plan.links[1].a2b.params.schedule.kind, Schedule::Kind::kSteps);
+  EXPECT_FALSE(plan.links[1].a2b.params.faults.empty());
+  EXPECT_EQ(plan.traffic.size(), 1u);
+  EXPECT_TRUE(everything(true).links[0].a2b.netem);
+}
+
+TEST(PlanJson, AMissingMistypedOrUnknownFieldIsNamed) {
+  const nlohmann::json good = plan_to_json(everything(true));
+  auto with = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json j = good;
+    change(j);
+    return refusal(j);
+  };
+  EXPECT_EQ(with([](auto& j) { j["nodes"][1].erase("address"); }),
+            "plan.nodes[1].address is missing");
+  EXPECT_EQ(with([](auto& j) { j["nodes"][1]["address"] = "198.18.0.300"; }),
+            "plan.nodes[1].address is no IPv4 address");
+  EXPECT_EQ(with([](auto& j) { j["links"][2]["a2b"]["colour"] = "red"; }),
+            "plan.links[2].a2b.colour is not a field of this message");
+  EXPECT_EQ(with([](auto& j) { j["links"][0]["b2a"]["loss_fraction"] = 1.5; }),
+            "plan.links[0].b2a.loss_fraction is 1.500000, outside [0.000000, 1.000000]");
+  EXPECT_EQ(with([](auto& j) { j["seed"] = "one"; }), "plan.seed has the wrong type (string)");
+  EXPECT_EQ(with([](auto& j) { j["backend"] = "auto"; }), "plan.backend is no resolved backend");
+  EXPECT_EQ(with([](auto& j) { j["nodes"][0]["events"][0]["event"] = "explode"; }),
+            "plan.nodes[0].events[0].event is no node event");
+  EXPECT_EQ(with([](auto& j) { j["links"][1]["a2b"]["receiver"].erase("dev"); }),
+            "plan.links[1].a2b.receiver.dev is missing");
+  EXPECT_EQ(with([](auto& j) { j["nodes"][2]["name"] = "a"; }),
+            "plan.nodes[2].name 'a' is a second node of that name");
+  // A part read by its own reader (the HTB's) is named where it sits.
+  EXPECT_EQ(with([](auto& j) {
+              j["links"][0]["a2b"]["htb"].erase("burst_bytes");
+            }).rfind("plan.links[0].a2b.htb is not as plan.json writes it", 0),
+            0u);
+  EXPECT_EQ(with([](auto& j) { j["steps"][0]["op"] = "launch_rocket"; }),
+            "plan.steps[0]: unknown step op 'launch_rocket'");
+  EXPECT_EQ(refusal(nlohmann::json::array()), "plan: not an object");
+}
+
+class PlanFileTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = testing::TempDir() + "/tb-plan-json";
+    std::filesystem::remove_all(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::string root_;
+};
+
+TEST_F(PlanFileTest, ADamagedPlanLeavesTheLabRemovableAndSaysWhy) {
+  LabStore store(root_);
+  LabState s;
+  s.lab = "every";
+  s.phase = "up";
+  s.plan = everything(false);
+  store.save(s);
+  store.save_plan(s.lab, s.plan);
+  const LabState back = store.load("every");
+  EXPECT_TRUE(back.plan_problem.empty()) << back.plan_problem;
+  EXPECT_EQ(back.plan.nodes.size(), 3u);
+  EXPECT_EQ(plan_namespaces(back.plan), plan_namespaces(s.plan));
+
+  nlohmann::json j = plan_to_json(s.plan);
+  j["links"][0].erase("subnet");
+  std::ofstream(store.plan_path("every")) << j.dump();
+  const LabState damaged = store.load("every");
+  EXPECT_EQ(damaged.phase, "up");  // the state itself still reads: `down` can remove it
+  EXPECT_TRUE(damaged.plan.nodes.empty());
+  EXPECT_EQ(damaged.plan_problem, store.plan_path("every") + ": plan.links[0].subnet is missing");
+
+  std::ofstream(store.plan_path("every")) << "{not json";
+  EXPECT_EQ(store.load("every").plan_problem, store.plan_path("every") + ": not JSON");
+}
+
+}  // namespace
+}  // namespace testbed
