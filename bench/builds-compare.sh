@@ -4,7 +4,7 @@
 # lab (the tiny triangle), the builds alternating run by run, ROUNDS times. Prints, per
 # system and build, the mean seconds per iteration and the final held-out loss, and the
 # ratio new/old of the seconds. Where a run is deterministic (BSP, all-reduce, DRPS's BSP,
-# APSP's placement, Gaia's BSP inside) the losses must be equal, to the digit.
+# APSP's placement, Gaia's BSP inside, DiLoCo's rounds) the losses must be equal, to the digit.
 #
 # usage: sudo bench/builds-compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS]   (default 2)
 #   e.g. git worktree add /tmp/old REV && cmake -S /tmp/old -B /tmp/old/build && \
@@ -34,6 +34,7 @@ systems=(
   "mlfabric-a|--strategy mlfabric-a --servers a --iterations 5"
   "mlfabric-s|--strategy mlfabric-s --servers a --iterations 5"
   "rr-sync|--strategy rr-sync --iterations 5"
+  "diloco|--strategy diloco --model logreg --diloco-h 5 --iterations 20 --compute-ms 20"
 )
 : > "$out/runs.txt"
 for round in $(seq 1 "$rounds"); do

@@ -1,6 +1,5 @@
-// iptables for the job marks (job_marks.h), fed through iptables-restore as the cross
-// traffic's counters are (traffic_counters.cpp): libiptc has no stable interface, and the
-// rules change twice per job.
+// iptables for the job marks (job_marks.h), through the mangle table's one reader and
+// writer (mangle_table.h): the rules change twice per job.
 #include "netns/job_marks.h"
 
 #include <algorithm>
@@ -9,6 +8,7 @@
 #include <sstream>
 
 #include "netns/kernel.h"
+#include "netns/mangle_table.h"
 #include "netns/named_netns.h"
 #include "netns/netns_exec.h"
 
@@ -23,21 +23,6 @@ std::string hex(int dscp) {
   char text[8];
   std::snprintf(text, sizeof text, "0x%02x", dscp);
   return text;
-}
-
-std::optional<std::string> rules_of(const std::string& ns, const char* chain) {
-  if (!netns_exists(ns)) return std::nullopt;
-  const CommandResult r =
-      run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S", chain, "-v"});
-  if (r.status != 0) return std::nullopt;  // "No chain/target/match by that name"
-  return r.output;
-}
-
-void restore(const std::string& ns, const std::string& rules, const std::string& what) {
-  const CommandResult r = run_in_netns(ns, {"iptables-restore", "--noflush", "--wait"},
-                                       "*mangle\n" + rules + "COMMIT\n");
-  if (r.status != 0)
-    throw KernelError("iptables-restore (" + what + " in " + ns + "): " + r.output);
 }
 
 // The numbers (from 1, in the chain's order) of the chain's rules that hold `needle`,
@@ -69,9 +54,9 @@ void IptablesJobMarks::add(const std::string& ns, const std::vector<std::string>
   std::ostringstream rules;
   // A chain is declared only when absent: declaring an existing one flushes it, and the
   // other jobs' rules (and the counts so far) are in it.
-  if (!rules_of(ns, kMarkChain))
+  if (!mangle_rules(ns, kMarkChain))
     rules << ":" << kMarkChain << " - [0:0]\n-A OUTPUT -j " << kMarkChain << "\n";
-  if (!rules_of(ns, kCountChain)) {
+  if (!mangle_rules(ns, kCountChain)) {
     // First, a rule per device that counts everything and goes on (no target): the link's
     // total, which no job's coming or going resets.
     rules << ":" << kCountChain << " - [0:0]\n";
@@ -83,23 +68,24 @@ void IptablesJobMarks::add(const std::string& ns, const std::vector<std::string>
   // After the totals: a packet is one job's at most, and counted once for it.
   for (const auto& dev : devs)
     rules << "-A " << kCountChain << " -i " << dev << " -m dscp --dscp " << dscp << " -j RETURN\n";
-  restore(ns, rules.str(), "job " + std::to_string(slot) + "'s marks");
+  restore_mangle_rules(ns, rules.str(), "job " + std::to_string(slot) + "'s marks");
 }
 
 void IptablesJobMarks::remove(const std::string& ns, int slot) {
   const std::string dscp = hex(job_dscp(slot));
   std::ostringstream rules;
-  if (const auto text = rules_of(ns, kMarkChain))
+  if (const auto text = mangle_rules(ns, kMarkChain))
     for (const int n : rules_holding(*text, kMarkChain, "--set-dscp " + dscp))
       rules << "-D " << kMarkChain << " " << n << "\n";
-  if (const auto text = rules_of(ns, kCountChain))
+  if (const auto text = mangle_rules(ns, kCountChain))
     for (const int n : rules_holding(*text, kCountChain, "--dscp " + dscp))
       rules << "-D " << kCountChain << " " << n << "\n";
-  if (!rules.str().empty()) restore(ns, rules.str(), "removing job " + std::to_string(slot));
+  if (!rules.str().empty())
+    restore_mangle_rules(ns, rules.str(), "removing job " + std::to_string(slot));
 }
 
 std::map<std::string, JobArrivals> IptablesJobMarks::arrivals(const std::string& ns) {
-  const auto text = rules_of(ns, kCountChain);
+  const auto text = mangle_rules(ns, kCountChain);
   return text ? parse_job_counters(*text) : std::map<std::string, JobArrivals>{};
 }
 

@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "netns/mangle_table.h"
 #include "netns/netns_exec.h"
 #include "netns/rx_timestamp_reset.h"
 #include "netns/tc_objects.h"
@@ -302,13 +303,6 @@ std::string chain_rules(const std::string& dev, const IngressDelay& d) {
   return rules.str();
 }
 
-void iptables_restore(const std::string& ns, const std::string& rules, const std::string& what) {
-  const CommandResult r = run_in_netns(ns, {"iptables-restore", "--noflush", "--wait"},
-                                       "*mangle\n" + rules + "COMMIT\n");
-  if (r.status != 0)
-    throw KernelError("iptables-restore (" + what + " in " + ns + "): " + r.output);
-}
-
 }  // namespace
 
 Kernel::IngressHooks LibnlKernel::ingress_delays(const std::string& ns) {
@@ -343,7 +337,7 @@ void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& 
       rules += "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n";
     }
   }
-  iptables_restore(ns, rules, "delay hooks");
+  restore_mangle_rules(ns, rules, "delay hooks");
   if (own != own_hooks_.end()) {
     for (const auto& [dev, d] : hooks) own->second[dev] = d;
   }
@@ -356,7 +350,7 @@ void LibnlKernel::remove_ingress_delays(const std::string& ns,
     rules += "-D PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n-F " + chain_of(dev) +
              "\n-X " + chain_of(dev) + "\n";
   }
-  iptables_restore(ns, rules, "remove delay hooks");
+  restore_mangle_rules(ns, rules, "remove delay hooks");
   if (const auto own = own_hooks_.find(ns); own != own_hooks_.end()) {
     for (const auto& dev : devs) own->second.erase(dev);
   }

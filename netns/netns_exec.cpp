@@ -12,18 +12,11 @@
 #include "netns/crash_point.h"
 #include "netns/named_netns.h"
 #include "netns/node_identity.h"
+#include "netns/process_exit.h"
 #include "netns/process_launcher.h"
 
 namespace testbed {
-namespace {
-
-int decode(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 CommandResult run_in_netns(const std::string& ns, const std::vector<std::string>& argv,
                            const std::string& input, int cwd_fd) {
@@ -70,9 +63,7 @@ CommandResult run_in_netns(const std::string& ns, const std::vector<std::string>
   std::array<char, 4096> buf;
   for (ssize_t n; (n = read(out_read.get(), buf.data(), buf.size())) > 0;)
     r.output.append(buf.data(), n);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  r.status = decode(status);
+  r.status = reap(pid);
   return r;
 }
 
@@ -109,7 +100,7 @@ pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv
     if (record) record(pid);
   } catch (...) {
     gate_write = FileDescriptor();  // the gate reads end of file: the program never runs
-    waitpid(pid, nullptr, 0);
+    reap(pid);
     throw;
   }
   crash_point("spawn:recorded, not released");

@@ -1,10 +1,11 @@
 // The cross traffic's counters (kernel.h, TrafficCounters): a chain TBXT in the mangle table
 // of a node's namespace, one rule per device and protocol, read back with `iptables -S -v`.
-// iptables, as the delay hooks are: libiptc has no stable interface, and the rules are
+// Through the mangle table's one reader and writer (mangle_table.h): the rules are
 // installed once per lab and read a few times per run.
 #include <sstream>
 
 #include "netns/libnl_kernel.h"
+#include "netns/mangle_table.h"
 #include "netns/named_netns.h"
 #include "netns/netns_exec.h"
 
@@ -13,26 +14,10 @@ namespace {
 
 constexpr const char* kChain = "TBXT";
 
-void restore(const std::string& ns, const std::string& rules, const std::string& what) {
-  const CommandResult r = run_in_netns(ns, {"iptables-restore", "--noflush", "--wait"},
-                                       "*mangle\n" + rules + "COMMIT\n");
-  if (r.status != 0)
-    throw KernelError("iptables-restore (" + what + " in " + ns + "): " + r.output);
-}
-
-// The rules of the chain as `iptables -S TBXT -v` prints them, or nullopt when it is absent.
-std::optional<std::string> chain_rules(const std::string& ns) {
-  if (!netns_exists(ns)) return std::nullopt;
-  const CommandResult r =
-      run_in_netns(ns, {"iptables", "--wait", "-t", "mangle", "-S", kChain, "-v"});
-  if (r.status != 0) return std::nullopt;  // "No chain/target/match by that name"
-  return r.output;
-}
-
 }  // namespace
 
 void LibnlKernel::set_traffic_counters(const std::string& ns, const TrafficCounters& c) {
-  const bool present = chain_rules(ns).has_value();
+  const bool present = mangle_rules(ns, kChain).has_value();
   std::ostringstream rules;
   rules << ":" << kChain << " - [0:0]\n";  // declared: created, or flushed if present
   const std::string ports = std::to_string(c.first_port) + ":" + std::to_string(c.last_port);
@@ -45,19 +30,19 @@ void LibnlKernel::set_traffic_counters(const std::string& ns, const TrafficCount
     rules << "-A " << kChain << " -i " << dev << " -j RETURN\n";
   }
   if (!present) rules << "-A INPUT -j " << kChain << "\n-A FORWARD -j " << kChain << "\n";
-  restore(ns, rules.str(), "cross-traffic counters");
+  restore_mangle_rules(ns, rules.str(), "cross-traffic counters");
 }
 
 void LibnlKernel::remove_traffic_counters(const std::string& ns) {
-  restore(ns,
-          std::string("-D INPUT -j ") + kChain + "\n-D FORWARD -j " + kChain + "\n-F " + kChain +
-              "\n-X " + kChain + "\n",
-          "remove cross-traffic counters");
+  restore_mangle_rules(ns,
+                       std::string("-D INPUT -j ") + kChain + "\n-D FORWARD -j " + kChain +
+                           "\n-F " + kChain + "\n-X " + kChain + "\n",
+                       "remove cross-traffic counters");
 }
 
 std::map<std::string, Kernel::TrafficCount> LibnlKernel::traffic_counts(const std::string& ns) {
   std::map<std::string, TrafficCount> out;
-  const auto text = chain_rules(ns);
+  const auto text = mangle_rules(ns, kChain);
   if (!text) return out;
   // "-A TBXT -i DEV -p tcp -m multiport --ports 5301:5399 -c PACKETS BYTES -j RETURN" for
   // the cross traffic, "-A TBXT -i DEV -c PACKETS BYTES -j RETURN" for the rest.

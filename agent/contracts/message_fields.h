@@ -45,6 +45,7 @@ class FieldReader {
   // Refuses any field not in `known`, naming the first.
   void refuse_unknown(std::initializer_list<std::string_view> known) const;
   const nlohmann::json& json() const { return object_; }
+  const std::string& where() const { return where_; }  // "setup.gaia"
   ContractError error(const std::string& field, const std::string& problem) const;
 
  private:

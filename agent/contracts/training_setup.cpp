@@ -2,6 +2,7 @@
 
 #include <climits>
 
+#include "agent/contracts/gaia_setup.h"
 #include "agent/contracts/message_fields.h"
 
 namespace testbed {
@@ -9,6 +10,8 @@ namespace {
 
 // The most clocks a run may ask for (the options' own bound, controller/options/).
 constexpr int kMostIterations = 1'000'000'000;
+// A route's pace: a terabyte per second is past any link the testbed emulates.
+constexpr double kFastestPaceBytesPerS = 1e12;
 // The slowest emulated compute per clock: ten minutes.
 constexpr int kLongestComputeMs = 600'000;
 
@@ -53,6 +56,23 @@ std::vector<int> nodes_from(const FieldReader& r, const char* field, size_t node
   return list;
 }
 
+std::vector<SourceRoute> routes_from(const FieldReader& r, size_t nodes) {
+  const auto& list = r.json().at("routes");
+  if (!list.is_array()) throw r.error("routes", "is not a list");
+  std::vector<SourceRoute> routes;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const FieldReader route(list[i], r.where() + ".routes." + std::to_string(i));
+    route.refuse_unknown({"nodes", "pace_bytes_per_s"});
+    SourceRoute s;
+    s.nodes = nodes_from(route, "nodes", nodes, true);
+    if (s.nodes.size() < 2) throw route.error("nodes", "holds fewer than two nodes");
+    s.pace_bytes_per_s = route.in_range(
+        "pace_bytes_per_s", route.required<double>("pace_bytes_per_s"), 0.0, kFastestPaceBytesPerS);
+    routes.push_back(std::move(s));
+  }
+  return routes;
+}
+
 }  // namespace
 
 double TrainingSetup::slowdown(int node) const {
@@ -90,10 +110,15 @@ nlohmann::json to_json(const TrainingSetup& s) {
                       {"eval_interval_ms", s.eval_interval_ms}};
   if (s.compute.on_cpu) j["compute"]["as"] = "cpu";
   if (!s.consistency.empty()) j["consistency"] = s.consistency;
-  if (!s.routes.is_null()) j["routes"] = s.routes;
+  if (s.routes) {
+    j["routes"] = nlohmann::json::array();
+    for (const auto& route : *s.routes)
+      j["routes"].push_back({{"nodes", route.nodes}, {"pace_bytes_per_s", route.pace_bytes_per_s}});
+  }
   if (!s.transfer.empty()) j["transfer"] = s.transfer;
-  if (!s.gaia.is_null()) j["gaia"] = s.gaia;
-  if (!s.store.is_null()) j["store"] = s.store;
+  if (s.gaia) j["gaia"] = to_json(*s.gaia);
+  if (s.store) j["store"] = to_json(*s.store);
+  if (!s.key_partition.empty()) j["key_partition"] = s.key_partition;
   if (s.scheduled) j["scheduled"] = true;
   if (s.distribution) j["distribution"] = true;
   if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
@@ -114,7 +139,7 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
        "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
        "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
        "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica",
-       "checkpoint", "policy",    "van_curve"});
+       "checkpoint", "policy",    "van_curve", "key_partition"});
   if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
   TrainingSetup s;
   s.endpoints = r.required<std::vector<std::string>>("endpoints");
@@ -162,13 +187,16 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.seed = r.required<uint64_t>("seed");
   s.eval_interval_ms =
       r.in_range("eval_interval_ms", r.required<int>("eval_interval_ms"), 1, INT_MAX);
-  s.routes = r.optional<nlohmann::json>("routes", nullptr);
-  if (!s.routes.is_null() && !s.routes.is_array()) throw r.error("routes", "is not an array");
+  if (r.json().contains("routes")) s.routes = routes_from(r, s.endpoints.size());
   s.transfer = r.optional<std::string>("transfer", "");
-  s.gaia = r.optional<nlohmann::json>("gaia", nullptr);
-  if (s.protocol == "gaia" && !s.gaia.is_object()) throw r.error("gaia", "is missing");
-  s.store = r.optional<nlohmann::json>("store", nullptr);
-  if (!s.store.is_null() && !s.store.is_object()) throw r.error("store", "is not an object");
+  if (!s.transfer.empty() && s.transfer != "native" && s.transfer != "model")
+    throw r.error("transfer", "is '" + s.transfer + "', not native or model");
+  if (r.json().contains("gaia")) s.gaia = gaia_setup_from(r.object("gaia"), s.endpoints.size());
+  if (s.protocol == "gaia" && !s.gaia) throw r.error("gaia", "is missing");
+  if (r.json().contains("store")) s.store = store_setup_from(r.object("store"));
+  s.key_partition = r.optional<std::string>("key_partition", "");
+  if (!s.key_partition.empty() && s.key_partition.front() != '/')
+    throw r.error("key_partition", "is not an absolute path");
   s.scheduled = r.optional<bool>("scheduled", false);
   s.distribution = r.optional<bool>("distribution", false);
   s.pull_batch_ms = r.in_range("pull_batch_ms", r.optional<int>("pull_batch_ms", 0), 0, INT_MAX);

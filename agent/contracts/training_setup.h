@@ -9,8 +9,12 @@
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "agent/contracts/gaia_setup.h"
+#include "agent/contracts/store_setup.h"
 
 namespace testbed {
 
@@ -35,6 +39,14 @@ struct ComputeSetup {
   // `--compute-as cpu`). On the wire "as": "cpu", absent for the default wait.
   bool on_cpu = false;
   bool operator==(const ComputeSetup&) const = default;
+};
+
+// APSP's source route (Sec. 4): a flow's path from a worker to the server, node by node,
+// and the rate its transfer is paced at in "model" mode.
+struct SourceRoute {
+  std::vector<int> nodes;       // from ... to, at least two
+  double pace_bytes_per_s = 0;  // 0: unpaced
+  bool operator==(const SourceRoute&) const = default;
 };
 
 struct TrainingSetup {
@@ -75,10 +87,13 @@ struct TrainingSetup {
   int eval_interval_ms = kDefaultEvalIntervalMs;
 
   // Each system's part, read by its own protocol: present only for that system.
-  nlohmann::json routes;      // APSP: source routes (array), or null
-  std::string transfer;       // APSP: how routed transfers go ("native", ...), or ""
-  nlohmann::json gaia;        // Gaia: thresholds and mirrors (object), or null
-  nlohmann::json store;       // DRPS: the disk store and its PIBs (object), or null
+  std::optional<std::vector<SourceRoute>> routes;  // APSP: the placement's routes
+  std::string transfer;             // APSP: how routed transfers go ("native", ...), or ""
+  std::optional<GaiaSetup> gaia;    // Gaia: thresholds and mirrors (gaia_setup.h)
+  std::optional<StoreSetup> store;  // DRPS: the shards' stores on disk (store_setup.h)
+  // Where the shards' keys are (DRPS's partition, Sec. 5): a file of the key map the
+  // parameter server's core reads (key_map.h); "" for contiguous ranges.
+  std::string key_partition;
   bool scheduled = false;     // MLfabric: updates go when the scheduler says
   bool distribution = false;  // MLfabric: the model goes out through distributors
   int pull_batch_ms = 0;      // MLfabric-A: pulls batched at the server, or 0

@@ -1,5 +1,6 @@
 #include "agent/protocols/worker_clock_log.h"
 
+#include "agent/contracts/worker_events.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
@@ -8,7 +9,7 @@ void WorkerClockLog::started(uint64_t clock, Clock::time_point now) {
   if (clock > 0) {
     const double seconds = std::chrono::duration<double>(now - clock_started_).count();
     iteration_s_.push_back(seconds);
-    link_.reply({{"event", "clock"}, {"clock", clock - 1}, {"seconds", seconds}});
+    link_.reply(to_json(ClockDone{clock - 1, seconds}));
   }
   clock_started_ = now;
   started_ns_.push_back(monotonic_ns());
@@ -19,16 +20,11 @@ void WorkerClockLog::computed(uint64_t clock) {
 }
 
 void WorkerClockLog::evaluated(uint64_t clock, double loss) {
-  link_.reply({{"event", "eval"}, {"clock", clock}, {"loss", loss}});
+  link_.reply(to_json(LossEvaluated{clock, loss}));
 }
 
 void WorkerClockLog::finished() {
-  link_.reply({{"event", "finished"},
-               {"clocks", iteration_s_.size()},
-               {"iteration_s", iteration_s_},
-               {"started_ns", started_ns_},
-               {"computed_ns", computed_ns_},
-               {"samples", samples_}});
+  link_.reply(to_json(WorkerFinished{iteration_s_, started_ns_, computed_ns_, samples_}));
 }
 
 }  // namespace testbed

@@ -4,7 +4,6 @@
 #include "controller/lab/step_json.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sys/stat.h>
@@ -22,6 +21,7 @@
 #include "netns/netns_exec.h"
 #include "netns/node_cgroup.h"
 #include "netns/node_identity.h"
+#include "netns/process_exit.h"
 
 namespace testbed {
 namespace {
@@ -29,7 +29,6 @@ namespace {
 // A process gets this long to exit after SIGTERM before SIGKILL: enough for iperf3 or an
 // agent to flush results, short enough that `down` stays quick.
 constexpr auto kTermGrace = std::chrono::seconds(2);
-constexpr auto kPollInterval = std::chrono::milliseconds(2);  // processes exit within ms of SIGTERM
 
 bool is_ours(const ProcessRecord& p) {
   return p.pid > 0 && p.start_time != 0 && process_start_time(p.pid) == p.start_time;
@@ -108,23 +107,24 @@ int end_processes(const LabState& state) {
       ++ended;
     }
   }
-  std::vector<const ProcessRecord*> signalled;
+  // Each process is pinned by a pidfd once its start time says it is ours: from then on
+  // neither the signals nor the wait can reach a stranger that took its number.
+  std::vector<std::pair<const ProcessRecord*, ProcessHandle>> signalled;
   for (const auto& p : state.processes) {
     if (p.pid == getpid()) continue;
     if (!is_ours(p)) continue;  // exited, or the pid now belongs to someone else
+    ProcessHandle h = ProcessHandle::open(p.pid);
+    if (!h.valid() || !is_ours(p)) continue;  // it ended meanwhile
     // A group leader's group is ours too: it was made for this process alone (setsid).
-    if (kill(p.group ? -p.pid : p.pid, SIGTERM) == 0) signalled.push_back(&p);
+    if (kill(p.group ? -p.pid : p.pid, SIGTERM) == 0) signalled.emplace_back(&p, std::move(h));
     // A paused node's processes (node_faults.h) hold SIGTERM pending while stopped: they
     // are continued so that it is delivered, and end within the grace, not after it.
     kill(p.group ? -p.pid : p.pid, SIGCONT);
   }
   const auto deadline = std::chrono::steady_clock::now() + kTermGrace;
-  for (const auto* p : signalled) {
-    while (is_ours(*p) && std::chrono::steady_clock::now() < deadline) {
-      waitpid(p->pid, nullptr, WNOHANG);  // reaps it if it happens to be our child
-      std::this_thread::sleep_for(kPollInterval);
-    }
-    if (is_ours(*p)) kill(p->pid, SIGKILL);
+  for (const auto& [p, h] : signalled) {
+    if (!h.wait_until(deadline)) h.signal(SIGKILL);
+    reap_if_ended(p->pid);  // when it happens to be our child
     // What is left of its group (children that ignored SIGTERM) goes too; the group
     // keeps the leader's id while any member lives, and no other process can take it.
     if (p->group) kill(-p->pid, SIGKILL);

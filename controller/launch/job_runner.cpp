@@ -18,6 +18,7 @@
 #include "netns/crash_point.h"
 #include "netns/named_netns.h"
 #include "netns/node_identity.h"
+#include "netns/process_exit.h"
 #include "netns/process_launcher.h"
 
 extern char** environ;
@@ -144,7 +145,7 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     } catch (...) {
       stop_all(SIGKILL);
       for (auto& s : ranks) {
-        if (s.running) waitpid(s.outcome.pid, nullptr, 0);
+        if (s.running) reap(s.outcome.pid);
         for (int fd : {s.out.fd, s.err.fd, s.metrics_fd})
           if (fd >= 0) close(fd);
       }
@@ -249,15 +250,13 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
           info.si_pid == 0)
         continue;
       signal_job_group(r.outcome.pid, SIGKILL);
-      int status = 0;
-      waitpid(r.outcome.pid, &status, 0);
       r.running = false;
-      r.outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      r.outcome.status = reap(r.outcome.pid);
       r.outcome.ended_s = since(start);
       r.outcome.stopped = stopping;
       if (r.outcome.status == 0 || stopping) continue;
       // Killed by its node's crash (recorded before the signal): a fault, not a failure.
-      if (options_.faults && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+      if (options_.faults && r.outcome.status == 128 + SIGKILL) {
         if (const auto at = options_.faults->crash_of(r.plan->node, r.outcome.pid)) {
           r.crashed_at_restarts = *at;
           r.outcome.crashed = true;

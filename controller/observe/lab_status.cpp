@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "controller/dynamics/link_control.h"
@@ -243,32 +244,44 @@ std::vector<std::string> node_names(const Plan& plan) {
   return names;
 }
 
-// The rule and the count of this host's nodes' routes, from the whole lab's book (a slice's
-// nodes route through other hosts' links); empty when the plan cannot make them.
-nlohmann::json route_summary(const LabStore& store, const LabState& s) {
-  if (s.plan.nodes.empty()) return nlohmann::json::object();
+// The whole lab's route book (a slice's nodes route through other hosts' links), made once
+// per status: at 1000 nodes it is a million routes. Empty, with the reason, when the plan
+// cannot make it.
+struct LabRoutes {
+  std::optional<RouteBook> book;
+  std::string error;
+};
+
+LabRoutes lab_routes(const LabStore& store, const LabState& s) {
+  if (s.plan.nodes.empty()) return {};
   try {
-    return routes_to_json(route_book_of(store.load_whole_plan(s)), node_names(s.plan), false);
-  } catch (const std::exception&) {
-    return nlohmann::json::object();
+    return {route_book_of(store.load_whole_plan(s)), ""};
+  } catch (const std::exception& e) {
+    return {std::nullopt, e.what()};
   }
+}
+
+// The rule and the count of this host's nodes' routes; empty without a book.
+nlohmann::json route_summary(const LabRoutes& routes, const LabState& s) {
+  if (!routes.book) return nlohmann::json::object();
+  return routes_to_json(*routes.book, node_names(s.plan), false);
 }
 
 // The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
 // and the whole lab's plan (every host's nodes and links) makes them again.
-void add_routes(nlohmann::json& lab, const LabStore& store, const LabState& s,
+void add_routes(nlohmann::json& lab, const LabRoutes& routes, const LabState& s,
                 RouteListing listing) {
   const auto& summary = lab["routes"];
   if (!summary.is_object() || listing == RouteListing::kNone ||
       !list_routes(summary.value("count", size_t{0}), listing == RouteListing::kAll)) {
     return;
   }
-  try {
-    lab["routes"] =
-        routes_to_json(route_book_of(store.load_whole_plan(s)), node_names(s.plan), true);
-  } catch (const std::exception& e) {
-    lab["routes_error"] = std::string("cannot make the routes from the plan: ") + e.what();
+  if (!routes.book) {
+    if (!routes.error.empty())
+      lab["routes_error"] = "cannot make the routes from the plan: " + routes.error;
+    return;
   }
+  lab["routes"] = routes_to_json(*routes.book, node_names(s.plan), true);
 }
 
 // The delay lines' figures now, cumulative since `up`: packets released and dropped, and
@@ -305,6 +318,7 @@ void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
 nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
                           RouteListing listing) {
   const LabState s = store.load(lab);
+  const LabRoutes routes = lab_routes(store, s);
   // The plan's own JSON (plan.cpp) for its nodes, links and cross traffic, so that status
   // and plan.json name every field alike.
   nlohmann::json j = {{"lab", s.lab},
@@ -313,7 +327,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
                       {"created_at", s.created_at},
                       {"nodes", plan_nodes_to_json(s.plan)},
                       {"links", plan_links_to_json(s.plan)},
-                      {"routes", route_summary(store, s)},
+                      {"routes", route_summary(routes, s)},
                       {"backend", s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)},
                       {"backend_reason", s.plan.backend_reason},
                       {"time_scale", s.time_scale}};
@@ -329,7 +343,7 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
   // Each node's state after its last crash, pause or resume (node_faults.h).
   const auto states = lab_node_states(store, lab, s.plan);
   for (auto& node : j["nodes"]) node["state"] = states.at(node.value("name", ""));
-  add_routes(j, store, s, listing);
+  add_routes(j, routes, s, listing);
   add_last_run_health(j, store.dir(lab));
   add_live(j, kernel);
   add_compute(j, s);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "netns/process_exit.h"
 #include "netns/process_launcher.h"
 
 namespace testbed {
@@ -67,10 +68,7 @@ ChildResult run_child(const std::vector<std::string>& argv,
   }
   close(out[0]);
   close(err[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.status = reap(pid);
   return r;
 }
 

@@ -27,6 +27,7 @@
 #include "controller/training/remote_hosts.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
+#include "netns/process_exit.h"
 #include "netns/stop_signals.h"
 
 namespace testbed {
@@ -46,35 +47,48 @@ struct Agent {
   std::string name;
   pid_t pid;
   bool ended = false;
-  int status = 0;
+  int code = 0;  // its exit code, or 128 + the signal that ended it (process_exit.h)
 };
 
-std::string how_it_ended(int status) {
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-  return "exit status " + std::to_string(WEXITSTATUS(status));
+// Above 128, the code is a signal's (the shell's convention, process_exit.h).
+std::string how_it_ended(int code) {
+  if (code > 128) return "killed by signal " + std::to_string(code - 128);
+  return "exit status " + std::to_string(code);
 }
 
 // Reaps what has ended; true when every agent has.
-bool reap(std::vector<Agent>& agents) {
+bool reap_ended(std::vector<Agent>& agents) {
   bool all = true;
   for (auto& a : agents) {
-    if (!a.ended && waitpid(a.pid, &a.status, WNOHANG) == a.pid) a.ended = true;
+    if (a.ended) continue;
+    if (const auto code = reap_if_ended(a.pid)) {
+      a.ended = true;
+      a.code = *code;
+    }
     all &= a.ended;
   }
   return all;
 }
 
-// Ends our own children by their pids (never reaped ones: those may be another's now).
+// Ends our own children by their pids (never reaped ones: those may be another's now). All
+// are told at once and given one grace together.
 void end_agents(std::vector<Agent>& agents) {
-  for (const auto& a : agents)
-    if (!a.ended) kill(a.pid, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + kGrace;
-  while (!reap(agents) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  std::vector<ProcessHandle> running;
+  for (const auto& a : agents) {
+    if (a.ended) continue;
+    running.push_back(ProcessHandle::open(a.pid));
+    kill(a.pid, SIGTERM);
+  }
+  for (const auto& h : running) h.wait_until(deadline);
   for (auto& a : agents) {
     if (a.ended) continue;
-    kill(a.pid, SIGKILL);
-    waitpid(a.pid, &a.status, 0);
+    auto code = reap_if_ended(a.pid);
+    if (!code) {
+      kill(a.pid, SIGKILL);
+      code = reap(a.pid);
+    }
+    a.code = *code;
     a.ended = true;
   }
 }
@@ -359,14 +373,13 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
       break;
     }
     if (failure = link.lost(); !failure.empty()) break;
-    const bool all_ended = reap(agents);
+    const bool all_ended = reap_ended(agents);
     for (const auto& a : agents) {
       if (!a.ended || reported.count(a.node)) continue;
       reported.insert(a.node);
-      const bool quit = WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
-      if (quit) continue;
-      progress << "agent of node " << a.name << " " << how_it_ended(a.status) << "\n";
-      link.send({{"event", "died"}, {"node", a.node}, {"how", how_it_ended(a.status)}});
+      if (a.code == 0) continue;  // it quit
+      progress << "agent of node " << a.name << " " << how_it_ended(a.code) << "\n";
+      link.send({{"event", "died"}, {"node", a.node}, {"how", how_it_ended(a.code)}});
     }
     if (all_ended) break;
     if (told_quit && now - *told_quit >= kQuitGrace) break;  // the rest did not quit: ended below
@@ -383,7 +396,7 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
   end_agents(agents);
   forget(store, lab, agents);
   size_t quit = 0;
-  for (const auto& a : agents) quit += WIFEXITED(a.status) && WEXITSTATUS(a.status) == 0;
+  for (const auto& a : agents) quit += a.code == 0;
   for (const auto& name : lingering)
     progress << "agent of node " << name << " did not quit within " << kQuitGrace.count()
              << " s of being told; killed\n";

@@ -18,4 +18,11 @@ const std::vector<PsRunPolicyMaker>& ps_run_policies() {
   return kPolicies;
 }
 
+const std::vector<PsRunCheck>& ps_run_checks() {
+  static const std::vector<PsRunCheck> kChecks = {
+      check_mlfabric_roles,  // MLfabric: one server; the replica's or standby's own node
+  };
+  return kChecks;
+}
+
 }  // namespace testbed

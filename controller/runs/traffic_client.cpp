@@ -2,14 +2,17 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <optional>
+
+#include "netns/process_exit.h"
 
 namespace testbed {
 namespace {
@@ -21,7 +24,7 @@ constexpr double kEarlyExitS = 3.0;
 constexpr int kAttempts = 25;
 constexpr timespec kRetryPause = {0, 200'000'000};
 // SIGTERM first, so iperf3 closes its test; SIGKILL if it has not ended after this.
-constexpr double kTermGraceS = 2.0;
+constexpr std::chrono::milliseconds kTermGrace{2000};
 
 double now_s() {
   timespec t{};
@@ -56,17 +59,9 @@ pid_t start(const std::vector<std::string>& argv, const sigset_t& old_mask) {
   _exit(127);
 }
 
-void end(pid_t pid, const sigset_t& set) {
-  kill(pid, SIGTERM);
-  const double deadline = now_s() + kTermGraceS;
-  while (waitpid(pid, nullptr, WNOHANG) == 0) {
-    if (now_s() > deadline) {
-      kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      return;
-    }
-    wait_signal(set, 0.05);
-  }
+// Signals meanwhile stay pending (blocked): the run is ending anyway.
+void end(pid_t pid) {
+  end_child(pid, kTermGrace);
 }
 
 }  // namespace
@@ -91,18 +86,16 @@ int run_traffic_client(const TrafficClientTimes& times, const std::vector<std::s
       std::perror("testbed _traffic: fork");
       return 1;
     }
-    int status = 0;
-    for (;;) {
+    std::optional<int> ended;
+    while (!ended) {
       const int sig = wait_signal(set, std::min(left(), 1.0));
       if (stopping(sig) || (times.stop_unix_s && left() <= 0)) {
-        end(pid, set);
+        end(pid);
         return 0;
       }
-      const pid_t r = waitpid(pid, &status, WNOHANG);
-      if (r == pid) break;
-      if (r < 0 && errno != EINTR) return 1;
+      ended = reap_if_ended(pid);
     }
-    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const int code = *ended;
     if (code == 0) {  // ended by itself before its stop: started again
       nanosleep(&kRetryPause, nullptr);
       continue;

@@ -27,7 +27,6 @@
 #include "controller/observe/node_compute_status.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/child_process.h"
-#include "controller/runs/mlfabric/mlfabric_run.h"
 #include "controller/runs/ps/ps_session.h"
 #include "controller/runs/ps_run_policies.h"
 #include "controller/runs/run_health.h"
@@ -38,6 +37,7 @@
 #include "controller/training/host_channel_keys.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
+#include "netns/process_exit.h"
 #include "netns/tcp_queues.h"
 
 namespace testbed {
@@ -88,19 +88,19 @@ void stop_agents(AgentGroup& agents, const std::vector<pid_t>& pids, LabStore& s
                  const std::string& lab) {
   agents.broadcast({{"cmd", "quit"}});
   agents.release_hosts();  // their `testbed agents` give theirs the same grace
+  // All were told at once: one grace for all, from the telling.
+  const auto deadline = std::chrono::steady_clock::now() + kQuitGrace;
   for (pid_t pid : pids) {
     if (pid <= 0) continue;  // on another host
-    const auto deadline = std::chrono::steady_clock::now() + kQuitGrace;
-    while (waitpid(pid, nullptr, WNOHANG) == 0 && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    ProcessHandle::open(pid).wait_until(deadline);
+    reap_if_ended(pid);
   }
   forget_processes(store, lab, {pids.begin(), pids.end()}, [](const ProcessRecord& p) {
     if (process_start_time(p.pid) == p.start_time) {  // did not quit in time
       std::cerr << "testbed train: the agent of node " << p.node << " did not quit within "
                 << kQuitGrace.count() << " s of being told; killed\n";
       kill(p.pid, SIGKILL);
-      waitpid(p.pid, nullptr, 0);
+      reap(p.pid);
     }
   });
 }
@@ -176,19 +176,14 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
   };
   std::ostream& progress = o.json ? std::cerr : std::cout;
   // Bad server names are refused before any agent starts.
-  if (o.ps && !o.placement) {
-    const auto servers = resolve_servers(o.servers, names, directions());
-    if (strategy_traits(o.strategy).scheduled() && servers.size() != 1)
-      throw UsageError(o.strategy +
-                       " schedules the updates to one server (the paper's setting): "
-                       "--servers names one node");
-    if (!o.replica.empty())
-      replica_node(o.replica, names, servers.front(), resolve_workers(o.worker_nodes, names));
-    if (!o.standby.empty())
-      replica_node(o.standby, names, servers.front(), resolve_workers(o.worker_nodes, names),
-                   "--standby");
+  if (o.ps) {
+    // With a placement, the servers are the placement's, decided later.
+    std::vector<int> servers;
+    if (!o.placement) servers = resolve_servers(o.servers, names, directions());
+    const auto workers = resolve_workers(o.worker_nodes, names);
+    if (!o.placement)
+      for (const PsRunCheck check : ps_run_checks()) check(o, names, servers, workers);
   }
-  if (o.ps) resolve_workers(o.worker_nodes, names);
   if (!o.server.empty() && std::find(names.begin(), names.end(), o.server) == names.end())
     throw UsageError("--server: lab " + lab + " has no node named '" + o.server + "'");
 

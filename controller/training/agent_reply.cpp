@@ -1,5 +1,8 @@
 #include "controller/training/agent_reply.h"
 
+#include "agent/contracts/message_fields.h"
+#include "agent/contracts/worker_events.h"
+
 namespace testbed {
 
 std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes) {
@@ -49,6 +52,12 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
                   : !value.is_number())
         return std::nullopt;
     }
+  }
+  // The workers' progress (a clock, a loss, the finish) is read whole by its contract.
+  try {
+    check_worker_event(j, max_clock);
+  } catch (const ContractError&) {
+    return std::nullopt;
   }
   return std::pair{node, std::move(j)};
 }

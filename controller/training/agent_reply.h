@@ -19,8 +19,9 @@ namespace testbed {
 // string too), or when a field the sessions read is not of its shape: "clock" and
 // "iteration" whole numbers of at most `max_clock`; "seconds", "loss" and "bytes" numbers;
 // the maps by peer ("mbit", "bytes_sent", "bytes_received", "link_samples") keyed by
-// canonical node indices below `nodes`. (JSON text has no NaN or infinity: every number
-// parsed is finite.)
+// canonical node indices below `nodes`; a worker's "clock", "eval" and "finished" whole by
+// their contract (agent/contracts/worker_events.h). (JSON text has no NaN or infinity:
+// every number parsed is finite.)
 // A node index as an agent writes it (std::to_string(n) == id) and below `nodes`; nullopt for
 // anything else ("00", " 1", "+1", "1e3", an index past the lab).
 std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "agent/contracts/message_fields.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/gaia/mirror_state.h"
 #include "agent/protocols/gaia/significance_filter.h"
@@ -186,7 +187,9 @@ TEST(GaiaPlan, TheLabelAndTheAgentsSetupCarryTheKnobs) {
   const std::vector<PathDirection> paths = {{0, 2, 1e5, 0.01}, {2, 0, 1e5, 0.01}};
   const auto overlay =
       gaia_overlay("auto", {0, 2}, {"a", "b", "c"}, data_center_rates({0, 2}, paths));
-  const auto setup = gaia_agent_setup(knobs, {0, 2}, paths, overlay, 20000);
+  const GaiaSetup typed = gaia_agent_setup(knobs, {0, 2}, paths, overlay, 20000);
+  const nlohmann::json setup = to_json(typed);  // as the agents receive it
+  EXPECT_EQ(gaia_setup_from(FieldReader(setup, "gaia"), 3), typed);
   EXPECT_EQ(setup["t"], "clock");
   EXPECT_EQ(setup["mirrors"]["0"][0]["hub"], false);  // two data centers: one group
   EXPECT_DOUBLE_EQ(setup["threshold"].get<double>(), 0.005);

@@ -155,7 +155,7 @@ TEST(PsPolicy, DiskStoreKeepsTheShardFromTheJobsInitialValuesAndReportsItsCounte
   std::filesystem::remove_all(dir);
   FakeCore core(0);
   TrainingSetup s;
-  s.store = {{"dir", dir.string()}, {"pibs", {{1, 2, 3}}}};
+  s.store = StoreSetup{.dir = dir.string(), .memory_budget_bytes = 1 << 20, .pibs = {{1, 2, 3}}};
   const auto store = make_disk_store_policy(s, core);
   ASSERT_NE(store, nullptr);
   auto values = store->shard_values(0, core.keys().ranges()[0]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
 #include "agent/transport/wire.h"
@@ -56,8 +57,8 @@ void AllReduceProtocol::command(const std::string& verb, const nlohmann::json&) 
     stop_requested_ = true;
     if (phase_ == Phase::kComputing || phase_ == Phase::kReducing) finish();
   } else if (verb == "evaluate") {
-    if (rank_ < 0) return link_.reply({{"event", "evaluated"}});
-    link_.reply({{"event", "evaluated"}, {"loss", job_->held_out_loss(w_)}});
+    if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
+    link_.reply(to_json(ModelEvaluated{job_->held_out_loss(w_)}));
   } else if (verb == "stats") {
     nlohmann::json s = link_.van().byte_counters();
     s["event"] = "stats";

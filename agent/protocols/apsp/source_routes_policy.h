@@ -14,7 +14,7 @@ namespace testbed {
 class SourceRoutesPolicy : public PsPolicy {
  public:
   // `routes`: [{nodes, pace_bytes_per_s}]; `mode`: "model" or "native" ("" is native).
-  SourceRoutesPolicy(const nlohmann::json& routes, const std::string& mode, PsCore& core);
+  SourceRoutesPolicy(const std::vector<SourceRoute>& routes, const std::string& mode, PsCore& core);
 };
 
 // The registry's maker: a SourceRoutesPolicy when the setup gives routes, else none.

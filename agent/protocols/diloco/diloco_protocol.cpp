@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "agent/contracts/training_setup.h"
+#include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
 #include "agent/transport/wire.h"
@@ -59,8 +60,8 @@ void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
     stop_requested_ = true;
     if (phase_ == Phase::kComputing || phase_ == Phase::kReducing) finish();
   } else if (verb == "evaluate") {
-    if (rank_ < 0) return link_.reply({{"event", "evaluated"}});
-    link_.reply({{"event", "evaluated"}, {"loss", job_->held_out_loss(theta_)}});
+    if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
+    link_.reply(to_json(ModelEvaluated{job_->held_out_loss(theta_)}));
   } else if (verb == "stats") {
     nlohmann::json s = link_.van().byte_counters();
     s["event"] = "stats";

@@ -1,6 +1,7 @@
 #include "agent/protocols/drps/disk_store_policy.h"
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 
 #include "agent/store/rocks_store.h"
@@ -8,24 +9,27 @@
 namespace testbed {
 
 std::unique_ptr<PsPolicy> make_disk_store_policy(const TrainingSetup& setup, PsCore& core) {
-  if (!setup.store.is_object()) return nullptr;
-  return std::make_unique<DiskStorePolicy>(setup.store, core);
+  if (!setup.store) return nullptr;
+  return std::make_unique<DiskStorePolicy>(*setup.store, core);
 }
 
 // PIBs come in job keys; a PIB is whole in one shard (split at the ranges, or placed by the
 // partition), so a shard takes the PIBs whose first key is its own.
 std::unique_ptr<ShardValues> DiskStorePolicy::shard_values(int shard, KeyRange range) {
   RocksStoreOptions o;
-  o.memory_budget_bytes = store_.value("memory_budget_bytes", o.memory_budget_bytes);
-  o.direct_reads = store_.value("direct_reads", o.direct_reads);
-  const std::string dir = store_.at("dir").get<std::string>() + "/shard-" + std::to_string(shard);
+  o.memory_budget_bytes = store_.memory_budget_bytes;
+  o.direct_reads = store_.direct_reads;
+  const std::string dir = store_.dir + "/shard-" + std::to_string(shard);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   const KeyMap& keys = core_.keys();
   std::vector<std::vector<uint32_t>> pibs;
-  for (const auto& pib : store_.value("pibs", nlohmann::json::array())) {
-    auto job_keys = pib.get<std::vector<uint32_t>>();
-    if (job_keys.empty() || keys.shard_of(job_keys.front()) != shard) continue;
+  for (auto job_keys : store_.pibs) {
+    for (uint32_t k : job_keys)
+      if (k >= keys.keys())
+        throw std::runtime_error("store: a PIB holds key " + std::to_string(k) +
+                                 ", past the model's " + std::to_string(keys.keys()));
+    if (keys.shard_of(job_keys.front()) != shard) continue;
     for (uint32_t& k : job_keys) k = keys.to_server(k);
     pibs.push_back(std::move(job_keys));
   }

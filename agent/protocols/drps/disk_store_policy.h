@@ -5,6 +5,9 @@
 #pragma once
 
 #include <memory>
+#include <utility>
+
+#include "agent/contracts/store_setup.h"
 
 #include "agent/protocols/drps/stored_shard_values.h"
 #include "agent/protocols/ps/ps_policy.h"
@@ -13,13 +16,12 @@ namespace testbed {
 
 class DiskStorePolicy : public PsPolicy {
  public:
-  // `store`: the setup's store object {dir, memory_budget_bytes, direct_reads, pibs}.
-  DiskStorePolicy(const nlohmann::json& store, PsCore& core) : store_(store), core_(core) {}
+  DiskStorePolicy(StoreSetup store, PsCore& core) : store_(std::move(store)), core_(core) {}
   std::unique_ptr<ShardValues> shard_values(int shard, KeyRange range) override;
   void stats(nlohmann::json& node, nlohmann::json* shard) const override;
 
  private:
-  nlohmann::json store_;
+  StoreSetup store_;
   PsCore& core_;
   StoredShardValues* stored_ = nullptr;  // the shard's values, owned by the shard
   StoreCounters loaded_;                 // the store's counters once the model was loaded

@@ -8,15 +8,12 @@
 
 namespace testbed {
 
-void GaiaProtocol::setup_watch(const nlohmann::json& g) {
-  const std::string policy = g.value("partition", "continue");
-  if (policy != "continue" && policy != "block")
-    throw std::runtime_error("gaia: partition is '" + policy + "', not continue or block");
-  go_on_when_cut_ = policy == "continue";
-  if (!g.contains("silence_ms")) return;  // no bounds: no watch (and no heartbeats)
+void GaiaProtocol::setup_watch(const GaiaSetup& g) {
+  go_on_when_cut_ = g.continue_when_cut;
+  const auto mine = g.silence_ms.find(self_);
+  if (mine == g.silence_ms.end()) return;  // no bounds: no watch (and no heartbeats)
   std::map<int, std::chrono::milliseconds> silence;
-  for (const auto& [node, ms] : g.at("silence_ms").at(std::to_string(self_)).items())
-    silence[std::stoi(node)] = std::chrono::milliseconds(ms.get<int64_t>());
+  for (const auto& [node, ms] : mine->second) silence[node] = std::chrono::milliseconds(ms);
   watch_ = std::make_unique<MirrorWatch>(std::move(silence), Clock::now());
 }
 

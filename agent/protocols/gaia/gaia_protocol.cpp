@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/gaia/key_bitmap.h"
 #include "agent/protocols/job_setup.h"
@@ -24,7 +25,8 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   if (at == data_centers_.end()) throw std::runtime_error("gaia: every node is a data center");
   const int me = static_cast<int>(at - data_centers_.begin());
   const JobConfig config = job_config(s.job, static_cast<int>(data_centers_.size()) * per_node_);
-  local_staleness_ = s.gaia.value("local_staleness", -1);
+  const GaiaSetup& g = *s.gaia;  // present: the setup's reader refuses a Gaia run without it
+  local_staleness_ = g.local_staleness;
   if (local_staleness_ >= 0) {  // SSP inside: each local worker steps alone, with its own job
     for (int k = 0; k < per_node_; ++k)
       local_.push_back({make_job(config, me * per_node_ + k), 0, false, {}, {}});
@@ -39,20 +41,19 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   for (size_t k = 0; k < values_.size(); ++k)
     values_[k] = model.initial_value(static_cast<uint32_t>(k));
 
-  const auto& g = s.gaia;
-  filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.at("threshold").get<double>(),
-                                                 g.value("soft", false));
+  filter_ = std::make_unique<SignificanceFilter>(values_.size(), g.threshold, g.soft);
   // Mirrors are known by node index; a node that is no data center never reports a clock,
   // so it counts as never behind.
   const int nodes = *std::max_element(data_centers_.begin(), data_centers_.end()) + 1;
-  mirrors_ = std::make_unique<MirrorState>(nodes, self_, values_.size(), g.at("ds").get<int>());
+  mirrors_ = std::make_unique<MirrorState>(nodes, self_, values_.size(), g.ds);
   for (int n = 0; n < nodes; ++n)
     if (std::find(data_centers_.begin(), data_centers_.end(), n) == data_centers_.end())
       mirrors_->clock_reported(n, UINT64_MAX / 2);
   std::vector<MirrorLink> links;
-  for (const auto& m : g.at("mirrors").at(std::to_string(self_))) {
-    links.push_back(
-        {m.at("node").get<int>(), m.at("window_bytes").get<size_t>(), m.value("hub", false)});
+  const auto mine = g.mirrors.find(self_);
+  if (mine == g.mirrors.end()) throw std::runtime_error("gaia: no mirrors for this data center");
+  for (const GaiaMirrorLink& m : mine->second) {
+    links.push_back({m.node, m.window_bytes, m.hub});
     if (links.back().hub)
       hubs_.insert(links.back().node);
     else
@@ -64,7 +65,7 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   client_ = std::make_unique<MirrorClient>(link_.van(), self_, values_.size(), std::move(links),
                                            std::move(clock_to));
   setup_watch(g);
-  t_in_passes_ = g.value("t", "clock") == "pass";
+  t_in_passes_ = g.t_in_passes;
   clocks_per_pass_ = model.clocks_per_pass();
   link_.reply({{"event", "ready"}, {"parameters", values_.size()}});
 }
@@ -81,7 +82,7 @@ void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {
     stop_requested_ = true;
     if (phase_ == Phase::kReading || phase_ == Phase::kComputing) finish();
   } else if (verb == "evaluate") {
-    link_.reply({{"event", "evaluated"}, {"loss", held_out_loss()}});
+    link_.reply(to_json(ModelEvaluated{held_out_loss()}));
   } else if (verb == "stats") {
     link_.reply(stats());
   } else if (verb == "digest") {

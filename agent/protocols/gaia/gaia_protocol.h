@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 
+#include "agent/contracts/gaia_setup.h"
 #include "agent/jobs/compute_time.h"
 #include "agent/jobs/job.h"
 #include "agent/protocols/gaia/mirror_client.h"
@@ -69,7 +70,7 @@ class GaiaProtocol : public Protocol {
   nlohmann::json stats() const;
   // A mirror cut off or heard again (gaia_partition.cpp): the watch's setup, its heartbeats
   // and verdicts, and the controller's digest of the replica.
-  void setup_watch(const nlohmann::json& gaia);
+  void setup_watch(const GaiaSetup& gaia);
   void heard_from(int node);
   void watch_tick();
   void reply_digest() const;

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
 #include "agent/transport/wire.h"
@@ -42,10 +43,8 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   const int me = worker_index(self_);
   job_ = make_local_workers(config, std::max(me, 0), per_node_);
   const int shards = static_cast<int>(servers_.size());
-  const auto store = s.store.is_object() ? s.store : nlohmann::json::object();
-  keys_ = store.contains("partition")
-              ? read_partition(store["partition"], job_->parameters(), shards)
-              : KeyMap(job_->parameters(), shards);
+  keys_ = s.key_partition.empty() ? KeyMap(job_->parameters(), shards)
+                                  : read_partition(s.key_partition, job_->parameters(), shards);
   // The system's policies, once the layout they read is known.
   for (PsPolicyMaker make : makers_)
     if (auto policy = make(s, *this)) policies_.push_back(std::move(policy));
@@ -88,7 +87,7 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
     stop_requested_ = true;
     if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing) finish();
   } else if (verb == "evaluate") {
-    if (!job_) return link_.reply({{"event", "evaluated"}});
+    if (!job_) return link_.reply(to_json(ModelEvaluated{}));
     phase_ = Phase::kEvaluating;
     request(clock_, true);
   } else if (verb == "stats") {
@@ -219,7 +218,7 @@ void PsProtocol::params_complete() {
     const double loss = job_->held_out_loss(w_);
     if (phase_ == Phase::kEvaluating) {
       phase_ = Phase::kFinished;
-      return link_.reply({{"event", "evaluated"}, {"loss", loss}});
+      return link_.reply(to_json(ModelEvaluated{loss}));
     }
     log_.evaluated(clock_, loss);
   }

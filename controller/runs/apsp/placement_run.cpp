@@ -59,8 +59,7 @@ bool PlacementRun::roles(std::vector<int>& workers, std::vector<int>& servers) {
   servers = {server};
   workers.erase(std::remove(workers.begin(), workers.end(), server), workers.end());
   for (const auto& f : r.candidates[static_cast<size_t>(server)].flows)
-    routes_.push_back(
-        {{"nodes", f.path.nodes}, {"pace_bytes_per_s", f.rate_bps / 8 * kTcpGoodput}});
+    routes_.push_back({f.path.nodes, f.rate_bps / 8 * kTcpGoodput});
   run_.progress() << o_.strategy << ": server " << names[static_cast<size_t>(server)] << " (v* "
                   << placement_["apsp"].get<std::string>() << ", LP bound " << std::fixed
                   << std::setprecision(3) << placement_["lp_bound_s"].get<double>() << " s, T_v "

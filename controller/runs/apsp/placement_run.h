@@ -22,8 +22,8 @@ class PlacementRun : public PsRunPolicy {
  private:
   PsRun& run_;
   const TrainOptions& o_;
-  nlohmann::json placement_;  // what the placement chose (placement_report.h)
-  nlohmann::json routes_ = nlohmann::json::array();
+  nlohmann::json placement_;         // what the placement chose (placement_report.h)
+  std::vector<SourceRoute> routes_;  // the chosen server's flows, for the agents
 };
 
 // The list's maker: a PlacementRun for a placement strategy, else none.

@@ -26,8 +26,9 @@ std::unique_ptr<PsRunPolicy> make_wsp_run(PsRun& run) {
 void DiskStoreRun::setup(TrainingSetup& setup, const JobConfig& job, size_t) {
   // Each shard in a RocksDB store of its own under the lab's directory (removed with the
   // lab), with the budget of memory it may keep parameters in.
-  nlohmann::json store = {{"dir", o_.store_dir},
-                          {"memory_budget_bytes", static_cast<size_t>(o_.memory_budget_mb) << 20}};
+  StoreSetup store;
+  store.dir = o_.store_dir;
+  store.memory_budget_bytes = static_cast<uint64_t>(o_.memory_budget_mb) << 20;
   DrpsIndexOptions io;
   io.prune_share = o_.index_prune;
   io.index.top_k = o_.index_k;
@@ -35,13 +36,13 @@ void DiskStoreRun::setup(TrainingSetup& setup, const JobConfig& job, size_t) {
   std::vector<std::vector<uint32_t>> pibs;
   if (o_.index) {
     const DrpsIndex index = plan_drps_index(job, static_cast<int>(run_.servers().size()), io);
-    store["pibs"] = pibs = index.pibs;
+    store.pibs = pibs = index.pibs;
     index_ = index.to_json();
     run_.progress() << "index: " << index.pibs.size() << " parameter index blocks of "
                     << index_["keys_in_pibs"] << " keys, built in " << index.build_s << " s\n";
   }
-  if (o_.partition) store["partition"] = partition(job, pibs, io.index);
-  setup.store = store;
+  if (o_.partition) setup.key_partition = partition(job, pibs, io.index);
+  setup.store = std::move(store);
 }
 
 std::string DiskStoreRun::partition(const JobConfig& job,

@@ -31,6 +31,17 @@ std::unique_ptr<PsRunPolicy> make_mlfabric_run(PsRun& run) {
   return std::make_unique<MlfabricRun>(run);
 }
 
+void check_mlfabric_roles(const TrainOptions& o, const std::vector<std::string>& names,
+                          const std::vector<int>& servers, const std::vector<int>& workers) {
+  if (!strategy_traits(o.strategy).scheduled()) return;
+  if (servers.size() != 1)
+    throw UsageError(o.strategy +
+                     " schedules the updates to one server (the paper's setting): "
+                     "--servers names one node");
+  replica_node(o.replica, names, servers.front(), workers);
+  replica_node(o.standby, names, servers.front(), workers, "--standby");
+}
+
 void MlfabricRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameters) {
   const std::vector<int>& workers = run_.worker_nodes();
   parameters_ = parameters;

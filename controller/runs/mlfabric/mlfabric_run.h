@@ -88,4 +88,9 @@ class MlfabricRun : public PsRunPolicy {
 // The list's maker: an MlfabricRun when the strategy's updates are scheduled, else none.
 std::unique_ptr<PsRunPolicy> make_mlfabric_run(PsRun& run);
 
+// Before any agent starts (ps_run_policies.h): a scheduled run has one server, and its
+// replica or standby a node of its own. Throws UsageError.
+void check_mlfabric_roles(const TrainOptions& o, const std::vector<std::string>& names,
+                          const std::vector<int>& servers, const std::vector<int>& workers);
+
 }  // namespace testbed

@@ -226,14 +226,16 @@ std::map<std::string, uint64_t> PsSession::wan_counters() {
 }
 
 void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
+  // The workers' progress arrives checked (AgentGroup, agent_reply.h): read by its contract.
+  constexpr uint64_t kAnyClock = UINT64_MAX;
   const std::string kind = e["event"];
-  if (kind == "eval") {
-    curve_.add(worker_of_node_[node], t, e["loss"].get<double>());
-    if (const auto loss = curve_.current())
+  if (kind == LossEvaluated::kEvent) {
+    curve_.add(worker_of_node_[node], t, loss_evaluated_from_json(e, kAnyClock).loss);
+    // A diverged worker's loss (NaN) has no place on a dashboard's axis: the summary says it.
+    if (const auto loss = curve_.current(); loss && std::isfinite(*loss))
       metrics_.publish({{"event", "loss"}, {"strategy", o_.strategy}, {"loss", *loss}});
-  } else if (kind == "clock") {
-    const uint64_t clock = e["clock"];
-    const double seconds = e["seconds"];
+  } else if (kind == ClockDone::kEvent) {
+    const auto [clock, seconds] = clock_done_from_json(e, kAnyClock);
     clocks_[node] = clock + 1;
     per_clock_s_[clock].push_back(seconds);
     metrics_.publish({{"event", "worker_clock"},
@@ -267,8 +269,8 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
       if (p.loss) progress_ << "  loss " << std::setprecision(4) << *p.loss;
       progress_ << "\n" << std::flush;
     }
-  } else if (kind == "finished") {
-    finished_[node] = e;
+  } else if (kind == WorkerFinished::kEvent) {
+    finished_[node] = worker_finished_from_json(e, kAnyClock);
   } else if (kind == "died") {
     // A policy may carry the run on (MLfabric's failover); any other death ends it.
     bool carried = false;
@@ -320,9 +322,9 @@ void PsSession::train() {
     on_event(e->first, e->second, t);
     const int w = worker_of_node_[e->first];
     if (w < 0) continue;
-    if (e->second["event"] == "clock")
+    if (e->second["event"] == ClockDone::kEvent)
       quiet.clock_done(static_cast<size_t>(w), clocks_[e->first], t);
-    if (e->second["event"] == "finished") {
+    if (e->second["event"] == WorkerFinished::kEvent) {
       quiet.finished(static_cast<size_t>(w), t);
       ++done;
     }
@@ -341,10 +343,14 @@ void PsSession::train() {
     // finish while the network is stalled; the evaluation's pulls then cannot cross it.
     try {
       agents_.broadcast({{"cmd", "evaluate"}});
-      const auto evaluated = agents_.gather("evaluated");
+      const auto evaluated = agents_.gather(ModelEvaluated::kEvent);
       final_loss_ = 0;
-      for (const auto& x : evaluated)  // a node that only serves evaluates nothing
-        final_loss_ += x.value("loss", 0.0) / static_cast<double>(workers_);
+      for (const auto& x : evaluated) {
+        if (x.contains("died")) continue;  // a node allowed to die (agent_group.h)
+        // A node that only serves evaluates nothing; a diverged model's NaN stays NaN.
+        if (const auto loss = model_evaluated_from_json(x).loss)
+          final_loss_ += *loss / static_cast<double>(workers_);
+      }
     } catch (const StalledPastBudget&) {
       ended_stalled_ = true;
     }

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/contracts/worker_events.h"
 #include "agent/jobs/job.h"
 #include "controller/dynamics/link_control.h"
 #include "controller/observe/metrics_sink.h"
@@ -106,7 +107,8 @@ class PsSession : private PsRun {
   std::vector<float> reference_;         // the single-process model after `iterations` clocks
   std::vector<double> reference_curve_;  // its held-out loss before each clock (0..clocks)
   LossCurve curve_;
-  std::vector<nlohmann::json> finished_, stats_;
+  std::vector<std::optional<WorkerFinished>> finished_;  // per node, once it finished
+  std::vector<nlohmann::json> stats_;
   std::vector<uint64_t> clocks_;                         // per worker: clocks done
   std::map<uint64_t, std::vector<double>> per_clock_s_;  // clock -> workers' times
   uint64_t printed_clock_ = 0;

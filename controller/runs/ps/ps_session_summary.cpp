@@ -64,22 +64,21 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   for (size_t n = 0; n < names_.size(); ++n) {
     if (worker_of_node_[n] < 0) continue;
     // A worker the budget stopped while stalled never reported: no clocks of its own.
-    const bool finished = finished_[n].is_object();
-    const nlohmann::json f = finished ? finished_[n] : nlohmann::json::object();
-    const auto times = f.value("iteration_s", std::vector<double>{});
+    const bool finished = finished_[n].has_value();
+    const WorkerFinished f = finished_[n].value_or(WorkerFinished{});
+    const std::vector<double>& times = f.iteration_s;
     double sum = 0;
     for (double x : times) sum += x;
     all += sum;
     count += static_cast<double>(times.size());
-    samples += f.value("samples", uint64_t{0});
+    samples += f.samples;
     workers[names_[n]] = {
         {"clocks", times.size()},
         {"finished", finished},
         {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
         {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
-        {"started_ns", f.value("started_ns", std::vector<int64_t>{})}};
-    stamps.push_back({f.value("started_ns", std::vector<int64_t>{}),
-                      f.value("computed_ns", std::vector<int64_t>{})});
+        {"started_ns", f.started_ns}};
+    stamps.push_back({f.started_ns, f.computed_ns});
   }
   // Synchronous runs: what each iteration waited on communication once every update was
   // ready (an asynchronous run's workers end their clocks apart: no such moment exists).

@@ -206,35 +206,30 @@ double silence_bound_s(const MirrorWindow& path, size_t model_bytes) {
   return std::max(kMinSilenceS, kSilenceMargin * wait_s);
 }
 
-nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
-                                const std::vector<PathDirection>& directions,
-                                const GaiaOverlay& overlay, size_t parameters) {
-  nlohmann::json mirrors = nlohmann::json::object(), silence = nlohmann::json::object();
+GaiaSetup gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
+                           const std::vector<PathDirection>& directions, const GaiaOverlay& overlay,
+                           size_t parameters) {
+  GaiaSetup g;
   for (int dc : data_centers) {
     const auto windows = mirror_windows(dc, data_centers, directions);
-    nlohmann::json bounds = nlohmann::json::object();
+    auto& bounds = g.silence_ms[dc];
     for (const auto& w : windows)
-      bounds[std::to_string(w.node)] =
-          std::llround(1000 * silence_bound_s(w, parameters * sizeof(float)));
-    silence[std::to_string(dc)] = bounds;
-    nlohmann::json list = nlohmann::json::array();
+      bounds[w.node] = std::llround(1000 * silence_bound_s(w, parameters * sizeof(float)));
+    auto& links = g.mirrors[dc];
     for (const auto& link : overlay_links(overlay, dc)) {
       const auto w = std::find_if(windows.begin(), windows.end(),
                                   [&](const MirrorWindow& m) { return m.node == link.node; });
-      list.push_back({{"node", link.node},
-                      {"window_bytes", w == windows.end() ? kMinWindowBytes : w->window_bytes},
-                      {"hub", link.role == OverlayRole::kHub}});
+      links.push_back({link.node, w == windows.end() ? kMinWindowBytes : w->window_bytes,
+                       link.role == OverlayRole::kHub});
     }
-    mirrors[std::to_string(dc)] = list;
   }
-  return {{"threshold", knobs.threshold},
-          {"ds", knobs.ds},
-          {"soft", knobs.soft},
-          {"local_staleness", knobs.local_staleness},
-          {"t", knobs.t_in_passes ? "pass" : "clock"},
-          {"mirrors", mirrors},
-          {"partition", knobs.partition},
-          {"silence_ms", silence}};
+  g.threshold = knobs.threshold;
+  g.ds = knobs.ds;
+  g.soft = knobs.soft;
+  g.local_staleness = knobs.local_staleness;
+  g.t_in_passes = knobs.t_in_passes;
+  g.continue_when_cut = knobs.partition != "block";
+  return g;
 }
 
 nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/contracts/gaia_setup.h"
 #include "controller/training/gaia/gaia_groups.h"
 
 namespace testbed {
@@ -79,9 +80,9 @@ PathRate data_center_rates(const std::vector<int>& data_centers,
 // (overlay_links: group members, and other groups' hubs) with their windows
 // (mirror_windows) over the lab's directions as they are now.
 // `parameters`: the model's size (the silence bounds, silence_bound_s).
-nlohmann::json gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
-                                const std::vector<PathDirection>& directions,
-                                const GaiaOverlay& overlay, size_t parameters);
+GaiaSetup gaia_agent_setup(const GaiaKnobs& knobs, const std::vector<int>& data_centers,
+                           const std::vector<PathDirection>& directions, const GaiaOverlay& overlay,
+                           size_t parameters);
 // The overlay by names: {groups: [[names]], hubs: [{group, towards, hub, peer}]}.
 nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std::string>& names);
 // "gaia(v=1%, DS=2)" and the like: the consistency model a run used.
