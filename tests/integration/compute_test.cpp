@@ -94,22 +94,27 @@ TEST_F(Compute, EachNodeHasItsGroupWithTheProfilesLimits) {
       << status.output;
 }
 
-// Four seconds of a busy loop in a node at cpus 0.5: the group's CPU time over the loop's
-// wall time is half a CPU within 10%, and the quota held it back in most periods.
+// Four seconds of a busy loop in a node at cpus 0.5: the quota in force is half a CPU, the
+// quota held the loop back in most periods, and in the periods the group was running it got
+// half a CPU. Per period, not over the command's wall time: `testbed exec`'s own start (0.7 s
+// in a TCG guest, measured) is no time of the loop's. On a loaded machine the loop may get
+// a little less than its quota, never more: 0.40-0.55 (a partial first and last period
+// among about forty take up to 2.5% off).
 TEST_F(Compute, ABusyLoopAtHalfACpuGetsHalfACpu) {
   const NodeCgroupUsage before = read_node_cgroup(layout_, ns_of("a"));
-  const auto start = std::chrono::steady_clock::now();
   const Result loop = run_testbed(
       {"exec", "--lab", kLab, "a", "--", "timeout", "4", "sh", "-c", "while :; do :; done"});
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(loop.status, 124) << loop.output;  // timeout's "timed out"
   const NodeCgroupUsage after = read_node_cgroup(layout_, ns_of("a"));
-  const double share = (after.cpu_s - before.cpu_s) / wall;
-  EXPECT_NEAR(share, 0.5, 0.05) << "CPU time " << after.cpu_s - before.cpu_s << " s in " << wall
-                                << " s";
-  EXPECT_GT(after.throttled_periods - before.throttled_periods,
-            (after.periods - before.periods) / 2);
+  ASSERT_TRUE(after.cpus.has_value());
+  EXPECT_DOUBLE_EQ(*after.cpus, 0.5);
+  const uint64_t periods = after.periods - before.periods;
+  ASSERT_GT(periods, 0u);
+  const double cpu_s = after.cpu_s - before.cpu_s;
+  const double share = cpu_s / (static_cast<double>(periods) * kCpuPeriodUs / 1e6);
+  EXPECT_GE(share, 0.40) << "CPU time " << cpu_s << " s in " << periods << " periods";
+  EXPECT_LE(share, 0.55) << "CPU time " << cpu_s << " s in " << periods << " periods";
+  EXPECT_GT(after.throttled_periods - before.throttled_periods, periods / 2);
 }
 
 TEST_F(Compute, AMemoryHogBeyondTheLimitIsKilledAndCounted) {
@@ -253,9 +258,17 @@ TEST(ComputeSchedule, TheTimelineSetsTheShareAtItsTime) {
   ASSERT_TRUE(cpus);
   EXPECT_DOUBLE_EQ(*cpus, 0.2);
   EXPECT_FALSE(read_node_cgroup(layout, "tb-" + lab + "-b").cpus);
-  std::ifstream log("/run/testbed/" + lab + "/timeline.csv");
-  const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find(",a,,,,,\"\",cpus=0.2\n"), std::string::npos) << text;
+  // The timeline logs a change once it is made: the line may come a moment after the group
+  // changed (polled for up to 30 s, as the change was).
+  const std::string line = ",a,,,,,\"\",cpus=0.2\n";
+  std::string text;
+  for (int i = 0; i < 300; ++i) {
+    std::ifstream log("/run/testbed/" + lab + "/timeline.csv");
+    text.assign(std::istreambuf_iterator<char>(log), std::istreambuf_iterator<char>());
+    if (text.find(line) != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_NE(text.find(line), std::string::npos) << text;
   EXPECT_EQ(run_testbed({"down", lab}).status, 0);
 }
 
