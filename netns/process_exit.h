@@ -21,7 +21,8 @@ int exit_code_of(int wait_status);
 // not ours to reap (reaped already).
 int reap(pid_t child);
 
-// Reaps our child if it has ended: its exit code; nullopt while it runs.
+// Reaps our child if it has ended: its exit code; nullopt while it runs; -1 when it is
+// not ours to reap (reaped already).
 std::optional<int> reap_if_ended(pid_t child);
 
 // A process watched through its pidfd. Opening fails (empty handle) when it has already

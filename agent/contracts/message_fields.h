@@ -6,6 +6,7 @@
 
 #include <initializer_list>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -40,10 +41,28 @@ class FieldReader {
                              std::to_string(hi) + "]");
     return value;
   }
+  // A key of the map `field` that names a node: its index as a peer writes it (digits, no
+  // sign, space or leading zero: one node, one spelling), below `nodes`.
+  size_t node_key(const char* field, const std::string& key, size_t nodes) const;
+  // The part `field` (required), read by `read`, a reader of its own whose errors
+  // (nlohmann's or std's) name a key but not where it sits: they are given the path here.
+  template <class Read>
+  auto part(const char* field, Read read) const {
+    if (!object_.contains(field)) throw error(field, "is missing");
+    try {
+      return read(object_.at(field));
+    } catch (const ContractError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw error(field, std::string("is not as written: ") + e.what());
+    }
+  }
   // The object `field` (required), read by its own reader.
   FieldReader object(const char* field) const;
-  // Refuses any field not in `known`, naming the first.
-  void refuse_unknown(std::initializer_list<std::string_view> known) const;
+  // Refuses any field not in `known` (nor in `more`: a part's fields, such as the van's in
+  // every setup), naming the first.
+  void refuse_unknown(std::initializer_list<std::string_view> known,
+                      std::span<const std::string_view> more = {}) const;
   const nlohmann::json& json() const { return object_; }
   const std::string& where() const { return where_; }  // "setup.gaia"
   ContractError error(const std::string& field, const std::string& problem) const;

@@ -84,9 +84,6 @@ nlohmann::json to_json(const TrainingSetup& s) {
   nlohmann::json slow = nlohmann::json::object();
   for (const auto& [node, factor] : s.slow) slow[std::to_string(node)] = factor;
   nlohmann::json j = {{"cmd", "setup"},
-                      {"endpoints", s.endpoints},
-                      {"secret", s.secret},
-                      {"max_message", s.max_message},
                       {"protocol", s.protocol},
                       {"algorithm", s.algorithm},
                       {"job",
@@ -124,7 +121,7 @@ nlohmann::json to_json(const TrainingSetup& s) {
   if (s.pull_batch_ms > 0) j["pull_batch_ms"] = s.pull_batch_ms;
   if (s.replica >= 0) j["replica"] = s.replica;
   if (!s.policy.is_null()) j["policy"] = s.policy;
-  if (!s.van_curve.is_null()) j["van_curve"] = s.van_curve;
+  write_van_setup(j, s.van);
   if (s.checkpoint.every > 0)
     j["checkpoint"] = {{"every", s.checkpoint.every},
                        {"path", s.checkpoint.path},
@@ -134,21 +131,15 @@ nlohmann::json to_json(const TrainingSetup& s) {
 
 TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   const FieldReader r(j, "setup");
-  r.refuse_unknown(
-      {"cmd",        "endpoints", "secret",    "max_message",      "protocol",      "algorithm",
-       "job",        "slow",      "workers",   "servers",          "consistency",   "staleness",
-       "iterations", "compute",   "seed",      "eval_interval_ms", "routes",        "transfer",
-       "gaia",       "store",     "scheduled", "distribution",     "pull_batch_ms", "replica",
-       "checkpoint", "policy",    "van_curve", "key_partition"});
+  r.refuse_unknown({"cmd",     "protocol",   "algorithm",        "job",          "slow",
+                    "workers", "servers",    "consistency",      "staleness",    "iterations",
+                    "compute", "seed",       "eval_interval_ms", "routes",       "transfer",
+                    "gaia",    "store",      "scheduled",        "distribution", "pull_batch_ms",
+                    "replica", "checkpoint", "policy",           "key_partition"},
+                   kVanSetupFields);
   if (r.required<std::string>("cmd") != "setup") throw r.error("cmd", "is not setup");
   TrainingSetup s;
-  s.endpoints = r.required<std::vector<std::string>>("endpoints");
-  if (s.endpoints.empty()) throw r.error("endpoints", "is empty");
-  s.secret = r.optional<std::string>("secret", "");
-  s.max_message = r.optional<uint64_t>("max_message", 0);
-  s.van_curve = r.optional<nlohmann::json>("van_curve", nullptr);
-  if (!s.van_curve.is_null() && !s.van_curve.is_object())
-    throw r.error("van_curve", "is not an object of four keys");
+  s.van = van_setup_from(r);
   s.protocol = r.required<std::string>("protocol");
   if (s.protocol.empty()) throw r.error("protocol", "is empty");
   s.algorithm = r.optional<std::string>("algorithm", "");
@@ -164,15 +155,15 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
       n = std::stoi(node);
     } catch (const std::exception&) {
     }
-    if (n < 0 || std::to_string(n) != node || static_cast<size_t>(n) >= s.endpoints.size() ||
+    if (n < 0 || std::to_string(n) != node || static_cast<size_t>(n) >= s.van.nodes() ||
         !factor.is_number() || !(factor.get<double>() > 0))
       throw r.error("slow", "has '" + node + "': " + factor.dump() +
                                 " (a node's index and a factor above 0)");
     s.slow[n] = factor.get<double>();
   }
-  s.workers = nodes_from(r, "workers", s.endpoints.size(), true);
+  s.workers = nodes_from(r, "workers", s.van.nodes(), true);
   if (s.workers.empty()) throw r.error("workers", "is empty");
-  s.servers = nodes_from(r, "servers", s.endpoints.size(), false);
+  s.servers = nodes_from(r, "servers", s.van.nodes(), false);
   s.consistency = r.optional<std::string>("consistency", "");
   if (s.protocol == "ps" && s.consistency != "bsp" && s.consistency != "ssp" &&
       s.consistency != "async" && s.consistency != "wsp")
@@ -187,11 +178,11 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.seed = r.required<uint64_t>("seed");
   s.eval_interval_ms =
       r.in_range("eval_interval_ms", r.required<int>("eval_interval_ms"), 1, INT_MAX);
-  if (r.json().contains("routes")) s.routes = routes_from(r, s.endpoints.size());
+  if (r.json().contains("routes")) s.routes = routes_from(r, s.van.nodes());
   s.transfer = r.optional<std::string>("transfer", "");
   if (!s.transfer.empty() && s.transfer != "native" && s.transfer != "model")
     throw r.error("transfer", "is '" + s.transfer + "', not native or model");
-  if (r.json().contains("gaia")) s.gaia = gaia_setup_from(r.object("gaia"), s.endpoints.size());
+  if (r.json().contains("gaia")) s.gaia = gaia_setup_from(r.object("gaia"), s.van.nodes());
   if (s.protocol == "gaia" && !s.gaia) throw r.error("gaia", "is missing");
   if (r.json().contains("store")) s.store = store_setup_from(r.object("store"));
   s.key_partition = r.optional<std::string>("key_partition", "");
@@ -201,7 +192,7 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
   s.distribution = r.optional<bool>("distribution", false);
   s.pull_batch_ms = r.in_range("pull_batch_ms", r.optional<int>("pull_batch_ms", 0), 0, INT_MAX);
   s.replica = r.optional<int>("replica", -1);
-  if (s.replica >= static_cast<int>(s.endpoints.size()))
+  if (s.replica >= static_cast<int>(s.van.nodes()))
     throw r.error("replica", "names node " + std::to_string(s.replica) + ", not an endpoint");
   s.policy = r.optional<nlohmann::json>("policy", nullptr);
   if (!s.policy.is_null() && !s.policy.is_object()) throw r.error("policy", "is not an object");
@@ -214,7 +205,7 @@ TrainingSetup training_setup_from_json(const nlohmann::json& j) {
     if (s.checkpoint.every == 0) throw cr.error("every", "is 0");
     if (s.checkpoint.path.empty() || s.checkpoint.path.front() != '/')
       throw cr.error("path", "is not an absolute path");
-    if (s.checkpoint.standby < 0 || s.checkpoint.standby >= static_cast<int>(s.endpoints.size()))
+    if (s.checkpoint.standby < 0 || s.checkpoint.standby >= static_cast<int>(s.van.nodes()))
       throw cr.error("standby", "names no endpoint");
   }
   return s;

@@ -15,6 +15,7 @@
 
 #include "agent/contracts/gaia_setup.h"
 #include "agent/contracts/store_setup.h"
+#include "agent/contracts/van_setup.h"
 
 namespace testbed {
 
@@ -61,13 +62,7 @@ struct TrainingSetup {
   // The largest staleness a setup may carry.
   static constexpr int kNoBound = 1 << 30;
 
-  // The van's (agent/runtime reads these for every protocol).
-  std::vector<std::string> endpoints;  // each node's address, by node index
-  std::string secret;                  // the run's; frames without it are dropped
-  uint64_t max_message = 0;            // the largest frame a node reads; 0: no bound
-  // Over hosts, the run's CURVE keys for the van (agent/transport/curve_keys.h's VanCurve,
-  // checked by the agent's runtime); null on one box, where `secret` guards the van.
-  nlohmann::json van_curve;
+  VanSetup van;  // the agent's runtime builds the van from it, for every protocol
 
   // "ps", "gaia", "allreduce", or another system's own (agent/protocols/protocol_registry.cpp,
   // which refuses a name it does not know).

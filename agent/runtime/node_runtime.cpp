@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "agent/contracts/node_replies.h"
+#include "agent/contracts/van_setup.h"
 #include "agent/runtime/setup_guard.h"
 #include "agent/transport/curve_keys.h"
 
@@ -33,13 +35,13 @@ void NodeRuntime::handle_command(const nlohmann::json& cmd) {
     guard_setup(cmd, self_, lab_dir_);
     // The run's secret (AgentGroup's), or over hosts its CURVE keys: only the run's own
     // nodes are heard; and no frame longer than the run's largest message is read.
+    const FieldReader r(cmd, "setup");
+    VanSetup v = van_setup_from(r);
     std::optional<VanCurve> curve;
-    if (const auto c = cmd.find("van_curve"); c != cmd.end() && !c->is_null())
-      curve = van_curve_from_json(*c);
-    van_ = std::make_unique<Van>(
-        context_, self_, cmd.at("endpoints").get<std::vector<std::string>>(),
-        cmd.value("secret", ""), cmd.value("max_message", uint64_t{0}), std::move(curve));
-    protocol_ = make_protocol_(cmd.value("protocol", "tree"), *this);
+    if (!v.van_curve.is_null()) curve = van_curve_from_json(v.van_curve);
+    van_ = std::make_unique<Van>(context_, self_, std::move(v.endpoints), v.secret, v.max_message,
+                                 std::move(curve));
+    protocol_ = make_protocol_(r.required<std::string>("protocol"), *this);
     protocol_->setup(cmd);
     return;
   }
@@ -48,7 +50,7 @@ void NodeRuntime::handle_command(const nlohmann::json& cmd) {
 }
 
 int NodeRuntime::run() {
-  reply({{"event", "hello"}});
+  reply(to_json(NodeHello{}));
   for (;;) {
     zmq::pollitem_t items[2] = {{control_.handle(), 0, ZMQ_POLLIN, 0},
                                 {van_ ? van_->inbox().handle() : nullptr, 0, ZMQ_POLLIN, 0}};
@@ -70,7 +72,7 @@ int NodeRuntime::run() {
       }
       if (protocol_) protocol_->tick();
     } catch (const std::exception& e) {
-      reply({{"event", "error"}, {"what", e.what()}});
+      reply(to_json(NodeError{e.what()}));
     }
   }
 }

@@ -214,21 +214,6 @@ bool Van::try_send_header(int to, WireHeader header) {
   return true;
 }
 
-nlohmann::json Van::byte_counters() const {
-  const auto to_json = [](const std::map<int, uint64_t>& m) {
-    nlohmann::json j = nlohmann::json::object();
-    for (const auto& [peer, bytes] : m) j[std::to_string(peer)] = bytes;
-    return j;
-  };
-  nlohmann::json malformed = nlohmann::json::object();
-  for (const auto& [connection, n] : malformed_) malformed[connection] = n;
-  return {{"bytes_sent", to_json(bytes_sent_)},
-          {"bytes_received", to_json(bytes_received_)},
-          {"malformed_messages", malformed},
-          {"refused_connections", refused_.load()},
-          {"dropped_connections", dropped_.load()}};
-}
-
 std::optional<Received> Van::receive(std::chrono::milliseconds timeout) {
   // A malformed message is dropped and the wait goes on for a good one, within `timeout`.
   const auto deadline = std::chrono::steady_clock::now() + timeout;

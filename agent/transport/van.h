@@ -85,11 +85,6 @@ class Van {
   // Connections cut after their handshake: one that sent a frame over max_message, or a
   // peer whose process went away.
   uint64_t dropped_connections() const { return dropped_; }
-  // The counters as {"bytes_sent": {peer: bytes}, "bytes_received": {...},
-  // "malformed_messages": {connection: n}, "refused_connections": n,
-  // "dropped_connections": n}, peers by index: what
-  // every protocol reports to the controller.
-  nlohmann::json byte_counters() const;
 
  private:
   zmq::socket_t& dealer(int to);

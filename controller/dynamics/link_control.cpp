@@ -40,7 +40,7 @@ void SocketDelayLineControl::set_delay(const std::string& rx_node, uint16_t queu
 LabLinkChanger::LabLinkChanger(const std::string& lab_dir, const Plan& plan)
     : delay_lines_(lab_dir), changer_(kernel_, delay_lines_, plan.backend) {}
 
-std::vector<LiveDirection> live_directions(const Plan& plan, const nlohmann::json& current) {
+std::vector<LiveDirection> live_directions(const Plan& plan, const CurrentLinks& current) {
   std::vector<LiveDirection> out;
   const std::set<std::string> here = plan_namespaces(plan);
   for (const auto& l : plan.links) {
@@ -64,13 +64,14 @@ std::vector<LiveDirection> live_directions(const Plan& plan, const nlohmann::jso
       d.htb = p.htb;
       d.netem = p.netem;
       if (const auto it = current.find(d.key()); it != current.end()) {
-        d.params.rate = Rate{(*it)["rate_bits_per_s"].get<uint64_t>()};
-        d.params.delay = Duration{(*it)["delay_us"].get<int64_t>()};
-        d.params.jitter = Duration{(*it)["jitter_us"].get<int64_t>()};
-        d.params.loss = Fraction{(*it)["loss"].get<double>()};
-        d.down = it->value("down", false);
-        if (it->contains("htb")) d.htb = htb_from_json((*it)["htb"]);
-        if (it->contains("netem")) d.netem = netem_from_json((*it)["netem"]);
+        const CurrentDirection& now = it->second;
+        d.params.rate = now.rate;
+        d.params.delay = now.delay;
+        d.params.jitter = now.jitter;
+        d.params.loss = now.loss;
+        d.down = now.down;
+        d.htb = now.htb;
+        if (now.netem) d.netem = now.netem;
       }
       out.push_back(d);
     }
@@ -137,22 +138,18 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
 
 void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed) {
   LabFileLock lock(lab_dir + "/current.lock");
-  nlohmann::json all = read_json_object(lab_dir + "/current.json");
-  for (const LiveDirection* d : changed) {
-    all[d->key()] = {{"rate_bits_per_s", d->params.rate.bits_per_s},
-                     {"delay_us", d->params.delay.us},
-                     {"jitter_us", d->params.jitter.us},
-                     {"loss", d->params.loss.value},
-                     {"down", d->down},
-                     {"htb", htb_to_json(d->htb)}};
-    if (d->netem) all[d->key()]["netem"] = netem_to_json(*d->netem);
-  }
-  replace_json(lab_dir + "/current.json", all);
+  const std::string path = lab_dir + "/current.json";
+  CurrentLinks all = current_links_from_json(read_json_object(path), path);
+  for (const LiveDirection* d : changed)
+    all[d->key()] = {d->params.rate, d->params.delay, d->params.jitter, d->params.loss,
+                     d->down,        d->htb,          d->netem};
+  replace_json(path, to_json(all));
 }
 
-nlohmann::json read_current(const std::string& lab_dir) {
+CurrentLinks read_current(const std::string& lab_dir) {
   LabFileLock lock(lab_dir + "/current.lock");
-  return read_json_object(lab_dir + "/current.json");
+  const std::string path = lab_dir + "/current.json";
+  return current_links_from_json(read_json_object(path), path);
 }
 
 }  // namespace testbed

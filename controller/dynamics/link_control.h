@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "controller/dynamics/current_links.h"
 #include "controller/lab/plan.h"
 #include "controller/topology/topology.h"
 #include "netns/kernel.h"
@@ -34,7 +35,7 @@ struct LiveDirection {
 
 // The directions of a lab, as planned (plan.json), with current values overlaid; its
 // nodes' namespaces are the ones on this host.
-std::vector<LiveDirection> live_directions(const Plan& plan, const nlohmann::json& current);
+std::vector<LiveDirection> live_directions(const Plan& plan, const CurrentLinks& current);
 
 // Sends "set QUEUE DELAY JITTER" to a delay line; a fake records them in tests.
 class DelayLineControl {
@@ -84,12 +85,13 @@ class LabLinkChanger {
   LinkChanger changer_;
 };
 
-// current.json: key() -> {rate_bits_per_s, delay_us, jitter_us, loss, down}, under a lock so the
-// timeline and `link set` can both update it.
+// current.json (current_links.h), under a lock so the timeline and `link set` can both
+// update it. Reading throws ContractError, naming the direction and field, when the file
+// is not as written.
 void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed);
 inline void record_current(const std::string& lab_dir, const LiveDirection& d) {
   record_current(lab_dir, std::vector<const LiveDirection*>{&d});
 }
-nlohmann::json read_current(const std::string& lab_dir);
+CurrentLinks read_current(const std::string& lab_dir);
 
 }  // namespace testbed

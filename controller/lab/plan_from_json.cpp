@@ -21,17 +21,10 @@ std::string at(const std::string& where, size_t i) {
 }
 
 // The pieces other files read (htb, netem, schedules, cross traffic) throw nlohmann's or
-// std's errors that name the key but not where it sits: they are given the path here.
+// std's errors that name the key but not where it sits: FieldReader::part gives the path.
 template <class F>
 auto read_part(const FieldReader& r, const char* field, F read) {
-  if (!r.json().contains(field)) throw r.error(field, "is missing");
-  try {
-    return read(r.json().at(field));
-  } catch (const ContractError&) {
-    throw;
-  } catch (const std::exception& e) {
-    throw r.error(field, std::string("is not as plan.json writes it: ") + e.what());
-  }
+  return r.part(field, read);
 }
 
 Ipv4Address address_field(const FieldReader& r, const char* field) {

@@ -21,7 +21,7 @@ namespace {
 // Overlays what the timeline or `link set` changed since `up` (current.json), and sums up
 // the timeline's log: how many changes were applied and the worst lag.
 void add_current(nlohmann::json& lab, const std::string& dir) {
-  const nlohmann::json current = read_current(dir);
+  const CurrentLinks current = read_current(dir);
   for (auto& link : lab["links"]) {
     for (const char* dir_name : {"a2b", "b2a"}) {
       auto& d = link[dir_name];
@@ -30,9 +30,11 @@ void add_current(nlohmann::json& lab, const std::string& dir) {
                             {"delay_us", d["delay_us"]},
                             {"loss", d["loss_fraction"]},
                             {"down", false}};
-      if (current.contains(key)) {
-        for (const char* f : {"rate_bits_per_s", "delay_us", "loss"}) now[f] = current[key][f];
-        now["down"] = current[key].value("down", false);  // cut by a fault (faults.md)
+      if (const auto it = current.find(key); it != current.end()) {
+        now["rate_bits_per_s"] = it->second.rate.bits_per_s;
+        now["delay_us"] = it->second.delay.us;
+        now["loss"] = it->second.loss.value;
+        now["down"] = it->second.down;  // cut by a fault (faults.md)
       }
       d["current"] = now;
     }

@@ -10,13 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "agent/contracts/node_replies.h"
+
 namespace testbed {
 
-// `reports[n]` is node n's final report, holding "malformed_messages" {connection: n} and
-// "refused_connections" n and "dropped_connections" n when its agent counts them;
-// `names[n]` its name.
-nlohmann::json peer_refusals(const std::vector<nlohmann::json>& reports,
+// `counters[n]` is node n's van counters from its final report; `names[n]` its name.
+nlohmann::json peer_refusals(const std::vector<VanCounters>& counters,
                              const std::vector<std::string>& names);
+
+// The counters of a system's final reports ("stats", checked whole as they arrived); a
+// node that died stands in with none.
+std::vector<VanCounters> counters_of_reports(const std::vector<nlohmann::json>& reports);
 
 // The metrics event of a summary's `peers` (train_metrics.h): every node, zeros included,
 // so a clean run sets the gauges back to 0.

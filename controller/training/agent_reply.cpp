@@ -1,6 +1,8 @@
 #include "controller/training/agent_reply.h"
 
 #include "agent/contracts/message_fields.h"
+#include "agent/contracts/node_replies.h"
+#include "agent/contracts/tree_messages.h"
 #include "agent/contracts/worker_events.h"
 
 namespace testbed {
@@ -26,10 +28,6 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
   if (!j.is_object()) return std::nullopt;  // a parse error is "discarded", not an object
   const auto event = j.find("event");
   if (event == j.end() || !event->is_string()) return std::nullopt;
-  if (*event == "error") {
-    const auto what = j.find("what");
-    if (what != j.end() && !what->is_string()) return std::nullopt;
-  }
   for (const char* f : {"clock", "iteration"}) {
     const auto it = j.find(f);
     if (it != j.end() && (!it->is_number_unsigned() || it->get<uint64_t>() > max_clock))
@@ -40,22 +38,13 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
     const auto it = j.find(f);
     if (it != j.end() && !it->is_number() && !it->is_null()) return std::nullopt;
   }
-  for (const char* f : {"mbit", "bytes_sent", "bytes_received", "link_samples"}) {
-    const auto it = j.find(f);
-    if (it == j.end()) continue;
-    if (!it->is_object()) return std::nullopt;
-    const bool samples = std::string(f) == "link_samples";
-    for (const auto& [peer, value] : it->items()) {
-      if (!canonical_node_index(peer, nodes)) return std::nullopt;
-      if (samples ? !(value.is_object() && value.value("seconds", nlohmann::json()).is_number() &&
-                      value.value("bytes", nlohmann::json()).is_number())
-                  : !value.is_number())
-        return std::nullopt;
-    }
-  }
-  // The workers' progress (a clock, a loss, the finish) is read whole by its contract.
+  // The replies every system shares (hello, ready, error, the van's counters in a final
+  // report), NetStorm's and the workers' progress are read whole by their contracts.
   try {
+    check_node_reply(j);
+    check_tree_reply(j, nodes, max_clock);
     check_worker_event(j, max_clock);
+    if (*event == kStatsEvent) van_counters_from(FieldReader(j, kStatsEvent), nodes);
   } catch (const ContractError&) {
     return std::nullopt;
   }

@@ -15,13 +15,14 @@
 namespace testbed {
 
 // (node, event), or nullopt when `id` is not a node index below `nodes` or `payload` is
-// not a JSON object whose "event" is a string (an "error" event's "what", if present, a
-// string too), or when a field the sessions read is not of its shape: "clock" and
-// "iteration" whole numbers of at most `max_clock`; "seconds", "loss" and "bytes" numbers;
-// the maps by peer ("mbit", "bytes_sent", "bytes_received", "link_samples") keyed by
-// canonical node indices below `nodes`; a worker's "clock", "eval" and "finished" whole by
-// their contract (agent/contracts/worker_events.h). (JSON text has no NaN or infinity:
-// every number parsed is finite.)
+// not a JSON object whose "event" is a string, or when a field the sessions read is not of
+// its shape: "clock" and "iteration" whole numbers of at most `max_clock`; "seconds",
+// "loss" and "bytes" numbers (or null, a NaN); and every reply with a contract whole by
+// it: hello, ready, error and a "stats" report's van counters
+// (agent/contracts/node_replies.h), NetStorm's probed and done
+// (agent/contracts/tree_messages.h), a worker's clock, eval and finished
+// (agent/contracts/worker_events.h). (JSON text has no NaN or infinity: every number
+// parsed is finite.)
 // A node index as an agent writes it (std::to_string(n) == id) and below `nodes`; nullopt for
 // anything else ("00", " 1", "+1", "1e3", an index past the lab).
 std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes);

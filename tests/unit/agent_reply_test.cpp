@@ -9,10 +9,10 @@ namespace testbed {
 namespace {
 
 TEST(AgentReply, ANodesEventDecodes) {
-  const auto r = decode_agent_reply("2", R"({"event":"done","checksum":7})", 3);
+  const auto r = decode_agent_reply("2", R"({"event":"arrived","seq":7})", 3);
   ASSERT_TRUE(r);
   EXPECT_EQ(r->first, 2u);
-  EXPECT_EQ(r->second["checksum"], 7);
+  EXPECT_EQ(r->second["seq"], 7);
   EXPECT_TRUE(decode_agent_reply("0", R"({"event":"error","what":"bad"})", 1));
 }
 
@@ -45,7 +45,11 @@ TEST(AgentReply, ANodeHasOneSpellingAndEveryPeerKeyIsANodeOfTheRun) {
         R"({"event":"probed","mbit":{"1":"fast"}})", R"({"event":"probed","mbit":[1]})",
         R"({"event":"done","bytes_sent":{"99999":1}})",
         R"({"event":"done","link_samples":{"1":{"bytes":1}}})",
-        R"({"event":"clock","clock":-1,"seconds":1})",
+        R"({"event":"done","checksum":7})",  // a report missing most of its fields
+        R"({"event":"stats","bytes_sent":{"3":1},"bytes_received":{},)"
+        R"("malformed_messages":{},"refused_connections":0,"dropped_connections":0})",
+        R"({"event":"ready","parameters":-1})", R"({"event":"hello","extra":1})",
+        R"({"event":"error"})", R"({"event":"clock","clock":-1,"seconds":1})",
         R"({"event":"clock","clock":1.5,"seconds":1})",
         R"({"event":"clock","clock":3,"seconds":"1"})"})
     EXPECT_FALSE(decode_agent_reply("0", payload, 3)) << payload;

@@ -19,10 +19,10 @@ TEST(PassiveAwareness, FourSamplesMakeAnEstimate) {
   const SyncPolicy first = build_policy("netstorm", g);
   PassiveAwareness awareness(first, 5.0);
   // Three chunks of 1 MB in 0.1 s each from node 0 into node 1: not yet an estimate.
-  awareness.add_samples(1, {{"0", {{"bytes", 3e6}, {"seconds", 0.3}, {"count", 3}}}}, g);
+  awareness.add_samples(1, {{0, LinkSample{3e6, 0.3, 3}}}, g);
   EXPECT_EQ(g.mbit[0][1], 100);
   // The fourth: 4 MB in 0.4 s is 80 Mbit/s.
-  awareness.add_samples(1, {{"0", {{"bytes", 1e6}, {"seconds", 0.1}, {"count", 1}}}}, g);
+  awareness.add_samples(1, {{0, LinkSample{1e6, 0.1, 1}}}, g);
   EXPECT_DOUBLE_EQ(g.mbit[0][1], 80);
   EXPECT_EQ(g.mbit[1][0], 100);  // the other direction is its own link
 }

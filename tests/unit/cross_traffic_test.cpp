@@ -156,7 +156,7 @@ TEST(CrossTraffic, CountersAreAppliedAndRemovedWithTheLab) {
   EXPECT_EQ(kernel.traffic_counts(b).at(plan.links[0].a2b.rx_dev).bytes, 1500u);
   // Through the directions, as the exporter and a run read them.
   std::vector<LiveDirection> dirs =
-      live_directions(plan_from_json(plan_to_json(plan)), nlohmann::json::object());
+      live_directions(plan_from_json(plan_to_json(plan)), CurrentLinks{});
   const auto received = received_traffic(dirs, kernel);
   EXPECT_EQ(received.at("a>b").bytes, 1500u);
   EXPECT_EQ(received.at("a>b").other_bytes, 700u);

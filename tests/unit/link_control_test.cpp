@@ -30,7 +30,7 @@ class LinkControl : public testing::Test {
         "lc.yaml");
     plan_ = make_plan(t, netem);
     Applier(kernel_).apply(plan_);
-    dirs_ = live_directions(plan_from_json(plan_to_json(plan_)), nlohmann::json::object());
+    dirs_ = live_directions(plan_from_json(plan_to_json(plan_)), CurrentLinks{});
   }
   FakeKernel kernel_;
   RecordingDelayLines lines_;
@@ -102,7 +102,7 @@ TEST_F(LinkControl, EachHostChangesOnlyItsOwnEndOfALinkBetweenHosts) {
   bring_up("bandwidth: 100mbit, delay: 30ms", false);
   Plan slice = plan_;  // host of a: b's namespace is elsewhere
   slice.nodes.erase(slice.nodes.begin() + 1);
-  dirs_ = live_directions(slice, nlohmann::json::object());
+  dirs_ = live_directions(slice, CurrentLinks{});
   ASSERT_TRUE(dirs_[0].local_tx && !dirs_[0].local_rx);  // a->b
   ASSERT_TRUE(!dirs_[1].local_tx && dirs_[1].local_rx);  // b->a
   const auto b_shaping = kernel_.shaping("tb-lc-b", "tb0-a")->config;

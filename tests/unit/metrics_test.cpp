@@ -143,11 +143,10 @@ namespace {
 
 TEST(PeerRefusals, NamesMembersCountsStrangersAndReachesTheMetrics) {
   const std::vector<std::string> names = {"seattle", "chicago"};
-  const std::vector<nlohmann::json> reports = {
-      {{"malformed_messages", {{"1", 3}, {"peer-00ab", 2}}}, {"refused_connections", 5}},
-      {{"bytes_sent", nlohmann::json::object()}},  // an agent that counted nothing
-  };
-  const nlohmann::json peers = peer_refusals(reports, names);
+  VanCounters seattle;
+  seattle.malformed_messages = {{"1", 3}, {"peer-00ab", 2}};
+  seattle.refused_connections = 5;
+  const nlohmann::json peers = peer_refusals({seattle, VanCounters{}}, names);
   EXPECT_EQ(peers["malformed_messages"]["seattle"]["chicago"], 3);  // node 1, by its name
   EXPECT_EQ(peers["malformed_messages"]["seattle"]["peer-00ab"], 2);
   EXPECT_EQ(peers["malformed_total"], 5);

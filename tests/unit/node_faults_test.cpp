@@ -229,7 +229,7 @@ TEST(NodeFaults, TheTimelineAppliesANodesScheduleAndLogsEachEvent) {
   const std::atomic<bool> stop{false};
   RecordingFaulter faulter;
   const Plan back = plan_from_json(plan_to_json(plan));
-  Timeline(live_directions(back, nlohmann::json::object()), changer, {1.0, dir, 0, {}}, stop,
+  Timeline(live_directions(back, CurrentLinks{}), changer, {1.0, dir, 0, {}}, stop,
            live_node_schedules(back), &faulter)
       .run();
   EXPECT_EQ(faulter.applied, (std::vector<std::pair<std::string, NodeEvent::Kind>>{

@@ -138,7 +138,7 @@ TEST(PlanJson, AMissingMistypedOrUnknownFieldIsNamed) {
   // A part read by its own reader (the HTB's) is named where it sits.
   EXPECT_EQ(with([](auto& j) {
               j["links"][0]["a2b"]["htb"].erase("burst_bytes");
-            }).rfind("plan.links[0].a2b.htb is not as plan.json writes it", 0),
+            }).rfind("plan.links[0].a2b.htb is not as written", 0),
             0u);
   EXPECT_EQ(with([](auto& j) { j["steps"][0]["op"] = "launch_rocket"; }),
             "plan.steps[0]: unknown step op 'launch_rocket'");

@@ -105,7 +105,7 @@ TEST(Reroute, ConvergingReplacesTheChangedRoutesOnceAndRecordsTheDeadSet) {
   EXPECT_EQ(rerouter.convergence_us(), 50000);
   EXPECT_FALSE(rerouter.converge().changed()) << "nothing dead, nothing to do";
   // b -> c cut (one direction is enough: the link is dead to the routing protocol).
-  auto dirs = live_directions(read_back, nlohmann::json::object());
+  auto dirs = live_directions(read_back, CurrentLinks{});
   for (auto& d : dirs)
     if (d.link == 1 && !d.b2a) d.down = true;
   record_current(dir, dirs[2]);

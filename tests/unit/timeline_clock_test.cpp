@@ -56,7 +56,7 @@ TEST(TimelineClock, TimelinesStartedApartShareTheirTimeZeroAndNeverChangeEarly) 
     std::filesystem::remove(dir + "/timeline.csv");
     const std::atomic<bool> stop{false};
     if (host == 1) std::this_thread::sleep_for(std::chrono::milliseconds(100));  // started later
-    Timeline(live_directions(plan_from_json(plan_to_json(plan)), nlohmann::json::object()), changer,
+    Timeline(live_directions(plan_from_json(plan_to_json(plan)), CurrentLinks{}), changer,
              {1.0, dir, start_at, {}}, stop)
         .run();
     EXPECT_GE(unix_now(), start_at + 0.2) << "host " << host << " changed the link early";

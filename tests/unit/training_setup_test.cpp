@@ -14,9 +14,9 @@ namespace {
 
 TrainingSetup filled() {
   TrainingSetup s;
-  s.endpoints = {"tcp://198.18.0.1:7000", "tcp://198.18.0.2:7000", "tcp://198.18.0.3:7000"};
-  s.secret = "0123456789abcdef";
-  s.max_message = 1 << 20;
+  s.van.endpoints = {"tcp://198.18.0.1:7000", "tcp://198.18.0.2:7000", "tcp://198.18.0.3:7000"};
+  s.van.secret = "0123456789abcdef";
+  s.van.max_message = 1 << 20;
   s.protocol = "ps";
   s.job = {.name = "mf",
            .seed = 7,

@@ -6,6 +6,7 @@
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
+#include "agent/runtime/van_counters.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
@@ -43,7 +44,7 @@ void AllReduceProtocol::setup(const nlohmann::json& cmd) {
     job_.reset();
     channel_.reset();
   }
-  link_.reply({{"event", "ready"}, {"parameters", parameters}});
+  link_.reply(to_json(NodeReady{parameters}));
 }
 
 void AllReduceProtocol::command(const std::string& verb, const nlohmann::json&) {
@@ -60,8 +61,7 @@ void AllReduceProtocol::command(const std::string& verb, const nlohmann::json&) 
     if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
     link_.reply(to_json(ModelEvaluated{job_->held_out_loss(w_)}));
   } else if (verb == "stats") {
-    nlohmann::json s = link_.van().byte_counters();
-    s["event"] = "stats";
+    nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
     if (rank_ == 0 && w_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", w_}};
     link_.reply(s);
   } else {

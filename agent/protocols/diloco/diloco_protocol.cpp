@@ -7,6 +7,7 @@
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
+#include "agent/runtime/van_counters.h"
 #include "agent/transport/wire.h"
 
 namespace testbed {
@@ -48,7 +49,7 @@ void DilocoProtocol::setup(const nlohmann::json& cmd) {
     job_.reset();
     channel_.reset();
   }
-  link_.reply({{"event", "ready"}, {"parameters", parameters}});
+  link_.reply(to_json(NodeReady{parameters}));
 }
 
 void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
@@ -63,8 +64,7 @@ void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
     if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
     link_.reply(to_json(ModelEvaluated{job_->held_out_loss(theta_)}));
   } else if (verb == "stats") {
-    nlohmann::json s = link_.van().byte_counters();
-    s["event"] = "stats";
+    nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
     if (rank_ >= 0) s["diloco"] = {{"outer_steps", round_}, {"dropped", channel_->dropped()}};
     if (rank_ == 0 && theta_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", theta_}};
     link_.reply(s);

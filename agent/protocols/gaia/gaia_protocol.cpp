@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/node_replies.h"
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/gaia/key_bitmap.h"
@@ -67,7 +68,7 @@ void GaiaProtocol::setup(const nlohmann::json& cmd) {
   setup_watch(g);
   t_in_passes_ = g.t_in_passes;
   clocks_per_pass_ = model.clocks_per_pass();
-  link_.reply({{"event", "ready"}, {"parameters", values_.size()}});
+  link_.reply(to_json(NodeReady{values_.size()}));
 }
 
 void GaiaProtocol::command(const std::string& verb, const nlohmann::json&) {

@@ -1,12 +1,12 @@
 // What a Gaia data center counted over its run, for the controller's `stats` (gaia_plan.h
 // sums them into the run's figures).
 #include "agent/protocols/gaia/gaia_protocol.h"
+#include "agent/runtime/van_counters.h"
 
 namespace testbed {
 
 nlohmann::json GaiaProtocol::stats() const {
-  nlohmann::json s = link_.van().byte_counters();
-  s["event"] = "stats";
+  nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
   const auto& f = filter_->counts();
   const auto& c = client_->counts();
   s["gaia"] = {{"updates", f.updates},

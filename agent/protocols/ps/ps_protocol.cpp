@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "agent/contracts/node_replies.h"
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
@@ -70,7 +71,7 @@ void PsProtocol::setup(const nlohmann::json& cmd) {
   if (me < 0) job_.reset();  // a server only
   if (job_) w_.assign(job_->parameters(), 0.0f);
   read_min_clock_.assign(servers_.size(), 0);
-  link_.reply({{"event", "ready"}, {"parameters", keys_.keys()}});
+  link_.reply(to_json(NodeReady{keys_.keys()}));
 }
 
 int PsProtocol::worker_index(int node) const {

@@ -3,6 +3,7 @@
 // and its values (for the exactness check); each policy what it adds (DRPS's store and WSP
 // master).
 #include "agent/protocols/ps/ps_protocol.h"
+#include "agent/runtime/van_counters.h"
 
 namespace testbed {
 namespace {
@@ -14,8 +15,7 @@ constexpr uint32_t kReportValuesUpTo = 200000;
 }  // namespace
 
 nlohmann::json PsProtocol::stats() const {
-  nlohmann::json s = link_.van().byte_counters();
-  s["event"] = "stats";
+  nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
   s["relayed_bytes"] = transfer_ ? transfer_->relayed_bytes() : 0;
   if (job_) s["pulled"] = {{"local", pulled_local_}, {"remote", pulled_remote_}};
   if (job_) s["sent_dense"] = {{"pushes", densified_.pushes}, {"pulls", densified_.pulls}};

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "agent/protocols/tree/sync_policy_json.h"
+#include "agent/runtime/van_counters.h"
 
 namespace testbed {
 namespace {
@@ -90,35 +91,34 @@ void TreeProtocol::tick() {
 }
 
 void TreeProtocol::setup(const nlohmann::json& cmd) {
-  neighbors_ = cmd.value("neighbors", std::set<int>{});
-  probe_bytes_ = cmd.value("probe_bytes", size_t{0});
-  chunk_elements_ = cmd.at("chunk_elements");
-  model_elements_ = cmd.at("model_elements");
-  seed_ = cmd.at("seed");
+  const TreeSetup setup = tree_setup_from_json(cmd);
+  nodes_ = setup.van.endpoints.size();
+  neighbors_ = setup.neighbors;
+  probe_bytes_ = setup.probe_bytes;
+  chunk_elements_ = static_cast<uint32_t>(setup.chunk_elements);
+  model_elements_ = setup.model_elements;
+  seed_ = setup.seed;
   aggregator_ = std::make_unique<TreeAggregator>(self_, chunk_elements_);
-  if (cmd.value("job", "") == "logreg") {
+  if (setup.logreg) {
     LogRegConfig config;
     config.seed = seed_;
-    config.nodes = cmd.at("nodes").get<int>();
-    config.features = cmd.at("features").get<int>();
-    config.samples_per_node = cmd.at("samples_per_node").get<int>();
-    config.learning_rate = cmd.at("learning_rate").get<float>();
+    config.nodes = setup.logreg->nodes;
+    config.features = setup.logreg->features;
+    config.samples_per_node = setup.logreg->samples_per_node;
+    config.learning_rate = static_cast<float>(setup.logreg->learning_rate);
     logreg_ = config;
     shard_ = std::make_unique<LogRegShard>(*logreg_, self_);
     weights_.assign(shard_->parameters(), 0.0f);
     model_elements_ = weights_.size();
   }
-  link_.reply({{"event", "ready"}});
+  link_.reply(to_json(NodeReady{}));
 }
 
 // Sends `count` probes to each of `to` and times those arriving from each of `from`. The
 // first two of a train ride TCP's slow start: the rate is taken over the rest. Runs before
 // any iteration, when nothing else is on the links.
 void TreeProtocol::probe(const nlohmann::json& cmd) {
-  const auto to = cmd.at("to").get<std::vector<int>>();
-  const auto from = cmd.at("from").get<std::vector<int>>();
-  const size_t bytes = cmd.at("bytes");
-  const uint32_t count = cmd.at("count");
+  const auto [to, from, bytes, count] = probe_links_from_json(cmd, nodes_);
   // First an empty message on each link: nothing is queued yet, so its one-way time is the
   // link's propagation delay, which passive measurement later subtracts.
   for (int peer : to) link_.van().probe(peer, kLatencyProbe, 0);
@@ -142,23 +142,25 @@ void TreeProtocol::probe(const nlohmann::json& cmd) {
     arrivals[r->header.from].push_back(r->received_ns);
     ++got;
   }
-  nlohmann::json mbit = nlohmann::json::object();
+  LinksProbed probed;
   for (auto& [peer, t] : arrivals) {
     if (t.size() < 3) continue;
     const double seconds = static_cast<double>(t.back() - t[1]) / 1e9;
-    mbit[std::to_string(peer)] = static_cast<double>((t.size() - 2) * bytes * 8) / seconds / 1e6;
+    probed.mbit[static_cast<size_t>(peer)] =
+        static_cast<double>((t.size() - 2) * bytes * 8) / seconds / 1e6;
   }
-  link_.reply({{"event", "probed"}, {"mbit", mbit}});
+  link_.reply(to_json(probed));
 }
 
 // Compute is emulated by its duration, during which the node keeps forwarding; the
 // gradient is a real buffer to synchronize.
 void TreeProtocol::begin_iteration(const nlohmann::json& cmd) {
   if (!aggregator_) throw std::logic_error("iterate before setup");
-  iteration_ = cmd.at("iteration");
-  policy_ = policy_from_json(cmd.at("policy"));
+  const IterateCommand c = iterate_command_from_json(cmd);
+  iteration_ = c.iteration;
+  policy_ = policy_from_json(c.policy);
   started_ = Clock::now();
-  compute_end_ = started_ + std::chrono::milliseconds(cmd.value("compute_ms", 0));
+  compute_end_ = started_ + std::chrono::milliseconds(c.compute_ms);
   // The synthetic gradient is made now, inside the emulated compute time that stands for
   // making it: nothing of this iteration is in flight yet (it begins once every node
   // finished the last one), so no forwarding waits behind it.
@@ -224,41 +226,34 @@ void TreeProtocol::measure(const Received& r) {
   ++s.count;
 }
 
-nlohmann::json TreeProtocol::take_samples() {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [from, s] : samples_) {
-    j[std::to_string(from)] = {{"bytes", s.bytes}, {"seconds", s.seconds}, {"count", s.count}};
-  }
+std::map<size_t, LinkSample> TreeProtocol::take_samples() {
+  std::map<size_t, LinkSample> out;
+  for (const auto& [from, s] : samples_)
+    out[static_cast<size_t>(from)] = {s.bytes, s.seconds, static_cast<uint64_t>(s.count)};
   samples_.clear();
-  return j;
+  return out;
 }
 
 void TreeProtocol::finish_iteration() {
   phase_ = Phase::kIdle;
-  nlohmann::json job = nlohmann::json::object();
+  IterationDone done;
   if (shard_) {
     apply_update(weights_, aggregator_->result(), *logreg_);
-    job = {{"loss", shard_->loss(weights_)}, {"weights", weights_}};
+    done.loss = shard_->loss(weights_);
+    done.weights = weights_;
   }
-  const double checksum = sum_of(shard_ ? weights_ : aggregator_->result());
-  const double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-  nlohmann::json done = link_.van().byte_counters();
-  done.update({
-      {"event", "done"},
-      {"iteration", iteration_},
-      {"seconds", seconds},
-      {"checksum", checksum},
-      {"job", job},
-      {"link_samples", take_samples()},
-      {"chunks_sent", chunks_sent_},
-      {"aux_chunks_sent", aux_chunks_sent_},
-      {"chunks_forwarded", chunks_forwarded_},
-      {"delivered",
-       {{"primary", {{"count", delivered_[0].count}, {"seconds", delivered_[0].seconds}}},
-        {"aux", {{"count", delivered_[1].count}, {"seconds", delivered_[1].seconds}}}}},
-  });
+  done.iteration = iteration_;
+  done.checksum = sum_of(shard_ ? weights_ : aggregator_->result());
+  done.seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+  done.link_samples = take_samples();
+  done.chunks_sent = chunks_sent_;
+  done.aux_chunks_sent = aux_chunks_sent_;
+  done.chunks_forwarded = chunks_forwarded_;
+  done.primary = {delivered_[0].count, delivered_[0].seconds};
+  done.aux = {delivered_[1].count, delivered_[1].seconds};
+  done.counters = van_counters(link_.van());
   delivered_[0] = delivered_[1] = Delivered{};
-  link_.reply(done);
+  link_.reply(to_json(done));
 }
 
 }  // namespace testbed

@@ -1,9 +1,8 @@
 // Synchronous aggregation over trees (PS star, BKT, MST, FAPT, NetStorm), driven by the
-// controller one iteration at a time. Commands:
-//   setup   {endpoints, chunk_elements, model_elements, seed, neighbors, probe_bytes, job?}
-//                                                                   -> ready
-//   probe   {to: [nodes], from: [nodes], bytes, count}              -> probed {mbit: {from: x}}
-//   iterate {iteration, compute_ms, policy}                         -> done {seconds, ...}
+// controller one iteration at a time. Commands (agent/contracts/tree_messages.h):
+//   setup   TreeSetup       -> ready
+//   probe   ProbeLinks      -> probed (LinksProbed)
+//   iterate IterateCommand  -> done (IterationDone)
 // It measures links passively (NetStorm Sec. V) from the chunks that cross them.
 #pragma once
 
@@ -13,6 +12,7 @@
 #include <optional>
 #include <set>
 
+#include "agent/contracts/tree_messages.h"
 #include "agent/jobs/logistic_regression.h"
 #include "agent/protocols/tree/path_scheduler.h"
 #include "agent/protocols/tree/tree_aggregator.h"
@@ -37,12 +37,13 @@ class TreeProtocol : public Protocol {
   void finish_iteration();
   void dispatch(const ChunkMessage& m);
   void measure(const Received& r);
-  nlohmann::json take_samples();
+  std::map<size_t, LinkSample> take_samples();
 
   AgentLink& link_;
   int self_;
   std::unique_ptr<TreeAggregator> aggregator_;
   PathScheduler paths_;
+  size_t nodes_ = 0;  // the lab's, from the setup's endpoints
   uint32_t chunk_elements_ = 0;
   size_t model_elements_ = 0;
   uint64_t seed_ = 0;

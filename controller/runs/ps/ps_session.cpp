@@ -184,11 +184,11 @@ void PsSession::setup() {
                    : all_reduce()            ? "allreduce"
                                              : "ps";
   setup.algorithm = traits_.all_reduce;
-  setup.endpoints = endpoints_;
-  setup.secret = agents_.secret();
-  setup.van_curve = agents_.van_curve();
+  setup.van.endpoints = endpoints_;
+  setup.van.secret = agents_.secret();
+  setup.van.van_curve = agents_.van_curve();
   // Every parameter's key and value: a whole push, params or update.
-  setup.max_message =
+  setup.van.max_message =
       message_bound(reference.parameters.size() * (sizeof(uint32_t) + sizeof(float)));
   setup.job = {.name = o_.job,
                .seed = o_.seed,

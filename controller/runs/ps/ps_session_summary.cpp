@@ -104,7 +104,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["samples_per_s"] = wall_s_ > 0 ? static_cast<double>(samples) / wall_s_ : 0;
   // What the t of the job's step schedule counted (Gaia's --gaia-t; the same for a Baseline).
   s["step_t"] = o_.t_in_passes ? "pass" : "clock";
-  s["peers"] = peer_refusals(stats_, names_);
+  s["peers"] = peer_refusals(counters_of_reports(stats_), names_);
 
   // Convergence.
   s["loss_curve"] = curve_.to_json();

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "agent/contracts/tree_messages.h"
 #include "agent/jobs/logistic_regression.h"
 #include "agent/protocols/tree/sync_policy_json.h"
 #include "controller/observe/peer_refusals.h"
@@ -26,10 +27,25 @@ std::vector<int> roots_of(const SyncPolicy& p) {
   return roots;
 }
 
-uint64_t total(const std::vector<nlohmann::json>& done, const char* key) {
+uint64_t total(const std::vector<IterationDone>& done, uint64_t IterationDone::*count) {
   uint64_t sum = 0;
-  for (const auto& d : done) sum += d.value(key, uint64_t{0});
+  for (const auto& d : done) sum += d.*count;
   return sum;
+}
+
+// The replies were checked whole as they arrived (decode_agent_reply): reading them again
+// cannot fail.
+std::vector<IterationDone> iterations_done(const std::vector<nlohmann::json>& replies) {
+  std::vector<IterationDone> done;
+  for (const auto& r : replies)
+    done.push_back(iteration_done_from_json(r, replies.size(), UINT64_MAX));
+  return done;
+}
+
+// Every node must hold the same model: the checksums agree, a diverged one (NaN) with
+// another diverged one.
+bool same_checksum(double a, double b) {
+  return a == b || (std::isnan(a) && std::isnan(b));
 }
 
 }  // namespace
@@ -60,35 +76,30 @@ int TrainSession::index(const std::string& name) const {
 }
 
 void TrainSession::setup() {
-  nlohmann::json setup = {
-      {"cmd", "setup"},
-      {"endpoints", endpoints_},
-      {"secret", agents_.secret()},
-      {"van_curve", agents_.van_curve()},
-      // A chunk (at most the model) or a probe's filler.
-      {"max_message",
-       message_bound(std::max<uint64_t>(std::max<uint64_t>(o_.chunk, o_.elements) * sizeof(float),
-                                        o_.probe_bytes))},
-      {"chunk_elements", o_.chunk},
-      {"model_elements", o_.elements},
-      {"seed", o_.seed}};
+  TreeSetup setup;
+  setup.van.endpoints = endpoints_;
+  setup.van.secret = agents_.secret();
+  setup.van.van_curve = agents_.van_curve();
+  // A chunk (at most the model) or a probe's filler.
+  setup.van.max_message = message_bound(std::max<uint64_t>(
+      std::max<uint64_t>(o_.chunk, o_.elements) * sizeof(float), o_.probe_bytes));
+  setup.chunk_elements = o_.chunk;
+  setup.model_elements = o_.elements;
+  setup.seed = o_.seed;
   if (o_.logreg) {
     const LogRegConfig job;
-    setup["job"] = "logreg";
-    setup["nodes"] = names_.size();
-    setup["features"] = job.features;
-    setup["samples_per_node"] = job.samples_per_node;
-    setup["learning_rate"] = job.learning_rate;
+    setup.logreg = TreeLogRegJob{static_cast<int>(names_.size()), job.features,
+                                 job.samples_per_node, job.learning_rate};
   }
   // Each node learns its physical in-neighbours: chunks from them measure a link. Chunks of
   // at least half the standard size count (PROBE_CHUNK_SIZE): the short tail chunk and
   // tiny tensors would measure message overheads rather than the link.
+  setup.probe_bytes = strategy_traits(o_.strategy).aware ? o_.chunk * sizeof(float) / 2 : 0;
   for (size_t n = 0; n < names_.size(); ++n) {
-    setup["neighbors"] = from_[n];
-    setup["probe_bytes"] = strategy_traits(o_.strategy).aware ? o_.chunk * sizeof(float) / 2 : 0;
-    agents_.send(n, setup);
+    setup.neighbors = {from_[n].begin(), from_[n].end()};
+    agents_.send(n, to_json(setup));
   }
-  agents_.gather("ready");
+  agents_.gather(NodeReady::kEvent);
 }
 
 void TrainSession::measure() {
@@ -114,16 +125,13 @@ void TrainSession::measure() {
     from[static_cast<size_t>(b)] = {a};
   }
   for (size_t n = 0; n < names_.size(); ++n) {
-    agents_.send(n, {{"cmd", "probe"},
-                     {"to", to[n]},
-                     {"from", from[n]},
-                     {"bytes", o_.probe_bytes},
-                     {"count", o_.probe_count}});
+    agents_.send(n, to_json(ProbeLinks{to[n], from[n], o_.probe_bytes,
+                                       static_cast<uint32_t>(o_.probe_count)}));
   }
-  const auto probed = agents_.gather("probed");
+  const auto probed = agents_.gather(LinksProbed::kEvent);
   for (size_t n = 0; n < names_.size(); ++n) {
-    for (const auto& [peer, mbit] : probed[n]["mbit"].items())
-      graph_.mbit[std::stoi(peer)][n] = mbit;
+    for (const auto& [peer, mbit] : links_probed_from_json(probed[n], names_.size()).mbit)
+      graph_.mbit[peer][n] = mbit;
   }
   publish_measured();
 }
@@ -133,7 +141,7 @@ void TrainSession::publish_measured() {
       {{"event", "measured"}, {"strategy", o_.strategy}, {"nodes", names_}, {"mbit", graph_.mbit}});
 }
 
-void TrainSession::publish_iteration(double seconds, const std::vector<nlohmann::json>& done) {
+void TrainSession::publish_iteration(double seconds, const std::vector<IterationDone>& done) {
   double total_share = 0;
   for (const auto& t : policy_.trees) total_share += t.share;
   nlohmann::json shares = nlohmann::json::object();
@@ -143,29 +151,29 @@ void TrainSession::publish_iteration(double seconds, const std::vector<nlohmann:
         shares[names_[static_cast<size_t>(t.root)]].get<double>() + t.share / total_share;
   }
   // The agents count from their start; the event carries what this iteration added.
-  const auto delta = [&](size_t n, const char* key) {
-    const uint64_t now = done[n].value(key, uint64_t{0});
-    const uint64_t before = last_done_.empty() ? 0 : last_done_[n].value(key, uint64_t{0});
-    return now - before;
+  const auto delta = [&](size_t n, uint64_t IterationDone::*count) {
+    return done[n].*count - (last_done_.empty() ? 0 : last_done_[n].*count);
   };
-  const auto bytes_delta = [&](size_t n, const char* key) {
+  const auto bytes_delta = [&](size_t n, std::map<size_t, uint64_t> VanCounters::*by_peer) {
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& [peer, bytes] : done[n][key].items()) {
+    for (const auto& [peer, bytes] : done[n].counters.*by_peer) {
       uint64_t before = 0;
-      if (!last_done_.empty() && last_done_[n][key].contains(peer))
-        before = last_done_[n][key][peer].get<uint64_t>();
-      out[names_[std::stoul(peer)]] = bytes.get<uint64_t>() - before;
+      if (!last_done_.empty()) {
+        const auto& last = last_done_[n].counters.*by_peer;
+        if (const auto it = last.find(peer); it != last.end()) before = it->second;
+      }
+      out[names_[peer]] = bytes - before;
     }
     return out;
   };
   nlohmann::json nodes = nlohmann::json::object();
   for (size_t n = 0; n < names_.size(); ++n) {
-    nodes[names_[n]] = {{"seconds", done[n].value("seconds", seconds)},
-                        {"chunks_sent", delta(n, "chunks_sent")},
-                        {"aux_chunks_sent", delta(n, "aux_chunks_sent")},
-                        {"chunks_forwarded", delta(n, "chunks_forwarded")},
-                        {"bytes_sent", bytes_delta(n, "bytes_sent")},
-                        {"bytes_received", bytes_delta(n, "bytes_received")}};
+    nodes[names_[n]] = {{"seconds", done[n].seconds},
+                        {"chunks_sent", delta(n, &IterationDone::chunks_sent)},
+                        {"aux_chunks_sent", delta(n, &IterationDone::aux_chunks_sent)},
+                        {"chunks_forwarded", delta(n, &IterationDone::chunks_forwarded)},
+                        {"bytes_sent", bytes_delta(n, &VanCounters::bytes_sent)},
+                        {"bytes_received", bytes_delta(n, &VanCounters::bytes_received)}};
   }
   metrics_.publish({{"event", "iteration"},
                     {"strategy", o_.strategy},
@@ -201,15 +209,15 @@ void TrainSession::train() {
     const auto start = std::chrono::steady_clock::now();
     const nlohmann::json policy = to_json(policy_);
     for (size_t n = 0; n < names_.size(); ++n) {
-      agents_.send(n,
-                   {{"cmd", "iterate"},
-                    {"iteration", it},
-                    {"compute_ms", compute_ms(o_, static_cast<int>(n), static_cast<uint64_t>(it))},
-                    {"policy", policy}});
+      agents_.send(
+          n, to_json(IterateCommand{static_cast<uint64_t>(it),
+                                    static_cast<uint64_t>(compute_ms(o_, static_cast<int>(n),
+                                                                     static_cast<uint64_t>(it))),
+                                    policy}));
     }
-    std::vector<nlohmann::json> done;
+    std::vector<IterationDone> done;
     try {
-      done = agents_.gather("done");
+      done = iterations_done(agents_.gather(IterationDone::kEvent));
     } catch (const StalledPastBudget&) {
       // The iteration under way cannot complete: the run ends at its budget without it.
       agents_.clear_budget_end();
@@ -219,7 +227,7 @@ void TrainSession::train() {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (size_t n = 1; n < done.size(); ++n) {
-      if (done[n]["checksum"] != done[0]["checksum"]) {
+      if (!same_checksum(done[n].checksum, done[0].checksum)) {
         throw std::runtime_error("nodes " + names_[0] + " and " + names_[n] +
                                  " disagree on the model after iteration " + std::to_string(it));
       }
@@ -229,10 +237,11 @@ void TrainSession::train() {
     last_done_ = done;
     if (o_.logreg) {
       double loss = 0;
-      for (const auto& d : done) loss += d["job"]["loss"].get<double>();
+      for (const auto& d : done) loss += d.loss.value_or(std::nan(""));
       losses_.push_back(loss / static_cast<double>(done.size()));
     }
-    const uint64_t aux = total(done, "aux_chunks_sent"), chunks = total(done, "chunks_sent");
+    const uint64_t aux = total(done, &IterationDone::aux_chunks_sent),
+                   chunks = total(done, &IterationDone::chunks_sent);
     IterationProgress p;
     p.iteration = static_cast<uint64_t>(it) + 1;
     p.iterations = static_cast<uint64_t>(o_.iterations);
@@ -260,7 +269,7 @@ void TrainSession::train() {
     chunks_before = chunks;
     if (strategy_traits(o_.strategy).aware) {
       for (size_t n = 0; n < done.size(); ++n)
-        awareness.add_samples(static_cast<int>(n), done[n]["link_samples"], graph_);
+        awareness.add_samples(static_cast<int>(n), done[n].link_samples, graph_);
       if (auto next = awareness.maybe_rebuild(graph_, policy_)) policy_ = *next;
       publish_measured();
     }
@@ -270,27 +279,26 @@ void TrainSession::train() {
 // What each tree edge carried in one iteration, as its receiver timed the chunks (the
 // samples awareness learns from): how fast the edges really were, against the policy's
 // belief and the configured rates, and how much went on auxiliary paths.
-void TrainSession::record_edges(int iteration, const std::vector<nlohmann::json>& done,
+void TrainSession::record_edges(int iteration, const std::vector<IterationDone>& done,
                                 double aux_share) {
   nlohmann::json edges = nlohmann::json::array();
   for (size_t n = 0; n < done.size(); ++n) {
-    for (const auto& [from, s] : done[n]["link_samples"].items()) {
-      const double seconds = s["seconds"].get<double>();
-      edges.push_back({{"from", names_[std::stoul(from)]},
+    for (const auto& [from, s] : done[n].link_samples) {
+      edges.push_back({{"from", names_[from]},
                        {"to", names_[n]},
-                       {"chunks", s["count"]},
-                       {"bytes", s["bytes"]},
-                       {"mbit", seconds > 0 ? s["bytes"].get<double>() * 8 / seconds / 1e6 : 0.0}});
+                       {"chunks", s.count},
+                       {"bytes", s.bytes},
+                       {"mbit", s.seconds > 0 ? s.bytes * 8 / s.seconds / 1e6 : 0.0}});
     }
   }
   // Chunks from their origin's send to their destination, by route, over all nodes.
   nlohmann::json delivered = nlohmann::json::object();
-  for (const char* route : {"primary", "aux"}) {
+  for (const auto& [route, of] :
+       {std::pair{"primary", &IterationDone::primary}, std::pair{"aux", &IterationDone::aux}}) {
     double count = 0, seconds = 0;
     for (const auto& d : done) {
-      if (!d.contains("delivered")) continue;
-      count += d["delivered"][route]["count"].get<double>();
-      seconds += d["delivered"][route]["seconds"].get<double>();
+      count += static_cast<double>((d.*of).count);
+      seconds += (d.*of).seconds;
     }
     delivered[route] = {{"chunks", count}, {"mean_s", count > 0 ? seconds / count : 0.0}};
   }
@@ -338,31 +346,30 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
       {"policy", to_json(policy_)},
       {"policy_history", policy_history_},
       {"edge_history", edge_history_}};
-  const uint64_t chunks = total(last_done_, "chunks_sent");
+  const uint64_t chunks = total(last_done_, &IterationDone::chunks_sent);
+  const uint64_t aux = total(last_done_, &IterationDone::aux_chunks_sent);
   s["chunks_sent"] = chunks;
-  s["aux_chunks_sent"] = total(last_done_, "aux_chunks_sent");
-  s["aux_share"] = chunks ? static_cast<double>(total(last_done_, "aux_chunks_sent")) /
-                                static_cast<double>(chunks)
-                          : 0.0;
+  s["aux_chunks_sent"] = aux;
+  s["aux_share"] = chunks ? static_cast<double>(aux) / static_cast<double>(chunks) : 0.0;
   nlohmann::json per_node = nlohmann::json::object();
   for (size_t n = 0; n < names_.size() && n < last_done_.size(); ++n) {
     const auto& d = last_done_[n];
     nlohmann::json sent = nlohmann::json::object(), received = nlohmann::json::object();
     // Per neighbour by name, not index: the results file is read by people and scripts.
-    for (const auto& [peer, bytes] : d["bytes_sent"].items())
-      sent[names_[std::stoul(peer)]] = bytes;
-    for (const auto& [peer, bytes] : d["bytes_received"].items())
-      received[names_[std::stoul(peer)]] = bytes;
+    for (const auto& [peer, bytes] : d.counters.bytes_sent) sent[names_[peer]] = bytes;
+    for (const auto& [peer, bytes] : d.counters.bytes_received) received[names_[peer]] = bytes;
     per_node[names_[n]] = {{"bytes_sent", sent},
                            {"bytes_received", received},
-                           {"chunks_sent", d.value("chunks_sent", 0)},
-                           {"aux_chunks_sent", d.value("aux_chunks_sent", 0)},
-                           {"chunks_forwarded", d.value("chunks_forwarded", 0)},
-                           {"last_iteration_s", d.value("seconds", 0.0)}};
+                           {"chunks_sent", d.chunks_sent},
+                           {"aux_chunks_sent", d.aux_chunks_sent},
+                           {"chunks_forwarded", d.chunks_forwarded},
+                           {"last_iteration_s", d.seconds}};
   }
   s["nodes"] = per_node;
   s["node_names"] = names_;
-  s["peers"] = peer_refusals(last_done_, names_);
+  std::vector<VanCounters> counters;
+  for (const auto& d : last_done_) counters.push_back(d.counters);
+  s["peers"] = peer_refusals(counters, names_);
   if (o_.logreg) {
     // Every node holds the same weights (the checksums agreed); they must match a
     // single-process run. Each tree adds the nodes' float gradients in its own order, so
@@ -372,7 +379,7 @@ nlohmann::json TrainSession::summary(const std::string& lab) const {
     job.seed = o_.seed;
     job.nodes = static_cast<int>(names_.size());
     const auto reference = reference_training(job, o_.iterations);
-    const auto weights = last_done_.at(0)["job"]["weights"].get<std::vector<float>>();
+    const auto& weights = last_done_.at(0).weights;
     double max_diff = 0;
     for (size_t i = 0; i < weights.size(); ++i)
       max_diff = std::max(max_diff, std::fabs(static_cast<double>(weights[i]) - reference[i]));

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/contracts/tree_messages.h"
 #include "agent/protocols/tree/sync_policy.h"
 #include "controller/dynamics/link_control.h"
 #include "controller/observe/metrics_sink.h"
@@ -39,8 +40,8 @@ class TrainSession {
  private:
   int index(const std::string& name) const;
   void publish_measured();
-  void publish_iteration(double seconds, const std::vector<nlohmann::json>& done);
-  void record_edges(int iteration, const std::vector<nlohmann::json>& done, double aux_share);
+  void publish_iteration(double seconds, const std::vector<IterationDone>& done);
+  void record_edges(int iteration, const std::vector<IterationDone>& done, double aux_share);
 
   const TrainOptions& o_;
   AgentGroup& agents_;
@@ -54,7 +55,7 @@ class TrainSession {
   std::vector<double> times_, losses_;
   bool ended_stalled_ = false;  // ended at --max-seconds while stalled
   double started_unix_s_ = 0;   // when iterating began: aligns iterations with timeline.csv
-  std::vector<nlohmann::json> last_done_;  // cumulative counters, for the next deltas
+  std::vector<IterationDone> last_done_;  // cumulative counters, for the next deltas
   nlohmann::json policy_history_ = nlohmann::json::array();  // {iteration, version, roots}
   nlohmann::json edge_history_ = nlohmann::json::array();    // {iteration, aux_share, edges}
 };

@@ -16,13 +16,14 @@ PassiveAwareness::PassiveAwareness(const SyncPolicy& first, double update_time_s
   for (const auto& tree : first.trees) roots_.push_back(tree.root);
 }
 
-void PassiveAwareness::add_samples(int to, const nlohmann::json& samples, ThroughputGraph& graph) {
-  for (const auto& [peer, s] : samples.items()) {
-    const int from = std::stoi(peer);
+void PassiveAwareness::add_samples(int to, const std::map<size_t, LinkSample>& samples,
+                                   ThroughputGraph& graph) {
+  for (const auto& [peer, s] : samples) {
+    const int from = static_cast<int>(peer);
     auto& a = samples_[{from, to}];
-    a.bytes += s["bytes"].get<double>();
-    a.seconds += s["seconds"].get<double>();
-    a.count += s["count"].get<int>();
+    a.bytes += s.bytes;
+    a.seconds += s.seconds;
+    a.count += s.count;
     if (a.count >= kProbeChunkNum && a.seconds > 0) {
       graph.mbit[static_cast<size_t>(from)][static_cast<size_t>(to)] =
           a.bytes * 8 / a.seconds / 1e6;

@@ -6,9 +6,9 @@
 
 #include <chrono>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 
+#include "agent/contracts/tree_messages.h"
 #include "agent/protocols/tree/sync_policy.h"
 
 namespace testbed {
@@ -20,8 +20,9 @@ class PassiveAwareness {
   PassiveAwareness(const SyncPolicy& first, double update_time_s,
                    Clock::time_point now = Clock::now());
 
-  // Folds the samples node `to` reported, {from: {bytes, seconds, count}}, into `graph`.
-  void add_samples(int to, const nlohmann::json& samples, ThroughputGraph& graph);
+  // Folds the samples node `to` reported (its IterationDone's, by sending neighbour) into
+  // `graph`.
+  void add_samples(int to, const std::map<size_t, LinkSample>& samples, ThroughputGraph& graph);
   // The next policy version when UPDATE_TIME has passed since the last one, else nullopt.
   std::optional<SyncPolicy> maybe_rebuild(const ThroughputGraph& graph, const SyncPolicy& current,
                                           Clock::time_point now = Clock::now());
@@ -29,7 +30,7 @@ class PassiveAwareness {
  private:
   struct Accumulated {
     double bytes = 0, seconds = 0;
-    int count = 0;
+    uint64_t count = 0;
   };
   std::vector<int> roots_;
   double update_time_s_;
