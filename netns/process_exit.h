@@ -33,6 +33,8 @@ class ProcessHandle {
   static ProcessHandle open(pid_t pid);
   bool valid() const { return fd_.get() >= 0; }
   pid_t pid() const { return pid_; }
+  // The pidfd: readable once the process has ended (for a poll of several, WaitSet).
+  int fd() const { return fd_.get(); }
   // Signals it through the pidfd (never a stranger that took its number); false when it
   // has ended.
   bool signal(int sig) const;

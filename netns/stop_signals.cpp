@@ -13,12 +13,15 @@ namespace {
 // What the handler may touch: lock-free atomics and write(2) (async-signal-safe).
 std::atomic<int> g_received{0};
 std::atomic<bool> g_stopping{false};
+// A bit per signal received (every signal number is below 64).
+std::atomic<uint64_t> g_seen{0};
 int g_pipe[2] = {-1, -1};
 std::atomic<bool> g_owned{false};
 
 void on_signal(int sig) {
   const int saved = errno;  // a handler must leave errno as it found it
   g_received = sig;
+  g_seen |= uint64_t{1} << sig;
   g_stopping = true;
   const char byte = 1;
   // A full pipe already wakes its reader: a failed write loses nothing.
@@ -32,6 +35,7 @@ StopSignals::StopSignals(std::initializer_list<int> signals) {
   if (g_owned.exchange(true))
     throw std::logic_error("StopSignals: one owner of the stop signals at a time");
   g_received = 0;
+  g_seen = 0;
   g_stopping = false;
   if (pipe2(g_pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
     g_owned = false;
@@ -64,8 +68,16 @@ const std::atomic<int>& StopSignals::received() const {
 const std::atomic<bool>& StopSignals::stopping() const {
   return g_stopping;
 }
+bool StopSignals::has_received(int sig) const {
+  return sig > 0 && sig < 64 && (g_seen.load() & (uint64_t{1} << sig)) != 0;
+}
 int StopSignals::fd() const {
   return g_pipe[0];
+}
+void StopSignals::drain() const {
+  char bytes[64];
+  while (read(g_pipe[0], bytes, sizeof bytes) > 0) {
+  }
 }
 
 }  // namespace testbed

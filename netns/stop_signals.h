@@ -6,15 +6,17 @@
 // self-pipe way, so a sleeper wakes at once rather than at its next tick). The previous
 // handlers come back when it is destroyed.
 //
-// Two processes keep handlers of their own, for reasons of their own: `testbed _rank`
-// (rank_supervisor.cpp) forwards signals to its job and watches for its parent's death,
-// and a run's `end_agents_and_die` (training_run.cpp) ends the agents by recorded pid from
-// inside the handler, as the run dies; the delay line (delay_line_main.cpp) is a program
-// of its own that links nothing of this library.
+// A loop that also waits for children or pipes polls fd() beside their descriptors in a
+// WaitSet (wait_set.h).
+//
+// Every verb and `testbed _rank` catch signals here. Only the delay line
+// (delay_line_main.cpp) keeps a handler of its own: it is a program of its own that links
+// nothing of this library.
 #pragma once
 
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <initializer_list>
 #include <vector>
 
@@ -31,8 +33,13 @@ class StopSignals {
   const std::atomic<int>& received() const;
   // Whether any was: for loops that take a flag.
   const std::atomic<bool>& stopping() const;
-  // Readable once a signal has arrived (never drained here: it stays readable).
+  // Whether `sig` has arrived since this owner began (received() keeps only the last).
+  bool has_received(int sig) const;
+  // Readable once a signal has arrived. It stays readable (a verb stops for good) until
+  // drained: drain() is for a loop that goes on after a signal, such as the rank
+  // supervisor, which outlives its job's SIGTERM to hand on the job's status.
   int fd() const;
+  void drain() const;
 
  private:
   std::vector<std::pair<int, struct sigaction>> previous_;

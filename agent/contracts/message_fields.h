@@ -4,7 +4,9 @@
 // reads a message's fields by literal name elsewhere.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <stdexcept>
@@ -23,6 +25,9 @@ class ContractError : public std::runtime_error {
 class FieldReader {
  public:
   FieldReader(const nlohmann::json& object, std::string where);
+  // A message named by its field `key` ("event" for a reply, "cmd" for a command): refused
+  // unless that field is `name`, which its errors then start with.
+  static FieldReader named(const nlohmann::json& j, const char* name, const char* key = "event");
 
   template <class T>
   T required(const char* field) const {
@@ -41,6 +46,12 @@ class FieldReader {
                              std::to_string(hi) + "]");
     return value;
   }
+  // A whole number in [0, hi], required: nlohmann would turn -1 into 2^64 - 1 and 2.5 into 2
+  // without a word. `whole_in` reads one from `value`, an entry of the map or list `field`.
+  uint64_t whole(const char* field, uint64_t hi = UINT64_MAX) const;
+  uint64_t whole_in(const char* field, const nlohmann::json& value, uint64_t hi = UINT64_MAX) const;
+  // A finite number in [0, hi], required (a rate, bytes, seconds, a norm).
+  double measure(const char* field, double hi = std::numeric_limits<double>::max()) const;
   // A key of the map `field` that names a node: its index as a peer writes it (digits, no
   // sign, space or leading zero: one node, one spelling), below `nodes`.
   size_t node_key(const char* field, const std::string& key, size_t nodes) const;

@@ -3,25 +3,11 @@
 namespace testbed {
 namespace {
 
-FieldReader reader_of(const nlohmann::json& j, const char* event) {
-  FieldReader r(j, event);
-  if (r.required<std::string>("event") != event)
-    throw r.error("event", "is not " + std::string(event));
-  return r;
-}
-
-// A count: a whole number not below 0 (nlohmann would turn -1 into 2^64 - 1 silently).
-uint64_t count_of(const FieldReader& r, const char* field, const nlohmann::json& v) {
-  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
-    throw r.error(field, "holds a value that is no count");
-  return v.get<uint64_t>();
-}
-
 std::map<size_t, uint64_t> by_peer(const FieldReader& r, const char* field, size_t nodes) {
   const FieldReader m = r.object(field);
   std::map<size_t, uint64_t> out;
   for (const auto& [key, value] : m.json().items())
-    out[r.node_key(field, key, nodes)] = count_of(r, field, value);
+    out[r.node_key(field, key, nodes)] = r.whole_in(field, value);
   return out;
 }
 
@@ -48,20 +34,20 @@ nlohmann::json to_json(const NodeError& e) {
 }
 
 NodeHello node_hello_from_json(const nlohmann::json& j) {
-  reader_of(j, NodeHello::kEvent).refuse_unknown({"event"});
+  FieldReader::named(j, NodeHello::kEvent).refuse_unknown({"event"});
   return {};
 }
 
 NodeReady node_ready_from_json(const nlohmann::json& j) {
-  const FieldReader r = reader_of(j, NodeReady::kEvent);
+  const FieldReader r = FieldReader::named(j, NodeReady::kEvent);
   r.refuse_unknown({"event", "parameters"});
   NodeReady e;
-  if (j.contains("parameters")) e.parameters = count_of(r, "parameters", j.at("parameters"));
+  if (j.contains("parameters")) e.parameters = r.whole("parameters");
   return e;
 }
 
 NodeError node_error_from_json(const nlohmann::json& j) {
-  const FieldReader r = reader_of(j, NodeError::kEvent);
+  const FieldReader r = FieldReader::named(j, NodeError::kEvent);
   r.refuse_unknown({"event", "what"});
   return {r.required<std::string>("what")};
 }
@@ -82,11 +68,9 @@ VanCounters van_counters_from(const FieldReader& report, size_t nodes) {
   c.bytes_received = by_peer(report, "bytes_received", nodes);
   // By connection: a stranger's id is any text ZeroMQ gave it, so the keys are free.
   for (const auto& [connection, n] : report.object("malformed_messages").json().items())
-    c.malformed_messages[connection] = count_of(report, "malformed_messages", n);
-  c.refused_connections = count_of(report, "refused_connections",
-                                   report.json().value("refused_connections", nlohmann::json()));
-  c.dropped_connections = count_of(report, "dropped_connections",
-                                   report.json().value("dropped_connections", nlohmann::json()));
+    c.malformed_messages[connection] = report.whole_in("malformed_messages", n);
+  c.refused_connections = report.whole("refused_connections");
+  c.dropped_connections = report.whole("dropped_connections");
   return c;
 }
 

@@ -6,27 +6,6 @@
 namespace testbed {
 namespace {
 
-FieldReader event_reader(const nlohmann::json& j, const char* key, const char* name) {
-  FieldReader r(j, name);
-  if (r.required<std::string>(key) != name) throw r.error(key, "is not " + std::string(name));
-  return r;
-}
-
-// A whole number not below 0 (nlohmann would turn -1 into 2^64 - 1 silently).
-uint64_t count(const FieldReader& r, const char* field, uint64_t hi = UINT64_MAX) {
-  const nlohmann::json& v = r.json().contains(field) ? r.json().at(field) : nlohmann::json();
-  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
-    throw r.error(field, "is missing or no whole number");
-  return r.in_range(field, v.get<uint64_t>(), uint64_t{0}, hi);
-}
-
-// A finite number not below 0 (a rate, bytes, seconds).
-double measure(const FieldReader& r, const char* field) {
-  const double v = r.required<double>(field);
-  if (!std::isfinite(v) || v < 0) throw r.error(field, "is no finite number >= 0");
-  return v;
-}
-
 // Read as JSON first: a float too large for an int is undefined behaviour in a cast.
 std::vector<int> node_list(const FieldReader& r, const char* field, size_t nodes) {
   const auto list = r.required<nlohmann::json>(field);
@@ -47,7 +26,7 @@ nlohmann::json deliveries(const Deliveries& d) {
 
 Deliveries deliveries_from(const FieldReader& r) {
   r.refuse_unknown({"count", "seconds"});
-  return {count(r, "count"), measure(r, "seconds")};
+  return {r.whole("count"), r.measure("seconds")};
 }
 
 // A logreg job a single process can still check in a test's time: beyond these the
@@ -84,20 +63,22 @@ TreeSetup tree_setup_from_json(const nlohmann::json& j) {
   TreeSetup s;
   s.van = van_setup_from(r);
   // The protocol counts a chunk's elements in 32 bits (the wire header's chunk index too).
-  s.chunk_elements = count(r, "chunk_elements", std::numeric_limits<uint32_t>::max());
+  s.chunk_elements = r.whole("chunk_elements", std::numeric_limits<uint32_t>::max());
   if (s.chunk_elements == 0) throw r.error("chunk_elements", "is 0");
-  s.model_elements = count(r, "model_elements");
-  s.seed = count(r, "seed");
+  s.model_elements = r.whole("model_elements");
+  s.seed = r.whole("seed");
   for (int n : node_list(r, "neighbors", s.van.nodes())) s.neighbors.insert(n);
-  s.probe_bytes = count(r, "probe_bytes");
+  s.probe_bytes = r.whole("probe_bytes");
   if (j.contains("logreg")) {
     const FieldReader l = r.object("logreg");
     l.refuse_unknown({"nodes", "features", "samples_per_node", "learning_rate"});
     TreeLogRegJob job;
-    job.nodes = static_cast<int>(count(l, "nodes", static_cast<uint64_t>(s.van.nodes())));
-    job.features = static_cast<int>(count(l, "features", kMaxLogRegFeatures));
-    job.samples_per_node = static_cast<int>(count(l, "samples_per_node", kMaxLogRegSamples));
-    job.learning_rate = measure(l, "learning_rate");
+    job.nodes = static_cast<int>(l.whole("nodes", static_cast<uint64_t>(s.van.nodes())));
+    job.features = static_cast<int>(l.whole("features", kMaxLogRegFeatures));
+    job.samples_per_node = static_cast<int>(l.whole("samples_per_node", kMaxLogRegSamples));
+    job.learning_rate =  // The agent computes in float: a rate past float's range would be
+                         // undefined there.
+        l.measure("learning_rate", std::numeric_limits<float>::max());
     if (job.nodes == 0 || job.features == 0 || job.samples_per_node == 0)
       throw l.error("nodes", "features and samples_per_node must be above 0");
     s.logreg = job;
@@ -114,13 +95,13 @@ nlohmann::json to_json(const ProbeLinks& c) {
 }
 
 ProbeLinks probe_links_from_json(const nlohmann::json& j, size_t nodes) {
-  const FieldReader r = event_reader(j, "cmd", ProbeLinks::kCommand);
+  const FieldReader r = FieldReader::named(j, ProbeLinks::kCommand, "cmd");
   r.refuse_unknown({"cmd", "to", "from", "bytes", "count"});
   ProbeLinks c;
   c.to = node_list(r, "to", nodes);
   c.from = node_list(r, "from", nodes);
-  c.bytes = count(r, "bytes");
-  c.count = static_cast<uint32_t>(count(r, "count", std::numeric_limits<uint32_t>::max()));
+  c.bytes = r.whole("bytes");
+  c.count = static_cast<uint32_t>(r.whole("count", std::numeric_limits<uint32_t>::max()));
   return c;
 }
 
@@ -131,7 +112,7 @@ nlohmann::json to_json(const LinksProbed& e) {
 }
 
 LinksProbed links_probed_from_json(const nlohmann::json& j, size_t nodes) {
-  const FieldReader r = event_reader(j, "event", LinksProbed::kEvent);
+  const FieldReader r = FieldReader::named(j, LinksProbed::kEvent);
   r.refuse_unknown({"event", "mbit"});
   LinksProbed e;
   const FieldReader m = r.object("mbit");
@@ -151,11 +132,11 @@ nlohmann::json to_json(const IterateCommand& c) {
 }
 
 IterateCommand iterate_command_from_json(const nlohmann::json& j) {
-  const FieldReader r = event_reader(j, "cmd", IterateCommand::kCommand);
+  const FieldReader r = FieldReader::named(j, IterateCommand::kCommand, "cmd");
   r.refuse_unknown({"cmd", "iteration", "compute_ms", "policy"});
   IterateCommand c;
-  c.iteration = count(r, "iteration");
-  c.compute_ms = count(r, "compute_ms");
+  c.iteration = r.whole("iteration");
+  c.compute_ms = r.whole("compute_ms");
   c.policy = r.required<nlohmann::json>("policy");
   if (!c.policy.is_object()) throw r.error("policy", "is not an object");
   return c;
@@ -184,14 +165,14 @@ nlohmann::json to_json(const IterationDone& e) {
 
 IterationDone iteration_done_from_json(const nlohmann::json& j, size_t nodes,
                                        uint64_t max_iteration) {
-  const FieldReader r = event_reader(j, "event", IterationDone::kEvent);
+  const FieldReader r = FieldReader::named(j, IterationDone::kEvent);
   r.refuse_unknown({"event", "iteration", "seconds", "checksum", "job", "link_samples",
                     "chunks_sent", "aux_chunks_sent", "chunks_forwarded", "delivered", "bytes_sent",
                     "bytes_received", "malformed_messages", "refused_connections",
                     "dropped_connections"});
   IterationDone e;
-  e.iteration = count(r, "iteration", max_iteration);
-  e.seconds = measure(r, "seconds");
+  e.iteration = r.whole("iteration", max_iteration);
+  e.seconds = r.measure("seconds");
   // The checksum is compared between nodes only; any finite sum is one.
   e.checksum = j.contains("checksum") && j.at("checksum").is_null()
                    ? std::numeric_limits<double>::quiet_NaN()
@@ -213,11 +194,11 @@ IterationDone iteration_done_from_json(const nlohmann::json& j, size_t nodes,
     const FieldReader s(value, r.where() + ".link_samples." + key);
     s.refuse_unknown({"bytes", "seconds", "count"});
     e.link_samples[r.node_key("link_samples", key, nodes)] = {
-        measure(s, "bytes"), measure(s, "seconds"), count(s, "count")};
+        s.measure("bytes"), s.measure("seconds"), s.whole("count")};
   }
-  e.chunks_sent = count(r, "chunks_sent");
-  e.aux_chunks_sent = count(r, "aux_chunks_sent");
-  e.chunks_forwarded = count(r, "chunks_forwarded");
+  e.chunks_sent = r.whole("chunks_sent");
+  e.aux_chunks_sent = r.whole("aux_chunks_sent");
+  e.chunks_forwarded = r.whole("chunks_forwarded");
   const FieldReader delivered = r.object("delivered");
   delivered.refuse_unknown({"primary", "aux"});
   e.primary = deliveries_from(delivered.object("primary"));

@@ -10,21 +10,6 @@ namespace {
 // A clock lasting longer than a day is no measurement: the run's own budget is far below.
 constexpr double kLongestClockS = 86'400;
 
-FieldReader reader_of(const nlohmann::json& j, const char* event) {
-  FieldReader r(j, event);
-  if (r.required<std::string>("event") != event)
-    throw r.error("event", "is not " + std::string(event));
-  return r;
-}
-
-uint64_t clock_of(const FieldReader& r, const char* field, uint64_t max_clock) {
-  const nlohmann::json& v = r.json().contains(field) ? r.json().at(field) : nlohmann::json();
-  // A whole number not below 0: nlohmann would turn -1 into 2^64 - 1 without a word.
-  if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<int64_t>() < 0))
-    throw r.error(field, "is missing or not a clock");
-  return r.in_range(field, v.get<uint64_t>(), uint64_t{0}, max_clock);
-}
-
 // A loss: a number, or null for a diverged model's NaN (JSON has no NaN).
 double loss_of(const FieldReader& r) {
   return r.json().at("loss").is_null() ? std::numeric_limits<double>::quiet_NaN()
@@ -55,29 +40,29 @@ nlohmann::json to_json(const ModelEvaluated& e) {
 }
 
 ClockDone clock_done_from_json(const nlohmann::json& j, uint64_t max_clock) {
-  const FieldReader r = reader_of(j, ClockDone::kEvent);
+  const FieldReader r = FieldReader::named(j, ClockDone::kEvent);
   r.refuse_unknown({"event", "clock", "seconds"});
   ClockDone e;
-  e.clock = clock_of(r, "clock", max_clock);
+  e.clock = r.whole("clock", max_clock);
   e.seconds = r.in_range("seconds", r.required<double>("seconds"), 0.0, kLongestClockS);
   return e;
 }
 
 LossEvaluated loss_evaluated_from_json(const nlohmann::json& j, uint64_t max_clock) {
-  const FieldReader r = reader_of(j, LossEvaluated::kEvent);
+  const FieldReader r = FieldReader::named(j, LossEvaluated::kEvent);
   r.refuse_unknown({"event", "clock", "loss"});
   LossEvaluated e;
-  e.clock = clock_of(r, "clock", max_clock);
+  e.clock = r.whole("clock", max_clock);
   if (!r.json().contains("loss")) throw r.error("loss", "is missing");
   e.loss = loss_of(r);
   return e;
 }
 
 WorkerFinished worker_finished_from_json(const nlohmann::json& j, uint64_t max_clock) {
-  const FieldReader r = reader_of(j, WorkerFinished::kEvent);
+  const FieldReader r = FieldReader::named(j, WorkerFinished::kEvent);
   r.refuse_unknown({"event", "clocks", "iteration_s", "started_ns", "computed_ns", "samples"});
   WorkerFinished e;
-  const uint64_t clocks = clock_of(r, "clocks", max_clock);
+  const uint64_t clocks = r.whole("clocks", max_clock);
   e.iteration_s = r.required<std::vector<double>>("iteration_s");
   if (e.iteration_s.size() != clocks)
     throw r.error("iteration_s", "holds " + std::to_string(e.iteration_s.size()) +
@@ -92,7 +77,7 @@ WorkerFinished worker_finished_from_json(const nlohmann::json& j, uint64_t max_c
 }
 
 ModelEvaluated model_evaluated_from_json(const nlohmann::json& j) {
-  const FieldReader r = reader_of(j, ModelEvaluated::kEvent);
+  const FieldReader r = FieldReader::named(j, ModelEvaluated::kEvent);
   r.refuse_unknown({"event", "loss"});
   ModelEvaluated e;
   if (r.json().contains("loss")) e.loss = loss_of(r);

@@ -1,5 +1,6 @@
 // testbed train [LAB] [--strategy NAME] [--iterations N] [--model M] ... (see kTrainUsage):
 // the verb's arguments; the run itself is runs/training_run.h's.
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 #include "controller/cli/commands.h"
@@ -8,6 +9,7 @@
 #include "controller/runs/training_run.h"
 #include "controller/topology/port_number.h"
 #include "netns/ipv4.h"
+#include "netns/stop_signals.h"
 
 namespace testbed::cli {
 
@@ -39,7 +41,17 @@ int run_train(const Argv& argv) {
       throw UsageError("--van-security must be plain or curve, not '" + *v + "'");
     o.van_security = *v;
   }
-  return run_training(store, lab, std::move(state), o) ? kExitOk : kExitFailure;
+  bool ok = false;
+  int stopped_by = 0;
+  {
+    const StopSignals stop({SIGINT, SIGTERM});  // netns/stop_signals.h
+    ok = run_training(store, lab, std::move(state), o, stop);
+    stopped_by = stop.received();
+  }
+  // Ended by a signal, with its agents stopped: die of it as without the catcher (its
+  // handler is gone with `stop`), so that the parent sees the signal.
+  if (stopped_by != 0) raise(stopped_by);
+  return ok ? kExitOk : kExitFailure;
 }
 
 }  // namespace testbed::cli

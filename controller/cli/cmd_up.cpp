@@ -2,7 +2,6 @@
 // lab_bring_up.h does the work and rolls back a failure). With --hosts and --host, only
 // this host's slice of the lab (docs/multihost.md); with --adopt, node namespaces someone
 // else made (a pod's) are used and never deleted.
-#include <poll.h>
 
 #include <chrono>
 #include <iomanip>
@@ -20,6 +19,7 @@
 #include "controller/runs/observability.h"
 #include "controller/topology/units.h"
 #include "netns/stop_signals.h"
+#include "netns/wait_set.h"
 
 namespace testbed::cli {
 namespace {
@@ -66,8 +66,8 @@ int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::strin
             const StopSignals& stop) {
   std::cout << "staying in the foreground; a signal takes the lab down" << std::endl;
   lock.reset();  // so `status`, `exec` and `train` can work on the lab meanwhile
-  pollfd woken{stop.fd(), POLLIN, 0};
-  while (!stop.stopping()) poll(&woken, 1, -1);  // returns at the signal (EINTR or its byte)
+  WaitSet signals(&stop);
+  while (!stop.stopping()) signals.wait(WaitSet::kForever);  // wakes at the signal
   auto again = store.lock(lab, /*wait=*/true);
   return remove_lab(store, store.load(lab), "up");
 }

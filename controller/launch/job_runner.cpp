@@ -1,7 +1,6 @@
 #include "controller/launch/job_runner.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "netns/node_identity.h"
 #include "netns/process_exit.h"
 #include "netns/process_launcher.h"
+#include "netns/wait_set.h"
 
 extern char** environ;
 
@@ -229,15 +229,16 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
   };
 
   for (;;) {
-    std::vector<pollfd> fds;
-    for (const auto& r : ranks)
+    // The ranks' output and their ends in one wait (netns/wait_set.h): a rank that ends
+    // wakes the loop at once; kPollMs bounds the wait for the metrics files, `interrupt`
+    // and the time limit.
+    WaitSet waits;
+    for (const auto& r : ranks) {
       for (int fd : {r.out.fd, r.err.fd})
-        if (fd >= 0) fds.push_back({fd, POLLIN, 0});
-    if (!fds.empty()) {
-      poll(fds.data(), fds.size(), kPollMs);
-    } else {
-      usleep(kPollMs * 1000);
+        if (fd >= 0) waits.watch_readable(fd);
+      if (r.running) waits.watch_end(r.outcome.pid);  // our child, not reaped: still the rank
     }
+    waits.wait(std::chrono::milliseconds(kPollMs));
     for (size_t i = 0; i < ranks.size(); ++i) read_streams(i);
 
     for (auto& r : ranks) {

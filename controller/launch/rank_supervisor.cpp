@@ -2,13 +2,16 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+
+#include "netns/process_exit.h"
+#include "netns/stop_signals.h"
+#include "netns/wait_set.h"
 
 namespace testbed {
 namespace {
@@ -17,23 +20,12 @@ namespace {
 // the testbed's, so it cannot be mistaken for the controller's own SIGTERM.
 constexpr int kParentDied = SIGUSR2;
 
-volatile sig_atomic_t g_parent_died = 0;
-void on_parent_died(int) {
-  g_parent_died = 1;
-}
-// The controller stops a job by signalling the whole group: CMD gets it directly, and the
-// supervisor must outlive CMD to hand its status on.
-void ignore(int) {}
-
 // Stops the group: SIGTERM, then SIGKILL (this process included) once the grace is over
 // or CMD has gone, whichever is first.
 [[noreturn]] void stop_group(pid_t child) {
+  const ProcessHandle cmd = ProcessHandle::open(child);  // not reaped yet: still CMD
   kill(-getpgrp(), SIGTERM);
-  const timespec tick{0, 10'000'000};
-  for (int waited = 0; waited < kRankGraceMs; waited += 10) {
-    if (waitpid(child, nullptr, WNOHANG) == child) break;
-    nanosleep(&tick, nullptr);
-  }
+  cmd.wait_until(std::chrono::steady_clock::now() + std::chrono::milliseconds(kRankGraceMs));
   kill(-getpgrp(), SIGKILL);
   _exit(128 + SIGKILL);
 }
@@ -45,11 +37,10 @@ int supervise_rank(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "testbed _rank: no command\n");
     return 127;
   }
-  struct sigaction sa {};
-  sa.sa_handler = on_parent_died;
-  sigaction(kParentDied, &sa, nullptr);
-  sa.sa_handler = ignore;
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaction(sig, &sa, nullptr);
+  // The one catcher of signals (netns/stop_signals.h) takes the controller's death
+  // (kParentDied), and the group's SIGTERM, SIGINT and SIGHUP too: those reach CMD directly,
+  // and the supervisor catches them only to outlive CMD and hand its status on.
+  const StopSignals signals({SIGTERM, SIGINT, SIGHUP, kParentDied});
   // Until this call the launcher's own PR_SET_PDEATHSIG (SIGKILL) holds, when there is no
   // child yet to leave behind: the controller's death is caught at every moment.
   if (prctl(PR_SET_PDEATHSIG, kParentDied) != 0) std::perror("testbed _rank: prctl");
@@ -73,16 +64,15 @@ int supervise_rank(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "testbed _rank: %s: %s\n", args[0], std::strerror(errno));
     _exit(errno == ENOENT ? 127 : 126);  // the shell's conventions
   }
+  // Signals and CMD's end, in one wait.
+  WaitSet waits(&signals);
+  waits.watch_end(child);
   for (;;) {
-    if (g_parent_died) stop_group(child);
-    int status = 0;
-    const pid_t r = waitpid(child, &status, 0);
-    if (r == child) {
-      if (WIFEXITED(status)) return WEXITSTATUS(status);
-      if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-      continue;
-    }
-    if (r < 0 && errno != EINTR) return 127;
+    const WaitSet::Woken woken = waits.wait(WaitSet::kForever);
+    // Drained before the flags are read: a signal after this leaves a byte to wake on.
+    signals.drain();
+    if (signals.has_received(kParentDied)) stop_group(child);
+    if (!woken.ended.empty()) return reap(child);
   }
 }
 

@@ -1,7 +1,6 @@
 #include "controller/runs/training_run.h"
 
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -48,39 +47,6 @@ constexpr int kAgentPort = 7100;  // each agent's ROUTER, on its node's own addr
 // for an iteration's data (tree_protocol.cpp), so the controller's message, naming the
 // links, comes first.
 constexpr double kStallLimitS = 295;
-
-// A train ended by SIGINT or SIGTERM (Ctrl-C, a CI job's timeout) takes its agents with
-// it: they are our children, recorded before the handler is installed and never changed
-// after, so the handler only reads them. It asks them to end, waits up to a second, kills
-// what is left, reaps them all, then dies of the signal as it would have.
-std::vector<pid_t> g_run_agents;
-std::vector<char> g_reaped;            // per agent, sized with it: the handler allocates nothing
-constexpr int kAgentGraceTicks = 100;  // of 10 ms: one second to end on SIGTERM
-
-void end_agents_and_die(int sig) {
-  const size_t n = g_run_agents.size();
-  // A pid of 0 stands for an agent on another host (its own launcher ends it): kill(0)
-  // would signal our whole process group.
-  for (size_t i = 0; i < n; ++i) g_reaped[i] = g_run_agents[i] <= 0;
-  for (size_t i = 0; i < n; ++i)
-    if (!g_reaped[i]) kill(g_run_agents[i], SIGTERM);
-  const timespec tick{0, 10'000'000};
-  for (int t = 0; t < kAgentGraceTicks; ++t) {
-    bool all_gone = true;
-    for (size_t i = 0; i < n; ++i) {
-      if (!g_reaped[i] && waitpid(g_run_agents[i], nullptr, WNOHANG) != 0) g_reaped[i] = 1;
-      all_gone &= g_reaped[i] != 0;
-    }
-    if (all_gone) break;
-    nanosleep(&tick, nullptr);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    // Only a pid not yet reaped is still ours: a reaped one may already be another's.
-    if (!g_reaped[i] && kill(g_run_agents[i], SIGKILL) == 0) waitpid(g_run_agents[i], nullptr, 0);
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
 
 // Stops the agents of a run and forgets them; `down` would end them too. They are our
 // children: reap them, so none lingers as a zombie.
@@ -139,7 +105,8 @@ void listen_for_hosts(AgentGroup& agents, const LabStore& store, const LabState&
 
 }  // namespace
 
-bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o) {
+bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o,
+                  const StopSignals& stop) {
   const std::string dir = store.dir(lab);
   o.store_dir = dir + "/store";  // inside the lab's directory: removed with the lab
   // Every node of the lab, on a slice of a lab spread over hosts too (docs/multihost.md):
@@ -239,9 +206,10 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     store.save(state);
   }
   agents.set_pids(pids);
-  g_run_agents = pids;
-  g_reaped.assign(pids.size(), 0);
-  for (int sig : {SIGINT, SIGTERM}) signal(sig, end_agents_and_die);
+  // A train ended by SIGINT or SIGTERM (Ctrl-C, a CI job's timeout) takes its agents with
+  // it: the signal ends the wait it comes in (Interrupted), and the agents are stopped and
+  // reaped below as after any failure; the verb then dies of the signal (cmd_train.cpp).
+  agents.set_stop(&stop);
   // Stalls: reported when they begin, in the summary, and fatal after kStallLimitS; with
   // --max-seconds the sessions end a stalled run at its budget (agent_group.h).
   StallWatch watch(
@@ -373,6 +341,7 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
     std::cerr << "testbed train: " << e.what() << "\n";
     ok = false;
   }
+  agents.set_stop(nullptr);  // the stop's own waits must not be interrupted
   stop_agents(agents, pids, store, lab);
   return ok;
 }

@@ -8,11 +8,14 @@
 
 #include "controller/lab/lab_state.h"
 #include "controller/options/run_options.h"
+#include "netns/stop_signals.h"
 
 namespace testbed {
 
 // Throws UsageError for options the lab contradicts (an unknown server or worker node)
-// before any agent starts; false when the run failed after starting (said on stderr).
-bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o);
+// before any agent starts; false when the run failed after starting (said on stderr), or
+// was ended by one of `stop`'s signals (then stop.received() says which).
+bool run_training(LabStore& store, const std::string& lab, LabState state, TrainOptions o,
+                  const StopSignals& stop);
 
 }  // namespace testbed

@@ -131,6 +131,7 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
+    if (stop_ && stop_->stopping()) throw Interrupted(stop_->received());
     // Checked on a timer, not only when nothing arrives: a busy run still names the dead.
     if (std::chrono::steady_clock::now() - last_check_ >= kLivenessCheck) check_alive();
     if (std::chrono::steady_clock::now() - last_stall_check_ >= kLivenessCheck) check_stall();
@@ -141,9 +142,11 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
     }
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t items[2] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
-                                {tcp_ ? tcp_->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-    if (zmq::poll(items, tcp_ ? 2 : 1,
+    // The agents' sockets, then the stop signals' pipe: a signal wakes the wait at once.
+    std::vector<zmq::pollitem_t> items = {{router_.handle(), 0, ZMQ_POLLIN, 0}};
+    if (tcp_) items.push_back({tcp_->handle(), 0, ZMQ_POLLIN, 0});
+    if (stop_) items.push_back({nullptr, stop_->fd(), ZMQ_POLLIN, 0});
+    if (zmq::poll(items.data(), items.size(),
                   std::clamp(left, std::chrono::milliseconds(0), kLivenessCheck)) <= 0) {
       // Hosts are judged silent only with nothing waiting to be read: beats queued while
       // the controller was busy elsewhere are heard first.
@@ -151,6 +154,7 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
       if (left.count() <= 0) return std::nullopt;
       continue;
     }
+    if (stop_ && (items.back().revents & ZMQ_POLLIN)) continue;  // thrown at the top
     const bool over_tcp = !(items[0].revents & ZMQ_POLLIN);
     std::vector<zmq::message_t> frames;
     if (!zmq::recv_multipart(over_tcp ? *tcp_ : router_, std::back_inserter(frames))) continue;

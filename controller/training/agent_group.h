@@ -23,6 +23,7 @@
 
 #include "controller/training/curve_gate.h"
 #include "controller/training/remote_hosts.h"
+#include "netns/stop_signals.h"
 
 namespace testbed {
 
@@ -37,6 +38,14 @@ inline uint64_t message_bound(uint64_t largest_payload) {
 // run there, with what it has, instead of waiting for data that does not move.
 struct StalledPastBudget : std::runtime_error {
   StalledPastBudget() : std::runtime_error("stalled past the run's time budget") {}
+};
+
+// Thrown by a wait once a stop signal has arrived (Ctrl-C, a CI job's timeout): the run
+// ends there, its agents stopped as after any failure (training_run.cpp).
+struct Interrupted : std::runtime_error {
+  explicit Interrupted(int sig)
+      : std::runtime_error("interrupted by signal " + std::to_string(sig)), signal(sig) {}
+  int signal;
 };
 
 // How a run ended, as every summary says it ("ended"): by its iterations, by its budget, or
@@ -87,6 +96,9 @@ class AgentGroup {
   // Asked about every 200 ms while a wait goes on whether the run is stalled (a StallWatch);
   // it may itself throw, to end a run stalled too long.
   void set_stall_check(std::function<bool()> stalled) { stalled_ = std::move(stalled); }
+  // The verb's stop signals: every wait polls their descriptor beside the agents' sockets,
+  // so a signal ends it at once, with Interrupted.
+  void set_stop(const StopSignals* stop) { stop_ = stop; }
   // What the stall check said last (false without one).
   bool stalled() const { return last_stalled_; }
   // --max-seconds from now (none when 0): a wait past it while the run is stalled throws
@@ -141,6 +153,7 @@ class AgentGroup {
   void check_stall();
   std::chrono::steady_clock::time_point last_check_{}, last_stall_check_{};
   std::function<bool()> stalled_;
+  const StopSignals* stop_ = nullptr;
   bool last_stalled_ = false;
   std::optional<std::chrono::steady_clock::time_point> budget_end_;
   std::vector<pid_t> pids_;

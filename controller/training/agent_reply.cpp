@@ -1,6 +1,8 @@
 #include "controller/training/agent_reply.h"
 
+#include "agent/contracts/gaia_events.h"
 #include "agent/contracts/message_fields.h"
+#include "agent/contracts/mlfabric_events.h"
 #include "agent/contracts/node_replies.h"
 #include "agent/contracts/tree_messages.h"
 #include "agent/contracts/worker_events.h"
@@ -39,11 +41,14 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
     if (it != j.end() && !it->is_number() && !it->is_null()) return std::nullopt;
   }
   // The replies every system shares (hello, ready, error, the van's counters in a final
-  // report), NetStorm's and the workers' progress are read whole by their contracts.
+  // report), NetStorm's and the workers' progress, MLfabric's scheduling events and Gaia's
+  // mirror cuts are read whole by their contracts.
   try {
     check_node_reply(j);
     check_tree_reply(j, nodes, max_clock);
     check_worker_event(j, max_clock);
+    check_mlfabric_event(j, nodes, max_clock);
+    check_gaia_event(j, nodes);
     if (*event == kStatsEvent) van_counters_from(FieldReader(j, kStatsEvent), nodes);
   } catch (const ContractError&) {
     return std::nullopt;

@@ -21,10 +21,11 @@ namespace testbed {
 // it: hello, ready, error and a "stats" report's van counters
 // (agent/contracts/node_replies.h), NetStorm's probed and done
 // (agent/contracts/tree_messages.h), a worker's clock, eval and finished
-// (agent/contracts/worker_events.h). (JSON text has no NaN or infinity: every number
-// parsed is finite.)
-// A node index as an agent writes it (std::to_string(n) == id) and below `nodes`; nullopt for
-// anything else ("00", " 1", "+1", "1e3", an index past the lab).
+// (agent/contracts/worker_events.h), MLfabric's update, pulls, arrived and replica
+// (agent/contracts/mlfabric_events.h) and Gaia's mirror_cut (agent/contracts/gaia_events.h). (JSON
+// text has no NaN or infinity: every number parsed is finite.) A node index as an agent writes it
+// (std::to_string(n) == id) and below `nodes`; nullopt for anything else ("00", " 1", "+1", "1e3",
+// an index past the lab).
 std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes);
 
 std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(

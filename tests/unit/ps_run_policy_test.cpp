@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "agent/contracts/mlfabric_events.h"
 #include "controller/runs/apsp/placement_run.h"
 #include "controller/runs/drps/disk_store_run.h"
 #include "controller/runs/gaia/gaia_run.h"
@@ -111,8 +112,7 @@ TEST(PsRunPolicy, MlfabricSetsTheAgentsUpAndTakesOnlyItsOwnEvents) {
   EXPECT_EQ(setup.replica, -1);
   EXPECT_TRUE(setup.distribution);    // --distribution's default: distributors on the workers
   EXPECT_GT(setup.pull_batch_ms, 0);  // MLfabric-A batches pulls at the scheduler's interval
-  EXPECT_TRUE(
-      policy->event(1, {{"event", "update"}, {"clock", 0}, {"version", 0}, {"bytes", 400}}, 0.1));
+  EXPECT_TRUE(policy->event(1, to_json(UpdateAnnounced{0, 0, 400, 1.5}), 0.1));
   EXPECT_FALSE(policy->event(1, {{"event", "eval"}, {"loss", 0.5}}, 0.1));
   // Without a replica or a standby no death is carried on from: the session ends the run.
   EXPECT_FALSE(policy->node_died(0, 0.2));

@@ -38,5 +38,23 @@ TEST(StopSignals, ASignalSetsTheFlagTheNumberAndWakesThePoller) {
   EXPECT_FALSE(readable(again.fd()));
 }
 
+TEST(StopSignals, EachSignalIsRememberedAndTheDrainedPipeSleepsAgain) {
+  StopSignals stop({SIGUSR1, SIGUSR2});
+  raise(SIGUSR2);
+  raise(SIGUSR1);
+  // received() keeps the last; has_received() every one (the rank supervisor's
+  // parent-death signal must not be hidden by a later SIGTERM).
+  EXPECT_EQ(stop.received(), SIGUSR1);
+  EXPECT_TRUE(stop.has_received(SIGUSR1));
+  EXPECT_TRUE(stop.has_received(SIGUSR2));
+  EXPECT_FALSE(stop.has_received(SIGTERM));
+  EXPECT_TRUE(readable(stop.fd()));
+  stop.drain();
+  EXPECT_FALSE(readable(stop.fd()));
+  EXPECT_TRUE(stop.stopping());  // the flag stays: a verb stops for good
+  raise(SIGUSR2);
+  EXPECT_TRUE(readable(stop.fd()));  // a later signal wakes a sleeper again
+}
+
 }  // namespace
 }  // namespace testbed

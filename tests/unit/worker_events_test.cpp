@@ -82,7 +82,7 @@ TEST(WorkerEvents, AMalformedEventIsRefusedByName) {
       {without(clock, "seconds"), "clock.seconds is missing"},
       {with(clock, "seconds", "fast"), "clock.seconds has the wrong type"},
       {with(clock, "seconds", -1), "clock.seconds is"},
-      {with(clock, "clock", -1), "clock.clock is missing or not a clock"},
+      {with(clock, "clock", -1), "clock.clock holds a value that is no whole number >= 0"},
       {with(clock, "clock", kMaxClock + 1), "clock.clock is 101, outside"},
       {with(clock, "extra", 1), "clock.extra is not a field"},
       {without(to_json(LossEvaluated{1, 1}), "loss"), "eval.loss is missing"},

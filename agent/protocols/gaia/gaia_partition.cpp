@@ -3,6 +3,7 @@
 // to measure how far the data centers drift apart.
 #include <cmath>
 
+#include "agent/contracts/gaia_events.h"
 #include "agent/contracts/replica_digest.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
 
@@ -21,7 +22,7 @@ void GaiaProtocol::heard_from(int node) {
   if (!watch_ || !watch_->heard(node, Clock::now())) return;
   client_->set_cut(node, false, clock_);
   mirrors_->set_cut(node, false);
-  link_.reply({{"event", "mirror_cut"}, {"node", node}, {"cut", false}});
+  link_.reply(to_json(MirrorCut{static_cast<size_t>(node), false}));
 }
 
 // Before the run starts nothing is watched: the mirrors are not yet sending.
@@ -36,7 +37,7 @@ void GaiaProtocol::watch_tick() {
       mirrors_->set_cut(node, true);
       lifted = true;
     }
-    link_.reply({{"event", "mirror_cut"}, {"node", node}, {"cut", true}});
+    link_.reply(to_json(MirrorCut{static_cast<size_t>(node), true}));
   }
   // Its readers may have waited on the mirror just left out.
   if (lifted && phase_ == Phase::kReading) try_read();

@@ -13,6 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "agent/contracts/mlfabric_events.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 
@@ -177,14 +178,14 @@ void MlfabricPolicy::hold_pull(int worker, uint64_t clock) {
 void MlfabricPolicy::close_pull_batch() {
   if (pull_batch_.empty() || Clock::now() < pull_batch_due_) return;
   const uint64_t batch = next_pull_batch_++;
-  nlohmann::json nodes = nlohmann::json::array(), clocks = nlohmann::json::array();
+  PullBatch held{batch, {}, {}};
   for (const auto& [node, clock] : pull_batch_) {
-    nodes.push_back(node);
-    clocks.push_back(clock);
+    held.workers.push_back(static_cast<size_t>(node));
+    held.clocks.push_back(clock);
   }
   pull_batches_[batch] = std::move(pull_batch_);
   pull_batch_.clear();
-  core_.reply({{"event", "pulls"}, {"batch", batch}, {"workers", nodes}, {"clocks", clocks}});
+  core_.reply(to_json(held));
 }
 
 // The batch's plan: one version of the model (what is applied now) to every pull of the

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "agent/contracts/mlfabric_events.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 
@@ -72,11 +73,7 @@ void MlfabricPolicy::announce(uint64_t clock, const SparseUpdate& u, uint64_t ve
   // Its norm, for the paper's divergence estimate (Eq. 11): Table 1's push carries it.
   double squares = 0;
   for (float v : u.values) squares += static_cast<double>(v) * v;
-  core_.reply({{"event", "update"},
-               {"clock", clock},
-               {"version", version},
-               {"bytes", bytes},
-               {"norm", std::sqrt(squares)}});
+  core_.reply(to_json(UpdateAnnounced{clock, version, bytes, std::sqrt(squares)}));
 }
 
 void MlfabricPolicy::send_scheduled(uint64_t seq, int to, SparseUpdate u, bool replica) {
@@ -148,7 +145,7 @@ void MlfabricPolicy::on_ordered_push(Received r) {
   if (stale_after_failover(r.header)) return;
   const uint64_t seq = r.header.tag, places = r.header.iteration;
   // The scheduler compares it with the arrival it planned (arrival_log.h).
-  if (self_ != replica_) core_.reply({{"event", "arrived"}, {"seq", seq}});
+  if (self_ != replica_) core_.reply(to_json(UpdateArrived{seq}));
   ordered_.add(seq, std::move(r), places);
   const uint64_t before = ordered_.applied();
   while (auto next = ordered_.next()) {
@@ -167,7 +164,7 @@ void MlfabricPolicy::on_ordered_push(Received r) {
     write_checkpoint();
   // The scheduler lets the server's sends go as the replica reports its progress.
   if (replica_ >= 0 && self_ == replica_ && ordered_.applied() != before)
-    core_.reply({{"event", "replica"}, {"applied", ordered_.applied()}});
+    core_.reply(to_json(ReplicaApplied{ordered_.applied()}));
 }
 
 }  // namespace testbed

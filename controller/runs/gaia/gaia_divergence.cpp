@@ -3,7 +3,7 @@
 // against the lab's faults from its timeline.
 #include <algorithm>
 
-#include "agent/contracts/message_fields.h"
+#include "agent/contracts/gaia_events.h"
 #include "controller/observe/report.h"
 #include "controller/runs/gaia/gaia_run.h"
 
@@ -25,20 +25,16 @@ double GaiaRun::drive(double now_s) {
 
 bool GaiaRun::event(size_t node, const nlohmann::json& e, double t) {
   const std::string kind = e.value("event", "");
-  if (kind != "digest" && kind != "mirror_cut") return false;
+  if (kind != "digest" && kind != MirrorCut::kEvent) return false;
   const std::vector<std::string>& names = run_.names();
   try {
     if (e.at("event") == "digest") {
       if (divergence_) divergence_->reply(static_cast<int>(node), replica_digest_from_json(e));
       return true;
     }
-    const FieldReader r(e, "mirror_cut");
-    const auto mirror = r.required<size_t>("node");
-    if (mirror >= names.size()) throw r.error("node", "is not a node of the lab");
-    mirror_cuts_.push_back({{"t", t},
-                            {"data_center", names.at(node)},
-                            {"mirror", names[mirror]},
-                            {"cut", r.required<bool>("cut")}});
+    const MirrorCut cut = mirror_cut_from_json(e, names.size());
+    mirror_cuts_.push_back(
+        {{"t", t}, {"data_center", names.at(node)}, {"mirror", names[cut.node]}, {"cut", cut.cut}});
   } catch (const std::exception&) {
     ++malformed_digests_;  // an agent's message is not trusted to be well formed
   }

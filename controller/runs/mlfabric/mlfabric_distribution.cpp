@@ -63,21 +63,17 @@ void MlfabricRun::plan_distribution_of(uint64_t clock, double now_s) {
 // workers; the plan covers them alone, its distributors drawn among them (a distributor
 // passes on a model its own worker asked for), from now, on the network the updates'
 // transfers reserved.
-void MlfabricRun::plan_pull_batch(const nlohmann::json& e, double now_s) {
-  const auto nodes = e.at("workers").get<std::vector<int>>();
-  const auto clocks = e.at("clocks").get<std::vector<uint64_t>>();
-  if (nodes.size() != clocks.size() || nodes.empty())
-    throw std::runtime_error("the server's batch of pulls names no worker, or no clock for one");
+void MlfabricRun::plan_pull_batch(const PullBatch& batch, double now_s) {
+  // The contract has checked the nodes are the lab's, each once, with a clock each.
   std::vector<int> members;
   std::map<int, uint64_t> clock_of;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const int node = nodes[i];
-    if (node < 0 || static_cast<size_t>(node) >= run_.names().size() ||
-        run_.worker_of_node(static_cast<size_t>(node)) < 0 ||
-        !clock_of.emplace(node, clocks[i]).second)
+  for (size_t i = 0; i < batch.workers.size(); ++i) {
+    const size_t node = batch.workers[i];
+    if (run_.worker_of_node(node) < 0)
       throw std::runtime_error("the server's batch of pulls names node " + std::to_string(node) +
-                               " twice or as a worker it is not");
-    members.push_back(run_.worker_of_node(static_cast<size_t>(node)));
+                               ", which is no worker");
+    clock_of.emplace(static_cast<int>(node), batch.clocks[i]);
+    members.push_back(run_.worker_of_node(node));
   }
   DistributionPaths paths;
   for (int a : members) {
@@ -91,7 +87,7 @@ void MlfabricRun::plan_pull_batch(const nlohmann::json& e, double now_s) {
       draw_distributors(members.size()), paths, distribution_bytes_, now_s);
   ++distribution_.batches;
   distribution_.pulls_batched += members.size();
-  send_distribution(plan, members, "batch", e.at("batch").get<uint64_t>(), clock_of);
+  send_distribution(plan, members, "batch", batch.batch, clock_of);
 }
 
 void MlfabricRun::send_distribution(const DistributionPlan& plan, const std::vector<int>& members,

@@ -67,17 +67,19 @@ void MlfabricRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameter
 }
 
 bool MlfabricRun::event(size_t node, const nlohmann::json& e, double t) {
+  // The server's events arrive checked (AgentGroup, agent_reply.h): read by their contract.
+  constexpr uint64_t kAnyClock = UINT64_MAX;
   const std::string kind = e.value("event", "");
-  if (kind == "update") {
-    on_update(node, e, t);
-  } else if (kind == "pulls" && distributors_ > 0) {
-    plan_pull_batch(e, t);
-  } else if (kind == "arrived") {
-    scheduler_->arrived(e.at("seq").get<uint64_t>(), t);
+  if (kind == UpdateAnnounced::kEvent) {
+    on_update(node, update_announced_from_json(e, kAnyClock), t);
+  } else if (kind == PullBatch::kEvent && distributors_ > 0) {
+    plan_pull_batch(pull_batch_from_json(e, run_.names().size(), kAnyClock), t);
+  } else if (kind == UpdateArrived::kEvent) {
+    scheduler_->arrived(update_arrived_from_json(e).seq, t);
     if (!failover_.is_null() && !failover_.contains("first_arrival_s"))
       failover_["first_arrival_s"] = t;
-  } else if (kind == "replica") {
-    scheduler_->replica_applied(e.at("applied").get<uint64_t>(), t);
+  } else if (kind == ReplicaApplied::kEvent) {
+    scheduler_->replica_applied(replica_applied_from_json(e).applied, t);
   } else {
     return false;
   }
@@ -172,16 +174,14 @@ double MlfabricRun::drive(double now_s) {
   return std::min(scheduler_->next_poll_s(), next_monitor_s_);
 }
 
-void MlfabricRun::on_update(size_t node, const nlohmann::json& e, double t) {
+void MlfabricRun::on_update(size_t node, const UpdateAnnounced& u, double t) {
   // After a failover a held update is announced again; its first announcement may still
   // have been on its way when the failover went out, and reach the new scheduler too.
   if (!failover_.is_null() &&
-      !announced_since_failover_.emplace(run_.worker_of_node(node), e.at("clock").get<uint64_t>())
-           .second)
+      !announced_since_failover_.emplace(run_.worker_of_node(node), u.clock).second)
     return;
-  scheduler_->announce(run_.worker_of_node(node), e.at("version").get<uint64_t>(),
-                       e.at("bytes").get<double>(), t, e.at("clock").get<uint64_t>(),
-                       e.value("norm", 0.0));
+  scheduler_->announce(run_.worker_of_node(node), u.version, static_cast<double>(u.bytes), t,
+                       u.clock, u.norm);
 }
 
 void MlfabricRun::settle(const std::function<double()>& now_s) {

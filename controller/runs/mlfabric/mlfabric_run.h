@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/contracts/mlfabric_events.h"
 #include "controller/runs/ps/ps_run_policy.h"
 #include "controller/training/mlfabric/distribution.h"
 #include "controller/training/mlfabric/update_scheduler.h"
@@ -40,7 +41,7 @@ class MlfabricRun : public PsRunPolicy {
   std::map<size_t, double> configured_rates() const;
   // `first_seq`: the first place it gives (after a failover, where the dead one stopped).
   void setup_scheduler(const std::vector<int>& workers, size_t parameters, uint64_t first_seq = 0);
-  void on_update(size_t node, const nlohmann::json& e, double t);
+  void on_update(size_t node, const UpdateAnnounced& u, double t);
   nlohmann::json server_link_reading() const;
   // The failover (mlfabric_failover.cpp).
   nlohmann::json failover_summary() const;
@@ -55,7 +56,7 @@ class MlfabricRun : public PsRunPolicy {
                           size_t distributors);
   void on_sent(uint64_t clock, double now_s);
   void plan_distribution_of(uint64_t clock, double now_s);
-  void plan_pull_batch(const nlohmann::json& e, double now_s);
+  void plan_pull_batch(const PullBatch& batch, double now_s);
   // Tells the server (`key`: clock or batch) and each distributor; `members[i]` is the
   // worker the plan's index i stands for, `clock_of` (optional) each worker's pull.
   void send_distribution(const DistributionPlan& plan, const std::vector<int>& members,
