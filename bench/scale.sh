@@ -9,6 +9,7 @@
 #   procs                processes the lab keeps while up
 #   plan MB              the plan the lab keeps on disk (plan.json)
 #   idle cpu %           the lab's processes' CPU over IDLE_S seconds at rest, in % of one core
+#   status s             wall time of `testbed status` (every node and link, as text) on the lab
 #   mn s, mn/tb          Mininet's up plus down of linear,N (bench/mininet_peer.py; tc-shaped
 #                        links over Linux bridges, no routes), and its ratio to ours
 # Absolute times drift on shared machines; the ratio is measured side by side in one run.
@@ -48,8 +49,8 @@ cpu_ticks() {  # utime + stime of the given pids, summed
   echo "$total"
 }
 
-printf '%6s %6s %8s %8s %8s %8s %8s %6s %8s %9s %8s %7s\n' nodes links "up s" "down s" \
-  "up MB" "down MB" "lab MB" procs "plan MB" "idle cpu%" "mn s" "mn/tb"
+printf '%6s %6s %8s %8s %8s %8s %8s %6s %8s %9s %8s %8s %7s\n' nodes links "up s" "down s" \
+  "up MB" "down MB" "lab MB" procs "plan MB" "idle cpu%" "status s" "mn s" "mn/tb"
 for n in "${sizes[@]}"; do
   links=$((2 * n))
   python3 bench/gen_topology.py --nodes "$n" --links "$links" --lab tbb-scale > "$out/scale$n.yaml"
@@ -68,6 +69,9 @@ for n in "${sizes[@]}"; do
   # shellcheck disable=SC2086  # the pids are words
   c0=$(cpu_ticks $pids); sleep "$idle_s"; c1=$(cpu_ticks $pids)
   idle=$(echo "100 * ($c1 - $c0) / $ticks / $idle_s" | bc -l)
+  s0=$(now)
+  "$tb" status tbb-scale > /dev/null
+  status_s=$(echo "$(now) - $s0" | bc -l)
   t2=$(now)
   /usr/bin/time -f '%M' -o "$out/scale-down.mem" "$tb" down tbb-scale > /dev/null
   t3=$(now)
@@ -81,10 +85,10 @@ for n in "${sizes[@]}"; do
     ratio=$(printf '%.1f' "$(echo "$mn / ($up_s + $down_s)" | bc -l)")
     mn=$(printf '%.2f' "$mn")
   fi
-  printf '%6s %6s %8.2f %8.2f %8.0f %8.0f %8.0f %6s %8.1f %9.2f %8s %7s\n' "$n" "$links" \
+  printf '%6s %6s %8.2f %8.2f %8.0f %8.0f %8.0f %6s %8.1f %9.2f %8.2f %8s %7s\n' "$n" "$links" \
     "$up_s" "$down_s" "$(echo "$(cat "$out/scale-up.mem") / 1024" | bc -l)" \
     "$(echo "$(cat "$out/scale-down.mem") / 1024" | bc -l)" "$(echo "$lab_kb / 1024" | bc -l)" \
-    "$procs" "$plan_mb" "$idle" "$mn" "$ratio"
+    "$procs" "$plan_mb" "$idle" "$status_s" "$mn" "$ratio"
 done
 echo
 echo "goals (issue 37): 1000 nodes up < 20 s, down < 5 s, every process < 1024 MB; 200 nodes up < 3 s"
