@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <ostream>
 
+#include "agent/contracts/ps_node_report.h"
 #include "agent/jobs/job.h"
 #include "controller/placement/placement_report.h"
 #include "controller/runs/apsp/placement_run.h"
@@ -89,7 +90,8 @@ void PlacementRun::summary(nlohmann::json& s) const {
     s["model_ratio"] = median / placement_["paced_s"].get<double>();
   }
   uint64_t relayed = 0;
-  for (const auto& st : run_.node_stats()) relayed += st.value("relayed_bytes", uint64_t{0});
+  for (const auto& st : run_.node_stats())  // checked as they arrived (agent_reply.h)
+    if (is_ps_node_report(st)) relayed += ps_node_report_from(st).relayed_bytes;
   s["relayed_bytes"] = relayed;
 }
 

@@ -3,10 +3,10 @@
 #include <iomanip>
 #include <sstream>
 
+#include "agent/contracts/ps_node_report.h"
 #include "agent/contracts/training_setup.h"
 #include "controller/observe/peer_refusals.h"
 #include "controller/runs/ps/ps_session.h"
-#include "controller/runs/ps/stat_counters.h"
 #include "controller/topology/units.h"
 #include "controller/training/clock_communication.h"
 
@@ -127,35 +127,41 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["wan_bytes_per_direction"] = per_direction;
 
   // The shards' view: staleness of applied updates, when each update took effect, values.
+  // The reports arrived checked (agent_reply.h): read by their contract.
+  std::vector<PsNodeReport> reports(stats_.size());
+  for (size_t n = 0; n < stats_.size(); ++n)
+    if (is_ps_node_report(stats_[n])) reports[n] = ps_node_report_from(stats_[n]);
   std::map<uint64_t, uint64_t> histogram;
   nlohmann::json shards = nlohmann::json::object();
   size_t parameters = 0;
-  for (const auto& st : stats_)
-    if (st.contains("server")) parameters = std::max(parameters, st["server"]["end"].get<size_t>());
+  for (const auto& r : reports)
+    if (r.shard && r.shard->role == "server")
+      parameters = std::max(parameters, static_cast<size_t>(r.shard->end));
   std::vector<float> model(parameters, 0.0f);
   bool have_values = true;
   // A shard's values are in its server keys: a policy's (DRPS's partition), or the job's own.
   const KeyMap* placed = nullptr;
   for (const auto& policy : policies_)
     if (!placed) placed = policy->key_map();
-  for (size_t n = 0; n < stats_.size(); ++n) {
-    if (!stats_[n].contains("server")) continue;
-    const auto& sv = stats_[n]["server"];
-    for (const auto& [staleness, k] : sv["staleness"].items())
-      histogram[std::stoull(staleness)] += k.get<uint64_t>();
-    shards[names_[n]] = {{"shard", sv["shard"]},
-                         {"keys", {sv["begin"], sv["end"]}},
-                         {"updates", sv["updates"]},
-                         {"applied_ns", sv["applied_ns"]}};
-    if (sv.contains("store")) shards[names_[n]]["store"] = sv["store"];
-    if (!sv.contains("values")) {
+  for (size_t n = 0; n < reports.size(); ++n) {
+    if (!reports[n].shard || reports[n].shard->role != "server") continue;
+    const ShardReport& sv = *reports[n].shard;
+    for (const auto& [staleness, k] : sv.staleness) histogram[staleness] += k;
+    shards[names_[n]] = {{"shard", sv.shard},
+                         {"keys", {sv.begin, sv.end}},
+                         {"updates", sv.updates},
+                         {"applied_ns", sv.applied_ns}};
+    // DRPS's store: the policy's own section of the shard's report, passed on as written.
+    if (stats_[n]["server"].contains("store"))
+      shards[names_[n]]["store"] = stats_[n]["server"]["store"];
+    if (!sv.values) {
       have_values = false;
       continue;
     }
-    const uint32_t begin = sv["begin"];
-    const auto values = sv["values"].get<std::vector<float>>();
-    for (uint32_t k = 0; k < values.size(); ++k)
-      model.at(placed ? placed->to_job(begin + k) : begin + k) = values[k];
+    for (uint32_t k = 0; k < sv.values->size(); ++k) {
+      const auto key = static_cast<uint32_t>(sv.begin) + k;
+      model.at(placed ? placed->to_job(key) : key) = (*sv.values)[k];
+    }
   }
   // RR-Sync: the ring's model (every worker holds the same), for the same check.
   for (const auto& st : stats_)
@@ -163,13 +169,17 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       model = st["allreduce"]["values"].get<std::vector<float>>();
   if (servers_.empty() && model.empty()) have_values = false;
   // DRPS's network figure (Sec. 7.2): the parameters training pulls asked of other nodes.
-  nlohmann::json pulled = {{"local", uint64_t{0}}, {"remote", uint64_t{0}}};
-  for (const auto& st : stats_)
-    if (st.contains("pulled")) add_counters(pulled, st["pulled"]);
-  const auto remote = pulled["remote"].get<double>();
-  const double asked = pulled["local"].get<double>() + remote;
-  pulled["remote_share"] = asked > 0 ? remote / asked : 0.0;
-  s["pulled_parameters"] = pulled;
+  uint64_t local = 0, remote = 0;
+  for (const auto& r : reports)
+    if (r.pulled) {
+      local += r.pulled->local;
+      remote += r.pulled->remote;
+    }
+  const double asked = static_cast<double>(local + remote);
+  s["pulled_parameters"] = {
+      {"local", local},
+      {"remote", remote},
+      {"remote_share", asked > 0 ? static_cast<double>(remote) / asked : 0.0}};
   nlohmann::json h = nlohmann::json::object();
   uint64_t max_staleness = 0;
   for (const auto& [staleness, k] : histogram) {
