@@ -46,6 +46,23 @@ double FieldReader::measure(const char* field, double hi) const {
   return in_range(field, v, 0.0, hi);
 }
 
+std::vector<float> FieldReader::floats(const char* field) const {
+  const auto list = required<nlohmann::json>(field);
+  if (!list.is_array()) throw error(field, "is not a list");
+  std::vector<float> out;
+  out.reserve(list.size());
+  for (const auto& v : list) {
+    if (v.is_null()) {
+      out.push_back(std::numeric_limits<float>::quiet_NaN());
+      continue;
+    }
+    if (!v.is_number() || std::fabs(v.get<double>()) > std::numeric_limits<float>::max())
+      throw error(field, "holds a value that is no float");
+    out.push_back(static_cast<float>(v.get<double>()));
+  }
+  return out;
+}
+
 size_t FieldReader::node_key(const char* field, const std::string& key, size_t nodes) const {
   // Nine digits at most: far more nodes than a lab holds, and no overflow.
   if (key.empty() || key.size() > 9 || key.find_first_not_of("0123456789") != std::string::npos ||

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace testbed {
 
@@ -52,6 +53,9 @@ class FieldReader {
   uint64_t whole_in(const char* field, const nlohmann::json& value, uint64_t hi = UINT64_MAX) const;
   // A finite number in [0, hi], required (a rate, bytes, seconds, a norm).
   double measure(const char* field, double hi = std::numeric_limits<double>::max()) const;
+  // A list of floats, required; a null in it is a NaN (a diverged model's, which JSON writes
+  // as null). Read as JSON first: casting a double past float's range is undefined.
+  std::vector<float> floats(const char* field) const;
   // A key of the map `field` that names a node: its index as a peer writes it (digits, no
   // sign, space or leading zero: one node, one spelling), below `nodes`.
   size_t node_key(const char* field, const std::string& key, size_t nodes) const;

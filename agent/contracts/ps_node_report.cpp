@@ -1,6 +1,5 @@
 #include "agent/contracts/ps_node_report.h"
 
-#include <cmath>
 #include <limits>
 
 #include "agent/contracts/message_fields.h"
@@ -8,26 +7,6 @@
 
 namespace testbed {
 namespace {
-
-// A number per key: read as JSON first, because casting a double past float's range to
-// float is undefined behaviour.
-std::vector<float> values_of(const FieldReader& r) {
-  const auto list = r.required<nlohmann::json>("values");
-  if (!list.is_array()) throw r.error("values", "is not a list");
-  std::vector<float> out;
-  out.reserve(list.size());
-  for (const auto& v : list) {
-    // A NaN (a diverged shard) travels as null.
-    if (v.is_null()) {
-      out.push_back(std::numeric_limits<float>::quiet_NaN());
-      continue;
-    }
-    if (!v.is_number() || std::fabs(v.get<double>()) > std::numeric_limits<float>::max())
-      throw r.error("values", "holds a value that is no float");
-    out.push_back(static_cast<float>(v.get<double>()));
-  }
-  return out;
-}
 
 ShardReport shard_of(const FieldReader& s, const std::string& role) {
   ShardReport out;
@@ -56,7 +35,7 @@ ShardReport shard_of(const FieldReader& s, const std::string& role) {
     }
   }
   if (s.json().contains("values")) {
-    out.values = values_of(s);
+    out.values = s.floats("values");
     if (out.values->size() != out.end - out.begin)
       throw s.error("values", "holds " + std::to_string(out.values->size()) + " values for " +
                                   std::to_string(out.end - out.begin) + " keys");

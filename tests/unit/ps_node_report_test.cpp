@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "agent/contracts/message_fields.h"
+#include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
 #include "controller/training/agent_reply.h"
 
@@ -109,6 +110,26 @@ TEST(PsNodeReport, AMalformedReportIsRefusedByName) {
   gaia["gaia"] = {{"relayed_bytes", "not ours"}};
   EXPECT_FALSE(is_ps_node_report(gaia));
   EXPECT_TRUE(decode_agent_reply("0", gaia.dump(), 2));
+}
+
+TEST(RingModelReport, RoundTripsAndRefusesWhatIsNoFloat) {
+  nlohmann::json j;
+  write_van_counters(j, VanCounters{});
+  j["event"] = kStatsEvent;
+  EXPECT_FALSE(ring_model_from(j));  // a rank other than the first sends none
+  write_ring_model(j, {1.5f, std::numeric_limits<float>::quiet_NaN()});
+  const auto back = ring_model_from(nlohmann::json::parse(j.dump()));
+  ASSERT_TRUE(back);
+  EXPECT_FLOAT_EQ(back->at(0), 1.5f);
+  EXPECT_TRUE(std::isnan(back->at(1)));  // a diverged model's NaN, as null and back
+  EXPECT_TRUE(decode_agent_reply("0", j.dump(), 2));
+  for (const nlohmann::json& bad :
+       {nlohmann::json{{"values", {1e300}}}, nlohmann::json{{"values", "1,2"}},
+        nlohmann::json{{"v", {1}}}}) {
+    j["allreduce"] = bad;
+    EXPECT_THROW(ring_model_from(j), ContractError) << bad.dump();
+    EXPECT_FALSE(decode_agent_reply("0", j.dump(), 2)) << bad.dump();
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/model_report.h"
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
@@ -10,14 +11,6 @@
 #include "agent/transport/wire.h"
 
 namespace testbed {
-namespace {
-
-// The model is reported with the statistics (for the exactness check against the
-// single-process run) only up to this many values, as a shard's are.
-constexpr size_t kReportValuesUpTo = 200000;
-
-}  // namespace
-
 void AllReduceProtocol::setup(const nlohmann::json& cmd) {
   const TrainingSetup s = training_setup_from_json(cmd);
   algorithm_ = s.algorithm;
@@ -62,7 +55,7 @@ void AllReduceProtocol::command(const std::string& verb, const nlohmann::json&) 
     link_.reply(to_json(ModelEvaluated{job_->held_out_loss(w_)}));
   } else if (verb == "stats") {
     nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
-    if (rank_ == 0 && w_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", w_}};
+    if (rank_ == 0 && w_.size() <= kReportValuesUpTo) write_ring_model(s, w_);
     link_.reply(s);
   } else {
     throw std::runtime_error("all-reduce protocol: unknown command " + verb);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/model_report.h"
 #include "agent/contracts/training_setup.h"
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
@@ -11,14 +12,6 @@
 #include "agent/transport/wire.h"
 
 namespace testbed {
-namespace {
-
-// The shared model is reported with the statistics only up to this many values, as the
-// all-reduce's is (allreduce_protocol.cpp).
-constexpr size_t kReportValuesUpTo = 200000;
-
-}  // namespace
-
 void DilocoProtocol::setup(const nlohmann::json& cmd) {
   const TrainingSetup s = training_setup_from_json(cmd);
   policy_ = diloco_policy_from_json(s.policy);
@@ -66,7 +59,7 @@ void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
   } else if (verb == "stats") {
     nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
     if (rank_ >= 0) s["diloco"] = {{"outer_steps", round_}, {"dropped", channel_->dropped()}};
-    if (rank_ == 0 && theta_.size() <= kReportValuesUpTo) s["allreduce"] = {{"values", theta_}};
+    if (rank_ == 0 && theta_.size() <= kReportValuesUpTo) write_ring_model(s, theta_);
     link_.reply(s);
   } else {
     throw std::runtime_error("diloco protocol: unknown command " + verb);

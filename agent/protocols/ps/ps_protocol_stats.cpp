@@ -2,18 +2,12 @@
 // worker what its pulls asked of which shards, and as a shard its updates, staleness,
 // and its values (for the exactness check); each policy what it adds (DRPS's store and WSP
 // master).
+#include "agent/contracts/model_report.h"
 #include "agent/contracts/ps_node_report.h"
 #include "agent/protocols/ps/ps_protocol.h"
 #include "agent/runtime/van_counters.h"
 
 namespace testbed {
-namespace {
-
-// A shard reports its values with its statistics (for the exactness check against the
-// single-process reference) only up to this many: beyond, JSON would dwarf the run.
-constexpr uint32_t kReportValuesUpTo = 200000;
-
-}  // namespace
 
 nlohmann::json PsProtocol::stats() const {
   nlohmann::json s = report_with_counters(kStatsEvent, link_.van());

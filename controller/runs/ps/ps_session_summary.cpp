@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "agent/contracts/model_report.h"
 #include "agent/contracts/ps_node_report.h"
 #include "agent/contracts/training_setup.h"
 #include "controller/observe/peer_refusals.h"
@@ -165,8 +166,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   }
   // RR-Sync: the ring's model (every worker holds the same), for the same check.
   for (const auto& st : stats_)
-    if (servers_.empty() && st.contains("allreduce"))
-      model = st["allreduce"]["values"].get<std::vector<float>>();
+    if (auto ring = servers_.empty() ? ring_model_from(st) : std::nullopt) model = *ring;
   if (servers_.empty() && model.empty()) have_values = false;
   // DRPS's network figure (Sec. 7.2): the parameters training pulls asked of other nodes.
   uint64_t local = 0, remote = 0;
