@@ -15,6 +15,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake pkg-config
+  ninja-build ccache              # CI's fresh clones compile only what changed (CMakeLists.txt)
   libnl-3-dev libnl-route-3-dev   # netlink: namespaces' links, addresses, routes, qdiscs
   libnetfilter-queue-dev          # the userspace delay line (kernels without sch_netem)
   zlib1g-dev                      # reads /proc/config.gz: does the kernel have netem?
@@ -52,7 +53,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Ninja: every build here, CI's and developers', compiles with the same command lines, so
+# that they share ccache's entries (Make's run each compile from the object's folder, and
+# the relative paths differ). A build directory made before with Make keeps its generator.
+generator=()
+[ -f build/CMakeCache.txt ] || generator=(-G Ninja)
+cmake "${generator[@]}" -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)"
 
 # Integration tests that CI leaves to --suite, for CI's time (45 minutes in all,

@@ -10,6 +10,7 @@
 
 #include "host_snapshot.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -81,7 +82,7 @@ double best_iperf_mbit(const std::string& lab, const std::string& client,
 TEST(Bringup, ThreeHopPathGetsTheBottleneckRateEachWay) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
-  const Result up = run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"});
+  const Result up = run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml"});
   ASSERT_EQ(up.status, 0) << up.output;
   // The server is started through `testbed exec`, so the lab records it and `down` ends it.
   const pid_t server = spawn_testbed({"exec", "--lab", "tbt-line4", "n4", "--", "iperf3", "-s"});
@@ -108,7 +109,7 @@ TEST(Bringup, ThreeHopPathGetsTheBottleneckRateEachWay) {
 TEST(Bringup, ExecPassesTheExitStatusThrough) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml"}).status, 0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml"}).status, 0);
   EXPECT_EQ(run_testbed({"exec", "left", "--lab", "tbt-pair", "--", "sh", "-c", "exit 7"}).status,
             7);
   EXPECT_EQ(run_testbed({"exec", "--lab", "tbt-pair", "left", "--", "true"}).status, 0);
@@ -123,7 +124,7 @@ TEST(Bringup, ExecPassesTheExitStatusThrough) {
 TEST(Bringup, UpRefusesALabThatIsAlreadyUp) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
-  const std::string profile = std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml";
+  const std::string profile = TESTBED_PROFILES_DIR + "/tiny/pair.yaml";
   ASSERT_EQ(run_testbed({"up", profile}).status, 0);
   const HostSnapshot before = take_host_snapshot();
   const Result again = run_testbed({"up", profile});
@@ -136,8 +137,7 @@ TEST(Bringup, UpRefusesALabThatIsAlreadyUp) {
 TEST(Bringup, InvalidProfileChangesNothing) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();
-  const Result r =
-      run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/../tests/data/bad/bad_values.yaml"});
+  const Result r = run_testbed({"up", TESTBED_PROFILES_DIR + "/../tests/data/bad/bad_values.yaml"});
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.output.find("bad_values.yaml:7:16: bandwidth: must not be negative"),
             std::string::npos)

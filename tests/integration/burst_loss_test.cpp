@@ -12,11 +12,12 @@
 #include <thread>
 
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
 
-const std::string kTool = std::string(TESTBED_TEST_TOOLS) + "/udp_sequence.py";
+const std::string kTool = TESTBED_TEST_TOOLS + "/udp_sequence.py";
 
 TEST(BurstLoss, GilbertElliottBurstsMatchTheModelOver100kPackets) {
   REQUIRE_ROOT();
@@ -35,10 +36,9 @@ TEST(BurstLoss, GilbertElliottBurstsMatchTheModelOver100kPackets) {
   const std::string ready = temp_file("tbt-burst.ready"), out = temp_file("tbt-burst.json");
   std::filesystem::remove(ready);
   std::filesystem::remove(out);
-  const pid_t receiver =
-      spawn_testbed({"exec", "--lab", "tbt-burst", "b", "--", "/usr/bin/python3", kTool,
-                     "receive", "--port", "9000", "--count", std::to_string(kCount), "--ready",
-                     ready, "--out", out});
+  const pid_t receiver = spawn_testbed({"exec", "--lab", "tbt-burst", "b", "--", "/usr/bin/python3",
+                                        kTool, "receive", "--port", "9000", "--count",
+                                        std::to_string(kCount), "--ready", ready, "--out", out});
   guard.own(receiver);
   for (int i = 0; i < 300 && !std::filesystem::exists(ready); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -62,10 +62,10 @@ TEST(BurstLoss, GilbertElliottBurstsMatchTheModelOver100kPackets) {
   }
   ASSERT_GT(runs, 0) << result;
   const double rate = lost / kCount, mean_run = lost / runs, share_of_ones = ones / runs;
-  std::cout << "[ measured ] " << lost << " of " << kCount << " lost (" << rate * 100
-            << "%, model " << kP / (kP + kR) * 100 << "%) in " << runs
-            << " runs of mean length " << mean_run << " (model " << 1 / kR
-            << "), runs of one " << share_of_ones * 100 << "% (model " << kR * 100 << "%)\n";
+  std::cout << "[ measured ] " << lost << " of " << kCount << " lost (" << rate * 100 << "%, model "
+            << kP / (kP + kR) * 100 << "%) in " << runs << " runs of mean length " << mean_run
+            << " (model " << 1 / kR << "), runs of one " << share_of_ones * 100 << "% (model "
+            << kR * 100 << "%)\n";
   // About 960 bursts: the bounds are four to five standard errors of the model's own
   // spread (netem draws unseeded, so this run's sample is not the same each time). Loss
   // the model did not make (a full queue) would lengthen the runs and raise the rate.

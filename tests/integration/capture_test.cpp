@@ -15,13 +15,14 @@
 
 #include "netns/netns_exec.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
 
 namespace fs = std::filesystem;
 
-const std::string kPair = std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml";
+const std::string kPair = TESTBED_PROFILES_DIR + "/tiny/pair.yaml";
 
 // tshark's reading of the file: one line per packet, "INTERFACE\tEPOCH".
 std::vector<std::pair<std::string, double>> read_back(const std::string& file) {

@@ -11,6 +11,7 @@
 
 #include "host_snapshot.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -27,7 +28,7 @@ TEST(Cleanup, DownLeavesNoNamespaceLinkRouteOrProcess) {
   REQUIRE_ROOT();
   const HostSnapshot before = take_host_snapshot();
   LabGuard guard("tbt-line4");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml"}).status, 0);
   const pid_t sleeper = spawn_testbed({"exec", "--lab", "tbt-line4", "n2", "--", "sleep", "1000"});
   guard.own(sleeper);
   // The exec records itself before it runs the command: wait until the lab's state holds
@@ -96,7 +97,7 @@ TEST(Cleanup, NeverTouchesANamespaceItDidNotCreate) {
   REQUIRE_ROOT();
   // Someone else's namespace that happens to have the name the lab would use.
   ASSERT_EQ(system("ip netns add tb-tbt-pair-right"), 0);
-  const Result up = run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml"});
+  const Result up = run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml"});
   EXPECT_EQ(up.status, 1);
   EXPECT_NE(up.output.find("not recorded"), std::string::npos) << up.output;
   EXPECT_EQ(run_testbed({"clean"}).status, 0);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -13,10 +14,9 @@ class Gaia : public ::testing::Test {
  protected:
   void SetUp() override {
     REQUIRE_ROOT();
-    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml",
-                           "--prometheus", "off"})
-                  .status,
-              0);
+    ASSERT_EQ(
+        run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml", "--prometheus", "off"}).status,
+        0);
   }
   nlohmann::json train(std::vector<std::string> args) {
     // mf x0.3: 3,000 parameters; two workers per data center.
@@ -140,8 +140,7 @@ TEST(GaiaGroups, HubsCarryTheGroupsUpdatesOverOnePathAndEveryDataCenterHearsThem
   REQUIRE_ROOT();
   const std::string lab = "tbt-gaia2g";
   LabGuard guard{lab};
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_TEST_DATA) + "/gaia/two-groups.yaml",
-                         "--prometheus", "off"})
+  ASSERT_EQ(run_testbed({"up", TESTBED_TEST_DATA + "/gaia/two-groups.yaml", "--prometheus", "off"})
                 .status,
             0);
   const auto run = [&](const std::string& groups) {

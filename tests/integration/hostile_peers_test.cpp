@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -24,8 +25,9 @@ TEST_F(HostilePeers, GarbageFromInsideANodeNeitherEndsNorJoinsTheRun) {
                             "/tmp/tbt-hostile-train.log");
     // Under way: every agent listens on its port.
     ASSERT_TRUE(trainer.wait_for(R"("iteration":2,)", 60)) << trainer.output();
-    const Result garbage = run_testbed({"exec", "--lab", kLab, "n4", "--", "/usr/bin/python3",
-                                        TESTBED_BENCH_DIR "/zmtp_garbage.py", "198.18.0.1", seed});
+    const Result garbage =
+        run_testbed({"exec", "--lab", kLab, "n4", "--", "/usr/bin/python3",
+                     TESTBED_BENCH_DIR + "/zmtp_garbage.py", "198.18.0.1", seed});
     EXPECT_EQ(garbage.status, 0) << garbage.output;
     EXPECT_NE(garbage.output.find("sent 40"), std::string::npos) << garbage.output;
     const int status = trainer.wait();

@@ -21,6 +21,7 @@
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "host_snapshot.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 const std::string kPython = "/usr/bin/python3";
 
 std::string example(const std::string& path) {
-  return std::string(TESTBED_EXAMPLES_DIR) + "/" + path;
+  return TESTBED_EXAMPLES_DIR + "/" + path;
 }
 
 bool has_torch() {

@@ -17,6 +17,7 @@
 #include "controller/observe/prometheus_server.h"
 #include "host_snapshot.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -341,10 +342,9 @@ TEST_F(LaunchTest, BadInputStartsNothing) {
 TEST(LaunchIdentity, DownRemovesHostnamesAndHostsFiles) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
-                         "--prometheus", "off"})
-                .status,
-            0);
+  ASSERT_EQ(
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml", "--prometheus", "off"}).status,
+      0);
   const auto ids = LabStore().load("tbt-line4").identities;
   ASSERT_EQ(ids.size(), 4u);
   for (const auto& id : ids) {
@@ -367,8 +367,7 @@ TEST(LaunchMetrics, AJobsIterationsReachTheLabsPrometheusPerNode) {
   REQUIRE_ROOT();
   if (!find_prometheus()) GTEST_SKIP() << "prometheus is not installed";
   LabGuard guard("tbt-triangle");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/triangle.yaml"}).status,
-            0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/triangle.yaml"}).status, 0);
   const auto status =
       nlohmann::json::parse(run_testbed({"status", "tbt-triangle", "--json"}).output);
   ASSERT_TRUE(status.contains("prometheus_url"));

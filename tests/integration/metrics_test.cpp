@@ -14,6 +14,7 @@
 #include "controller/lab/teardown.h"
 #include "controller/observe/prometheus_server.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -56,7 +57,7 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   LabGuard guard("tbt-triangle");
   // The triangle with a CPU share on node a: the lab then has compute groups, and the
   // compute panels their series (1.5 CPUs of this machine's 2 hold nothing back here).
-  std::ifstream triangle_in(std::string(TESTBED_PROFILES_DIR) + "/tiny/triangle.yaml");
+  std::ifstream triangle_in(TESTBED_PROFILES_DIR + "/tiny/triangle.yaml");
   std::string triangle((std::istreambuf_iterator<char>(triangle_in)), {});
   const auto a_node = triangle.find("  a: {}");
   ASSERT_NE(a_node, std::string::npos) << triangle;
@@ -147,21 +148,21 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
 TEST(Metrics, PrometheusOffStartsNoServerAndExistingPrintsTheScrapeJob) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
-  const Result off = run_testbed(
-      {"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml", "--prometheus", "off"});
+  const Result off =
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml", "--prometheus", "off"});
   ASSERT_EQ(off.status, 0) << off.output;
   auto status = nlohmann::json::parse(run_testbed({"status", "tbt-pair", "--json"}).output);
   EXPECT_FALSE(status.contains("prometheus_url"));
   ASSERT_TRUE(status.contains("metrics_url"));  // the exporter always runs
   EXPECT_TRUE(http_get(port_of(status["metrics_url"]), "/metrics").has_value());
   ASSERT_EQ(run_testbed({"down", "tbt-pair"}).status, 0);
-  const Result existing = run_testbed(
-      {"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml", "--prometheus=existing"});
+  const Result existing =
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml", "--prometheus=existing"});
   ASSERT_EQ(existing.status, 0) << existing.output;
   EXPECT_NE(existing.output.find("job_name: testbed-tbt-pair"), std::string::npos)
       << existing.output;
-  const Result bad = run_testbed(
-      {"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml", "--prometheus", "maybe"});
+  const Result bad =
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml", "--prometheus", "maybe"});
   EXPECT_EQ(bad.status, 2);
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -120,8 +121,7 @@ class MlfabricStar : public ::testing::Test {
  protected:
   void SetUp() override {
     REQUIRE_ROOT();
-    ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/star4.yaml",
-                           "--prometheus", "off"})
+    ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/star4.yaml", "--prometheus", "off"})
                   .status,
               0);
   }

@@ -33,6 +33,7 @@
 #include "netns/netns_exec.h"
 #include "netns_shell.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -861,7 +862,7 @@ std::vector<std::pair<int, std::string>> ranks_on(const ThreeHosts& machines,
 }
 
 std::string example(const std::string& path) {
-  return std::string(TESTBED_EXAMPLES_DIR) + "/" + path;
+  return TESTBED_EXAMPLES_DIR + "/" + path;
 }
 
 // A user's own job over three hosts (docs/multihost.md#launch): host1's `launch

@@ -17,6 +17,7 @@
 #include "netns/netns_exec.h"
 #include "netns_shell.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -133,8 +134,8 @@ TEST(Scale, SixteenDelayLineProcessesServeTwentyNodesAtTheirDelays) {
 TEST(Scale, TheExporterSamplesOnlyWhileWatched) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
-  const Result up = run_testbed(
-      {"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml", "--prometheus", "off"});
+  const Result up =
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml", "--prometheus", "off"});
   ASSERT_EQ(up.status, 0) << up.output;
   const std::string csv = "/run/testbed/tbt-pair/link_samples.csv";
   const auto samples = [&] {

@@ -13,6 +13,7 @@
 
 #include "host_snapshot.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -27,7 +28,7 @@ struct TempDir {
 };
 
 std::string scenario(const std::string& name, int iterations, const std::string& expect) {
-  return "name: " + name + "\ntopology: " + std::string(TESTBED_PROFILES_DIR) +
+  return "name: " + name + "\ntopology: " + TESTBED_PROFILES_DIR +
          "/tiny/pair.yaml\nworkload: {model: resnet50, scale: 0.002, iterations: " +
          std::to_string(iterations) + "}\nstrategies: [ps, mst]\nexpect:\n" + expect;
 }

@@ -19,6 +19,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -92,7 +93,7 @@ std::string temp_file(const std::string& name) {
 }
 
 std::string profile_as_lab(const std::string& profile, const std::string& lab) {
-  std::ifstream in(std::string(TESTBED_PROFILES_DIR) + "/" + profile);
+  std::ifstream in(TESTBED_PROFILES_DIR + "/" + profile);
   std::stringstream ss;
   ss << in.rdbuf();
   const std::string text =
@@ -199,10 +200,9 @@ void expect_train_refused(const std::string& lab, const std::vector<std::string>
 
 void Line4Lab::SetUp() {
   REQUIRE_ROOT();
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml",
-                         "--prometheus", "off"})
-                .status,
-            0);
+  ASSERT_EQ(
+      run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml", "--prometheus", "off"}).status,
+      0);
 }
 
 void wait_for_listener(const std::string& lab, const std::string& node) {

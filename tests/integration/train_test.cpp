@@ -12,6 +12,7 @@
 
 #include "controller/lab/teardown.h"
 #include "testbed_cli.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::it {
 namespace {
@@ -19,7 +20,7 @@ namespace {
 TEST(Train, EveryStrategySynchronizesAndReports) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml"}).status, 0);
   for (const std::string strategy :
        {"ps", "bkt", "mst", "fapt", "netstorm-lite", "netstorm-std", "netstorm-pro"}) {
     // The first run measures the links; the rest read the configured rates to save time.
@@ -47,7 +48,7 @@ TEST(Train, EveryStrategySynchronizesAndReports) {
 TEST(Train, TheRealJobReachesTheSameModelAsOneProcessWithEveryStrategy) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-line4");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/line4.yaml"}).status, 0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/line4.yaml"}).status, 0);
   for (const std::string strategy : {"ps", "bkt", "mst", "fapt", "netstorm-pro"}) {
     const Result r = run_testbed({"train", "tbt-line4", "--strategy", strategy, "--model", "logreg",
                                   "--iterations", "10", "--oracle", "--json"});
@@ -117,7 +118,7 @@ TEST(Train, TheProfileWorkloadIsTheDefaultAndComputeTimeIsSpent) {
 TEST(Train, ANodeThatDiesIsNamed) {
   REQUIRE_ROOT();
   LabGuard guard("tbt-pair");
-  ASSERT_EQ(run_testbed({"up", std::string(TESTBED_PROFILES_DIR) + "/tiny/pair.yaml"}).status, 0);
+  ASSERT_EQ(run_testbed({"up", TESTBED_PROFILES_DIR + "/tiny/pair.yaml"}).status, 0);
   const pid_t train = spawn_testbed({"train", "tbt-pair", "--strategy", "ps", "--iterations",
                                      "1000", "--scale", "0.01", "--oracle"});
   guard.own(train);

@@ -11,12 +11,13 @@
 #include "controller/lab/teardown.h"
 #include "controller/options/workload_settings.h"
 #include "cross_host_links.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 Plan internet2() {
-  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), false);
 }
 
 TEST(StepJson, EveryStepOfASliceSurvivesTheTrip) {

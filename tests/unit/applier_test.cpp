@@ -5,12 +5,13 @@
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
 #include "netns/fake_kernel.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 Plan internet2_plan() {
-  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), false);
 }
 
 TEST(Applier, BuildsEverythingInAnOrderTheKernelAccepts) {
@@ -123,7 +124,7 @@ TEST(Applier, NetemDelaysOnAnIfbDeviceOfTheReceiverAndReappliesAsNothing) {
   // Where the kernel has netem: the sender's HTB keeps its FIFO queue (as with the delay
   // line) and each delayed direction arrives through an IFB device with netem.
   FakeKernel kernel;
-  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), true);
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), true);
   Applier(kernel).apply(plan);
   const auto& seattle = kernel.namespaces().at("tb-internet2-seattle");
   int redirected = 0;
@@ -146,7 +147,7 @@ TEST(Applier, NetemFailureHalfWayLeavesNothing) {
   FakeKernel kernel;
   kernel.fail_on("set_ingress_netem", 11);
   EXPECT_THROW(Applier(kernel).apply(
-                   make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), true)),
+                   make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), true)),
                ApplyError);
   EXPECT_TRUE(kernel.namespaces().empty());
 }

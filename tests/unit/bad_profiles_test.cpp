@@ -7,6 +7,7 @@
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
 #include "controller/training/strategies.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -74,7 +75,7 @@ class BadProfile : public testing::TestWithParam<BadCase> {};
 
 TEST_P(BadProfile, ReportsEveryErrorWithPosition) {
   const BadCase& c = GetParam();
-  const std::string path = std::string(TESTBED_TEST_DATA) + "/bad/" + c.file;
+  const std::string path = TESTBED_TEST_DATA + "/bad/" + c.file;
   try {
     parse_profile_file(path);
     FAIL() << c.file << " was accepted";

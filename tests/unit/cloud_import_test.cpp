@@ -11,6 +11,7 @@
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
 #include "controller/topology/topology_parser.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -139,14 +140,14 @@ TEST(CloudImport, AMalformedRowIsNamedByFileLineAndField) {
 
 // The bundled tables read whole, and the shipped profiles made from them validate.
 TEST(CloudImport, TheBundledTablesAndProfilesRead) {
-  const std::string dir = std::string(TESTBED_PROFILES_DIR) + "/data/cloud-regions";
+  const std::string dir = TESTBED_PROFILES_DIR + "/data/cloud-regions";
   std::ifstream t(dir + "/throughput.csv"), l(dir + "/latency.csv");
   const CloudData d = read_cloud_data(t, "throughput.csv", l, "latency.csv");
   // 7,053 rows, as its README counts them: 80 directions twice, their figure the mean.
   EXPECT_EQ(d.received_bps.size(), 7053u - 80u);
   EXPECT_EQ(d.rtt.size(), 2667u);
   for (const char* p : {"/cloud-3.yaml", "/aws-8.yaml", "/gaia-11-measured.yaml"}) {
-    std::ifstream f(std::string(TESTBED_PROFILES_DIR) + p);
+    std::ifstream f(TESTBED_PROFILES_DIR + p);
     std::stringstream text;
     text << f.rdbuf();
     EXPECT_NO_THROW(parse_profile_text(text.str(), p)) << p;

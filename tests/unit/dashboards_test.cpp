@@ -15,6 +15,7 @@
 #include "controller/observe/health_metrics.h"
 #include "controller/observe/link_metrics.h"
 #include "controller/observe/train_metrics.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {

@@ -13,6 +13,7 @@
 #include "controller/options/workload_settings.h"
 #include "controller/training/gaia/gaia_plan.h"
 #include "read_text.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -30,7 +31,7 @@ std::vector<PathDirection> directions_of(const Topology& t) {
 }
 
 struct Eleven {
-  Topology t = parse_profile_text(read_text(std::string(TESTBED_PROFILES_DIR) + "/gaia-11.yaml"),
+  Topology t = parse_profile_text(read_text(TESTBED_PROFILES_DIR + "/gaia-11.yaml"),
                                   "profiles/gaia-11.yaml");
   std::vector<std::string> names;
   std::vector<int> dcs;

@@ -11,12 +11,13 @@
 #include "controller/topology/import/graph_file.h"
 #include "controller/topology/import/zoo_graph.h"
 #include "controller/topology/topology_parser.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 std::string zoo(const std::string& file) {
-  return std::string(TESTBED_TEST_DATA) + "/zoo/" + file;
+  return TESTBED_TEST_DATA + "/zoo/" + file;
 }
 
 GraphNode at(const std::string& label, double lat, double lon) {

@@ -13,12 +13,13 @@
 #include "controller/topology/diagnostics.h"
 #include "cross_host_links.h"
 #include "netns/fake_kernel.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 Plan plan_of(const std::string& profile) {
-  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/" + profile), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/" + profile), false);
 }
 
 // Each node on a host of its own: how Kubernetes with meshnet runs a lab (a pod per node).
@@ -271,8 +272,9 @@ std::string first_error(const std::string& text) {
 }
 
 TEST(HostPlacementFile, ErrorsNameFileLineAndField) {
-  EXPECT_EQ(first_error("hosts:\n  east: [n1, n2, n9]\n  west: [n3, n4]\n"),
-            "p.yaml:2:18: hosts.east: no node 'n9' in " TESTBED_PROFILES_DIR "/tiny/line4.yaml");
+  EXPECT_EQ(
+      first_error("hosts:\n  east: [n1, n2, n9]\n  west: [n3, n4]\n"),
+      "p.yaml:2:18: hosts.east: no node 'n9' in " + TESTBED_PROFILES_DIR + "/tiny/line4.yaml");
   EXPECT_EQ(first_error("hosts:\n  east: [n1, n2]\n  west: [n2, n3, n4]\n"),
             "p.yaml:3:10: hosts.west: node 'n2' is already on host east");
   EXPECT_EQ(first_error("hosts:\n  east: [n1, n2]\n  west: [n3]\n"),

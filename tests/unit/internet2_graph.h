@@ -3,11 +3,12 @@
 
 #include "agent/protocols/tree/sync_policy.h"
 #include "controller/options/workload_settings.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 
 inline ThroughputGraph internet2_graph() {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml");
   ThroughputGraph g;
   g.nodes = static_cast<int>(t.nodes.size());
   g.mbit.assign(t.nodes.size(), std::vector<double>(t.nodes.size(), 0));

@@ -16,22 +16,23 @@
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
 #include "read_text.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 Plan plan_of(const std::string& profile) {
   // Parsed from text under a relative name, so the golden does not depend on the checkout.
-  return make_plan(parse_profile_text(read_text(std::string(TESTBED_PROFILES_DIR) + "/" + profile),
-                                      "profiles/" + profile),
-                   false);
+  return make_plan(
+      parse_profile_text(read_text(TESTBED_PROFILES_DIR + "/" + profile), "profiles/" + profile),
+      false);
 }
 
 class K8sGolden : public testing::TestWithParam<std::string> {};
 
 K8sExportOptions with_profile(const std::string& profile) {
   K8sExportOptions o;
-  o.profile_text = read_text(std::string(TESTBED_PROFILES_DIR) + "/" + profile);
+  o.profile_text = read_text(TESTBED_PROFILES_DIR + "/" + profile);
   return o;
 }
 
@@ -40,8 +41,7 @@ TEST_P(K8sGolden, ManifestsMatch) {
   const auto manifests = k8s_manifests(plan_of(profile), with_profile(profile));
   ASSERT_EQ(manifests.size(), 3u);
   for (const auto& m : manifests) {
-    const std::string golden =
-        std::string(TESTBED_GOLDEN_DIR) + "/k8s/" + GetParam() + "-" + m.file;
+    const std::string golden = TESTBED_GOLDEN_DIR + "/k8s/" + GetParam() + "-" + m.file;
     if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << m.text;
     EXPECT_EQ(m.text, read_text(golden)) << "differs from " << golden;
   }
@@ -62,7 +62,7 @@ TEST(K8sExport, EachPodMeetsItsTopologyAndBringsUpItsOwnSlice) {
   ASSERT_EQ(pods.size(), plan.nodes.size() + 1);
   ASSERT_EQ(pods[0]["kind"].as<std::string>(), "ConfigMap");
   EXPECT_EQ(pods[0]["data"]["profile.yaml"].as<std::string>(),
-            read_text(std::string(TESTBED_PROFILES_DIR) + "/internet2.yaml"));
+            read_text(TESTBED_PROFILES_DIR + "/internet2.yaml"));
   const HostPlacement placement = parse_host_placement_text(
       pods[0]["data"]["placement.yaml"].as<std::string>(), "placement.yaml", plan);
   for (size_t i = 1; i < pods.size(); ++i) {

@@ -15,6 +15,7 @@
 #include "controller/observe/train_metrics.h"
 #include "controller/options/workload_settings.h"
 #include "controller/scenario/scenario.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -246,7 +247,7 @@ TEST(LaunchReport, AFailureNamesTheNodeItsStatusAndItsLastWords) {
 }
 
 TEST(NodeHosts, EveryNodeNameResolvesToItsAddress) {
-  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), false);
   const std::string text = node_hosts_text(plan);
   EXPECT_NE(text.find("127.0.0.1\tlocalhost\n"), std::string::npos);
   for (const auto& n : plan.nodes) {

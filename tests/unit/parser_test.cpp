@@ -5,12 +5,13 @@
 #include "controller/topology/schedule.h"
 
 #include <set>
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 TEST(Parser, Internet2Profile) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml");
   EXPECT_EQ(t.lab, "internet2");
   ASSERT_EQ(t.nodes.size(), 9u);
   ASSERT_EQ(t.links.size(), 13u);
@@ -30,7 +31,7 @@ TEST(Parser, Internet2Profile) {
 }
 
 TEST(Parser, Internet2DynamicDrawsEachDirectionIndependently) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2-dynamic.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/internet2-dynamic.yaml");
   ASSERT_EQ(t.links.size(), 13u);
   std::set<std::vector<uint64_t>> sequences;  // each direction's rates over an hour
   for (size_t l = 0; l < t.links.size(); ++l) {
@@ -54,7 +55,7 @@ TEST(Parser, Internet2DynamicDrawsEachDirectionIndependently) {
 }
 
 TEST(Parser, B4Profile) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/b4.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/b4.yaml");
   EXPECT_EQ(t.nodes.size(), 12u);
   EXPECT_EQ(t.links.size(), 19u);
   for (const Link& l : t.links) {

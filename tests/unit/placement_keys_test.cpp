@@ -9,6 +9,7 @@
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 const std::string kTwo = "hosts:\n  east: [n1, n2]\n  west: [n3, n4]\n";
 
 Plan line4() {
-  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/tiny/line4.yaml"), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/tiny/line4.yaml"), false);
 }
 
 std::string first_error(const std::string& text) {

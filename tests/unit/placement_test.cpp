@@ -10,6 +10,7 @@
 #include "controller/placement/placement_lp.h"
 #include "controller/placement/rounding.h"
 #include "controller/placement/topology_graph.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed::placement {
 namespace {
@@ -29,7 +30,7 @@ PlacementLink link(int a, int b, double mbit) {
 }
 
 PlacementGraph profile(const std::string& name) {
-  return graph_of(parse_profile_file(std::string(TESTBED_PROFILES_DIR) + "/" + name));
+  return graph_of(parse_profile_file(TESTBED_PROFILES_DIR + "/" + name));
 }
 
 int node(const PlacementGraph& g, const std::string& name) {

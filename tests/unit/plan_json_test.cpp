@@ -11,6 +11,7 @@
 #include "controller/lab/plan.h"
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -68,8 +69,7 @@ TEST(PlanJson, EveryPlanReadsBackAsItWasWritten) {
   std::vector<Plan> plans = {everything(false), everything(true)};
   for (const char* profile : {"internet2.yaml", "tiny/triangle.yaml", "drps-cluster.yaml",
                               "internet2-dynamic-flows.yaml"}) {
-    plans.push_back(
-        make_plan(parse_profile_file(std::string(TESTBED_PROFILES_DIR) + "/" + profile), false));
+    plans.push_back(make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/" + profile), false));
   }
   for (const Plan& plan : plans) {
     const nlohmann::json written = plan_to_json(plan);

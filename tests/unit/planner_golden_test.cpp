@@ -9,6 +9,7 @@
 #include "controller/options/workload_settings.h"
 #include "direction_params.h"
 #include "read_text.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -20,12 +21,11 @@ TEST_P(Golden, PlanMatches) {
   const std::string profile = "profiles/tiny/" + name + ".yaml";
   // Parsed from text under a relative name, so the golden does not depend on the checkout.
   const Plan plan = make_plan(
-      parse_profile_text(read_text(std::string(TESTBED_PROFILES_DIR) + "/tiny/" + name + ".yaml"),
-                         profile),
+      parse_profile_text(read_text(TESTBED_PROFILES_DIR + "/tiny/" + name + ".yaml"), profile),
       /*kernel_has_netem=*/false);
   // With every route listed, so that a change of the routes shows in the diff.
   const std::string actual = plan_to_json(plan, /*with_routes=*/true).dump(2) + "\n";
-  const std::string golden = std::string(TESTBED_GOLDEN_DIR) + "/" + name + ".json";
+  const std::string golden = TESTBED_GOLDEN_DIR + "/" + name + ".json";
   if (std::getenv("TESTBED_UPDATE_GOLDEN")) std::ofstream(golden) << actual;
   EXPECT_EQ(actual, read_text(golden)) << "plan of " << profile << " differs from " << golden;
 }
@@ -33,7 +33,7 @@ TEST_P(Golden, PlanMatches) {
 INSTANTIATE_TEST_SUITE_P(Tiny, Golden, testing::Values("pair", "line4", "triangle"));
 
 TEST(Planner, NamesStartWithTbAndFitTheKernel) {
-  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml"), false);
+  const Plan plan = make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml"), false);
   for (const auto& n : plan.nodes) EXPECT_EQ(n.ns.rfind("tb", 0), 0u) << n.ns;
   for (const auto& l : plan.links) {
     for (const auto& dev : {l.if_a, l.if_b}) {

@@ -10,12 +10,13 @@
 #include "controller/lab/delay_line_groups.h"
 #include "controller/lab/planner.h"
 #include "controller/options/workload_settings.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
 
 Plan plan_of(const std::string& profile) {
-  return make_plan(parse_profile_file(std::string(TESTBED_PROFILES_DIR) + "/" + profile), false);
+  return make_plan(parse_profile_file(TESTBED_PROFILES_DIR + "/" + profile), false);
 }
 
 TEST(RouteBook, TheTriangleRoutesByDelayAroundItsSlowLink) {

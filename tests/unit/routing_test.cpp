@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "controller/options/workload_settings.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -14,14 +15,14 @@ std::vector<std::string> names(const Topology& t, const std::vector<size_t>& pat
 }
 
 TEST(Routing, HopCountTakesTheDirectLink) {
-  Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/tiny/triangle.yaml");
+  Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/tiny/triangle.yaml");
   t.metric = RouteMetric::kHops;
   const RoutingTable table = compute_routes(t);
   EXPECT_EQ(names(t, route_path(table, 0, 2)), (std::vector<std::string>{"a", "c"}));
 }
 
 TEST(Routing, DelayDetoursAroundTheSlowLink) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/tiny/triangle.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/tiny/triangle.yaml");
   const RoutingTable table = compute_routes(t);
   EXPECT_EQ(names(t, route_path(table, 0, 2)), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(table[0][2].hops, 2);
@@ -30,7 +31,7 @@ TEST(Routing, DelayDetoursAroundTheSlowLink) {
 }
 
 TEST(Routing, Internet2EveryPairReachableAlongConsistentShortestPaths) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml");
   const RoutingTable table = compute_routes(t);
   // Hop distances by breadth-first search, computed independently of compute_routes.
   const size_t n = t.nodes.size();

@@ -9,6 +9,7 @@
 
 #include "controller/options/workload_settings.h"
 #include "controller/scenario/junit.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -50,7 +51,7 @@ TEST(Scenario, ParsesEverySection) {
 
 TEST(Scenario, ReportsEveryErrorWithItsPosition) {
   try {
-    parse_scenario_file(TESTBED_TEST_DATA "/scenarios/bad.yaml");
+    parse_scenario_file(TESTBED_TEST_DATA + "/scenarios/bad.yaml");
     FAIL() << "accepted a bad scenario";
   } catch (const ValidationError& e) {
     std::vector<std::string> got;
@@ -489,7 +490,7 @@ TEST(Junit, CountsFailuresAndEscapes) {
 TEST(Scenario, EveryBundledScenarioAndItsTopologyParse) {
   namespace fs = std::filesystem;
   size_t scenarios = 0;
-  for (const auto& e : fs::recursive_directory_iterator(TESTBED_PROFILES_DIR "/scenarios")) {
+  for (const auto& e : fs::recursive_directory_iterator(TESTBED_PROFILES_DIR + "/scenarios")) {
     if (e.path().extension() != ".yaml") continue;
     SCOPED_TRACE(e.path().string());
     Scenario s;

@@ -6,6 +6,7 @@
 
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "tests/support/source_paths.h"
 #include "validation_errors.h"
 
 namespace testbed {

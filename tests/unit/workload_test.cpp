@@ -8,6 +8,7 @@
 
 #include "agent/jobs/local_workers.h"
 #include "controller/topology/topology_parser.h"
+#include "tests/support/source_paths.h"
 
 namespace testbed {
 namespace {
@@ -105,7 +106,7 @@ TEST(WorkloadSettings, CheckEachKey) {
 }
 
 TEST(WorkloadSettings, TheProfileCarriesThemIntoTheModel) {
-  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR "/internet2.yaml");
+  const Topology t = parse_profile_file(TESTBED_PROFILES_DIR + "/internet2.yaml");
   EXPECT_EQ(t.workload.at("strategy"), "netstorm");
   EXPECT_EQ(t.workload.at("model"), "resnet50");
   EXPECT_EQ(t.workload.count("chunk"), 0u);  // left to the default
