@@ -37,9 +37,11 @@ class WaitSet {
 
   explicit WaitSet(const StopSignals* stop = nullptr) : stop_(stop) {}
 
-  // Watches `pid` until it ends. A process that has already ended (its pidfd cannot be
-  // opened) is reported by the next wait at once. The caller has made sure `pid` is the
-  // process it means (a child not yet reaped, or a recorded start time).
+  // Watches `pid` until it ends, and keeps reporting it ended at every wait until it is
+  // forgotten (forget_end, once reaped): an end is a state, not an event. A process that
+  // has already ended (its pidfd cannot be opened) is reported the same way, at once. The
+  // caller has made sure `pid` is the process it means (a child not yet reaped, or a
+  // recorded start time).
   void watch_end(pid_t pid);
   void forget_end(pid_t pid);
   void watch_readable(int fd);

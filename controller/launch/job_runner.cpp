@@ -84,6 +84,16 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
   const auto start = Clock::now();
   const std::vector<std::string> base_env = current_environment();
 
+  // The ranks' output and their ends in one wait (netns/wait_set.h), for the whole run: a
+  // rank's pidfd and pipes are watched from its start until it is reaped and they are closed.
+  WaitSet waits;
+  const auto close_stream = [&](Stream& stream) {
+    if (stream.fd < 0) return;
+    waits.forget_readable(stream.fd);  // before its number can be another descriptor's
+    close(stream.fd);
+    stream.fd = -1;
+  };
+
   const auto stop_all = [&](int sig) {
     for (auto& r : ranks)
       if (r.running) signal_job_group(r.outcome.pid, sig);
@@ -133,6 +143,9 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     if (options_.oom_kills) r.oom_kills_at_start = options_.oom_kills(r.plan->ns);
     r.outcome.pid = launch(spec);
     r.running = true;
+    waits.watch_end(r.outcome.pid);  // our child, not reaped: still the rank
+    waits.watch_readable(r.out.fd);
+    waits.watch_readable(r.err.fd);
     // Killed here, the rank is unrecorded: PR_SET_PDEATHSIG ends it with this process.
     crash_point("launch:rank started, not recorded");
     on_start_(*r.plan, r.outcome.pid);
@@ -203,8 +216,7 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       if (!out_open) {
         r.out.lines.flush([&](std::string_view line) { echo(r, line); });
         r.out.log.flush();
-        close(r.out.fd);
-        r.out.fd = -1;
+        close_stream(r.out);
       }
     }
     if (r.err.fd >= 0) {
@@ -222,22 +234,14 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       if (!open) {
         r.err.lines.flush(keep);
         r.err.log.flush();
-        close(r.err.fd);
-        r.err.fd = -1;
+        close_stream(r.err);
       }
     }
   };
 
   for (;;) {
-    // The ranks' output and their ends in one wait (netns/wait_set.h): a rank that ends
-    // wakes the loop at once; kPollMs bounds the wait for the metrics files, `interrupt`
-    // and the time limit.
-    WaitSet waits;
-    for (const auto& r : ranks) {
-      for (int fd : {r.out.fd, r.err.fd})
-        if (fd >= 0) waits.watch_readable(fd);
-      if (r.running) waits.watch_end(r.outcome.pid);  // our child, not reaped: still the rank
-    }
+    // A rank that ends or writes wakes the loop at once; kPollMs bounds the wait for the
+    // metrics files, `interrupt` and the time limit.
     waits.wait(std::chrono::milliseconds(kPollMs));
     for (size_t i = 0; i < ranks.size(); ++i) read_streams(i);
 
@@ -252,6 +256,7 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
         continue;
       signal_job_group(r.outcome.pid, SIGKILL);
       r.running = false;
+      waits.forget_end(r.outcome.pid);
       r.outcome.status = reap(r.outcome.pid);
       r.outcome.ended_s = since(start);
       r.outcome.stopped = stopping;
@@ -287,8 +292,7 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       read_streams(i);  // what the crashed run left in its pipes, before new ones
       for (Stream* stream : {&r.out, &r.err}) {
         stream->lines.flush([&](std::string_view line) { echo(r, line); });
-        if (stream->fd >= 0) close(stream->fd);
-        stream->fd = -1;
+        close_stream(*stream);
         stream->log.close();
       }
       echo(r, "restarted");
