@@ -3,6 +3,7 @@
 #include "agent/contracts/gaia_events.h"
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric_report.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
 #include "agent/contracts/ps_node_report.h"
@@ -44,17 +45,20 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
   }
   // The replies every system shares (hello, ready, error, the van's counters in a final
   // report), NetStorm's and the workers' progress, MLfabric's scheduling events and Gaia's
-  // mirror cuts, a parameter-server node's final report and a ring's model are read whole
-  // by their contracts.
+  // mirror cuts, a parameter-server node's final report (MLfabric's sections with it) and a
+  // ring's model are read whole by their contracts.
   try {
     check_node_reply(j);
     check_tree_reply(j, nodes, max_clock);
     check_worker_event(j, max_clock);
     check_mlfabric_event(j, nodes, max_clock);
     check_gaia_event(j, nodes);
-    if (*event == kStatsEvent) van_counters_from(FieldReader(j, kStatsEvent), nodes);
-    if (is_ps_node_report(j)) ps_node_report_from(j);
-    if (*event == kStatsEvent) ring_model_from(j);
+    if (*event == kStatsEvent) {
+      van_counters_from(FieldReader(j, kStatsEvent), nodes);
+      if (is_ps_node_report(j)) ps_node_report_from(j);
+      mlfabric_report_from(j);  // none in another system's report: nothing to read there
+      ring_model_from(j);
+    }
   } catch (const ContractError&) {
     return std::nullopt;
   }

@@ -126,10 +126,9 @@ void MlfabricPolicy::promote_from_checkpoint(const std::string& path) {
   ordered_.skip_to(failover_.first_seq);
   core_.shard()->count_lost(failover_.first_seq);  // the shard counts from 0: versions go on
   failover_.skipped_places = failover_.first_seq - applied;
-  checkpoint_loaded_ = {
-      {"found", static_cast<bool>(in)},
-      {"applied", applied},
-      {"load_s", std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()}};
+  checkpoint_loaded_ = CheckpointLoaded{
+      static_cast<bool>(in), applied,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count()};
 }
 
 // A message of the dead order: a place below the new order's first, or a copy meant for
@@ -141,17 +140,16 @@ bool MlfabricPolicy::stale_after_failover(const WireHeader& h) {
   return true;
 }
 
-nlohmann::json MlfabricPolicy::failover_stats() const {
-  nlohmann::json f = {{"dead_server", failover_.dead_server},
-                      {"first_seq", failover_.first_seq},
-                      {"stale_messages_dropped", failover_.stale_messages},
-                      {"updates_announced_again", failover_.reannounced},
-                      {"pulls_asked_again", failover_.repulled}};
-  if (self_ == core_.servers().front()) {
-    f["promoted"] = {{"places_lost", failover_.skipped_places},
-                     {"early_places_discarded", failover_.discarded_waiting}};
-    if (!checkpoint_loaded_.is_null()) f["promoted"]["checkpoint"] = checkpoint_loaded_;
-  }
+MlfabricFailoverSection MlfabricPolicy::failover_stats() const {
+  MlfabricFailoverSection f;
+  f.dead_server = static_cast<uint64_t>(failover_.dead_server);
+  f.first_seq = failover_.first_seq;
+  f.stale_messages_dropped = failover_.stale_messages;
+  f.updates_announced_again = failover_.reannounced;
+  f.pulls_asked_again = failover_.repulled;
+  if (self_ == core_.servers().front())
+    f.promoted = MlfabricFailoverSection::Promoted{failover_.skipped_places,
+                                                   failover_.discarded_waiting, checkpoint_loaded_};
   return f;
 }
 

@@ -124,31 +124,29 @@ std::chrono::milliseconds MlfabricPolicy::timeout() const {
   return t;
 }
 
+// The sections' shape is the contract's (agent/contracts/mlfabric_report.h).
 void MlfabricPolicy::stats(nlohmann::json& node, nlohmann::json* shard) const {
-  if (scheduled_ && worker_) {
-    node["scheduled"] = {
-        {"pushed", pushes_sent_}, {"dropped", dropped_}, {"replicated", replicated_}};
-    node["aggregator"] = {
-        {"sums", sums_->sums()}, {"updates", sums_->updates()}, {"waiting", sums_->waiting()}};
-    node["distributor"] = {{"forwarded", forwarded_}, {"kept", kept_}};
-  }
-  if (failover_.dead_server >= 0) node["failover"] = failover_stats();
+  std::optional<MlfabricWorkerSections> worker;
+  if (scheduled_ && worker_)
+    worker = MlfabricWorkerSections{{pushes_sent_, dropped_, replicated_},
+                                    {sums_->sums(), sums_->updates(), sums_->waiting()},
+                                    {forwarded_, kept_}};
+  std::optional<MlfabricFailoverSection> failover;
+  if (failover_.dead_server >= 0) failover = failover_stats();
+  write_mlfabric_node_sections(node, worker, failover);
   if (!shard) return;
-  nlohmann::json& s = *shard;
+  MlfabricShardSections s;
   if (scheduled_) {
-    s["ordered"] = {{"applied", ordered_.applied()},
-                    {"arrived_early", ordered_.early()},
-                    {"waiting", ordered_.waiting()},
-                    {"messages", ordered_messages_},
-                    {"bytes", ordered_bytes_}};
-    s["models_sent"] = {{"to_workers", answered_directly_}, {"to_distributors", to_distributors_}};
+    s.ordered = {ordered_.applied(), ordered_.early(), ordered_.waiting(), ordered_messages_,
+                 ordered_bytes_};
+    s.models_sent = {answered_directly_, to_distributors_};
   }
-  if (replica_ >= 0) s["apply_log"] = apply_log_;
+  if (replica_ >= 0) s.apply_log = apply_log_;
   if (checkpoint_cost_.writes > 0)
-    s["checkpoint"] = {{"every", checkpoint_.every},      {"writes", checkpoint_cost_.writes},
-                       {"bytes", checkpoint_cost_.bytes}, {"seconds", checkpoint_cost_.seconds},
-                       {"max_s", checkpoint_cost_.max_s}, {"last_applied", checkpointed_}};
-  if (scheduled_ && !clock_applied_ns_.empty()) s["clock_applied_ns"] = clock_applied_ns_;
+    s.checkpoint = {checkpoint_.every,        checkpoint_cost_.writes, checkpoint_cost_.bytes,
+                    checkpoint_cost_.seconds, checkpoint_cost_.max_s,  checkpointed_};
+  if (scheduled_) s.clock_applied_ns = clock_applied_ns_;
+  write_mlfabric_shard_sections(*shard, s);
 }
 
 }  // namespace testbed

@@ -54,6 +54,7 @@
 #include <utility>
 #include <vector>
 
+#include "agent/contracts/mlfabric_report.h"
 #include "agent/protocols/mlfabric/ordered_pushes.h"
 #include "agent/protocols/mlfabric/update_sums.h"
 #include "agent/protocols/ps/ps_policy.h"
@@ -89,7 +90,7 @@ class MlfabricPolicy : public PsPolicy {
   bool stale_after_failover(const WireHeader& h);         // counts it when it is
   void promote_from_checkpoint(const std::string& path);  // as the standby (Sec. 7.3)
   void write_checkpoint();                                // as the server, every `every` updates
-  nlohmann::json failover_stats() const;
+  MlfabricFailoverSection failover_stats() const;
   // Distribution (distribution.cpp).
   struct DistributionGroupOrder {
     int via = -1;  // the distributor's node; -1: the server answers itself
@@ -155,7 +156,7 @@ class MlfabricPolicy : public PsPolicy {
     uint64_t writes = 0, bytes = 0;
     double seconds = 0, max_s = 0;
   } checkpoint_cost_;
-  nlohmann::json checkpoint_loaded_;  // as the promoted standby: what it loaded
+  std::optional<CheckpointLoaded> checkpoint_loaded_;  // as the promoted standby: what it loaded
   // MLfabric-S's distribution. The server holds a planned clock's answers until its plan
   // has come: the controller sends it before the clock's last update, but the agent may
   // read that update first.

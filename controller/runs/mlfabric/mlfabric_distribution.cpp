@@ -129,14 +129,14 @@ void MlfabricRun::send_distribution(const DistributionPlan& plan, const std::vec
 nlohmann::json MlfabricRun::distribution_summary() const {
   if (distributors_ == 0) return {{"on", false}};
   uint64_t to_workers = 0, to_distributors = 0, forwarded = 0, kept = 0;
-  for (const auto& st : run_.node_stats()) {
-    if (st.contains("server") && st["server"].contains("models_sent")) {
-      to_workers = st["server"]["models_sent"]["to_workers"];
-      to_distributors = st["server"]["models_sent"]["to_distributors"];
+  for (const MlfabricReport& r : reports()) {
+    if (r.role == "server" && r.shard->models_sent) {
+      to_workers = r.shard->models_sent->to_workers;
+      to_distributors = r.shard->models_sent->to_distributors;
     }
-    if (st.contains("distributor")) {
-      forwarded += st["distributor"]["forwarded"].get<uint64_t>();
-      kept += st["distributor"]["kept"].get<uint64_t>();
+    if (r.worker) {
+      forwarded += r.worker->distributor.forwarded;
+      kept += r.worker->distributor.kept;
     }
   }
   const auto plans = static_cast<double>(std::max<uint64_t>(1, distribution_.plans));

@@ -88,15 +88,15 @@ nlohmann::json MlfabricRun::failover_summary() const {
           f["first_arrival_s"].get<double>() - f["crash_s"].get<double>();
   }
   uint64_t stale = 0, reannounced = 0, repulled = 0;
-  for (const auto& st : run_.node_stats()) {
-    if (!st.contains("failover")) continue;
-    const auto& x = st["failover"];
-    stale += x.value("stale_messages_dropped", uint64_t{0});
-    reannounced += x.value("updates_announced_again", uint64_t{0});
-    repulled += x.value("pulls_asked_again", uint64_t{0});
-    if (!x.contains("promoted")) continue;
-    f["places_skipped"] = x["promoted"]["places_lost"];
-    if (x["promoted"].contains("checkpoint")) f["checkpoint_loaded"] = x["promoted"]["checkpoint"];
+  for (const MlfabricReport& r : reports()) {
+    if (!r.failover) continue;
+    const MlfabricFailoverSection& x = *r.failover;
+    stale += x.stale_messages_dropped;
+    reannounced += x.updates_announced_again;
+    repulled += x.pulls_asked_again;
+    if (!x.promoted) continue;
+    f["places_skipped"] = x.promoted->places_lost;
+    if (x.promoted->checkpoint) f["checkpoint_loaded"] = *x.promoted->checkpoint;
   }
   // The places the promoted replica skipped, less those whose update was never sent (its
   // worker still held it, and announced it again to the new order): what the server had

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "agent/contracts/ps_node_report.h"
 #include "controller/options/usage_error.h"
 #include "controller/runs/mlfabric/mlfabric_run.h"
 #include "controller/training/mlfabric/divergence.h"
@@ -28,38 +29,49 @@ int replica_node(const std::string& replica, const std::vector<std::string>& nam
 }
 
 nlohmann::json MlfabricRun::replication_summary(uint64_t div_max) const {
-  const nlohmann::json *server = nullptr, *replica = nullptr;
+  // Each copy's MLfabric sections, and its values from the core's report.
+  struct Copy {
+    MlfabricShardSections sections;
+    std::optional<std::vector<float>> values;
+  };
+  std::optional<Copy> server, replica;
   uint64_t replicated = 0;
-  for (const auto& st : run_.node_stats()) {
-    if (st.contains("replica")) replica = &st["replica"];
-    if (st.contains("server") && st["server"].contains("ordered")) server = &st["server"];
-    if (st.contains("scheduled")) replicated += st["scheduled"].value("replicated", uint64_t{0});
+  const std::vector<MlfabricReport> reports = this->reports();
+  for (size_t n = 0; n < reports.size(); ++n) {
+    const MlfabricReport& r = reports[n];
+    if (r.worker) replicated += r.worker->scheduled.replicated;
+    if (!r.shard || !r.shard->ordered || !r.shard->apply_log) continue;
+    const nlohmann::json& st = run_.node_stats()[n];
+    const std::optional<PsNodeReport> core =
+        is_ps_node_report(st) ? std::optional(ps_node_report_from(st)) : std::nullopt;
+    Copy copy{*r.shard, core && core->shard ? core->shard->values : std::nullopt};
+    (r.role == "replica" ? replica : server) = std::move(copy);
   }
-  if (!server || !replica || !server->contains("apply_log") || !replica->contains("apply_log"))
+  if (!server || !replica)
     return {{"error", "the server or the replica reported no record of what it applied"}};
-  const auto log = [](const nlohmann::json& j) {
+  const auto log = [](const MlfabricShardSections& s) {
     std::vector<ApplyRecord> out;
-    for (const auto& r : j.at("apply_log")) out.push_back({r[0], r[1]});
+    for (const auto& [applied, ns] : *s.apply_log) out.push_back({applied, ns});
     return out;
   };
-  const DivergenceReport d =
-      measure_divergence(log(*server), log(*replica), scheduler_->norms(), div_max);
+  const DivergenceReport d = measure_divergence(log(server->sections), log(replica->sections),
+                                                scheduler_->norms(), div_max);
   nlohmann::json out = {{"div_max", div_max},
                         {"max_lead", d.max_lead},
                         {"server_applies_checked", d.checks},
                         {"over_bound", d.over_bound},
                         {"within_bound", d.over_bound == 0},
                         {"max_norm_bound", d.max_norm_bound},
-                        {"server_applied", (*server)["ordered"]["applied"]},
-                        {"replica_applied", (*replica)["ordered"]["applied"]},
-                        {"replica_received_messages", (*replica)["ordered"]["messages"]},
-                        {"replica_received_bytes", (*replica)["ordered"]["bytes"]},
+                        {"server_applied", server->sections.ordered->applied},
+                        {"replica_applied", replica->sections.ordered->applied},
+                        {"replica_received_messages", replica->sections.ordered->messages},
+                        {"replica_received_bytes", replica->sections.ordered->bytes},
                         {"workers_replicated", replicated}};
   // With every place applied on both, the models differ at most by the order of float
   // additions inside the aggregators' sums (none without aggregators).
-  if (server->contains("values") && replica->contains("values")) {
-    const auto a = (*server)["values"].get<std::vector<float>>();
-    const auto b = (*replica)["values"].get<std::vector<float>>();
+  if (server->values && replica->values) {
+    const std::vector<float>& a = *server->values;
+    const std::vector<float>& b = *replica->values;
     double diff = 0, norm = 0;
     for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
       diff += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);

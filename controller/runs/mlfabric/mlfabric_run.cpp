@@ -8,6 +8,7 @@
 #include <optional>
 #include <thread>
 
+#include "agent/contracts/node_replies.h"
 #include "agent/jobs/job.h"
 #include "controller/options/usage_error.h"
 #include "controller/runs/mlfabric/mlfabric_run.h"
@@ -210,7 +211,12 @@ void MlfabricRun::settle(const std::function<double()>& now_s) {
       while ((e = run_.agents().next_event(std::chrono::milliseconds(1000))) &&
              e->second["event"] != "stats") {
       }
-      settled = e && e->second[role]["ordered"]["applied"] == scheduler_->ordered();
+      // Checked whole as it arrived (decode_agent_reply): read through its contract.
+      if (e) {
+        const MlfabricReport r = mlfabric_report_from(e->second);
+        settled = r.role == role && r.shard->ordered &&
+                  r.shard->ordered->applied == scheduler_->ordered();
+      }
       if (!settled) std::this_thread::sleep_for(std::chrono::milliseconds(kSettlePollMs));
     }
     if (!settled)
@@ -219,30 +225,35 @@ void MlfabricRun::settle(const std::function<double()>& now_s) {
   }
 }
 
+std::vector<MlfabricReport> MlfabricRun::reports() const {
+  std::vector<MlfabricReport> out;
+  for (const nlohmann::json& st : run_.node_stats())
+    out.push_back(st.is_object() && st.value("event", "") == kStatsEvent ? mlfabric_report_from(st)
+                                                                         : MlfabricReport{});
+  return out;
+}
+
 // The scheduler's figures, and the servers' check of its order: every update ordered was
 // applied once, in order (ordered_pushes.h throws on one that arrives twice).
 void MlfabricRun::summary(nlohmann::json& s) const {
   nlohmann::json& m = s["mlfabric"];
   m = scheduler_->stats();
   uint64_t applied = 0, early = 0, pushed = 0, dropped = 0, sums = 0, summed = 0;
-  for (const auto& st : run_.node_stats()) {
-    if (st.contains("server") && st["server"].contains("checkpoint"))
-      m["checkpoint"] = st["server"]["checkpoint"];
-    if (st.contains("server") && st["server"].contains("ordered")) {
-      const auto& o = st["server"]["ordered"];
-      applied = o["applied"];
-      early = o["arrived_early"];
+  for (const MlfabricReport& r : reports()) {
+    if (r.role == "server" && r.shard->checkpoint) m["checkpoint"] = *r.shard->checkpoint;
+    if (r.role == "server" && r.shard->ordered) {
+      const auto& o = *r.shard->ordered;
+      applied = o.applied;
+      early = o.arrived_early;
       // What reached the server: the aggregators' sums and the updates sent directly.
-      m["aggregation"]["server_received_messages"] = o["messages"];
-      m["aggregation"]["server_received_bytes"] = o["bytes"];
+      m["aggregation"]["server_received_messages"] = o.messages;
+      m["aggregation"]["server_received_bytes"] = o.bytes;
     }
-    if (st.contains("aggregator")) {
-      sums += st["aggregator"]["sums"].get<uint64_t>();
-      summed += st["aggregator"]["updates"].get<uint64_t>();
-    }
-    if (st.contains("scheduled")) {
-      pushed += st["scheduled"]["pushed"].get<uint64_t>();
-      dropped += st["scheduled"]["dropped"].get<uint64_t>();
+    if (r.worker) {
+      sums += r.worker->aggregator.sums;
+      summed += r.worker->aggregator.updates;
+      pushed += r.worker->scheduled.pushed;
+      dropped += r.worker->scheduled.dropped;
     }
   }
   m["server_applied_in_order"] = applied;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric_report.h"
 #include "controller/runs/ps/ps_run_policy.h"
 #include "controller/training/mlfabric/distribution.h"
 #include "controller/training/mlfabric/update_scheduler.h"
@@ -65,6 +66,9 @@ class MlfabricRun : public PsRunPolicy {
   std::vector<int> draw_distributors(size_t among);
   nlohmann::json distribution_summary() const;
   int server() const { return run_.servers().front(); }
+  // MLfabric's sections of each node's final report, by node (empty for a node that sent
+  // none); each was checked whole as it arrived (decode_agent_reply).
+  std::vector<MlfabricReport> reports() const;
 
   PsRun& run_;
   const TrainOptions& o_;

@@ -3,7 +3,9 @@
 #include <iomanip>
 #include <sstream>
 
+#include "agent/contracts/mlfabric_report.h"
 #include "agent/contracts/model_report.h"
+#include "agent/contracts/node_replies.h"
 #include "agent/contracts/ps_node_report.h"
 #include "agent/contracts/training_setup.h"
 #include "controller/observe/peer_refusals.h"
@@ -89,10 +91,13 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   // the readings of --compute-as compare by it.
   s["clock_compute"] = communication_summary(clock_compute_s(stamps));
   s["clock_compute"].erase("per_clock_s");
-  // MLfabric-S: the updates' way to the server, and the model's way back, apart.
+  // MLfabric-S: the updates' way to the server, and the model's way back, apart (here, not
+  // in MlfabricRun::summary, because the workers' stamps are the session's).
   for (const auto& st : stats_) {
-    if (!st.contains("server") || !st["server"].contains("clock_applied_ns")) continue;
-    add_server_legs(server_legs(stamps, st["server"]["clock_applied_ns"]), s["communication"]);
+    if (!st.is_object() || st.value("event", "") != kStatsEvent) continue;
+    const MlfabricReport r = mlfabric_report_from(st);
+    if (r.role != "server" || r.shard->clock_applied_ns.empty()) continue;
+    add_server_legs(server_legs(stamps, r.shard->clock_applied_ns), s["communication"]);
   }
   for (const auto& [clock, times] : per_clock_s_) {
     double mean = 0;
