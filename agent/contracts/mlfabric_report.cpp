@@ -138,9 +138,13 @@ void write_mlfabric_shard_sections(nlohmann::json& shard, const MlfabricShardSec
   if (s.models_sent)
     shard["models_sent"] = {{"to_workers", s.models_sent->to_workers},
                             {"to_distributors", s.models_sent->to_distributors}};
-  if (s.apply_log) shard["apply_log"] = *s.apply_log;  // [applied, ns] pairs
+  if (s.apply_log) write_apply_log(shard, *s.apply_log);
   if (s.checkpoint) shard["checkpoint"] = *s.checkpoint;
   if (!s.clock_applied_ns.empty()) shard["clock_applied_ns"] = s.clock_applied_ns;
+}
+
+void write_apply_log(nlohmann::json& shard, const ApplyLog& log) {
+  shard["apply_log"] = log;  // [applied, ns] pairs
 }
 
 MlfabricReport mlfabric_report_from(const nlohmann::json& report) {

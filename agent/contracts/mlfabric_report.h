@@ -54,6 +54,10 @@ struct MlfabricFailoverSection {
   std::optional<Promoted> promoted;
 };
 
+// (places applied after the apply, when in monotonic ns), one record per apply: the
+// divergence check's input.
+using ApplyLog = std::vector<std::pair<uint64_t, int64_t>>;
+
 // A server's or replica's, inside its role's section.
 struct MlfabricShardSections {
   struct Ordered {  // the scheduler's order, applied (ordered_pushes.h)
@@ -69,8 +73,7 @@ struct MlfabricShardSections {
   };
   std::optional<Ordered> ordered;
   std::optional<ModelsSent> models_sent;
-  // (places applied after the apply, when in monotonic ns): the divergence check's input.
-  std::optional<std::vector<std::pair<uint64_t, int64_t>>> apply_log;
+  std::optional<ApplyLog> apply_log;
   std::optional<Checkpoint> checkpoint;
   std::vector<int64_t> clock_applied_ns;  // a synchronous server's: when each clock took effect
 };
@@ -90,6 +93,9 @@ void write_mlfabric_node_sections(nlohmann::json& report,
                                   const std::optional<MlfabricWorkerSections>& worker,
                                   const std::optional<MlfabricFailoverSection>& failover);
 void write_mlfabric_shard_sections(nlohmann::json& shard, const MlfabricShardSections& s);
+// The apply log alone, from the writer's own log: it grows by one record per apply, so the
+// policy writes it in place rather than copy it into the struct at every report.
+void write_apply_log(nlohmann::json& shard, const ApplyLog& log);
 // Reads MLfabric's sections of a final "stats" (all empty in another system's); throws
 // ContractError naming a field that is missing, of the wrong type or out of range.
 MlfabricReport mlfabric_report_from(const nlohmann::json& report);

@@ -82,4 +82,8 @@ void check_node_reply(const nlohmann::json& j) {
   if (*event == NodeError::kEvent) node_error_from_json(j);
 }
 
+bool is_final_report(const nlohmann::json& j) {
+  return j.is_object() && j.value("event", "") == kStatsEvent;
+}
+
 }  // namespace testbed

@@ -51,6 +51,10 @@ struct VanCounters {
 // sections beside them, each read by its system's session.
 constexpr const char* kStatsEvent = "stats";
 
+// Whether `j` is a final report. A node that died stands in as {"event": "stats", "died":
+// true}: a final report whose sections are all absent.
+bool is_final_report(const nlohmann::json& j);
+
 nlohmann::json to_json(const NodeHello& e);
 nlohmann::json to_json(const NodeReady& e);
 nlohmann::json to_json(const NodeError& e);

@@ -61,8 +61,7 @@ void write_ps_node_report(nlohmann::json& report, const PsNodeReport& r) {
 }
 
 bool is_ps_node_report(const nlohmann::json& report) {
-  return report.is_object() && report.value("event", "") == kStatsEvent &&
-         report.contains("relayed_bytes");
+  return is_final_report(report) && report.contains("relayed_bytes");
 }
 
 PsNodeReport ps_node_report_from(const nlohmann::json& report) {

@@ -167,19 +167,20 @@ int run_exporter(const Argv& argv) {
       }
     }
     if (now >= next_sample) next_sample = now + kSampleEvery;  // unwatched: look again then
-    zmq::pollitem_t item{events.handle(), 0, ZMQ_POLLIN, 0};
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_sample - now);
-    // Wake at least every 100 ms to notice SIGTERM delivered to another thread (ten
-    // wake-ups a second cost under 0.1% of a core). The signal itself interrupts the poll
-    // (EINTR, thrown by cppzmq): that is the stop, not an error.
+    // The events' socket and the stop signals' pipe in one poll: a SIGTERM wakes it at once,
+    // whichever thread the kernel delivered it to (netns/stop_signals.h), so the wait runs
+    // to the next sample. The signal may also interrupt the poll itself (EINTR, thrown by
+    // cppzmq): that is the stop, not an error.
+    zmq::pollitem_t items[] = {{events.handle(), 0, ZMQ_POLLIN, 0},
+                               {nullptr, stop_signals.fd(), ZMQ_POLLIN, 0}};
+    const auto wait = std::chrono::ceil<std::chrono::milliseconds>(next_sample - now);
     int ready = 0;
     try {
-      ready = zmq::poll(
-          &item, 1, std::clamp(wait, std::chrono::milliseconds(0), std::chrono::milliseconds(100)));
+      ready = zmq::poll(items, 2, std::max(wait, std::chrono::milliseconds(0)));
     } catch (const zmq::error_t& e) {
       if (e.num() != EINTR) throw;
     }
-    if (ready <= 0) continue;
+    if (ready <= 0 || !(items[0].revents & ZMQ_POLLIN)) continue;
     const auto received = std::chrono::steady_clock::now();
     // A run that starts on a lab at rest is sampled at once, and its end too: a run shorter
     // than a second still has its links' bytes before and after it (`testbed run`'s report).

@@ -1,6 +1,7 @@
 #include "controller/runs/ps_run_policies.h"
 
 #include "controller/runs/apsp/placement_run.h"
+#include "controller/runs/diloco/diloco_run.h"
 #include "controller/runs/drps/disk_store_run.h"
 #include "controller/runs/gaia/gaia_run.h"
 #include "controller/runs/mlfabric/mlfabric_run.h"
@@ -14,6 +15,7 @@ const std::vector<PsRunPolicyMaker>& ps_run_policies() {
       make_disk_store_run,  // DRPS: the shards' stores, the index, the partition
       make_wsp_run,         // DRPS: WSP's master's figures
       make_mlfabric_run,    // MLfabric: the update scheduler, distribution, failover
+      make_diloco_run,      // DiLoCo: the data centers' outer steps
   };
   return kPolicies;
 }

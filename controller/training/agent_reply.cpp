@@ -1,6 +1,9 @@
 #include "controller/training/agent_reply.h"
 
+#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/drps_report.h"
 #include "agent/contracts/gaia_events.h"
+#include "agent/contracts/gaia_report.h"
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/mlfabric_events.h"
 #include "agent/contracts/mlfabric_report.h"
@@ -45,8 +48,8 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
   }
   // The replies every system shares (hello, ready, error, the van's counters in a final
   // report), NetStorm's and the workers' progress, MLfabric's scheduling events and Gaia's
-  // mirror cuts, a parameter-server node's final report (MLfabric's sections with it) and a
-  // ring's model are read whole by their contracts.
+  // mirror cuts, and a final report's sections (the parameter-server core's, MLfabric's,
+  // DRPS's, Gaia's, DiLoCo's, a ring's model) are read whole by their contracts.
   try {
     check_node_reply(j);
     check_tree_reply(j, nodes, max_clock);
@@ -57,6 +60,9 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
       van_counters_from(FieldReader(j, kStatsEvent), nodes);
       if (is_ps_node_report(j)) ps_node_report_from(j);
       mlfabric_report_from(j);  // none in another system's report: nothing to read there
+      drps_report_from(j, nodes);
+      diloco_section_from(j);
+      gaia_section_from(j, nodes);
       ring_model_from(j);
     }
   } catch (const ContractError&) {

@@ -1,6 +1,7 @@
 // DiLoCo on a real lab (docs/diloco.md): with one inner step, an outer rate of 1 and no
 // momentum it trains as BSP does; with H inner steps its data centers cross the WAN once a
-// round, so H = 4 moves about a quarter of H = 1's bytes; its options reach the agents.
+// round, so H = 4 moves about a quarter of H = 1's bytes, and each counts its outer
+// steps; its options reach the agents.
 #include <gtest/gtest.h>
 
 #include "testbed_cli.h"
@@ -42,6 +43,12 @@ TEST_F(Diloco, OneInnerStepWithoutMomentumTrainsAsBspAndHStepsCrossTheWanOnceARo
   EXPECT_LT(ratio, 0.5) << h4["wan_bytes"] << " against " << h1["wan_bytes"];
   EXPECT_GT(ratio, 0.1) << h4["wan_bytes"] << " against " << h1["wan_bytes"];
   EXPECT_LT(h4["final_loss"].get<double>(), h4["loss_curve"][0][1].get<double>());
+  // Every data center's own count of outer steps (its final report's section): one a clock
+  // at H = 1, one every four at H = 4; no frame of a healthy ring is dropped.
+  EXPECT_EQ(h1["diloco"]["outer_steps"], 12) << h1["diloco"];
+  EXPECT_EQ(h4["diloco"]["outer_steps"], 3) << h4["diloco"];
+  EXPECT_EQ(h4["diloco"]["outer_steps_per_data_center"].size(), 4u) << h4["diloco"];
+  EXPECT_EQ(h4["diloco"]["frames_dropped"], 0) << h4["diloco"];
   EXPECT_TRUE(agents_of(kLab).empty());
 }
 

@@ -55,12 +55,12 @@ TEST(MirrorWatch, PresumesASilentMirrorCutOffAndClearsItWhenHeard) {
   EXPECT_TRUE(w.heard(1, t0 + milliseconds(9600)));   // was cut: heard again
   EXPECT_FALSE(w.cut(1));
   EXPECT_FALSE(w.heard(1, t0 + milliseconds(9700)));
-  const auto j = w.to_json(t0 + milliseconds(10000));
-  EXPECT_EQ(j["1"]["presumed_cut"], 1);
-  EXPECT_NEAR(j["1"]["presumed_cut_s"].get<double>(), 6.0, 1e-9);
-  EXPECT_NEAR(j["1"]["longest_silence_s"].get<double>(), 2.1, 1e-9);  // 1.5 s to 3.6 s
-  EXPECT_EQ(j["2"]["cut_now"], true);
-  EXPECT_NEAR(j["2"]["presumed_cut_s"].get<double>(), 4.999, 1e-9);
+  const auto v = w.views(t0 + milliseconds(10000));
+  EXPECT_EQ(v.at(1).presumed_cut, 1u);
+  EXPECT_NEAR(v.at(1).presumed_cut_s, 6.0, 1e-9);
+  EXPECT_NEAR(v.at(1).longest_silence_s, 2.1, 1e-9);  // 1.5 s to 3.6 s
+  EXPECT_TRUE(v.at(2).cut_now);
+  EXPECT_NEAR(v.at(2).presumed_cut_s, 4.999, 1e-9);
 }
 
 // Set up at t0, started 10 s later (the other data centers loading their data): the
@@ -74,8 +74,7 @@ TEST(MirrorWatch, CountsSilenceFromTheStartNotFromTheSetup) {
   EXPECT_FALSE(w.cut(1));
   EXPECT_EQ(w.next_deadline(), start);  // the first heartbeat goes out at the start
   w.heard(1, start + milliseconds(700));
-  EXPECT_NEAR(w.to_json(start + milliseconds(800))["1"]["longest_silence_s"].get<double>(), 0.7,
-              1e-9);
+  EXPECT_NEAR(w.views(start + milliseconds(800)).at(1).longest_silence_s, 0.7, 1e-9);
   EXPECT_EQ(w.expired(start + milliseconds(2701)), std::vector<int>{1});
 }
 

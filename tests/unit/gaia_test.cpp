@@ -117,13 +117,14 @@ TEST(GaiaPlan, ConvergedWhenTheObjectiveChangesLessThanTwoPercentOverTenIteratio
 }
 
 TEST(GaiaPlan, FiguresSumTheDataCentersAndGiveTheHeldBackShare) {
-  const std::vector<nlohmann::json> stats = {
-      {{"gaia", {{"updates", 100}, {"significant", 4}, {"soft_significant", 1}}}},
-      {{"gaia", {{"updates", 100}, {"significant", 5}, {"soft_significant", 0}}}}};
-  const auto f = gaia_figures(stats, {"a", "b"});
+  std::vector<std::optional<GaiaSection>> sections(3);  // the third node is no data center
+  sections[0] = GaiaSection{.updates = 100, .significant = 4, .soft_significant = 1};
+  sections[1] = GaiaSection{.updates = 100, .significant = 5, .soft_significant = 0};
+  const auto f = gaia_figures(sections, {"a", "b", "c"});
   EXPECT_DOUBLE_EQ(f["updates"].get<double>(), 200);
   EXPECT_DOUBLE_EQ(f["held_back_share"].get<double>(), 0.95);
   EXPECT_TRUE(f["per_data_center"].contains("b"));
+  EXPECT_FALSE(f["per_data_center"].contains("c"));
 }
 
 TEST(UpdateCensus, CountsEachUpdateAgainstTheValueAtEveryThreshold) {
@@ -132,33 +133,32 @@ TEST(UpdateCensus, CountsEachUpdateAgainstTheValueAtEveryThreshold) {
   // 0.3% of 1, 3% of 2 (the sign does not matter), any change of zero, and no update.
   c.count({{0, 1, 2, 3}, {0.003f, 0.06f, 1e-9f, 0.0f}}, values, 0);
   c.count({{}, {0.00002f, 0.0f, 0.0f, 0.0f}}, values, 2);  // dense: 0.002% of key 0
-  const auto j = c.to_json();
-  ASSERT_EQ(j["thresholds"].size(), UpdateCensus::kThresholds.size());
-  EXPECT_EQ(j["updates"], nlohmann::json({3, 0, 1}));  // clock 1 saw no update
+  const GaiaSection::WorkerUpdates w = c.section();
+  ASSERT_EQ(w.thresholds.size(), UpdateCensus::kThresholds.size());
+  using Counts = std::vector<uint64_t>;
+  EXPECT_EQ(w.updates, (Counts{3, 0, 1}));  // clock 1 saw no update
   const auto below = [&](double threshold) {
     for (size_t t = 0; t < UpdateCensus::kThresholds.size(); ++t)
-      if (UpdateCensus::kThresholds[t] == threshold) return j["below"][t];
-    return nlohmann::json();
+      if (UpdateCensus::kThresholds[t] == threshold) return w.below[t];
+    return Counts{};
   };
-  EXPECT_EQ(below(1e-4), nlohmann::json({0, 0, 1}));
-  EXPECT_EQ(below(5e-3), nlohmann::json({1, 0, 1}));  // 0.3% < 0.5%
-  EXPECT_EQ(below(5e-2), nlohmann::json({2, 0, 1}));  // and 3% < 5%; zero's never
+  EXPECT_EQ(below(1e-4), (Counts{0, 0, 1}));
+  EXPECT_EQ(below(5e-3), (Counts{1, 0, 1}));  // 0.3% < 0.5%
+  EXPECT_EQ(below(5e-2), (Counts{2, 0, 1}));  // and 3% < 5%; zero's never
 }
 
 TEST(GaiaPlan, FiguresGiveFigureFivesSharesAndTheFiltersOverTheLastQuarter) {
   // Two data centers, eight clocks: the last quarter is clocks 6 and 7.
-  const auto dc = [](std::vector<int> sent, std::vector<int> below_1pct) {
-    nlohmann::json below = nlohmann::json::array();
-    for (size_t t = 0; t < UpdateCensus::kThresholds.size(); ++t)
-      below.push_back(UpdateCensus::kThresholds[t] == 0.01 ? below_1pct : std::vector<int>(8, 0));
-    return nlohmann::json{{"gaia",
-                           {{"updates", 80},
-                            {"significant", 0},
-                            {"per_clock", {{"filtered", std::vector<int>(8, 10)}, {"sent", sent}}},
-                            {"worker_updates",
-                             {{"thresholds", UpdateCensus::kThresholds},
-                              {"updates", std::vector<int>(8, 20)},
-                              {"below", below}}}}}};
+  const auto dc = [](std::vector<uint64_t> sent, std::vector<uint64_t> below_1pct) {
+    GaiaSection g{.updates = 80};
+    g.filtered_by_clock.assign(8, 10);
+    g.sent_by_clock = sent;
+    g.worker_updates.thresholds.assign(UpdateCensus::kThresholds.begin(),
+                                       UpdateCensus::kThresholds.end());
+    g.worker_updates.updates.assign(8, 20);
+    for (double t : UpdateCensus::kThresholds)
+      g.worker_updates.below.push_back(t == 0.01 ? below_1pct : std::vector<uint64_t>(8, 0));
+    return std::optional<GaiaSection>(g);
   };
   const auto f = gaia_figures({dc({10, 10, 10, 10, 10, 10, 5, 0}, {0, 0, 0, 0, 0, 0, 10, 20}),
                                dc({10, 10, 10, 10, 10, 10, 1, 2}, {0, 0, 0, 0, 0, 0, 20, 20})},

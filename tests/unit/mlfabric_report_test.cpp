@@ -11,22 +11,10 @@
 #include "agent/contracts/node_replies.h"
 #include "agent/contracts/ps_node_report.h"
 #include "controller/training/agent_reply.h"
+#include "tests/support/report_fixtures.h"
 
 namespace testbed {
 namespace {
-
-// A core report (ps_node_report.h) with a server's shard, as MLfabric's sections sit beside.
-nlohmann::json core_report(const char* role) {
-  nlohmann::json j;
-  write_van_counters(j, VanCounters{});
-  j["event"] = kStatsEvent;
-  PsNodeReport r;
-  ShardReport& s = r.shard.emplace();
-  s.role = role;
-  s.end = 2;
-  write_ps_node_report(j, r);
-  return j;
-}
 
 MlfabricShardSections a_server_shard() {
   MlfabricShardSections s;
@@ -63,7 +51,7 @@ std::string refusal(const nlohmann::json& j) {
 }
 
 TEST(MlfabricReport, RoundTripsInTheSectionsPlaces) {
-  nlohmann::json j = core_report("server");
+  nlohmann::json j = tb::test::ps_core_report("server");
   write_mlfabric_node_sections(j, a_worker(), a_promotion());
   write_mlfabric_shard_sections(j["server"], a_server_shard());
   // Where the run's readers and the docs have always found them.
@@ -86,33 +74,26 @@ TEST(MlfabricReport, RoundTripsInTheSectionsPlaces) {
   EXPECT_EQ(r.shard->clock_applied_ns, (std::vector<int64_t>{1000, 2000}));
   EXPECT_TRUE(decode_agent_reply("0", j.dump(), 2));
   // The replica's sections are filed under its role.
-  nlohmann::json replica = core_report("replica");
+  nlohmann::json replica = tb::test::ps_core_report("replica");
   write_mlfabric_shard_sections(replica["replica"], a_server_shard());
   EXPECT_EQ(mlfabric_report_from(replica).role, "replica");
 }
 
 TEST(MlfabricReport, AnotherSystemsReportHasNoSections) {
-  const nlohmann::json j = core_report("server");  // a plain parameter server's shard
+  const nlohmann::json j = tb::test::ps_core_report("server");  // a plain parameter server's shard
   const MlfabricReport r = mlfabric_report_from(j);
   EXPECT_FALSE(r.worker || r.failover || r.shard);
   EXPECT_EQ(r.role, "");
 }
 
 TEST(MlfabricReport, AMalformedSectionIsRefusedByName) {
-  nlohmann::json good = core_report("server");
+  nlohmann::json good = tb::test::ps_core_report("server");
   write_mlfabric_node_sections(good, a_worker(), a_promotion());
   write_mlfabric_shard_sections(good["server"], a_server_shard());
-  const auto with = [&](std::vector<const char*> path, nlohmann::json v) {
-    nlohmann::json j = good;
-    nlohmann::json* at = &j;
-    for (size_t i = 0; i + 1 < path.size(); ++i) at = &(*at)[path[i]];
-    if (v.is_discarded())
-      at->erase(path.back());
-    else
-      (*at)[path.back()] = std::move(v);
-    return j;
+  const auto with = [&](const std::vector<std::string>& path, nlohmann::json v) {
+    return tb::test::with_field(good, path, std::move(v));
   };
-  const nlohmann::json gone(nlohmann::json::value_t::discarded);
+  const nlohmann::json& gone = tb::test::kRemoved;
   const std::vector<std::pair<nlohmann::json, std::string>> cases = {
       {with({"scheduled", "pushed"}, -1), "stats.scheduled.pushed holds a value"},
       {with({"aggregator"}, gone), "stats.aggregator is missing"},

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "agent/contracts/drps_report.h"
+#include "agent/contracts/gaia_report.h"
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
@@ -52,8 +54,8 @@ std::string refusal(const nlohmann::json& j) {
 
 TEST(PsNodeReport, RoundTripsAndLeavesThePoliciesSectionsAlone) {
   nlohmann::json j = report_of(a_server());
-  j["server"]["store"] = {{"blocks", 4}};  // DRPS's policy adds its own
-  j["wsp_master"] = {{"choices", 1}};
+  write_store_section(j["server"], {.blocks = 4});  // DRPS's policies add their own
+  write_wsp_master_section(j, {.choices = 1});
   const PsNodeReport r = ps_node_report_from(j);
   EXPECT_EQ(r.relayed_bytes, 12u);
   ASSERT_TRUE(r.pulled && r.sent_dense && r.shard);
@@ -107,7 +109,7 @@ TEST(PsNodeReport, AMalformedReportIsRefusedByName) {
   nlohmann::json gaia;
   write_van_counters(gaia, VanCounters{});
   gaia["event"] = kStatsEvent;
-  gaia["gaia"] = {{"relayed_bytes", "not ours"}};
+  write_gaia_section(gaia, {.relayed_bytes = 7});  // its own relayed bytes, in its section
   EXPECT_FALSE(is_ps_node_report(gaia));
   EXPECT_TRUE(decode_agent_reply("0", gaia.dump(), 2));
 }

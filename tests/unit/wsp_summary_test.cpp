@@ -10,14 +10,16 @@ namespace testbed {
 namespace {
 
 TEST(WspSummary, SummarisesTheWaitsAndSaysWhoDecided) {
-  const auto master = nlohmann::json::parse(R"({
-    "choices": 10, "waited": 4, "bound_forced": 1, "held": 3,
-    "expected_wait_s": 0.8, "realized_wait_s": 2.0,
-    "waits": [
-      {"worker": 1, "clock": 2, "estimated_s": 0.1, "realized_s": 0.2, "forced": false},
-      {"worker": 2, "clock": 3, "estimated_s": 0.2, "realized_s": 0.4, "forced": false},
-      {"worker": 1, "clock": 4, "estimated_s": 0.2, "realized_s": 0.6, "forced": true},
-      {"worker": 3, "clock": 4, "estimated_s": 0.3, "realized_s": 0.8, "forced": false}]})");
+  WspMasterSection master{.choices = 10,
+                          .waited = 4,
+                          .bound_forced = 1,
+                          .held = 3,
+                          .expected_wait_s = 0.8,
+                          .realized_wait_s = 2.0};
+  master.waits = {{1, 2, 0.1, 0.2, false},
+                  {2, 3, 0.2, 0.4, false},
+                  {1, 4, 0.2, 0.6, true},
+                  {3, 4, 0.3, 0.8, false}};
   const auto s = wsp_summary(master, "m1", 3);
   EXPECT_EQ(s["master"], "m1");
   EXPECT_EQ(s["choices"], 10);
@@ -34,7 +36,7 @@ TEST(WspSummary, SummarisesTheWaitsAndSaysWhoDecided) {
 }
 
 TEST(WspSummary, NoWaitsNoDivisionByZero) {
-  const auto s = wsp_summary(nlohmann::json::parse(R"({"choices": 3, "waited": 0})"), "m", 1);
+  const auto s = wsp_summary(WspMasterSection{.choices = 3}, "m", 1);
   EXPECT_DOUBLE_EQ(s["wait_summary"]["forced_share"].get<double>(), 0);
   EXPECT_DOUBLE_EQ(s["wait_summary"]["realized_median_s"].get<double>(), 0);
 }

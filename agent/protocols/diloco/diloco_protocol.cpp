@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/diloco_report.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/training_setup.h"
 #include "agent/contracts/worker_events.h"
@@ -58,7 +59,7 @@ void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
     link_.reply(to_json(ModelEvaluated{job_->held_out_loss(theta_)}));
   } else if (verb == "stats") {
     nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
-    if (rank_ >= 0) s["diloco"] = {{"outer_steps", round_}, {"dropped", channel_->dropped()}};
+    if (rank_ >= 0) write_diloco_section(s, {round_, channel_->dropped()});
     if (rank_ == 0 && theta_.size() <= kReportValuesUpTo) write_ring_model(s, theta_);
     link_.reply(s);
   } else {

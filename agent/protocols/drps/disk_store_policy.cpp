@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "agent/contracts/drps_report.h"
+
 #include "agent/store/rocks_store.h"
 
 namespace testbed {
@@ -45,12 +47,11 @@ std::unique_ptr<ShardValues> DiskStorePolicy::shard_values(int shard, KeyRange r
 void DiskStorePolicy::stats(nlohmann::json&, nlohmann::json* shard) const {
   if (!shard || !stored_) return;
   const StoreCounters c = stored_->counters();
-  (*shard)["store"] = {{"blocks", stored_->blocks()},
-                       {"block_reads", c.block_reads - loaded_.block_reads},
-                       {"block_writes", c.block_writes - loaded_.block_writes},
-                       {"disk_reads", c.disk_reads - loaded_.disk_reads},
-                       {"disk_read_bytes", c.disk_read_bytes - loaded_.disk_read_bytes},
-                       {"disk_write_bytes", c.disk_write_bytes - loaded_.disk_write_bytes}};
+  write_store_section(
+      *shard,
+      {stored_->blocks(), c.block_reads - loaded_.block_reads,
+       c.block_writes - loaded_.block_writes, c.disk_reads - loaded_.disk_reads,
+       c.disk_read_bytes - loaded_.disk_read_bytes, c.disk_write_bytes - loaded_.disk_write_bytes});
 }
 
 }  // namespace testbed

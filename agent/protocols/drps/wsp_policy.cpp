@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "agent/contracts/drps_report.h"
+
 namespace testbed {
 namespace {
 
@@ -86,26 +88,19 @@ void WspPolicy::message(Received r) {
   }
 }
 
+// The section's shape is the contract's (agent/contracts/drps_report.h).
 void WspPolicy::stats(nlohmann::json& node, nlohmann::json*) const {
   if (!wsp_) return;
   const WspCounters& c = wsp_->counters();
   const std::vector<int>& workers = core_.workers();
-  nlohmann::json waits = nlohmann::json::array();
+  WspMasterSection m{c.choices,         c.waited, c.bound_forced, c.held, c.expected_wait_s,
+                     c.realized_wait_s, {}};
   for (size_t i = 0; i < wsp_->waits().size() && i < kWaitsLogged; ++i) {
     const WspWait& w = wsp_->waits()[i];
-    waits.push_back({{"worker", workers[static_cast<size_t>(w.worker)]},
-                     {"clock", w.clock},
-                     {"estimated_s", w.estimated_s},
-                     {"realized_s", w.realized_s},
-                     {"forced", w.forced}});
+    m.waits.push_back({static_cast<uint64_t>(workers[static_cast<size_t>(w.worker)]), w.clock,
+                       w.estimated_s, w.realized_s, w.forced});
   }
-  node["wsp_master"] = {{"choices", c.choices},
-                        {"waited", c.waited},
-                        {"bound_forced", c.bound_forced},
-                        {"held", c.held},
-                        {"expected_wait_s", c.expected_wait_s},
-                        {"realized_wait_s", c.realized_wait_s},
-                        {"waits", waits}};
+  write_wsp_master_section(node, m);
 }
 
 }  // namespace testbed

@@ -76,15 +76,12 @@ bool MirrorWatch::cut(int node) const {
   return it != mirrors_.end() && it->second.cut;
 }
 
-nlohmann::json MirrorWatch::to_json(Clock::time_point now) const {
-  nlohmann::json out = nlohmann::json::object();
+std::map<uint64_t, GaiaMirrorView> MirrorWatch::views(Clock::time_point now) const {
+  std::map<uint64_t, GaiaMirrorView> out;
   for (const auto& [node, m] : mirrors_) {
     const double cut_s = m.cut_s + (m.cut ? seconds(now - m.cut_since) : 0.0);
-    out[std::to_string(node)] = {{"silence_bound_s", seconds(m.silence)},
-                                 {"longest_silence_s", m.longest_silence_s},
-                                 {"presumed_cut", m.cuts},
-                                 {"presumed_cut_s", cut_s},
-                                 {"cut_now", m.cut}};
+    out[static_cast<uint64_t>(node)] = {seconds(m.silence), m.longest_silence_s, m.cuts, cut_s,
+                                        m.cut};
   }
   return out;
 }

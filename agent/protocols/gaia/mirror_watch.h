@@ -19,7 +19,7 @@
 #include <map>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "agent/contracts/gaia_report.h"
 
 namespace testbed {
 
@@ -48,7 +48,7 @@ class MirrorWatch {
 
   // Per mirror: its bound, the longest silence seen while it was not presumed cut off (how
   // near a working path came to the bound), how often and how long it was presumed cut.
-  nlohmann::json to_json(Clock::time_point now) const;
+  std::map<uint64_t, GaiaMirrorView> views(Clock::time_point now) const;
 
  private:
   struct Mirror {

@@ -24,10 +24,8 @@ void UpdateCensus::count(const SparseUpdate& u, const std::vector<float>& values
   }
 }
 
-nlohmann::json UpdateCensus::to_json() const {
-  nlohmann::json below = nlohmann::json::array();
-  for (const auto& b : below_) below.push_back(b);
-  return {{"thresholds", kThresholds}, {"updates", updates_}, {"below", below}};
+GaiaSection::WorkerUpdates UpdateCensus::section() const {
+  return {{kThresholds.begin(), kThresholds.end()}, updates_, {below_.begin(), below_.end()}};
 }
 
 }  // namespace testbed

@@ -11,12 +11,11 @@
 // Pure: fed the updates and the values they are measured against.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "agent/contracts/gaia_report.h"
 #include "agent/jobs/job.h"
 
 namespace testbed {
@@ -33,8 +32,8 @@ class UpdateCensus {
   // as significant at every threshold.
   void count(const SparseUpdate& u, const std::vector<float>& values, uint64_t clock);
 
-  // {"thresholds": [...], "updates": [per clock], "below": [per threshold: [per clock]]}
-  nlohmann::json to_json() const;
+  // The thresholds, the updates per clock, and per threshold those below it per clock.
+  GaiaSection::WorkerUpdates section() const;
 
  private:
   void grow(uint64_t clock);

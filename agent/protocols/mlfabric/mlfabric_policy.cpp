@@ -141,12 +141,12 @@ void MlfabricPolicy::stats(nlohmann::json& node, nlohmann::json* shard) const {
                  ordered_bytes_};
     s.models_sent = {answered_directly_, to_distributors_};
   }
-  if (replica_ >= 0) s.apply_log = apply_log_;
   if (checkpoint_cost_.writes > 0)
     s.checkpoint = {checkpoint_.every,        checkpoint_cost_.writes, checkpoint_cost_.bytes,
                     checkpoint_cost_.seconds, checkpoint_cost_.max_s,  checkpointed_};
   if (scheduled_) s.clock_applied_ns = clock_applied_ns_;
   write_mlfabric_shard_sections(*shard, s);
+  if (replica_ >= 0) write_apply_log(*shard, apply_log_);
 }
 
 }  // namespace testbed

@@ -138,8 +138,8 @@ class MlfabricPolicy : public PsPolicy {
   std::set<uint64_t> replicated_early_;           // replicated before the word to send came
   std::unique_ptr<UpdateSums> replica_sums_;      // as the replica's aggregator
   uint64_t replicated_ = 0;
-  std::vector<std::pair<uint64_t, int64_t>> apply_log_;  // as server or replica: (applied, ns)
-  std::vector<int64_t> clock_applied_ns_;                // as a synchronous server: per clock
+  ApplyLog apply_log_;                     // as server or replica: (applied, ns)
+  std::vector<int64_t> clock_applied_ns_;  // as a synchronous server: per clock
   // The failover: the dead server's node, the first place of the new order, and what was
   // dropped as from before it (messages of the dead order, the dead server's).
   struct {

@@ -4,9 +4,10 @@
 #include <iomanip>
 #include <ostream>
 
+#include "agent/contracts/drps_report.h"
+#include "agent/contracts/node_replies.h"
 #include "controller/options/usage_error.h"
 #include "controller/runs/drps/disk_store_run.h"
-#include "controller/runs/ps/stat_counters.h"
 #include "controller/training/drps/drps_index.h"
 #include "controller/training/drps/drps_partition.h"
 #include "controller/training/drps/wsp_summary.h"
@@ -80,12 +81,14 @@ std::string DiskStoreRun::partition(const JobConfig& job,
 }
 
 // The shards' stores together, the initial load left out (each shard's own is in "shards").
+// The reports arrived checked (agent_reply.h): read by their contract.
 void DiskStoreRun::summary(nlohmann::json& s) const {
-  nlohmann::json store = nlohmann::json::object();
+  StoreSection store;
   for (const auto& st : run_.node_stats())
-    if (st.contains("server") && st["server"].contains("store"))
-      add_counters(store, st["server"]["store"]);
-  s["store"].update(store);
+    if (is_final_report(st))
+      if (const DrpsReport r = drps_report_from(st, run_.names().size()); r.store)
+        store += *r.store;
+  s["store"].update(nlohmann::json(store));
   s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
   s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
   s["store"]["partition"] = partition_.is_null() ? nlohmann::json("off") : partition_;
@@ -93,9 +96,12 @@ void DiskStoreRun::summary(nlohmann::json& s) const {
 
 void WspRun::summary(nlohmann::json& s) const {
   const std::vector<nlohmann::json>& stats = run_.node_stats();
-  for (size_t n = 0; n < stats.size(); ++n)
-    if (stats[n].contains("wsp_master"))
-      s["wsp"] = wsp_summary(stats[n]["wsp_master"], run_.names()[n], run_.options().staleness);
+  for (size_t n = 0; n < stats.size(); ++n) {
+    if (!is_final_report(stats[n])) continue;
+    const DrpsReport r = drps_report_from(stats[n], run_.names().size());
+    if (r.wsp_master)
+      s["wsp"] = wsp_summary(*r.wsp_master, run_.names()[n], run_.options().staleness);
+  }
 }
 
 }  // namespace testbed

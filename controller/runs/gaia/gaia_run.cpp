@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/node_replies.h"
 #include "controller/options/usage_error.h"
 
 namespace testbed {
@@ -43,8 +45,13 @@ void GaiaRun::started(double start_unix_s) {
   divergence_ = std::make_unique<ReplicaDivergence>(run_.worker_nodes().size());
 }
 
+// The reports arrived checked (agent_reply.h): read by their contract.
 void GaiaRun::summary(nlohmann::json& s) const {
-  s["gaia"] = gaia_summary(run_.node_stats(), run_.names(), knobs());
+  std::vector<std::optional<GaiaSection>> sections;
+  for (const nlohmann::json& st : run_.node_stats())
+    sections.push_back(is_final_report(st) ? gaia_section_from(st, run_.names().size())
+                                           : std::nullopt);
+  s["gaia"] = gaia_summary(sections, run_.names(), knobs());
   s["gaia"]["overlay"] = overlay_to_json(overlay_, run_.names());
   s["gaia"].update(partition_summary());
 }

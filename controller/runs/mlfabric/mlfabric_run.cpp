@@ -228,8 +228,7 @@ void MlfabricRun::settle(const std::function<double()>& now_s) {
 std::vector<MlfabricReport> MlfabricRun::reports() const {
   std::vector<MlfabricReport> out;
   for (const nlohmann::json& st : run_.node_stats())
-    out.push_back(st.is_object() && st.value("event", "") == kStatsEvent ? mlfabric_report_from(st)
-                                                                         : MlfabricReport{});
+    out.push_back(is_final_report(st) ? mlfabric_report_from(st) : MlfabricReport{});
   return out;
 }
 

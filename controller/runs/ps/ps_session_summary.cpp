@@ -3,6 +3,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "agent/contracts/drps_report.h"
 #include "agent/contracts/mlfabric_report.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
@@ -94,7 +95,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   // MLfabric-S: the updates' way to the server, and the model's way back, apart (here, not
   // in MlfabricRun::summary, because the workers' stamps are the session's).
   for (const auto& st : stats_) {
-    if (!st.is_object() || st.value("event", "") != kStatsEvent) continue;
+    if (!is_final_report(st)) continue;
     const MlfabricReport r = mlfabric_report_from(st);
     if (r.role != "server" || r.shard->clock_applied_ns.empty()) continue;
     add_server_legs(server_legs(stamps, r.shard->clock_applied_ns), s["communication"]);
@@ -157,9 +158,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                          {"keys", {sv.begin, sv.end}},
                          {"updates", sv.updates},
                          {"applied_ns", sv.applied_ns}};
-    // DRPS's store: the policy's own section of the shard's report, passed on as written.
-    if (stats_[n]["server"].contains("store"))
-      shards[names_[n]]["store"] = stats_[n]["server"]["store"];
+    // DRPS's store: the policy's own section of the shard's report, through its contract.
+    if (const DrpsReport d = drps_report_from(stats_[n], names_.size()); d.store)
+      shards[names_[n]]["store"] = *d.store;
     if (!sv.values) {
       have_values = false;
       continue;

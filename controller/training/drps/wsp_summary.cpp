@@ -17,36 +17,33 @@ double median(std::vector<double> xs) {
 
 }  // namespace
 
-nlohmann::json wsp_summary(const nlohmann::json& master, const std::string& master_node,
+nlohmann::json wsp_summary(const WspMasterSection& master, const std::string& master_node,
                            int delta) {
   nlohmann::json s = master;
   s["master"] = master_node;
-  const auto& log = master.value("waits", nlohmann::json::array());
   std::vector<double> estimated, realized, forced_realized;
   uint64_t forced = 0;
-  for (const auto& w : log) {
-    estimated.push_back(w.value("estimated_s", 0.0));
-    realized.push_back(w.value("realized_s", 0.0));
-    if (w.value("forced", false)) {
+  for (const WspWaitRecord& w : master.waits) {
+    estimated.push_back(w.estimated_s);
+    realized.push_back(w.realized_s);
+    if (w.forced) {
       ++forced;
-      forced_realized.push_back(realized.back());
+      forced_realized.push_back(w.realized_s);
     }
   }
-  const auto waited = master.value("waited", uint64_t{0});
+  const uint64_t waited = master.waited;
   const auto mean = [](double sum, uint64_t n) { return n > 0 ? sum / static_cast<double>(n) : 0; };
-  s["wait_summary"] = {
-      {"waits", waited},
-      {"forced_by_delta", master.value("bound_forced", uint64_t{0})},
-      // Of the waits, the share answering at once would have broken delta for.
-      {"forced_share",
-       mean(static_cast<double>(master.value("bound_forced", uint64_t{0})), waited)},
-      {"estimated_mean_s", mean(master.value("expected_wait_s", 0.0), waited)},
-      {"realized_mean_s", mean(master.value("realized_wait_s", 0.0), waited)},
-      {"estimated_median_s", median(estimated)},
-      {"realized_median_s", median(realized)},
-      {"realized_median_s_forced", median(forced_realized)},
-      {"logged", log.size()},
-      {"logged_forced", forced}};
+  s["wait_summary"] = {{"waits", waited},
+                       {"forced_by_delta", master.bound_forced},
+                       // Of the waits, the share answering at once would have broken delta for.
+                       {"forced_share", mean(static_cast<double>(master.bound_forced), waited)},
+                       {"estimated_mean_s", mean(master.expected_wait_s, waited)},
+                       {"realized_mean_s", mean(master.realized_wait_s, waited)},
+                       {"estimated_median_s", median(estimated)},
+                       {"realized_median_s", median(realized)},
+                       {"realized_median_s_forced", median(forced_realized)},
+                       {"logged", master.waits.size()},
+                       {"logged_forced", forced}};
   s["readings"] = {
       {"gain", "-t_k/TE_r - 1/(W-1) * sum_l ln(1 + clocks of l missed), Eq. 7 as we read it"},
       {"estimate", "a worker's next update is due at its last start plus its last iteration"},

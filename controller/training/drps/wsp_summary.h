@@ -7,10 +7,13 @@
 
 #include <string>
 
+#include "agent/contracts/drps_report.h"
+
 namespace testbed {
 
-// `master`: the master's stats (agent/protocols/drps/wsp_policy.cpp's stats); `delta`: the bound,
-// kWspNoBound for none.
-nlohmann::json wsp_summary(const nlohmann::json& master, const std::string& master_node, int delta);
+// `master`: the master's section of its node's report (agent/contracts/drps_report.h);
+// `delta`: the bound, TrainingSetup::kNoBound for none.
+nlohmann::json wsp_summary(const WspMasterSection& master, const std::string& master_node,
+                           int delta);
 
 }  // namespace testbed

@@ -95,9 +95,9 @@ namespace {
 
 // Adds a per-clock series to `sum` element by element (data centers may end different
 // numbers of clocks).
-void add_series(std::vector<double>& sum, const nlohmann::json& series) {
+void add_series(std::vector<double>& sum, const std::vector<uint64_t>& series) {
   if (sum.size() < series.size()) sum.resize(series.size(), 0.0);
-  for (size_t c = 0; c < series.size(); ++c) sum[c] += series[c].get<double>();
+  for (size_t c = 0; c < series.size(); ++c) sum[c] += static_cast<double>(series[c]);
 }
 
 // The per-clock counts of one data center or of all: the filter's (updates accumulated,
@@ -107,17 +107,16 @@ struct PerClockCounts {
   std::vector<double> thresholds;
   std::vector<std::vector<double>> below;
 
-  void add(const nlohmann::json& g) {
-    if (g.contains("per_clock")) {
-      add_series(filtered, g["per_clock"].at("filtered"));
-      add_series(sent, g["per_clock"].at("sent"));
-    }
-    if (!g.contains("worker_updates")) return;
-    const auto& w = g["worker_updates"];
-    thresholds = w.at("thresholds").get<std::vector<double>>();
-    add_series(updates, w.at("updates"));
+  void add(const GaiaSection& g) {
+    add_series(filtered, g.filtered_by_clock);
+    add_series(sent, g.sent_by_clock);
+    const auto& w = g.worker_updates;
+    if (w.thresholds.empty()) return;
+    thresholds = w.thresholds;
+    add_series(updates, w.updates);
     below.resize(thresholds.size());
-    for (size_t t = 0; t < thresholds.size(); ++t) add_series(below[t], w.at("below")[t]);
+    for (size_t t = 0; t < thresholds.size() && t < w.below.size(); ++t)
+      add_series(below[t], w.below[t]);
   }
 
   // The run's last quarter of clocks (at least one), where its updates are smallest.
@@ -156,23 +155,26 @@ struct PerClockCounts {
 
 }  // namespace
 
-nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
+nlohmann::json gaia_figures(const std::vector<std::optional<GaiaSection>>& sections,
                             const std::vector<std::string>& names) {
   std::map<std::string, double> sum;
   PerClockCounts all;
   nlohmann::json per_dc = nlohmann::json::object();
-  for (size_t n = 0; n < stats.size() && n < names.size(); ++n) {
-    if (!stats[n].contains("gaia")) continue;
-    const auto& g = stats[n]["gaia"];
+  for (size_t n = 0; n < sections.size() && n < names.size(); ++n) {
+    if (!sections[n]) continue;
+    const GaiaSection& g = *sections[n];
     // A data center's own figures, its per-clock series summarized as the run's are.
-    nlohmann::json mine = g;
+    const nlohmann::json written = g;  // as the contract writes it
+    nlohmann::json mine = written;
     mine.erase("per_clock");
     PerClockCounts own;
     own.add(g);
     own.write(mine);
     per_dc[names[n]] = mine;
     all.add(g);
-    for (const auto& [key, v] : g.items())
+    // Every count and time is summed over the data centers, but the clocks' (a position,
+    // not an amount).
+    for (const auto& [key, v] : written.items())
       if (v.is_number() && key != "slowest_mirror_clock" && key != "clocks" &&
           key != "local_max_ahead")
         sum[key] += v.get<double>();
@@ -260,9 +262,9 @@ std::string gaia_label(const GaiaKnobs& knobs) {
   return out.str();
 }
 
-nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
+nlohmann::json gaia_summary(const std::vector<std::optional<GaiaSection>>& sections,
                             const std::vector<std::string>& names, const GaiaKnobs& knobs) {
-  nlohmann::json g = gaia_figures(stats, names);
+  nlohmann::json g = gaia_figures(sections, names);
   g["threshold"] = knobs.threshold;
   g["ds"] = knobs.ds < 0 ? nlohmann::json("off") : nlohmann::json(knobs.ds);
   g["soft_threshold"] = knobs.soft;

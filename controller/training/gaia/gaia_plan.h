@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "agent/contracts/gaia_report.h"
 #include "agent/contracts/gaia_setup.h"
 #include "controller/training/gaia/gaia_groups.h"
 
@@ -88,15 +89,15 @@ nlohmann::json overlay_to_json(const GaiaOverlay& overlay, const std::vector<std
 // "gaia(v=1%, DS=2)" and the like: the consistency model a run used.
 std::string gaia_label(const GaiaKnobs& knobs);
 
-// Sums the `gaia` statistics of every data center (the agents' stats replies) into the
-// run's figures: the filter's counts and the share of updates it held back (over the run
-// and its last quarter of clocks), the paper's Fig. 5 shares of the workers' own updates
-// below each threshold (worker_updates), what crossed to the mirrors, and how often and
-// how long reads were held back, by rule.
-nlohmann::json gaia_figures(const std::vector<nlohmann::json>& stats,
+// Sums the `gaia` sections of the data centers' final reports (none where a node is no
+// data center) into the run's figures: the filter's counts and the share of updates it
+// held back (over the run and its last quarter of clocks), the paper's Fig. 5 shares of
+// the workers' own updates below each threshold (worker_updates), what crossed to the
+// mirrors, and how often and how long reads were held back, by rule.
+nlohmann::json gaia_figures(const std::vector<std::optional<GaiaSection>>& sections,
                             const std::vector<std::string>& names);
 // A run's `gaia` object: its figures, the knobs and the choices made.
-nlohmann::json gaia_summary(const std::vector<nlohmann::json>& stats,
+nlohmann::json gaia_summary(const std::vector<std::optional<GaiaSection>>& sections,
                             const std::vector<std::string>& names, const GaiaKnobs& knobs);
 
 }  // namespace testbed

@@ -1,0 +1,38 @@
+#include "controller/runs/diloco/diloco_run.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/node_replies.h"
+
+namespace testbed {
+
+// Made for every all-reduce run, as DiLoCo's is one: its summary is written only where the
+// data centers' reports carry DiLoCo's section (the ring's plain all-reduces carry none).
+std::unique_ptr<PsRunPolicy> make_diloco_run(PsRun& run) {
+  if (run.traits().kind != StrategyKind::kAllReduce) return nullptr;
+  return std::make_unique<DilocoRun>(run);
+}
+
+// The reports arrived checked (agent_reply.h): read by their contract. Every data center
+// ends on the same outer step unless one died or was cut off mid-run: the least is the
+// run's, and each one's is beside it.
+void DilocoRun::summary(nlohmann::json& s) const {
+  const std::vector<nlohmann::json>& stats = run_.node_stats();
+  nlohmann::json per_dc = nlohmann::json::object();
+  uint64_t least = std::numeric_limits<uint64_t>::max(), dropped = 0;
+  for (size_t n = 0; n < stats.size(); ++n) {
+    if (!is_final_report(stats[n])) continue;
+    const auto d = diloco_section_from(stats[n]);
+    if (!d) continue;  // a node with no worker
+    per_dc[run_.names()[n]] = d->outer_steps;
+    least = std::min(least, d->outer_steps);
+    dropped += d->dropped;
+  }
+  if (per_dc.empty()) return;
+  s["diloco"] = {
+      {"outer_steps", least}, {"outer_steps_per_data_center", per_dc}, {"frames_dropped", dropped}};
+}
+
+}  // namespace testbed
