@@ -145,7 +145,7 @@ int run_up(const Argv& argv) {
   if (auto t = args.option("time-scale")) request.time_scale = parse_time_scale(*t);
   request.start_at_unix_s = parse_start_at(args.option("start-at"));
   request.adopt = args.flag("adopt");
-  const auto whole = load_plan(args.positional(0), options);
+  auto whole = load_plan(args.positional(0), options);
   if (!whole) return kExitInvalid;
   const double plan_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -160,10 +160,8 @@ int run_up(const Argv& argv) {
   } else if (args.option("key")) {
     throw UsageError("--key is a host's key in a lab spread over hosts: give --hosts and --host");
   }
-  request.whole = &*whole;
-  request.plan = slice ? &slice->plan : &*whole;
   if (args.flag("dry-run")) {
-    print_plan_table(*request.plan, std::cout, true);
+    print_plan_table(slice ? slice->plan : *whole, std::cout, true);
     std::cout << "\ndry run: nothing was changed\n";
     return kExitOk;
   }
@@ -172,11 +170,18 @@ int run_up(const Argv& argv) {
   // back, so Ctrl-C never leaves half a lab.
   StopSignals stop_signals;  // netns/stop_signals.h
   LabStore store;
-  const std::string& lab = request.plan->lab;
+  // The plan moves into the lab's state (bring_up_lab), and a slice's whole stays here.
+  if (slice) {
+    request.plan = std::move(slice->plan);
+    request.whole = &*whole;
+  } else {
+    request.plan = std::move(*whole);
+  }
+  const std::string lab = request.plan.lab;
   try {
-    UpReport report = bring_up_lab(request, store, stop_signals);
+    UpReport report = bring_up_lab(std::move(request), store, stop_signals);
     report.phases.insert(report.phases.begin(), {"plan", plan_s});
-    print_up(*request.plan, report, args.flag("timings"));
+    print_up(report.state.plan, report, args.flag("timings"));
     if (args.flag("foreground")) return stay_up(store, std::move(report.lock), lab, stop_signals);
     return kExitOk;
   } catch (const UpRefused& e) {

@@ -79,16 +79,16 @@ std::vector<std::string> namespaces_taken(const Plan& plan, LibnlKernel& kernel,
   return taken;
 }
 
-LabState initial_state(const UpRequest& r, std::vector<std::string> adopted) {
+LabState initial_state(UpRequest& r, std::vector<std::string> adopted) {
   LabState state;
-  state.lab = r.plan->lab;
-  state.source = r.plan->source_file;
+  state.lab = r.plan.lab;
+  state.source = r.plan.source_file;
   state.phase = "applying";
   state.controller_pid = getpid();
   state.created_at = now_iso8601();
   state.time_scale = r.time_scale;
   state.start_at_unix_s = r.start_at_unix_s;
-  state.plan = *r.plan;
+  state.plan = std::move(r.plan);
   state.host = r.host;
   state.placement = r.placement;
   if (r.adopt) state.adopted = std::move(adopted);
@@ -125,8 +125,7 @@ ApplyHooks recording_hooks(const LabStore& store, LabState& state, const Injecte
 
 }  // namespace
 
-UpReport bring_up_lab(const UpRequest& request, const LabStore& store, const StopSignals& stop) {
-  const Plan& plan = *request.plan;
+UpReport bring_up_lab(UpRequest request, const LabStore& store, const StopSignals& stop) {
   UpReport report;
   auto lap = std::chrono::steady_clock::now();
   const auto phase = [&](const std::string& name) {
@@ -134,22 +133,25 @@ UpReport bring_up_lab(const UpRequest& request, const LabStore& store, const Sto
     report.phases.emplace_back(name, std::chrono::duration<double>(now - lap).count());
     lap = now;
   };
-  refuse_without_netem(plan);
-  report.lock = store.lock(plan.lab, /*wait=*/false);
-  if (!report.lock) throw UpRefused("another testbed command is working on lab '" + plan.lab + "'");
-  if (store.has_state(plan.lab)) throw UpRefused(refusal(store, plan.lab));
+  refuse_without_netem(request.plan);
+  const std::string lab = request.plan.lab;
+  report.lock = store.lock(lab, /*wait=*/false);
+  if (!report.lock) throw UpRefused("another testbed command is working on lab '" + lab + "'");
+  if (store.has_state(lab)) throw UpRefused(refusal(store, lab));
   LibnlKernel kernel;
   std::vector<std::string> taken;
   try {
-    taken = namespaces_taken(plan, kernel, request.adopt);
+    taken = namespaces_taken(request.plan, kernel, request.adopt);
   } catch (const UpRefused&) {
-    store.remove(plan.lab);  // the lock's file: nothing else of the lab was written
+    store.remove(lab);  // the lock's file: nothing else of the lab was written
     throw;
   }
   LabState& state = report.state;
   state = initial_state(request, std::move(taken));
-  store.save_plan(plan.lab, state.plan);
-  if (!request.host.empty()) store.save_whole_plan(plan.lab, *request.whole);
+  const Plan& plan = state.plan;
+  const Plan& whole = request.whole ? *request.whole : plan;
+  store.save_plan(plan.lab, plan);
+  if (!request.host.empty()) store.save_whole_plan(plan.lab, whole);
   store.save(state);
   if (request.host_key)
     write_curve_key_file(store.host_key_path(plan.lab), *request.host_key,
@@ -167,7 +169,7 @@ UpReport bring_up_lab(const UpRequest& request, const LabStore& store, const Sto
     phase("kernel changes (all)");
     try {
       crash_point("up:kernel changes made");
-      create_identities(plan, *request.whole, store, state);
+      create_identities(plan, whole, store, state);
       phase("hostnames and hosts files");
       create_node_cgroups(plan, store, state);
       phase("nodes' compute (cgroups)");
