@@ -1,5 +1,6 @@
 #include "netns/private_files.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -126,14 +127,47 @@ FileDescriptor output_file_dir(const std::string& path, std::string& name) {
 
 }  // namespace
 
+namespace {
+
+// What stands at `name` in `dir`, if anything, must be this user's: root passes a sticky
+// directory's rule (CAP_FOWNER), so without this it would replace or remove another
+// user's file or link there. Returns whether something stands there.
+bool check_existing(int dir, const std::string& name, const std::string& path) {
+  struct stat st {};
+  if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return false;
+  if (S_ISDIR(st.st_mode)) throw refused(path, "it is a directory");
+  if (st.st_uid != geteuid())
+    throw refused(path, "it is owned by uid " + std::to_string(st.st_uid) +
+                            ", not by this user; it is not replaced");
+  return true;
+}
+
+}  // namespace
+
 void check_output_file(const std::string& path) {
   std::string name;
-  output_file_dir(path, name);
+  const FileDescriptor dir = output_file_dir(path, name);
+  check_existing(dir.get(), name, path);
+}
+
+FileDescriptor create_output_file(const std::string& path) {
+  std::string name;
+  const FileDescriptor dir = output_file_dir(path, name);
+  if (check_existing(dir.get(), name, path) && unlinkat(dir.get(), name.c_str(), 0) != 0)
+    throw_errno("unlink(" + path + ")");
+  FileDescriptor fd(
+      openat(dir.get(), name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (fd.get() < 0) {
+    if (errno == EEXIST) throw refused(path, "another process put a file there meanwhile");
+    throw_errno("open(" + path + ")");
+  }
+  return fd;
 }
 
 void write_output_file(const std::string& path, std::string_view text) {
   std::string name;
   const FileDescriptor dir = output_file_dir(path, name);
+  check_existing(dir.get(), name, path);
   const size_t slash = path.rfind('/');
   write_whole(dir.get(), slash == std::string::npos ? "." : path.substr(0, slash), name, text);
 }
@@ -161,6 +195,43 @@ std::string OutputDir::for_child(const std::string& rel) const {
 void OutputDir::write(const std::string& rel, std::string_view text) const {
   check_relative(rel);
   write_whole(fd_.get(), path_, rel, text);
+}
+
+void OutputDir::create(const std::string& rel, std::string_view text) const {
+  check_relative(rel);
+  FileDescriptor out(
+      openat(fd_.get(), rel.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+  if (out.get() < 0) {
+    if (errno == EEXIST) throw refused(shown(rel), "something stands there already");
+    throw_errno("open(" + shown(rel) + ")");
+  }
+  try {
+    write_all(out.get(), text, shown(rel));
+  } catch (...) {
+    unlinkat(fd_.get(), rel.c_str(), 0);
+    throw;
+  }
+}
+
+bool OutputDir::empty() const {
+  // A descriptor of its own: readdir moves the one it reads, and fdopendir takes it over.
+  const int fd = openat(fd_.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw_errno("open(" + path_ + ")");
+  DIR* d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    throw_errno("fdopendir(" + path_ + ")");
+  }
+  bool none = true;
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") {
+      none = false;
+      break;
+    }
+  }
+  closedir(d);
+  return none;
 }
 
 void OutputDir::append(const std::string& rel, std::string_view text) const {

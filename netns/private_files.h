@@ -28,10 +28,16 @@ void make_private_dir(const std::string& path);
 // place, so a link planted at `path` is replaced, never followed. The directory must be
 // owned by this user and writable by no one else, or sticky (as /tmp is: no one else can
 // then remove, rename or replace this user's files there, and a rename over a file someone
-// else owns fails). Throws std::runtime_error naming the path and why otherwise.
+// else owns fails). What stands at `path` already must be this user's: root passes the
+// sticky rule, and would otherwise replace another user's file or link. Throws
+// std::runtime_error naming the path and why otherwise.
 void write_output_file(const std::string& path, std::string_view text);
 // The same checks, without writing: for a command to refuse a path before it does its work.
 void check_output_file(const std::string& path);
+// A file the user names that is written as it goes (`capture --out`): its directory checked
+// as above, what stands at its name removed (only when it is this user's own), then made new (O_EXCL, O_NOFOLLOW, 0600). Throws std::runtime_error naming the
+// path and why otherwise; a link or file planted in between is refused, never followed.
+FileDescriptor create_output_file(const std::string& path);
 
 class OutputDir {
  public:
@@ -49,6 +55,11 @@ class OutputDir {
 
   // `rel` names a file below the directory: no "..", not absolute. Writes it whole.
   void write(const std::string& rel, std::string_view text) const;
+  // Creates `rel` new (O_EXCL, O_NOFOLLOW, 0600) and writes it: throws when anything, a
+  // file or a link, stands there already. For secrets, which are never written over.
+  void create(const std::string& rel, std::string_view text) const;
+  // True when the directory holds nothing (read through its descriptor).
+  bool empty() const;
   // Appends to `rel` (created 0600 when missing); never follows a link.
   void append(const std::string& rel, std::string_view text) const;
   // A subdirectory, 0700, or the one there (not a link).

@@ -9,7 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace testbed {
@@ -72,21 +72,38 @@ void write_curve_key_file(const std::string& path, const CurveKeyPair& pair,
 }
 
 CurveKeyPair read_curve_key_file(const std::string& path) {
+  // Checked and read through one descriptor: the file whose owner and mode were checked is
+  // the one read, whatever is renamed or planted at the path in between.
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
   if (fd < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
   struct stat st {};
   const bool stat_ok = fstat(fd, &st) == 0;
+  std::string text;
+  const auto fail = [&](const std::string& why) {
+    close(fd);
+    return std::runtime_error(path + ": " + why);
+  };
+  if (!stat_ok || !S_ISREG(st.st_mode)) throw fail("not a regular file");
+  if (st.st_uid != geteuid())
+    throw fail("owned by uid " + std::to_string(st.st_uid) + ", not by this user (uid " +
+               std::to_string(geteuid()) + "); a key another user could replace is no key");
+  if (st.st_mode & 077) {
+    char m[8];
+    std::snprintf(m, sizeof m, "%04o", st.st_mode & 07777);
+    throw fail(std::string("a secret key readable or writable by other users (mode ") + m +
+               "); make it 0600 or make a new key");
+  }
+  // A key file is a few hundred bytes; 64 KiB bounds what a wrong file makes us read.
+  constexpr size_t kMostBytes = 64 * 1024;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(std::strerror(errno));
+    text.append(buf, static_cast<size_t>(n));
+    if (text.size() > kMostBytes) throw fail("larger than a key file (64 KiB)");
+  }
   close(fd);
-  if (!stat_ok || !S_ISREG(st.st_mode)) throw std::runtime_error(path + ": not a regular file");
-  if (st.st_mode & 077)
-    throw std::runtime_error(path + ": a secret key readable or writable by other users (mode " +
-                             [&] {
-                               char m[8];
-                               std::snprintf(m, sizeof m, "%04o", st.st_mode & 07777);
-                               return std::string(m);
-                             }() +
-                             "); make it 0600 or make a new key");
-  std::ifstream in(path);
+  std::istringstream in(text);
   CurveKeyPair pair;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {

@@ -17,12 +17,26 @@
 #include "controller/topology/import/zoo_graph.h"
 #include "controller/topology/profile_locator.h"
 #include "controller/topology/topology_parser.h"
+#include "netns/private_files.h"
 
 namespace testbed::cli {
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// The profile written where --out says, as every file a user names is (private_files.h):
+// its directory root's alone or sticky, the file made new, never through a planted link.
+// False, said on stderr, when it cannot be.
+bool write_profile(const std::string& who, const std::string& out, const std::string& yaml) {
+  try {
+    write_output_file(out, yaml);
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << who << ": cannot write " << out << ": " << e.what() << "\n";
+    return false;
+  }
+}
 
 constexpr const char* kUsage =
     "usage: testbed import cloud --regions CLOUD:REGION,... [--names N1,N2,...] "
@@ -130,12 +144,7 @@ int import_cloud_verb(const Args& args, const Argv& argv) {
               << " was not measured; its rate is the reverse direction's\n";
   }
   if (auto out = args.option("out")) {
-    std::ofstream f(*out);
-    f << profile.yaml;
-    if (!f.flush()) {
-      std::cerr << "testbed import cloud: cannot write " << *out << "\n";
-      return kExitFailure;
-    }
+    if (!write_profile("testbed import cloud", *out, profile.yaml)) return kExitFailure;
   } else if (!args.flag("json")) {
     std::cout << profile.yaml;
   }
@@ -210,12 +219,8 @@ int import_graph_verb(const Args& args, const Argv& argv, GraphFormat format) {
     return kExitInvalid;
   }
   if (auto out = args.option("out")) {
-    std::ofstream f(*out);
-    f << profile.yaml;
-    if (!f.flush()) {
-      std::cerr << "testbed import " << verb << ": cannot write " << *out << "\n";
+    if (!write_profile(std::string("testbed import ") + verb, *out, profile.yaml))
       return kExitFailure;
-    }
   } else if (!args.flag("json")) {
     std::cout << profile.yaml;
   }

@@ -1,10 +1,5 @@
 // testbed keys PLACEMENT --out DIR: a CURVE key pair for every host of a placement, and the
 // placement with their public keys (hosts/placement_keys.h, docs/multihost.md#security).
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -15,6 +10,7 @@
 #include "controller/cli/commands.h"
 #include "controller/hosts/placement_keys.h"
 #include "controller/topology/diagnostics.h"
+#include "netns/private_files.h"
 
 namespace testbed::cli {
 
@@ -37,22 +33,21 @@ int run_keys(const Argv& argv) {
     for (const auto& d : e.diagnostics()) std::cerr << d.str() << "\n";
     return kExitInvalid;
   }
-  // A directory of secrets: made 0700, or an empty one of ours reused; never one with files.
-  std::error_code ec;
-  if (mkdir(dir.c_str(), 0700) != 0) {
-    if (errno != EEXIST) throw std::runtime_error(dir + ": " + std::strerror(errno));
-    if (!std::filesystem::is_empty(dir, ec) || ec)
-      throw UsageError("--out: " + dir + " is not empty; keys are made into a new directory");
-    chmod(dir.c_str(), 0700);
-  }
+  // A directory of secrets: made 0700, or an existing one that root owns, no one else can
+  // write and that is empty (private_files.h); every file in it is made new through the
+  // directory's descriptor (O_EXCL, O_NOFOLLOW), so nothing planted there is followed or
+  // kept. Checked before any key is made: a refusal leaves nothing behind.
+  const OutputDir out = OutputDir::open(dir);
+  if (!out.empty())
+    throw UsageError("--out: " + dir + " is not empty; keys are made into a new directory");
   std::map<std::string, std::string> key_of;
   for (const auto& h : hosts) {
     const CurveKeyPair pair = make_curve_key_pair();
-    write_curve_key_file(dir + "/" + h + ".key", pair, "host " + h + " of " + file);
+    out.create(h + ".key", curve_key_file_text(pair, "host " + h + " of " + file));
     key_of[h] = pair.public_key;
   }
-  const std::string placement = dir + "/placement.yaml";
-  std::ofstream(placement) << placement_with_keys(text.str(), key_of, hosts);
+  const std::string placement = out.shown("placement.yaml");
+  out.create("placement.yaml", placement_with_keys(text.str(), key_of, hosts));
   std::cout << "made " << hosts.size() << " key pairs in " << dir << ":\n";
   for (const auto& h : hosts) std::cout << "  " << h << ".key  " << key_of[h] << "\n";
   std::cout << "placement with the public keys: " << placement

@@ -46,6 +46,14 @@ int run_report(const Argv& argv) {
       std::cerr << "testbed report: skipping " << p.string() << ": not JSON\n";
       continue;
     }
+    if (const std::string why = report_run_problem(j); !why.empty()) {
+      std::cerr << "testbed report: skipping " << p.string() << ": " << why << "\n";
+      continue;
+    }
+    if (const std::string s = j.value("strategy", ""); !s.empty() && !plot_label(s))
+      std::cerr << "testbed report: " << p.string()
+                << ": strategy is not a plain label (letters, digits, ._:/()=+,-); shown as a "
+                   "run number\n";
     in.runs.push_back(std::move(j));
   }
   if (std::ifstream f(dir + "/link_samples.csv"); f) {

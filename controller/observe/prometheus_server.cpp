@@ -25,18 +25,6 @@ sockaddr_in loopback(int port) {
 
 }  // namespace
 
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error("socket(AF_INET) failed");
-  sockaddr_in a = loopback(0);
-  socklen_t len = sizeof a;
-  const bool ok = bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-                  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0;
-  close(fd);
-  if (!ok) throw std::runtime_error("bind(127.0.0.1:0) failed: no free loopback port");
-  return ntohs(a.sin_port);
-}
-
 std::string random_hex128() {
   // std::random_device reads the kernel's entropy (getrandom) on Linux.
   std::random_device entropy;
@@ -94,6 +82,16 @@ std::vector<std::string> prometheus_argv(const std::string& binary, const std::s
 std::optional<int> prometheus_listening_port(const std::string& log_text) {
   // Prometheus 2.x (its web toolkit) logs the listener's own address once it is bound.
   static const std::regex listening(R"(msg="Listening on" address=127\.0\.0\.1:([0-9]{1,5}))");
+  std::smatch m;
+  if (!std::regex_search(log_text, m, listening)) return std::nullopt;
+  const int port = std::stoi(m[1].str());
+  if (port <= 0 || port > 65535) return std::nullopt;
+  return port;
+}
+
+std::optional<int> grafana_listening_port(const std::string& log_text) {
+  static const std::regex listening(
+      R"(msg="HTTP Server Listen" address=127\.0\.0\.1:([0-9]{1,5})[ \n])");
   std::smatch m;
   if (!std::regex_search(log_text, m, listening)) return std::nullopt;
   const int port = std::stoi(m[1].str());

@@ -15,10 +15,6 @@
 
 namespace testbed {
 
-// A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it): for Grafana
-// only, whose log does not name a port it picked itself. Its admin password guards it.
-int free_loopback_port();
-
 // 128 random bits as hex, from the kernel's entropy: a nonce, or a password.
 std::string random_hex128();
 
@@ -39,6 +35,11 @@ std::vector<std::string> prometheus_argv(const std::string& binary, const std::s
 // The port the server's log says it listens on ("Listening on" address=127.0.0.1:PORT);
 // nullopt until it does.
 std::optional<int> prometheus_listening_port(const std::string& log_text);
+// The same for a Grafana the testbed starts with `http_port = 0` on 127.0.0.1: Grafana
+// (7.x and later) logs the listener's own address, msg="HTTP Server Listen"
+// address=127.0.0.1:PORT, once it has bound it, so the port is the one its own process
+// holds, never one picked earlier and possibly taken meanwhile.
+std::optional<int> grafana_listening_port(const std::string& log_text);
 
 // True once GET http://127.0.0.1:PORT/PATH answers 200 within `timeout`.
 bool http_ok(int port, const std::string& path, std::chrono::milliseconds timeout);

@@ -3,7 +3,9 @@
 #include "netns/netns_exec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <map>
@@ -33,13 +35,20 @@ std::vector<std::string> split(const std::string& line, char sep) {
 
 // Each run's name in the legends and under the bars: its strategy, and when the strategy
 // ran more than once (repetitions, seeds), which run it was: "rr-sync (seed 2)", or
-// "(run 2)" without a seed. Names without spaces, as gnuplot reads a label column.
+// "(run 2)" without a seed. Names without spaces, as gnuplot reads a label column. A
+// strategy that is not a plain label is shown as "run N" (plot_label).
 std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
   std::map<std::string, int> count, seen;
-  for (const auto& r : runs) ++count[r.value("strategy", "?")];
+  std::vector<std::string> strategies;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const std::string s = runs[i].value("strategy", "?");
+    strategies.push_back(plot_label(s) ? s : "run" + std::to_string(i + 1));
+    ++count[strategies.back()];
+  }
   std::vector<std::string> out;
-  for (const auto& r : runs) {
-    const std::string s = r.value("strategy", "?");
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const std::string& s = strategies[i];
     const int k = ++seen[s];
     if (count[s] == 1) {
       out.push_back(s);
@@ -53,6 +62,41 @@ std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
 }
 
 }  // namespace
+
+bool plot_label(const std::string& s) {
+  // 64 characters: the longest strategy or consistency name is a tenth of that, and a
+  // legend of hundreds of characters is no label.
+  if (s.empty() || s.size() > 64) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._:/()=+,-", c) != nullptr;
+  });
+}
+
+std::string report_run_problem(const nlohmann::json& run) {
+  if (!run.is_object()) return "the run is not a JSON object";
+  const auto wrong = [&](const char* field, auto is_ok) {
+    const auto it = run.find(field);
+    return it != run.end() && !is_ok(*it);
+  };
+  const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
+  const auto is_number = [](const nlohmann::json& v) { return v.is_number(); };
+  const auto numbers = [](const nlohmann::json& v) {
+    return v.is_array() &&
+           std::all_of(v.begin(), v.end(), [](const auto& x) { return x.is_number(); });
+  };
+  const auto points = [](const nlohmann::json& v) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const auto& p) {
+             return p.is_array() && p.size() >= 2 && p[0].is_number() && p[1].is_number();
+           });
+  };
+  for (const char* field : {"strategy", "consistency"})
+    if (wrong(field, is_string)) return std::string(field) + " is not a string";
+  for (const char* field : {"mean_iteration_s", "target_loss"})
+    if (wrong(field, is_number)) return std::string(field) + " is not a number";
+  if (wrong("iteration_s", numbers)) return "iteration_s is not a list of numbers";
+  if (wrong("loss_curve", points)) return "loss_curve is not a list of [seconds, loss] pairs";
+  return "";
+}
 
 std::vector<LinkSeries> link_series(const std::string& csv) {
   // unix_s,link,node,peer,configured_bits_per_s,transmit_bytes[,background_bytes]
@@ -75,6 +119,9 @@ std::vector<LinkSeries> link_series(const std::string& csv) {
     } catch (const std::exception&) {
       continue;  // a line cut short
     }
+    // Names reach the plots' titles: a row whose node or peer is not a plain label is
+    // dropped, as a cut-short row is.
+    if (!plot_label(f[2]) || !plot_label(f[3])) continue;
     if (std::isnan(t0)) t0 = t;
     const auto key = std::pair{f[2], f[3]};
     auto& s = series[key];
@@ -163,7 +210,7 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     const auto labels = run_labels(in.runs);
     for (size_t i = 0; i < in.runs.size(); ++i) {
       const auto& run = in.runs[i];
-      iters << "# " << labels[i] << "\n";
+      iters << "# " << labels[i] << "\n";  // a plain label (plot_label)
       const auto times = run.value("iteration_s", std::vector<double>{});
       for (size_t k = 0; k < times.size(); ++k) iters << k + 1 << " " << times[k] << "\n";
       iters << "\n\n";  // a new gnuplot index per run
@@ -203,23 +250,28 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
   // Held-out loss against wall time, for the runs that train a job on a parameter server:
   // the figure that judges approximate strategies (and the target they aimed at).
   std::vector<const nlohmann::json*> converging;
-  std::vector<std::string> converging_labels;
+  std::vector<std::string> converging_labels, converging_names;
   const auto all_labels = run_labels(in.runs);
   for (size_t i = 0; i < in.runs.size(); ++i) {
     const auto& run = in.runs[i];
     if (!run.contains("loss_curve") || run["loss_curve"].empty()) continue;
     converging.push_back(&run);
+    converging_names.push_back(all_labels[i]);
     // The consistency model says more than the strategy's name (ssp(2)); a repeated run
     // keeps its seed or number beside it.
     const std::string strategy = run.value("strategy", "?");
-    const std::string suffix = all_labels[i].substr(strategy.size());
-    converging_labels.push_back(
-        (run.contains("consistency") ? run["consistency"].get<std::string>() : strategy) + suffix);
+    const std::string consistency = run.value("consistency", "");
+    if (plot_label(consistency) && plot_label(strategy)) {
+      converging_labels.push_back(consistency + all_labels[i].substr(strategy.size()));
+    } else {
+      converging_labels.push_back(all_labels[i]);
+    }
   }
   if (!converging.empty()) {
     std::ostringstream data;
-    for (const auto* run : converging) {
-      data << "# " << run->value("strategy", "?") << "\n";
+    for (size_t i = 0; i < converging.size(); ++i) {
+      const auto* run = converging[i];
+      data << "# " << converging_names[i] << "\n";  // a plain label (plot_label)
       for (const auto& p : (*run)["loss_curve"]) data << p[0] << " " << p[1] << "\n";
       data << "\n\n";
     }

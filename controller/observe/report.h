@@ -54,6 +54,16 @@ struct LinkSeries {
 };
 std::vector<LinkSeries> link_series(const std::string& csv);
 
+// Values read from the files (a run's strategy and consistency, a link's node and peer)
+// reach gnuplot's script as titles: only plain labels do (letters, digits and ._:/()=+,-,
+// at most 64 characters), so that no value can end a quoted string or a line of the
+// script and be run as gnuplot's own commands (system(), shell escapes). A run whose
+// strategy is not one is shown as "runN"; a link row whose names are not is dropped.
+bool plot_label(const std::string& s);
+// Why a run summary cannot be drawn (a field the report reads has the wrong type), naming
+// the field; "" when it can. Such a run is skipped and named, never fatal.
+std::string report_run_problem(const nlohmann::json& run);
+
 ReportFiles build_report(const ReportInput& in, const std::string& out_dir);
 
 // The report drawn into `out`: its data files written there (private_files.h), then gnuplot

@@ -40,14 +40,20 @@ std::string read_text(const std::string& path) {
 }
 
 // Polls `ready` (every 50 ms) until it gives a value; throws when the process ended or
-// kStartTimeout passed first, pointing at its log.
+// kStartTimeout passed first, pointing at its log. The process is known alive before each
+// look and again after the value is had: an answer while it is not (another process on a
+// port it left) is never taken for its own.
 template <typename Ready>
 auto wait_for(pid_t pid, const std::string& what, const std::string& log, Ready ready) {
   const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+  const auto ended = [&] { return process_start_time(pid) == 0; };
   for (;;) {
-    if (auto value = ready()) return *value;
-    if (process_start_time(pid) == 0 || std::chrono::steady_clock::now() > deadline)
+    if (ended() || std::chrono::steady_clock::now() > deadline)
       throw std::runtime_error(what + " did not start; see " + log);
+    if (auto value = ready()) {
+      if (ended()) throw std::runtime_error(what + " ended as it started; see " + log);
+      return *value;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -176,22 +182,26 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
     const std::string dashboards = bundled_dashboards_dir();
     const auto grafana = find_grafana();
     if (grafana && state.urls.count("prometheus") && !dashboards.empty()) {
-      const int port = free_loopback_port();
       write_grafana_provisioning(dir + "/grafana/provisioning", state.urls["prometheus"],
                                  dashboards);
       // Not admin/admin: a random password, in a file only root can read, and in a
       // configuration file rather than on the command line (which every user can read).
+      // Port 0: Grafana binds a free port itself and logs it (grafana_listening_port), as
+      // Prometheus does; the port is read from its own log in the lab's directory.
       const std::string password = random_hex128();
       std::ofstream(dir + "/grafana/admin-password") << password << "\n";
       std::ofstream(dir + "/grafana/grafana.ini")
-          << "[server]\nhttp_addr = 127.0.0.1\nhttp_port = " << port
-          << "\n[security]\nadmin_user = admin\nadmin_password = " << password
-          << "\n[paths]\nprovisioning = " << dir << "/grafana/provisioning\ndata = " << dir
-          << "/grafana/data\n";
+          << "[server]\nhttp_addr = 127.0.0.1\nhttp_port = 0\n[security]\nadmin_user = "
+             "admin\nadmin_password = "
+          << password << "\n[paths]\nprovisioning = " << dir
+          << "/grafana/provisioning\ndata = " << dir << "/grafana/data\n";
       const std::vector<std::string> argv = {*grafana, "--homepath=/usr/share/grafana",
                                              "--config=" + dir + "/grafana/grafana.ini"};
+      const std::string log = dir + "/grafana.log";
       const pid_t pid = start(store, state, argv, "grafana.log");
-      wait_answering(pid, port, "/api/health", "grafana-server", dir + "/grafana.log");
+      const int port = wait_for(pid, "grafana-server", log,
+                                [&] { return grafana_listening_port(read_text(log)); });
+      wait_answering(pid, port, "/api/health", "grafana-server", log);
       lines.push_back("grafana: user admin, password in " + dir + "/grafana/admin-password");
       state.urls["grafana"] = url(port);
     } else {

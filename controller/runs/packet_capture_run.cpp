@@ -14,6 +14,7 @@
 
 #include "controller/observe/pcapng_writer.h"
 #include "netns/packet_capture.h"
+#include "netns/private_files.h"
 
 namespace testbed {
 namespace {
@@ -42,20 +43,16 @@ int64_t now_ns() {
       .count();
 }
 
-// The file: made 0600 (packets are the lab's traffic), never through a link.
+// The file: made new 0600 (packets are the lab's traffic) in a directory no other user can
+// redirect, never through a link (private_files.h).
 class OutputFile {
  public:
-  explicit OutputFile(const std::string& path)
-      : fd_(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)),
-        path_(path) {
-    if (fd_ < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
-  }
-  ~OutputFile() { ::close(fd_); }
+  explicit OutputFile(const std::string& path) : file_(create_output_file(path)), path_(path) {}
   // Writes what `buffer` holds and empties it.
   void flush(std::ostringstream& buffer) {
     const std::string bytes = buffer.str();
     for (size_t done = 0; done < bytes.size();) {
-      const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+      const ssize_t n = ::write(file_.get(), bytes.data() + done, bytes.size() - done);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) throw std::runtime_error(path_ + ": " + std::strerror(errno));
       done += static_cast<size_t>(n);
@@ -64,7 +61,7 @@ class OutputFile {
   }
 
  private:
-  int fd_;
+  FileDescriptor file_;
   std::string path_;
 };
 

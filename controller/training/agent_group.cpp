@@ -55,7 +55,7 @@ void AgentGroup::broadcast(const nlohmann::json& command) {
 void AgentGroup::listen_for_hosts(const std::string& tcp_endpoint, std::vector<bool> remote,
                                   const CurveKeyPair& own, AdmittedHosts admitted,
                                   std::vector<std::string> host_of) {
-  hosts_.emplace(names_, remote);
+  hosts_.emplace(names_, remote, host_of);
   remote_ = std::move(remote);
   host_of_ = std::move(host_of);
   tcp_.emplace(*context_, zmq::socket_type::router);

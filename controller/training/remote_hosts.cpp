@@ -10,9 +10,14 @@
 #include "controller/topology/comma_list.h"
 
 namespace testbed {
-RemoteHosts::RemoteHosts(std::vector<std::string> names, std::vector<bool> remote)
-    : names_(std::move(names)), remote_(std::move(remote)), claimed_by_(names_.size()) {
+RemoteHosts::RemoteHosts(std::vector<std::string> names, std::vector<bool> remote,
+                         std::vector<std::string> host_of)
+    : names_(std::move(names)),
+      remote_(std::move(remote)),
+      host_of_(std::move(host_of)),
+      claimed_by_(names_.size()) {
   remote_.resize(names_.size(), false);
+  host_of_.resize(names_.size());
 }
 
 bool RemoteHosts::any() const {
@@ -26,8 +31,11 @@ bool RemoteHosts::hear(const std::string& routing_id, const std::string& payload
   if (!valid_host_name(host)) return false;
   const auto j = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("event") || !j["event"].is_string()) return false;
+  // A node of another host, and of this one by the placement: the placement, not the order
+  // in which hosts first beat, decides who speaks for a node.
   const auto remote_node = [&](const nlohmann::json& v) {
-    return v.is_number_unsigned() && v.get<size_t>() < names_.size() && remote_[v.get<size_t>()];
+    return v.is_number_unsigned() && v.get<size_t>() < names_.size() && remote_[v.get<size_t>()] &&
+           host_of_[v.get<size_t>()] == host;
   };
   if (j["event"] == "beat") {
     if (!j.contains("nodes") || !j["nodes"].is_array()) return false;

@@ -40,15 +40,18 @@ constexpr auto kQuitGrace = std::chrono::seconds(2);
 class RemoteHosts {
  public:
   using Clock = std::chrono::steady_clock;
-  // `remote[n]`: node n's agent runs on another host.
-  RemoteHosts(std::vector<std::string> names, std::vector<bool> remote);
+  // `remote[n]`: node n's agent runs on another host; `host_of[n]`: which host, as the
+  // placement says. Only that host may speak for node n: a beat that claims a node the
+  // placement gives another host is dropped, even before that host has beaten.
+  RemoteHosts(std::vector<std::string> names, std::vector<bool> remote,
+              std::vector<std::string> host_of);
 
   static bool is_host_id(const std::string& routing_id) {
     return routing_id.rfind("host/", 0) == 0;
   }
   // One frame from a launcher. True when it was well-formed (a beat is then to be answered);
   // false when it is to be dropped and counted: a bad host name, not JSON, an unknown event,
-  // a node that is not remote or is claimed by another host. Throws std::runtime_error
+  // a node that is not remote or that the placement gives another host. Throws std::runtime_error
   // naming the node of a "died" report.
   bool hear(const std::string& routing_id, const std::string& payload, Clock::time_point now);
   // Throws std::runtime_error naming a host silent for kHostSilence and its nodes.
@@ -69,6 +72,7 @@ class RemoteHosts {
   std::string nodes_of(const Host& h) const;
   std::vector<std::string> names_;
   std::vector<bool> remote_;
+  std::vector<std::string> host_of_;     // per node: the host the placement gives it
   std::vector<std::string> claimed_by_;  // per node: the host that runs it, or ""
   std::map<std::string, Host> hosts_;
   std::map<std::string, HostFigures> figures_;

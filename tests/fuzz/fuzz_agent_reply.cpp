@@ -15,9 +15,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string id = testbed::fuzz::text(data + 1, id_length);
   const std::string payload = testbed::fuzz::text(data + 1 + id_length, size - 1 - id_length);
   testbed::decode_agent_reply(id, payload, 8);
-  // Nodes 4-7 run on other hosts; one host has claimed node 4 already.
+  // Nodes 4-7 run on other hosts (h1 and h2 by the placement); h1 has claimed node 4.
   testbed::RemoteHosts hosts({"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"},
-                             {false, false, false, false, true, true, true, true});
+                             {false, false, false, false, true, true, true, true},
+                             {"h0", "h0", "h0", "h0", "h1", "h1", "h2", "h2"});
   const auto now = testbed::RemoteHosts::Clock::now();
   hosts.hear("host/h1", R"({"event":"beat","nodes":[4]})", now);
   try {

@@ -214,6 +214,34 @@ TEST_F(LocalUsers, ReportRefusesDirectoriesAndLinksOthersCouldSwap) {
   fs::remove_all(base);
 }
 
+// `capture --out` into a sticky directory shared with others (as /tmp is), where nobody
+// planted a link at the file's name: refused, the link's target unchanged. Before, the
+// capture opened the path with O_TRUNC and overwrote what nobody pointed it at.
+TEST_F(LocalUsers, CaptureOutNeverFollowsALinkPlantedInASharedDirectory) {
+  const fs::path base = fs::temp_directory_path() / ("tbt-capture-out-" + std::to_string(getpid()));
+  fs::remove_all(base);
+  fs::create_directories(base / "shared");
+  chmod(base.c_str(), 0755);
+  chmod((base / "shared").c_str(), 01777);
+  const fs::path secret = base / "root-owned", planted = base / "shared" / "a.pcapng";
+  std::ofstream(secret) << "root's own\n";
+  fs::create_symlink(secret, planted);
+  ASSERT_EQ(lchown(planted.c_str(), kNobody, kNobody), 0);
+  Result r = run_testbed({"capture", lab_, "--all", "--duration", "1s", "--out", planted.string()});
+  EXPECT_NE(r.status, 0) << r.output;
+  std::ifstream in(secret);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "root's own\n");
+  EXPECT_TRUE(fs::is_symlink(planted));
+  // A directory nobody owns: refused, nothing made there.
+  fs::create_directory(base / "theirs");
+  ASSERT_EQ(chown((base / "theirs").c_str(), kNobody, kNobody), 0);
+  r = run_testbed({"capture", lab_, "--all", "--duration", "1s", "--out",
+                   (base / "theirs" / "a.pcapng").string()});
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_TRUE(fs::is_empty(base / "theirs"));
+  fs::remove_all(base);
+}
+
 TEST_F(LocalUsers, PrometheusHasNoLifecycleApi) {
   const nlohmann::json status =
       nlohmann::json::parse(run_testbed({"status", lab_, "--json"}).output);

@@ -54,7 +54,7 @@ TEST(HostFigures, AnythingElseIsRefusedByField) {
 }
 
 TEST(HostFigures, OnlyAHostThatRunsSomeOfTheRunsNodesIsHeard) {
-  RemoteHosts hosts({"a", "b", "c"}, {false, true, true});
+  RemoteHosts hosts({"a", "b", "c"}, {false, true, true}, {"host1", "host2", "host2"});
   const auto now = RemoteHosts::Clock::now();
   const std::string answer = to_json(figures()).dump();
   // host2 has not beaten yet: it runs none of the run's nodes.

@@ -14,7 +14,10 @@ namespace {
 using Clock = RemoteHosts::Clock;
 
 RemoteHosts three_nodes_two_remote() {
-  return RemoteHosts({"chicago", "atlanta", "seattle"}, {false, true, true});
+  // The placement: atlanta on host2, seattle on host3 (and host3 in the tests that give it
+  // both, below).
+  return RemoteHosts({"chicago", "atlanta", "seattle"}, {false, true, true},
+                     {"host1", "host2", "host3"});
 }
 
 TEST(RemoteHosts, BeatsClaimNodesAndADeathIsNamed) {
@@ -34,7 +37,8 @@ TEST(RemoteHosts, BeatsClaimNodesAndADeathIsNamed) {
 }
 
 TEST(RemoteHosts, ASilentHostIsNamedWithItsNodes) {
-  RemoteHosts hosts = three_nodes_two_remote();
+  RemoteHosts hosts({"chicago", "atlanta", "seattle"}, {false, true, true},
+                    {"host1", "host3", "host3"});
   const auto t0 = Clock::now();
   ASSERT_TRUE(hosts.hear("host/host3", R"({"event":"beat","nodes":[1,2]})", t0));
   EXPECT_NO_THROW(hosts.check(t0 + kHostSilence - std::chrono::seconds(1)));
@@ -76,8 +80,22 @@ TEST(RemoteHosts, WhatIsMalformedOrNotTheHostsToSayIsDropped) {
   EXPECT_NO_THROW(hosts.check(t0));
 }
 
+// Measured before: host3's first beat claimed host2's node while host2 had not beaten yet,
+// and host3's "died" for it then ended the run naming host3.
+TEST(RemoteHosts, AHostThatBeatsFirstCannotClaimAnotherHostsNode) {
+  RemoteHosts hosts = three_nodes_two_remote();
+  const auto t0 = Clock::now();
+  EXPECT_FALSE(hosts.hear("host/host3", R"({"event":"beat","nodes":[1,2]})", t0));
+  EXPECT_FALSE(hosts.hear("host/host3", R"({"event":"beat","nodes":[1]})", t0));
+  EXPECT_FALSE(hosts.hear("host/host3", R"({"event":"died","node":1})", t0));
+  ASSERT_TRUE(hosts.hear("host/host3", R"({"event":"beat","nodes":[2]})", t0));
+  EXPECT_EQ(hosts.unclaimed(), (std::vector<std::string>{"atlanta"}));
+  ASSERT_TRUE(hosts.hear("host/host2", R"({"event":"beat","nodes":[1]})", t0));
+  EXPECT_TRUE(hosts.unclaimed().empty());
+}
+
 TEST(RemoteHosts, OneBoxHasNoRemoteHosts) {
-  EXPECT_FALSE(RemoteHosts({"a", "b"}, {false, false}).any());
+  EXPECT_FALSE(RemoteHosts({"a", "b"}, {false, false}, {"h", "h"}).any());
 }
 
 TEST(PortNumber, DigitsFrom1To65535Only) {

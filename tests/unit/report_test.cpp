@@ -126,6 +126,58 @@ TEST(Report, TheScriptDrawsOnePlotPerRunAndPerDirection) {
   EXPECT_TRUE(build_report({}, "/out").pngs.empty());
 }
 
+// A results directory is another user's text: what it says reaches gnuplot only as a plain
+// label. Measured before: a strategy of "bsp\nsystem(\"id > FILE\")\n#" ran `id` as root.
+TEST(Report, ValuesFromTheFilesNeverBecomeGnuplotCommands) {
+  const std::string hostile = "bsp\nsystem(\"id > /tmp/tb-owned\")\n#";
+  ReportInput in;
+  in.runs.push_back({{"strategy", hostile},
+                     {"consistency", "x'\nsystem('id')\n'"},
+                     {"iteration_s", {1.0}},
+                     {"mean_iteration_s", 1.0},
+                     {"loss_curve", {{0.1, 1.0}}}});
+  in.runs.push_back({{"strategy", "ps"},
+                     {"consistency", "bsp';!id;'"},
+                     {"iteration_s", {2.0}},
+                     {"mean_iteration_s", 2.0},
+                     {"loss_curve", {{0.1, 1.0}}}});
+  in.link_samples_csv =
+      "1,0,a,b,8000000,0\n2,0,a,b,8000000,1000\n"
+      "1,0,a'\\,b,8000000,0\n2,0,a'\\,b,8000000,1000\n"
+      "1,0,c;!id,d,8000000,0\n2,0,c;!id,d,8000000,1000\n";
+  const ReportFiles f = build_report(in, "/out");
+  for (const auto& [name, contents] : f.files) {
+    EXPECT_EQ(contents.find("system"), std::string::npos) << name;
+    EXPECT_EQ(contents.find("!id"), std::string::npos) << name;
+    EXPECT_EQ(contents.find("id >"), std::string::npos) << name;
+  }
+  std::string script;
+  for (const auto& [name, contents] : f.files)
+    if (name == f.script) script = contents;
+  EXPECT_NE(script.find("title 'run1'"), std::string::npos) << script;  // still drawn
+  EXPECT_NE(script.find("title 'ps'"), std::string::npos) << script;
+  EXPECT_NE(script.find("set title 'a > b'"), std::string::npos);
+  EXPECT_EQ(link_series(in.link_samples_csv).size(), 1u);  // the other rows are dropped
+  EXPECT_EQ(f.pngs, (std::vector<std::string>{"iteration_time.png", "strategies.png", "loss.png",
+                                              "links.png"}));
+}
+
+TEST(Report, PlainLabelsAndMalformedRunsAreNamed) {
+  for (const char* ok : {"bsp", "ssp(2)", "rr-sync/seed2", "drps_wsp", "a=b,c+d:e.f"})
+    EXPECT_TRUE(plot_label(ok)) << ok;
+  for (const char* bad : {"", "a b", "a'b", "a\nb", "a\"b", "a\\b", "a;b", "a`b", "a$b", "a!b"})
+    EXPECT_FALSE(plot_label(bad)) << bad;
+  EXPECT_FALSE(plot_label(std::string(65, 'a')));
+  EXPECT_EQ(report_run_problem({{"strategy", "ps"}, {"iteration_s", {1.0}}}), "");
+  EXPECT_EQ(report_run_problem({{"strategy", 3}}), "strategy is not a string");
+  EXPECT_EQ(report_run_problem({{"target_loss", "0.3"}}), "target_loss is not a number");
+  EXPECT_EQ(report_run_problem({{"iteration_s", {1.0, "x"}}}),
+            "iteration_s is not a list of numbers");
+  EXPECT_EQ(report_run_problem({{"loss_curve", {{1.0}}}}),
+            "loss_curve is not a list of [seconds, loss] pairs");
+  EXPECT_EQ(report_run_problem(nlohmann::json::array()), "the run is not a JSON object");
+}
+
 TEST(Report, FaultsAreShadedOnTheirDirectionsAndNodesPlots) {
   const std::string csv =
       "scheduled_s,applied_s,lag_ms,link,from,to,rate_bits_per_s,delay_us,loss,error,state\n"
