@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -131,27 +132,37 @@ void create_identities(const Plan& plan, const Plan& lab, const LabStore& store,
   store.save(state);
 }
 
-// Every node's control group (netns/node_cgroup.h) when any node of the lab has a compute
-// limit: the unlimited ones too, so that the CPU time of every data center is counted the
-// same way beside the limited ones. A lab without limits makes none, and its processes
-// stay in the controller's own groups. Recorded before each is made.
+// Every node's control group (netns/node_cgroup.h), limited or not, so that every data
+// center's CPU time and memory are measured the same way (the dashboards' compute panels,
+// `status`, a run's compute notes) whether or not it has a limit. A group without limits
+// holds nothing back. A host with no cgroup hierarchy at all (a container without one) gets
+// none when no node asks for a limit: the compute panels then stay empty, as their
+// descriptions say. Every group is recorded, in one save, before the first is made.
 void create_node_cgroups(const Plan& plan, const LabStore& store, LabState& state) {
   const auto limited = [](const PlannedNode& n) {
     return n.compute.any() || std::any_of(n.events.begin(), n.events.end(), [](const NodeEvent& e) {
              return e.kind == NodeEvent::Kind::kCpus;
            });
   };
-  if (std::none_of(plan.nodes.begin(), plan.nodes.end(), limited)) return;
-  const CgroupLayout layout = host_cgroup_layout();
+  const bool any_limited = std::any_of(plan.nodes.begin(), plan.nodes.end(), limited);
+  std::optional<CgroupLayout> layout;
+  try {
+    layout = host_cgroup_layout();
+  } catch (const std::exception&) {
+    if (any_limited) throw;
+    return;
+  }
   for (const auto& n : plan.nodes) {
-    const auto dirs = node_cgroup_dirs(layout, n.ns, n.compute);
+    const auto dirs = node_cgroup_dirs(*layout, n.ns, n.compute);
     state.cgroups.insert(state.cgroups.end(), dirs.begin(), dirs.end());
-    store.save(state);
-    crash_point("cgroup:recorded, not made");
+  }
+  store.save(state);
+  crash_point("cgroup:recorded, not made");
+  for (const auto& n : plan.nodes) {
     try {
-      create_node_cgroup(layout, n.ns, n.compute);
+      create_node_cgroup(*layout, n.ns, n.compute);
     } catch (const std::exception& e) {
-      throw std::runtime_error("node " + n.name + ": its compute (cgroup " + version_name(layout) +
+      throw std::runtime_error("node " + n.name + ": its compute (cgroup " + version_name(*layout) +
                                "): " + e.what());
     }
     crash_point("cgroup:made");
