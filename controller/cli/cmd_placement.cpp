@@ -27,7 +27,7 @@ namespace {
 
 using namespace placement;
 
-const char* const kUsage =
+const char* const kPlacementUsage =
     "testbed placement FILE [--model M] [--scale S] [--rate-scale X] [--server NODE] "
     "[--capacity undirected|directed] [--seed N] [--draws R] [--redraws N] [--json]";
 
@@ -36,8 +36,8 @@ const char* const kUsage =
 int run_placement(const Argv& argv) {
   Args args(argv, {"json"},
             {"model", "scale", "rate-scale", "server", "capacity", "seed", "draws", "redraws"});
-  args.at_most(1, kUsage);
-  if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
+  args.at_most(1, kPlacementUsage);
+  if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kPlacementUsage);
   Topology t;
   try {
     t = parse_profile_file(args.positional(0));

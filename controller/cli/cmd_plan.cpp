@@ -21,7 +21,7 @@ namespace testbed::cli {
 
 namespace {
 
-const char* const kUsage =
+const char* const kPlanUsage =
     "testbed plan FILE [--json [--changes-until T]] [--steps] [--routes] [--backend B] [--hosts "
     "N|PLACEMENT [--host NAME]]";
 
@@ -76,8 +76,8 @@ int run_sliced_plan(const Plan& plan, const Args& args) {
 
 int run_plan(const Argv& argv) {
   Args args(argv, {"json", "steps", "routes"}, {"backend", "hosts", "host", "changes-until"});
-  args.at_most(1, kUsage);
-  if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kUsage);
+  args.at_most(1, kPlanUsage);
+  if (args.positionals().empty()) throw UsageError(std::string("usage: ") + kPlanUsage);
   if (args.option("host") && !args.option("hosts")) throw UsageError("--host needs --hosts");
   PlanOptions options;
   if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);

@@ -15,7 +15,7 @@
 namespace testbed {
 namespace {
 
-double unix_now_s() {
+double wall_now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
@@ -34,7 +34,7 @@ bool MlfabricRun::node_died(size_t node, double now_s) {
                {"recovery", checkpoint ? "checkpoint" : "replica"},
                {checkpoint ? "standby" : "replica", names[static_cast<size_t>(replica)]},
                {"detected_s", now_s},
-               {"detected_unix_s", unix_now_s()},
+               {"detected_unix_s", wall_now_s()},
                {"ordered_before", ordered},
                {"ordered_unsent", scheduler_->unsent_places()},
                {"scheduler_before", scheduler_->stats()}};

@@ -12,7 +12,7 @@ namespace testbed {
 namespace {
 
 // The profile's rule for node names: a-z 0-9 '-' '_', 1 to 32 characters.
-constexpr size_t kMaxNodeName = 32;
+constexpr size_t kZooMaxNodeName = 32;
 // Room kept for a "-N" suffix that makes a name unique.
 constexpr size_t kSuffixRoom = 4;
 // The Earth's mean radius (IUGG), km.
@@ -116,7 +116,7 @@ std::vector<std::string> zoo_node_names(const std::vector<GraphNode>& nodes) {
       for (unsigned char c : n.id)
         name += std::isalnum(c) ? static_cast<char>(std::tolower(c)) : '-';
     }
-    name = name.substr(0, kMaxNodeName - kSuffixRoom);
+    name = name.substr(0, kZooMaxNodeName - kSuffixRoom);
     while (!name.empty() && name.back() == '-') name.pop_back();
     std::string unique = name;
     for (int k = 2; taken.count(unique); ++k) unique = name + "-" + std::to_string(k);

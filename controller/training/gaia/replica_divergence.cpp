@@ -5,7 +5,7 @@
 namespace testbed {
 namespace {
 
-double median(std::vector<double> v) {
+double upper_median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
   return v[v.size() / 2];
@@ -56,7 +56,7 @@ nlohmann::json ReplicaDivergence::summary(const std::optional<FaultWindow>& faul
     all.push_back(s.relative);
   }
   out["samples"] = rows;
-  out["median"] = median(all);
+  out["median"] = upper_median(all);
   out["max"] = all.empty() ? 0.0 : *std::max_element(all.begin(), all.end());
   if (!fault) return out;
   std::vector<double> before;
@@ -71,7 +71,7 @@ nlohmann::json ReplicaDivergence::summary(const std::optional<FaultWindow>& faul
   }
   // No poll in the second before it: the last one before it; none at all (a fault from the
   // run's first moments): no level to come back to, and no catch-up figure.
-  std::optional<double> usual = before.empty() ? last_before : median(before);
+  std::optional<double> usual = before.empty() ? last_before : upper_median(before);
   for (const auto& s : samples_)
     if (usual && s.t >= fault->to_s && !caught_up && s.relative <= *usual)
       caught_up = s.t - fault->to_s;
