@@ -51,9 +51,10 @@ int run_report(const Argv& argv) {
       continue;
     }
     if (const std::string s = j.value("strategy", ""); !s.empty() && !plot_label(s))
-      std::cerr << "testbed report: " << p.string()
-                << ": strategy is not a plain label (letters, digits, ._:/()=+,-); shown as a "
-                   "run number\n";
+      std::cerr
+          << "testbed report: " << p.string()
+          << ": strategy is not a plain label (letters, digits, spaces, ._:/()=+,-); shown as a "
+             "run number\n";
     in.runs.push_back(std::move(j));
   }
   if (std::ifstream f(dir + "/link_samples.csv"); f) {

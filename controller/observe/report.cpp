@@ -41,7 +41,9 @@ std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
   std::map<std::string, int> count, seen;
   std::vector<std::string> strategies;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const std::string s = runs[i].value("strategy", "?");
+    std::string s = runs[i].value("strategy", "?");
+    // A word, as means.dat's label column needs.
+    std::replace(s.begin(), s.end(), ' ', '_');
     strategies.push_back(plot_label(s) ? s : "run" + std::to_string(i + 1));
     ++count[strategies.back()];
   }
@@ -68,7 +70,7 @@ bool plot_label(const std::string& s) {
   // legend of hundreds of characters is no label.
   if (s.empty() || s.size() > 64) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("._:/()=+,-", c) != nullptr;
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr(" ._:/()=+,-", c) != nullptr;
   });
 }
 
@@ -219,21 +221,29 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     }
     r.files.emplace_back("iterations.dat", iters.str());
     r.files.emplace_back("means.dat", means.str());
-    r.pngs.push_back("iteration_time.png");
     // A tick per iteration while they fit (20 at this width), else gnuplot's own spacing:
-    // 500 ticks ran their labels together.
+    // 500 ticks ran their labels together. Runs without iteration times (a results file
+    // that left its series out, scripts/slim-results.py) are not drawn; with none, there
+    // is no such plot.
     size_t most = 0;
-    for (const auto& run : in.runs)
-      most = std::max(most, run.value("iteration_s", std::vector<double>{}).size());
-    gp << "set output " << quoted(out_dir + "/iteration_time.png") << "\n"
-       << "set title 'Iteration time per strategy'\nset xlabel 'iteration'\n"
-          "set ylabel 'seconds per iteration'\nset yrange [0:*]\n"
-       << (most <= 20 ? "set xtics 1\n" : "set xtics autofreq\nset format x '%.0f'\n") << "plot ";
+    std::vector<size_t> timed;
     for (size_t i = 0; i < in.runs.size(); ++i) {
-      gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/iterations.dat") << " index " << i
-         << " using 1:2 with linespoints title " << quoted(labels[i]);
+      const size_t n = in.runs[i].value("iteration_s", std::vector<double>{}).size();
+      most = std::max(most, n);
+      if (n > 0) timed.push_back(i);
     }
-    gp << "\n";
+    if (!timed.empty()) {
+      r.pngs.push_back("iteration_time.png");
+      gp << "set output " << quoted(out_dir + "/iteration_time.png") << "\n"
+         << "set title 'Iteration time per strategy'\nset xlabel 'iteration'\n"
+            "set ylabel 'seconds per iteration'\nset yrange [0:*]\n"
+         << (most <= 20 ? "set xtics 1\n" : "set xtics autofreq\nset format x '%.0f'\n") << "plot ";
+      for (size_t k = 0; k < timed.size(); ++k) {
+        gp << (k ? ", \\\n  " : "") << quoted(out_dir + "/iterations.dat") << " index " << timed[k]
+           << " using 1:2 with linespoints title " << quoted(labels[timed[k]]);
+      }
+      gp << "\n";
+    }
     r.pngs.push_back("strategies.png");
     gp << "set output " << quoted(out_dir + "/strategies.png") << "\n"
        << "set title 'Mean iteration time per run (lower is faster)'\nset xlabel ''\n"

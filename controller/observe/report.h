@@ -55,7 +55,7 @@ struct LinkSeries {
 std::vector<LinkSeries> link_series(const std::string& csv);
 
 // Values read from the files (a run's strategy and consistency, a link's node and peer)
-// reach gnuplot's script as titles: only plain labels do (letters, digits and ._:/()=+,-,
+// reach gnuplot's script as titles: only plain labels do (letters, digits, spaces and ._:/()=+,-,
 // at most 64 characters), so that no value can end a quoted string or a line of the
 // script and be run as gnuplot's own commands (system(), shell escapes). A run whose
 // strategy is not one is shown as "runN"; a link row whose names are not is dropped.

@@ -162,10 +162,31 @@ TEST(Report, ValuesFromTheFilesNeverBecomeGnuplotCommands) {
                                               "links.png"}));
 }
 
+// A committed results file keeps the means but left the per-iteration series out
+// (scripts/slim-results.py): the bars are drawn, the iteration plot only of runs that have
+// times, and none at all when no run has.
+TEST(Report, RunsWithoutIterationTimesGetNoIterationPlot) {
+  ReportInput in;
+  in.runs = {{{"strategy", "ps"}, {"mean_iteration_s", 2.5}},
+             {{"strategy", "netstorm"}, {"mean_iteration_s", 1.0}}};
+  EXPECT_EQ(build_report(in, "/out").pngs, (std::vector<std::string>{"strategies.png"}));
+  in.runs[1]["iteration_s"] = {1.0, 1.0};
+  const ReportFiles r = build_report(in, "/out");
+  EXPECT_EQ(r.pngs, (std::vector<std::string>{"iteration_time.png", "strategies.png"}));
+  std::string script;
+  for (const auto& [name, contents] : r.files)
+    if (name == r.script) script = contents;
+  EXPECT_EQ(script.find("index 0 using 1:2 with linespoints"), std::string::npos) << script;
+  EXPECT_NE(script.find("plot '/out/iterations.dat' index 1 using 1:2 with linespoints"),
+            std::string::npos)
+      << script;
+}
+
 TEST(Report, PlainLabelsAndMalformedRunsAreNamed) {
-  for (const char* ok : {"bsp", "ssp(2)", "rr-sync/seed2", "drps_wsp", "a=b,c+d:e.f"})
+  for (const char* ok :
+       {"bsp", "ssp(2)", "rr-sync/seed2", "drps_wsp", "a=b,c+d:e.f", "drps wsp(16)"})
     EXPECT_TRUE(plot_label(ok)) << ok;
-  for (const char* bad : {"", "a b", "a'b", "a\nb", "a\"b", "a\\b", "a;b", "a`b", "a$b", "a!b"})
+  for (const char* bad : {"", "a'b", "a\nb", "a\"b", "a\\b", "a;b", "a`b", "a$b", "a!b"})
     EXPECT_FALSE(plot_label(bad)) << bad;
   EXPECT_FALSE(plot_label(std::string(65, 'a')));
   EXPECT_EQ(report_run_problem({{"strategy", "ps"}, {"iteration_s", {1.0}}}), "");
