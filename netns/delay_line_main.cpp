@@ -5,9 +5,19 @@
 // packet's time has come. Holding packets on the receiving side keeps TCP at full rate; on
 // the sender's side TCP Small Queues would count them against the socket.
 //
-// One process serves one node or many: each node's queues are bound through a netlink
-// socket opened inside that node's namespace (--netns; without it, the namespace the
-// process runs in), and each node keeps its own control socket.
+// One process serves one node or many: each queue is bound through its own netlink socket
+// opened inside its node's namespace (--netns; without it, the namespace the process runs
+// in), and each node keeps its own control socket.
+//
+// Wake-ups are the cost here (on a paravirtualized guest each is hypervisor calls and two
+// context switches), so the loop wakes for releases, not for arrivals. NFQUEUE stamps each
+// packet with the wall clock as it queues it (NFQA_TIMESTAMP: the kernel's own stamp is
+// cleared on ingress, rx_timestamp_reset.h, so it stamps afresh while any socket of the
+// host asks for receive timestamps, and we hold one that does), so a packet's release time
+// does not depend on when we read it. A queue's socket is therefore watched only while the
+// queue holds nothing: while it holds packets, whatever arrives leaves after them (FIFO),
+// and is read when the queue next runs empty. A queue that reorders, or whose packets came
+// without a stamp, is watched always, as before.
 //
 // usage: testbed-delayline NODE... [--release-window-us N]
 //   NODE: --control PATH [--netns /run/netns/NS]
@@ -47,11 +57,17 @@
 #include <vector>
 
 #include "netns/burst_loss.h"
+#include "netns/delay_line_args.h"
+#include "netns/delay_line_control.h"
+#include "netns/delay_line_node.h"
 #include "netns/delay_line_stats.h"
 #include "netns/delay_queue.h"
 #include "netns/host_stall.h"
+#include "netns/wake_margin.h"
 
 namespace {
+
+using namespace testbed::delay_line;
 
 // The kernel holds at most this many packets per queue for us. GSO packets arrive whole
 // (NFQA_CFG_F_GSO), so at 1 Gbit/s and 200 ms this is still several times the
@@ -65,14 +81,13 @@ constexpr int kReceiveBuffer = 32 * 1024 * 1024;
 constexpr int kReceiveBatch = 32;
 // A notification carries metadata only (NFQNL_COPY_META): a few hundred bytes.
 constexpr size_t kNotificationBytes = 4096;
-// Packets due within a queue's release window of the earliest leave with it, in one
-// wake-up and one batch verdict. The window is 2% of the queue's delay (a delay error
-// TCP cannot tell from path variation) and at most 200 us: at 1 Gbit/s and 30 ms this cut
-// the delay lines' own CPU per gigabit by a fifth, the host's total not measurably (most of
-// it is the kernel's TCP/IP work, done wherever the verdict lands; bench/fidelity.sh).
-// 0 means exact.
-constexpr int64_t kDefaultWindowCapUs = 200;
-constexpr int64_t kWindowShareOfDelay = 50;
+// Packets due within a queue's release window after the first due leave with it, in one
+// wake-up and one batch verdict. The window is 2% of the queue's delay (a delay error TCP
+// cannot tell from path variation) and at most 1 ms; 0 means exact. The cap was 200 us
+// while the loop also woke for every arrival; at 66 Mbit/s and 30 ms (600 us) a wake-up
+// now releases about two packets instead of one, and the delay line's CPU per packet fell
+// to a quarter with the rest of this design (docs/benchmarks.md).
+constexpr int64_t kDefaultWindowCapUs = 1000;
 // The delay line is the emulated network's clock, so it runs under SCHED_FIFO: a release
 // then preempts the agents' compute instead of waiting its turn behind them. Under the
 // default scheduler a light run (20 Mbit/s, 30% CPU) saw its p99 release 2 ms late on a
@@ -81,10 +96,6 @@ constexpr int64_t kWindowShareOfDelay = 50;
 // (sched_rt_runtime_us, 95% of each second) keeps an overloaded delay line from starving
 // the host, and health then reports the lateness as before.
 constexpr int kRealtimePriority = 1;
-// XORed into a queue's seed for its loss chain, so that loss and jitter draw apart (the
-// 64-bit golden ratio, an arbitrary constant with well-mixed bits).
-constexpr uint64_t kBurstSeedMask = 0x9e3779b97f4a7c15ULL;
-
 volatile sig_atomic_t g_stop = 0;
 void on_stop(int) {
   g_stop = 1;
@@ -106,37 +117,58 @@ int64_t ran_us() {
   return clock_us(CLOCK_THREAD_CPUTIME_ID);
 }
 
-struct Queue {
-  uint16_t num = 0;
-  nfq_q_handle* handle = nullptr;
-  testbed::DelayQueue delay;
-  int64_t window_us = 0;
-  // Bursty loss, decided here (iptables' statistic match can only drop independently).
-  std::optional<testbed::GilbertElliottLoss> burst;
-};
+// A kernel stamp later than our clock by more than this, or older than the next, is not
+// the arrival's (the wall clock was stepped): the packet is taken as arriving when read,
+// and its queue is watched from then on, as when the kernel gives no stamp.
+constexpr int64_t kStampAheadUs = 1000;
+constexpr int64_t kStampAgeUs = 60 * 1000000;
+// How often the wall clock's offset from the monotonic one is read again: NTP slews the
+// wall clock by at most 500 ppm, 5 us in this time.
+constexpr int64_t kWallOffsetRefreshUs = 10000;
 
-int64_t release_window(int64_t delay_us, int64_t cap_us) {
-  return std::min(cap_us, delay_us / kWindowShareOfDelay);
-}
+// Our clock at this turn's wake-up: the arrival of a packet that came without a stamp.
+int64_t g_read_at = 0;
+// CLOCK_REALTIME less CLOCK_MONOTONIC: the kernel's stamps are wall-clock time.
+int64_t g_wall_offset = 0;
+// What the loop did, said when it ends: its cost is per turn, and a turn's per packet.
+unsigned long long g_turns = 0, g_packets = 0, g_verdicts = 0;
 
 int on_packet(nfq_q_handle*, nfgenmsg*, nfq_data* nfa, void* data) {
   auto* q = static_cast<Queue*>(data);
   const nfqnl_msg_packet_hdr* hdr = nfq_get_msg_packet_hdr(nfa);
   if (!hdr) return 0;
   const uint32_t id = ntohl(hdr->packet_id);
+  int64_t arrival = g_read_at;
+  timeval stamp{};
+  if (q->stamped && nfq_get_timestamp(nfa, &stamp) == 0) {
+    const int64_t t = int64_t(stamp.tv_sec) * 1000000 + stamp.tv_usec - g_wall_offset;
+    if (t <= g_read_at + kStampAheadUs && t >= g_read_at - kStampAgeUs)
+      arrival = t;
+    else
+      q->stamped = false;
+  } else {
+    q->stamped = false;
+  }
   if (q->burst && q->burst->lose()) {
     // Dropped on arrival, as netem drops before it queues. A later batch verdict in FIFO
     // order covers only what the kernel still holds.
     nfq_set_verdict(q->handle, id, NF_DROP, 0, nullptr);
     return 0;
   }
-  q->delay.admit(id, now_us());
+  q->delay.admit(id, arrival);
+  ++g_packets;
   return 0;
 }
 
-void release(Queue& q, int64_t now, int64_t stalled_us) {
-  const std::vector<uint32_t> ids = q.delay.release_due(now, q.window_us, stalled_us);
+// The host's last stall: how long, and when it ended (our wake-up after it).
+struct Stall {
+  int64_t us = 0, end = -1;
+};
+
+void release(Queue& q, int64_t now, const Stall& stall) {
+  const std::vector<uint32_t> ids = q.delay.release_due(now, q.window_us, stall.us, stall.end);
   if (ids.empty()) return;
+  ++g_verdicts;
   if (!q.delay.params().reorder) {
     // In FIFO order every earlier id is released too: one batch verdict covers them all.
     nfq_set_verdict_batch(q.handle, ids.back(), NF_ACCEPT);
@@ -145,198 +177,43 @@ void release(Queue& q, int64_t now, int64_t stalled_us) {
   for (uint32_t id : ids) nfq_set_verdict(q.handle, id, NF_ACCEPT, 0, nullptr);
 }
 
-// One node served: its namespace, its queues bound there, its control socket.
-struct Node {
-  std::string control;
-  int control_dir = -1;  // the directory of `control`: where stats files go
-  std::string netns;     // empty: the namespace this process runs in
-  int netns_fd = -1;     // held, to read the node's kernel drop counters there
-  nfq_handle* nfq = nullptr;
-  int ctl = -1;
-  std::map<uint16_t, Queue> queues;
+// Reads a queue's notifications, a batch per system call, until its socket is empty.
+class Receiver {
+ public:
+  Receiver() : buf_(kReceiveBatch * kNotificationBytes), iov_(kReceiveBatch), msgs_(kReceiveBatch) {
+    for (int i = 0; i < kReceiveBatch; ++i) {
+      iov_[i] = {buf_.data() + i * kNotificationBytes, kNotificationBytes};
+      msgs_[i].msg_hdr = {};
+      msgs_[i].msg_hdr.msg_iov = &iov_[i];
+      msgs_[i].msg_hdr.msg_iovlen = 1;
+    }
+  }
+
+  void drain(Queue& q) {
+    const int fd = nfq_fd(q.nfq);
+    for (int got = kReceiveBatch; got == kReceiveBatch;) {
+      got = recvmmsg(fd, msgs_.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
+      // The kernel could not queue a notification (its packet is still held, and leaves
+      // with the next batch verdict): said once by the socket, then reading goes on.
+      if (got < 0 && errno == ENOBUFS) {
+        got = kReceiveBatch;
+        continue;
+      }
+      for (int k = 0; k < got; ++k)
+        nfq_handle_packet(q.nfq, static_cast<char*>(iov_[k].iov_base),
+                          static_cast<int>(msgs_[k].msg_len));
+    }
+  }
+
+ private:
+  std::vector<char> buf_;
+  std::vector<iovec> iov_;
+  std::vector<mmsghdr> msgs_;
 };
-
-// Runs `f` inside `ns_fd`'s network namespace (or where we are, for -1), then returns to
-// `home`. Netlink sockets opened inside stay bound to that namespace.
-template <typename F>
-bool inside(int ns_fd, int home, F f) {
-  if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) return false;
-  f();
-  return ns_fd < 0 || setns(home, CLONE_NEWNET) == 0;
-}
-
-// A node's queues' figures; the kernel's drop counters are per namespace: the node's.
-void write_stats(const std::string& name, const Node& node, int home) {
-  std::string text;
-  inside(node.netns_fd, home, [&] {
-    std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
-    text.assign(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>());
-  });
-  const auto drops = testbed::parse_nfqueue_table(text);
-  std::vector<testbed::DelayLineQueueStats> stats;
-  for (const auto& [num, q] : node.queues) {
-    testbed::DelayLineQueueStats s;
-    s.queue = num;
-    s.released = q.delay.lateness().count();
-    s.lateness = q.delay.lateness();
-    s.emulator_lateness = q.delay.emulator_lateness();
-    if (const auto it = drops.find(num); it != drops.end()) {
-      s.queue_dropped = it->second.queue_dropped;
-      s.user_dropped = it->second.user_dropped;
-    }
-    stats.push_back(s);
-  }
-  // A fresh temporary (never an existing file or a link), then renamed over the name.
-  const std::string tmp = name + ".tmp";
-  unlinkat(node.control_dir, tmp.c_str(), 0);
-  const int fd = openat(node.control_dir, tmp.c_str(),
-                        O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::fprintf(stderr, "testbed-delayline: open %s: %s\n", tmp.c_str(), std::strerror(errno));
-    return;
-  }
-  const std::string out = testbed::format_delay_line_stats(stats);
-  const bool written = write(fd, out.data(), out.size()) == static_cast<ssize_t>(out.size());
-  close(fd);
-  if (!written || renameat(node.control_dir, tmp.c_str(), node.control_dir, name.c_str()) != 0)
-    std::fprintf(stderr, "testbed-delayline: write %s: %s\n", name.c_str(), std::strerror(errno));
-}
-
-// A stats file's name: letters, digits, '.', '-', '_', not starting with '.'; no directory.
-bool plain_name(const std::string& name) {
-  if (name.empty() || name.size() > 200 || name.front() == '.') return false;
-  for (char c : name)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
-      return false;
-  return true;
-}
-
-// Datagrams refused: from another user, or naming a file outside the lab's directory.
-unsigned long g_refused = 0;
-
-void handle_control(Node& node, int64_t window_cap_us, int home) {
-  char buf[4096];
-  for (;;) {
-    iovec iov{buf, sizeof buf - 1};
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(ucred))];
-    msghdr msg{};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
-    const ssize_t n = recvmsg(node.ctl, &msg, MSG_DONTWAIT);
-    if (n <= 0) break;
-    buf[n] = '\0';
-    // SO_PASSCRED makes the kernel attach the sender's credentials to every datagram.
-    const cmsghdr* c = CMSG_FIRSTHDR(&msg);
-    ucred sender{};
-    const bool has_creds = c != nullptr && c->cmsg_level == SOL_SOCKET &&
-                           c->cmsg_type == SCM_CREDENTIALS &&
-                           c->cmsg_len == CMSG_LEN(sizeof(ucred));
-    if (has_creds) std::memcpy(&sender, CMSG_DATA(c), sizeof sender);
-    if (!has_creds || sender.uid != geteuid()) {
-      ++g_refused;
-      std::fprintf(
-          stderr, "testbed-delayline: refused a control message from uid %d pid %d (%lu refused)\n",
-          has_creds ? int(sender.uid) : -1, has_creds ? int(sender.pid) : -1, g_refused);
-      continue;
-    }
-    std::istringstream in(buf);
-    std::string verb;
-    in >> verb;
-    unsigned num = 0;
-    int64_t delay = 0, jitter = 0;
-    std::string path;
-    if (verb == "stats" && in >> path && plain_name(path)) {
-      write_stats(path, node, home);
-    } else if (verb == "set" && in >> num >> delay >> jitter && node.queues.count(num)) {
-      auto& q = node.queues.at(num);
-      q.delay.set_params({delay, jitter, q.delay.params().reorder});
-      q.window_us = release_window(delay, window_cap_us);
-    } else {
-      std::fprintf(stderr, "testbed-delayline: ignored control message '%s'\n", buf);
-    }
-  }
-}
 
 int fail(const std::string& call) {
   std::fprintf(stderr, "testbed-delayline: %s: %s\n", call.c_str(), std::strerror(errno));
   return 1;
-}
-
-const char* const kUsage =
-    "usage: testbed-delayline NODE... [--release-window-us N]\n"
-    "  NODE: --control PATH [--netns /run/netns/NS] --queue "
-    "NUM:DELAY_US:JITTER_US:SEED[:reorder][:ge=P,R,BAD,GOOD] ...\n";
-
-// NUM:DELAY_US:JITTER_US:SEED, then any of ":reorder" and ":ge=P,R,BAD,GOOD" (the
-// Gilbert-Elliott model's probabilities, netns/burst_loss.h).
-bool parse_queue(const std::string& spec, Node& node) {
-  std::vector<std::string> fields;
-  std::stringstream in(spec);
-  for (std::string f; std::getline(in, f, ':');) fields.push_back(f);
-  unsigned num = 0;
-  long long delay = 0, jitter = 0;
-  unsigned long long seed = 0;
-  char end = 0;
-  if (fields.size() < 4 || std::sscanf(fields[0].c_str(), "%u%c", &num, &end) != 1 ||
-      std::sscanf(fields[1].c_str(), "%lld%c", &delay, &end) != 1 ||
-      std::sscanf(fields[2].c_str(), "%lld%c", &jitter, &end) != 1 ||
-      std::sscanf(fields[3].c_str(), "%llu%c", &seed, &end) != 1 || num > UINT16_MAX) {
-    return false;
-  }
-  bool reorder = false;
-  std::optional<testbed::GilbertElliott> burst;
-  for (size_t i = 4; i < fields.size(); ++i) {
-    testbed::GilbertElliott m;
-    if (fields[i] == "reorder") {
-      reorder = true;
-    } else if (std::sscanf(fields[i].c_str(), "ge=%lf,%lf,%lf,%lf%c", &m.p, &m.r, &m.bad_loss,
-                           &m.good_loss, &end) == 4) {
-      for (double x : {m.p, m.r, m.bad_loss, m.good_loss})
-        if (!(x >= 0 && x <= 1)) return false;
-      burst = m;
-    } else {
-      return false;
-    }
-  }
-  Queue q{static_cast<uint16_t>(num), nullptr, testbed::DelayQueue({delay, jitter, reorder}, seed),
-          0, std::nullopt};
-  // Its own stream, apart from the jitter's: the same seed, scrambled by a constant.
-  if (burst) q.burst.emplace(*burst, seed ^ kBurstSeedMask);
-  node.queues.emplace(num, std::move(q));
-  return true;
-}
-
-// Reads the nodes; false (after saying why) on a malformed command line.
-bool parse(int argc, char** argv, std::vector<Node>& nodes, int64_t& window_cap_us) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string opt = argv[i], val = argv[i + 1];
-    if (opt == "--control") {
-      nodes.emplace_back();
-      nodes.back().control = val;
-    } else if (opt == "--release-window-us") {
-      window_cap_us = std::atoll(val.c_str());
-    } else if ((opt == "--netns" || opt == "--queue") && nodes.empty()) {
-      std::fprintf(stderr, "testbed-delayline: %s before any --control\n", opt.c_str());
-      return false;
-    } else if (opt == "--netns") {
-      nodes.back().netns = val;
-    } else if (opt == "--queue") {
-      if (!parse_queue(val, nodes.back())) {
-        std::fprintf(stderr, "testbed-delayline: bad --queue '%s'\n", val.c_str());
-        return false;
-      }
-    } else {
-      std::fprintf(stderr, "testbed-delayline: unknown option %s\n", opt.c_str());
-      return false;
-    }
-  }
-  if (nodes.empty()) return false;
-  for (const Node& n : nodes) {
-    if (n.queues.empty()) return false;
-  }
-  return true;
 }
 
 // Binds a node's queues inside its namespace, then its control socket; 0, or the exit
@@ -348,14 +225,14 @@ int open_node(Node& node, int home) {
   }
   std::string failed;
   const bool back = inside(node.netns_fd, home, [&] {
-    node.nfq = nfq_open();
-    if (!node.nfq) {
-      failed = "nfq_open";
-      return;
-    }
-    nfnl_rcvbufsiz(nfq_nfnlh(node.nfq), kReceiveBuffer);
     for (auto& [num, q] : node.queues) {
-      q.handle = nfq_create_queue(node.nfq, num, on_packet, &q);
+      q.nfq = nfq_open();
+      if (!q.nfq) {
+        failed = "nfq_open";
+        return;
+      }
+      nfnl_rcvbufsiz(nfq_nfnlh(q.nfq), kReceiveBuffer);
+      q.handle = nfq_create_queue(q.nfq, num, on_packet, &q);
       if (!q.handle) {
         failed = "nfq_create_queue " + std::to_string(num);
         return;
@@ -424,69 +301,89 @@ int main(int argc, char** argv) {
     if (const int status = open_node(n, home); status != 0) return status;
   }
 
-  std::vector<char> buf(kReceiveBatch * kNotificationBytes);
-  std::vector<iovec> iov(kReceiveBatch);
-  std::vector<mmsghdr> msgs(kReceiveBatch);
-  for (int i = 0; i < kReceiveBatch; ++i) {
-    iov[i] = {buf.data() + i * kNotificationBytes, kNotificationBytes};
-    msgs[i].msg_hdr = {};
-    msgs[i].msg_hdr.msg_iov = &iov[i];
-    msgs[i].msg_hdr.msg_iovlen = 1;
-  }
-  // Two descriptors per node: its queues' netlink socket, then its control socket.
+  // Held open for its option alone: while a socket of the host asks for receive
+  // timestamps (SO_TIMESTAMP, as ping's does) the kernel stamps packets as NFQUEUE queues
+  // them. Best effort: without stamps every queue is watched, one wake-up per arrival.
+  const int stamp_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  const int on = 1;
+  if (stamp_sock < 0 || setsockopt(stamp_sock, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof on) != 0)
+    std::fprintf(stderr, "testbed-delayline: SO_TIMESTAMP: %s\n", std::strerror(errno));
+  Receiver receiver;
+  // Per node: its control socket, then one descriptor per queue, -1 while not watched.
   std::vector<pollfd> fds;
   for (const Node& n : nodes) {
-    fds.push_back({nfq_fd(n.nfq), POLLIN, 0});
     fds.push_back({n.ctl, POLLIN, 0});
+    for (const auto& [num, q] : n.queues) fds.push_back({nfq_fd(q.nfq), POLLIN, 0});
   }
   // The host's stalls, told from the emulator's own lateness (see host_stall.h). At
   // SCHED_FIFO no task of this host outranks us, so a stall is the host not running our
   // loop: a virtual machine's CPU taken by its hypervisor, an interrupt storm, a kernel
   // section that cannot be preempted.
   testbed::HostStallClock host_stalls(now_us(), ran_us());
+  // Each clock read is a system call on a guest whose clock has no vDSO path (kvm-clock
+  // here): a turn reads each clock twice, around its sleep.
+  int64_t asleep = now_us();
+  int64_t wall_offset_at = asleep;
+  testbed::WakeMargin margin;
+  Stall stall;
+  g_wall_offset = clock_us(CLOCK_REALTIME) - asleep;
   while (!g_stop) {
-    const int64_t top = now_us();
     int64_t next = -1;
+    size_t f = 0;
     for (auto& n : nodes) {
+      ++f;  // the control socket: always watched
       for (auto& [num, q] : n.queues) {
+        fds[f++].fd = q.watched() ? nfq_fd(q.nfq) : -1;
         const int64_t r = q.delay.next_release();
-        if (r >= 0 && (next < 0 || r - q.window_us < next)) next = r - q.window_us;
+        const int64_t w = margin.before(r, q.window_us);
+        if (r >= 0 && (next < 0 || w < next)) next = w;
       }
     }
     timespec timeout{}, *tp = nullptr;
     if (next >= 0) {
-      const int64_t wait = std::max<int64_t>(0, next - top);
+      const int64_t wait = std::max<int64_t>(0, next - asleep);
       timeout = {static_cast<time_t>(wait / 1000000), static_cast<long>(wait % 1000000) * 1000};
       tp = &timeout;
     }
-    const int64_t asleep = now_us(), ran_asleep = ran_us();
+    const int64_t ran_asleep = ran_us();
     if (ppoll(fds.data(), fds.size(), tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
-    const int64_t woke = now_us(), charged_asleep = ran_us() - ran_asleep;
+    const int64_t woke = now_us(), ran_woke = ran_us();
+    ++g_turns;
+    if (next >= 0 && woke >= next) margin.woke(next, woke);
     // Asked: until the next release is due (from when ppoll began, if that was later), or
-    // until a packet comes; a packet may end it sooner.
+    // until a packet comes; a packet may end it sooner. The turn is accounted at its
+    // wake-up: the host's stall is in the wall time since the last wake-up beyond our own
+    // CPU before this sleep and the sleep asked (host_stall.h).
     const int64_t asked = next >= 0 ? std::max(next, asleep) : woke;
     const int64_t slept = std::min(woke, asked) - asleep;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      Node& n = nodes[i];
-      if (fds[2 * i].revents & POLLIN) {
-        for (int got = kReceiveBatch; got == kReceiveBatch;) {
-          got = recvmmsg(fds[2 * i].fd, msgs.data(), kReceiveBatch, MSG_DONTWAIT, nullptr);
-          for (int k = 0; k < got; ++k)
-            nfq_handle_packet(n.nfq, static_cast<char*>(iov[k].iov_base),
-                              static_cast<int>(msgs[k].msg_len));
-        }
-      }
-      if (fds[2 * i + 1].revents & POLLIN) handle_control(n, window_cap_us, home);
+    if (const int64_t stalled = host_stalls.end_turn(woke, ran_woke, slept, ran_woke - ran_asleep);
+        stalled > 0)
+      stall = {stalled, woke};
+    g_read_at = woke;
+    if (woke - wall_offset_at >= kWallOffsetRefreshUs) {
+      g_wall_offset = clock_us(CLOCK_REALTIME) - woke;
+      wall_offset_at = woke;
     }
-    const int64_t now = now_us();
-    const int64_t stalled = host_stalls.end_turn(now, ran_us(), slept, charged_asleep);
+    f = 0;
     for (auto& n : nodes) {
-      for (auto& [num, q] : n.queues) release(q, now, stalled);
+      if (fds[f++].revents & POLLIN) handle_control(n, window_cap_us, home);
+      for (auto& [num, q] : n.queues) {
+        if (fds[f].fd >= 0 && (fds[f].revents & POLLIN)) receiver.drain(q);
+        ++f;
+      }
     }
+    for (auto& n : nodes) {
+      for (auto& [num, q] : n.queues) release(q, woke, stall);
+    }
+    asleep = now_us();
   }
+  std::fprintf(stderr, "testbed-delayline: %llu turns, %llu packets, %llu verdicts\n", g_turns,
+               g_packets, g_verdicts);
   for (Node& n : nodes) {
-    for (auto& [num, q] : n.queues) nfq_destroy_queue(q.handle);
-    nfq_close(n.nfq);
+    for (auto& [num, q] : n.queues) {
+      nfq_destroy_queue(q.handle);
+      nfq_close(q.nfq);
+    }
     close(n.ctl);
     unlink(n.control.c_str());
   }

@@ -36,10 +36,14 @@ class DelayQueue {
   int64_t admit(uint32_t id, int64_t now_us);
   // Removes and returns the ids due by `now_us + early_us`, in release order, and records
   // how late each leaves. Releasing a little early lets one wake-up serve packets due
-  // microseconds apart (see the delay line's --release-window-us). `stalled_us` is how
-  // much later than asked the caller woke for this release: that part of a packet's
-  // lateness is the host's (it did not run the caller), the rest the emulator's own.
-  std::vector<uint32_t> release_due(int64_t now_us, int64_t early_us = 0, int64_t stalled_us = 0);
+  // microseconds apart (see the delay line's --release-window-us). The host's last stall,
+  // `stalled_us` long, was seen at `stall_end_us` (now, by default: the caller woke that
+  // much later than asked for this release): of a packet due by then, up to that much of
+  // its lateness is the host's, the rest the emulator's own. A stall seen before now covers
+  // packets that fell due before it but were read after it (the delay line reads a busy
+  // queue's arrivals only when it runs empty).
+  std::vector<uint32_t> release_due(int64_t now_us, int64_t early_us = 0, int64_t stalled_us = 0,
+                                    int64_t stall_end_us = -1);
   // The earliest release time held, or -1 when empty.
   int64_t next_release() const;
   size_t size() const { return fifo_.size() + heap_.size(); }
@@ -61,7 +65,7 @@ class DelayQueue {
   std::deque<Held> fifo_;                                              // no reordering
   std::priority_queue<Held, std::vector<Held>, std::greater<>> heap_;  // reordering
   LatenessHistogram lateness_, emulator_lateness_;
-  void record(int64_t late_us, int64_t stalled_us);
+  void record(int64_t late_us, int64_t host_us);
 };
 
 }  // namespace testbed

@@ -15,7 +15,9 @@ HealthMonitor::HealthMonitor(std::unique_ptr<Kernel> kernel, std::string lab_dir
       publish_(std::move(publish)),
       meters_(directions_.size()),
       drops_start_(directions_.size()),
-      drops_now_(directions_.size()) {
+      drops_now_(directions_.size()),
+      allowance_(read_cpu_allowance()),
+      cpu_(allowance_.effective() / static_cast<double>(allowance_.cpus.size())) {
   for (const auto& d : directions_) {
     if (d.queue >= 0 &&
         std::find(delay_nodes_.begin(), delay_nodes_.end(), d.to) == delay_nodes_.end())
@@ -67,7 +69,7 @@ void HealthMonitor::sample(double t_s) {
     meters_[i].add({t_s, s->sent_bytes, s->backlog_bytes, s->config.rate_bytes_per_s});
     drops_now_[i] = s->dropped_packets;
   }
-  if (const auto cpu = read_proc_stat()) {
+  if (const auto cpu = read_proc_stat(allowance_.cpus)) {
     if (last_cpu_) cpu_.add(*last_cpu_, *cpu);
     last_cpu_ = cpu;
   }
@@ -82,6 +84,7 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
   r.cpu_busy_p50 = cpu_.busy_quantile(0.5);
   r.cpu_busy_p90 = cpu_.busy_quantile(0.9);
   r.cpu_intervals = cpu_.intervals();
+  r.cpu_scope = allowance_.describe();
   for (size_t i = 0; i < directions_.size(); ++i) {
     const auto& d = directions_[i];
     DirectionHealth h;

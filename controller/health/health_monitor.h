@@ -22,6 +22,7 @@
 #include "controller/health/delay_line_query.h"
 #include "controller/health/health_report.h"
 #include "controller/health/link_backlog.h"
+#include "netns/cpu_allowance.h"
 #include "netns/kernel.h"
 
 namespace testbed {
@@ -66,6 +67,7 @@ class HealthMonitor {
   DelayLineSnapshot start_lines_;
   std::vector<BacklogMeter> meters_;
   std::vector<uint64_t> drops_start_, drops_now_;
+  CpuAllowance allowance_;  // the CPUs judged: this run's, which its agents inherit
   CpuSaturation cpu_;
   std::optional<CpuTimes> last_cpu_;
   double elapsed_s_ = 0;

@@ -73,7 +73,8 @@ std::vector<std::string> HealthReport::problems() const {
   }
   if (cpu_intervals > 0 && cpu_saturated_share > thresholds.max_cpu_saturated_share) {
     out.push_back((cpu_host.empty() ? "CPUs" : "host " + cpu_host + "'s CPUs") + " saturated " +
-                  fixed(cpu_saturated_share * 100, 0) + "% of the run");
+                  fixed(cpu_saturated_share * 100, 0) + "% of the run" +
+                  (cpu_scope.empty() ? "" : " (of " + cpu_scope + ")"));
   }
   return out;
 }
@@ -146,6 +147,7 @@ nlohmann::json HealthReport::to_json() const {
                           {"max_cpu_saturated_share", thresholds.max_cpu_saturated_share}}},
                         {"directions", dirs}};
   if (!cpu_host.empty()) out["cpu_host"] = cpu_host;  // over hosts: whose CPU figures
+  if (!cpu_scope.empty()) out["cpu_scope"] = cpu_scope;
   return out;
 }
 

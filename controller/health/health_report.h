@@ -63,6 +63,9 @@ struct HealthReport {
   // Over hosts (health_wire.h): the host whose CPU figures these are, the worst one's;
   // empty on one box.
   std::string cpu_host;
+  // The CPUs judged: the run's affinity and quota (netns/cpu_allowance.h), which the lab's
+  // agents inherit; "2 CPUs (0-1)".
+  std::string cpu_scope;
 
   LatenessHistogram lateness() const;           // every delayed direction together
   LatenessHistogram emulator_lateness() const;  // the same, less the host's stalls

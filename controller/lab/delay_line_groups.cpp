@@ -1,6 +1,7 @@
 #include "controller/lab/delay_line_groups.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace testbed {
 
@@ -17,6 +18,11 @@ std::vector<std::vector<const PlannedDelayLine*>> delay_line_groups(
     for (size_t i = 0; i < size; ++i) groups.back().push_back(&lines[next++]);
   }
   return groups;
+}
+
+size_t delay_line_processes(const CpuAllowance& allowance) {
+  const double cpus = std::ceil(allowance.effective());
+  return std::clamp<size_t>(cpus < 1 ? 1 : static_cast<size_t>(cpus), 1, kMaxDelayLineProcesses);
 }
 
 }  // namespace testbed

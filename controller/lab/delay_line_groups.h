@@ -5,14 +5,22 @@
 #include <vector>
 
 #include "controller/lab/plan.h"
+#include "netns/cpu_allowance.h"
 
 namespace testbed {
 
-// The delay-line processes of a lab: at most this many, each serving a run of nodes (one
-// node each up to 16 nodes, as before). Sixteen is eight times the cores of the machines we
-// target, so releases still spread over every core; beyond it a process per node only adds
-// start-up and memory (a 1000-node lab kept 1000 of them).
+// The delay-line processes of a lab: one per CPU the lab may use, and at most this many,
+// each serving a run of nodes. A process wakes once for every release due in its window
+// across all the nodes it serves, and a wake-up is most of a release's cost (a guest's
+// context switches and hypervisor calls), so fewer processes wake less: on Internet2's
+// nine nodes and two CPUs, two processes instead of nine (bench/delayline-cpu.sh,
+// docs/benchmarks.md). One per CPU still lets releases use every CPU; sixteen bounds a
+// process's per-turn scan over its queues on a large machine.
 constexpr size_t kMaxDelayLineProcesses = 16;
+
+// For a lab allowed `allowance` (netns/cpu_allowance.h): its CPUs or its quota, rounded
+// up, at least one and at most kMaxDelayLineProcesses.
+size_t delay_line_processes(const CpuAllowance& allowance);
 
 // The delay lines of `lines` cut into at most `processes` runs of consecutive nodes, as
 // even as they divide. Pure.

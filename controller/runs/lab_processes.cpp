@@ -14,6 +14,7 @@
 #include "controller/lab/node_hosts.h"
 #include "controller/lab/teardown.h"
 #include "controller/runs/child_process.h"
+#include "netns/cpu_allowance.h"
 #include "netns/crash_point.h"
 #include "netns/named_netns.h"
 #include "netns/node_cgroup.h"
@@ -42,7 +43,8 @@ double unix_now_s() {
 void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   const std::string dir = store.dir(plan.lab);
   std::vector<std::pair<pid_t, std::string>> waiting;  // pid, control socket
-  const auto groups = delay_line_groups(plan.delay_lines);
+  const auto groups =
+      delay_line_groups(plan.delay_lines, delay_line_processes(read_cpu_allowance()));
   for (size_t g = 0; g < groups.size(); ++g) {
     std::vector<std::string> argv = {program_path("testbed-delayline")};
     for (const PlannedDelayLine* line : groups[g]) {

@@ -6,7 +6,9 @@
 // release 6.9 ms late) is flagged, in the summary and by the one-line warning.
 #include <gtest/gtest.h>
 
+#include <sched.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +16,8 @@
 #include <fstream>
 #include <thread>
 
+#include "controller/lab/delay_line_groups.h"
+#include "netns/cpu_allowance.h"
 #include "testbed_cli.h"
 
 namespace testbed::it {
@@ -143,7 +147,8 @@ TEST(Health, StallsOfTheHostAreANoteNotAProblem) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     {
       DelayLineStaller staller(lab);
-      ASSERT_EQ(staller.count(), 3u) << "one delay line per node";
+      // One delay-line process per CPU, each serving nodes of the three.
+      ASSERT_EQ(staller.count(), delay_line_processes(read_cpu_allowance()));
       r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model", "resnet50",
                        "--scale", "0.05", "--oracle", "--json"});
     }
@@ -188,6 +193,53 @@ TEST(Health, AnOverloadedRunIsFlagged) {
   EXPECT_FALSE(h["healthy"].get<bool>()) << h.dump(1);
   EXPECT_FALSE(h["problems"].empty());
   EXPECT_NE(r.output.find("testbed: emulation unhealthy: "), std::string::npos) << r.output;
+}
+
+// Confines this process (and so every process it starts) to `cpu` while it lives.
+class PinnedTo {
+ public:
+  explicit PinnedTo(int cpu) {
+    sched_getaffinity(0, sizeof before_, &before_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pinned_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~PinnedTo() { sched_setaffinity(0, sizeof before_, &before_); }
+  bool pinned() const { return pinned_; }
+
+ private:
+  cpu_set_t before_;
+  bool pinned_ = false;
+};
+
+// A lab confined to one CPU of two, with that CPU kept busy, is saturated though the
+// machine's other CPU idles: health must judge the lab's CPU, not the machine's.
+TEST(Health, ALabConfinedToOneCpuIsJudgedByIt) {
+  REQUIRE_ROOT();
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two CPUs";
+  const std::string lab = "tbt-pinned";
+  LabGuard guard(lab);
+  PinnedTo pin(0);
+  ASSERT_TRUE(pin.pinned());
+  ASSERT_EQ(run_testbed({"up", light_profile(lab), "--prometheus", "off"}).status, 0);
+  // What else the lab's CPU has to do: a busy loop, pinned there too, ended by pid.
+  const pid_t spinner = fork();
+  ASSERT_GE(spinner, 0);
+  if (spinner == 0) {
+    volatile uint64_t spins = 0;  // volatile: a loop the compiler must keep
+    for (;;) spins = spins + 1;
+  }
+  const Result r = run_testbed({"train", lab, "--strategy", "ps", "--iterations", "3", "--model",
+                                "resnet50", "--scale", "0.05", "--oracle", "--json"});
+  kill(spinner, SIGKILL);
+  waitpid(spinner, nullptr, 0);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto h = summary_of(r.output)["health"];
+  EXPECT_EQ(h["cpu_scope"], "1 CPU (0)") << h.dump(1);
+  EXPECT_GT(h["cpu_saturated_share"].get<double>(), 0.5) << h.dump(1);
+  EXPECT_FALSE(h["healthy"].get<bool>()) << h.dump(1);
+  EXPECT_NE(r.output.find("of the run (of 1 CPU (0))"), std::string::npos) << r.output;
 }
 
 }  // namespace

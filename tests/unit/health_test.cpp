@@ -87,6 +87,21 @@ TEST(DelayQueue, TheCallersWakeUpStallIsTheHostsPartOfTheLateness) {
   EXPECT_EQ(q.emulator_lateness().max_us(), 2000);
 }
 
+TEST(DelayQueue, AStallThatEndedBeforeTheReleaseIsStillTheHosts) {
+  DelayQueue q({1000, 0, false}, 1);
+  q.admit(1, 0);     // due at 1000
+  q.admit(2, 4000);  // due at 5000
+  // A stall of 7.5 ms, seen at 8500; both read and released at 9000. Packet 1: 8 ms late,
+  // 7.5 ms of it the host's. Packet 2: 4 ms late, all of it the host's.
+  EXPECT_EQ(q.release_due(9000, 0, 7500, 8500), (std::vector<uint32_t>{1, 2}));
+  EXPECT_EQ(q.lateness().max_us(), 8000);
+  EXPECT_EQ(q.emulator_lateness().max_us(), 500);
+  // A packet due after the stall ended owes it nothing.
+  q.admit(3, 9000);  // due at 10000
+  q.release_due(10700, 0, 7500, 8500);
+  EXPECT_EQ(q.emulator_lateness().quantile_us(1.0), 700);
+}
+
 TEST(DelayLineStats, RoundTripsAndNamesABadLine) {
   LatenessHistogram h;
   h.add(12);
