@@ -45,23 +45,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <map>
-#include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "netns/burst_loss.h"
 #include "netns/delay_line_args.h"
 #include "netns/delay_line_control.h"
 #include "netns/delay_line_node.h"
-#include "netns/delay_line_stats.h"
-#include "netns/delay_queue.h"
 #include "netns/host_stall.h"
 #include "netns/wake_margin.h"
 
