@@ -175,6 +175,10 @@ case "$mode" in
       fi
       rm -f build/examples-apt.log
     fi
+    # What this machine's emulation carries (docs/fit.md): `up` says where the lab stands
+    # against it, and `up --fit scale` would fit the lab to it.
+    testbed doctor --budget
+    step "budget"
     testbed up internet2.yaml
     step "up"
     testbed train internet2          # the profile's workload: NetStorm, ResNet-50 x0.1, 5 iterations

@@ -25,6 +25,7 @@
 #include "controller/cli/commands.h"
 #include "controller/dynamics/link_control.h"
 #include "controller/dynamics/node_faults.h"
+#include "controller/lab/fit/fit_decision.h"
 #include "controller/lab/lab_state.h"
 #include "controller/observe/compute_metrics.h"
 #include "controller/observe/health_metrics.h"
@@ -68,6 +69,16 @@ int run_exporter(const Argv& argv) {
   auto links = std::make_shared<LinkCollectable>(lab);
   TrainMetrics train(*registry, lab);
   HealthMetrics health(*registry, lab);
+  // The lab's fit to this machine (controller/lab/fit): every rate on the dashboards is
+  // already this times the profile's, and so is every model a run trains on it.
+  prometheus::BuildGauge()
+      .Name("testbed_fit_factor")
+      .Help(
+          "What the lab's rates (and its runs' model bytes) were scaled by to fit this "
+          "machine's emulation budget; 1 when not scaled.")
+      .Register(*registry)
+      .Add({{"lab", lab}, {"mode", plan.fit.is_null() ? "off" : plan.fit.value("mode", "off")}})
+      .Set(fit_factor_of(plan.fit));
   // Loopback only, unless `up --metrics 0.0.0.0:PORT` asked for more (a pod's exporter).
   prometheus::Exposer exposer((args.flag("all-addresses") ? "0.0.0.0:" : "127.0.0.1:") +
                               args.option("port").value_or("0"));

@@ -16,17 +16,20 @@
 #include "netns/stop_signals.h"
 
 namespace testbed::cli {
-namespace {}  // namespace
-
 int run_run(const Argv& argv) {
   const std::string usage = usage_of("run");
-  Args args(argv, {}, {"out"});
+  Args args(argv, {}, {"out", "fit"});
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
   Scenario s;
   try {
     s = parse_scenario_file(args.positional(0));
     check_runnable(s);
+    if (const auto f = args.option("fit")) {
+      PlanOptions checked;
+      parse_fit_option(*f, checked);  // refused here, before any lab
+      s.fit = *f;
+    }
   } catch (const ValidationError& e) {
     std::cerr << e.what();
     return kExitInvalid;

@@ -5,6 +5,7 @@
 
 #include "controller/cli/commands.h"
 #include "controller/cli/train_args.h"
+#include "controller/lab/fit/fit_decision.h"
 #include "controller/lab/lab_state.h"
 #include "controller/runs/training_run.h"
 #include "controller/topology/port_number.h"
@@ -27,6 +28,9 @@ int run_train(const Argv& argv) {
   if (state.phase != "up")
     throw std::runtime_error("lab " + lab + " is " + state.phase + ", not up");
   TrainOptions o = resolve_train_options(command_line(args), nlohmann::json(state.plan.workload));
+  // A lab fitted to this machine (`up --fit scale`) has its rates scaled: the model
+  // follows, so that an iteration takes the time it would at the profile's rates.
+  apply_fit_factor(o, fit_factor_of(state.plan.fit));
   if (const auto listen = args.option("agents-listen")) {
     const auto at = parse_host_port(*listen);
     if (!at || !Ipv4Address::parse(at->address))

@@ -102,6 +102,7 @@ void print_up(const Plan& plan, const UpReport& report, bool timings) {
             << report.kernel_changes << " kernel changes in " << std::fixed << std::setprecision(2)
             << report.seconds << " s)\n";
   for (const auto& note : plan.notes) std::cout << "note: " << note << "\n";
+  if (!plan.fit.is_null()) std::cout << "fit: " << plan.fit.value("why", "") << "\n";
   if (timings) {
     std::cout << "timings:\n";
     for (const auto& [name, seconds] : report.phases)
@@ -123,7 +124,7 @@ int run_up(const Argv& argv) {
   const auto began = std::chrono::steady_clock::now();
   Args args(argv, {"dry-run", "grafana", "adopt", "foreground", "timings"},
             {"backend", "time-scale", "prometheus", "release-window", "hosts", "host", "metrics",
-             "start-at", "key"});
+             "start-at", "key", "fit"});
   if (args.option("hosts").has_value() != args.option("host").has_value()) {
     throw UsageError("--hosts and --host go together: each host brings up its own slice");
   }
@@ -142,6 +143,13 @@ int run_up(const Argv& argv) {
     if (!d) throw UsageError("--release-window: " + why);
     options.release_window_us = d->us;
   }
+  if (auto f = args.option("fit")) parse_fit_option(*f, options);
+  // Each host would fit its slice to its own budget, and a link between two hosts would
+  // get two rates: a lab over hosts takes one factor, the same on every host.
+  if (args.option("hosts") && (options.fit == FitMode::kScale || options.fit == FitMode::kRefuse))
+    throw UsageError("--fit " + *args.option("fit") +
+                     " fits to this host's budget alone; over hosts give every host the same "
+                     "factor: --fit F (docs/fit.md)");
   if (auto t = args.option("time-scale")) request.time_scale = parse_time_scale(*t);
   request.start_at_unix_s = parse_start_at(args.option("start-at"));
   request.adopt = args.flag("adopt");

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "controller/hosts/plan_slices.h"
+#include "controller/lab/fit/fit_decision.h"
 #include "controller/lab/lab_state.h"
 #include "controller/lab/plan.h"
 #include "controller/runs/child_process.h"  // program_path
@@ -53,7 +54,15 @@ bool lacks_privileges(const std::string& verb);
 struct PlanOptions {
   std::optional<ImpairmentBackend> backend;  // overrides the profile's `backend`
   std::optional<int64_t> release_window_us;  // caps the delay lines' release window
+  // --fit (controller/lab/fit/fit_decision.h); unset: off, with the fit recorded only when
+  // a budget was measured (so that a run over it says so).
+  std::optional<FitMode> fit;
+  double fit_factor = 1.0;  // --fit F: kFixed's
 };
+
+// Parses --fit's value (scale, refuse, off or a factor in (0, 1]) into `options`; throws
+// UsageError.
+void parse_fit_option(const std::string& value, PlanOptions& options);
 
 // Parses --backend's value; throws UsageError.
 ImpairmentBackend parse_backend_option(const std::string& value);

@@ -16,8 +16,16 @@ const std::map<std::string, Verb>& verbs() {
         "up FILE [--dry-run] [--backend auto|netem|delayline] [--time-scale X] "
         "[--release-window DURATION] [--prometheus on|off|existing] [--grafana] "
         "[--hosts N|PLACEMENT --host H [--key FILE]] [--adopt] [--start-at T] "
-        "[--metrics ADDR:PORT] [--foreground] [--timings]",
+        "[--metrics ADDR:PORT] [--foreground] [--timings] [--fit scale|refuse|off|F]",
         "create the lab (namespaces, shaped links, delay, routes) and start its schedules",
+        "fitted to this machine (docs/fit.md; the budget: testbed doctor --budget):\n"
+        "  --fit off                     the profile's rates; a lab over the budget gets a\n"
+        "                                note (the default)\n"
+        "  --fit scale                   over the budget: every rate times budget/demand, and\n"
+        "                                every model a run trains on the lab by the same\n"
+        "  --fit refuse                  over the budget: nothing is made, the figures said\n"
+        "  --fit F                       every rate and model by F (0.01..1), whatever the\n"
+        "                                budget: one factor for a comparison over machines\n"
         "one lab over several hosts (docs/multihost.md):\n"
         "  --hosts N|PLACEMENT --host H  bring up only host H's slice: its nodes, the links\n"
         "                                among them, its ends of links to other hosts (VXLANs\n"
@@ -160,14 +168,17 @@ const std::map<std::string, Verb>& verbs() {
        {run_report, "report LAB|DIR [--out DIR]",
         "draw PNG plots of a lab's runs and links (gnuplot), for use without Grafana"}},
       {"run",
-       {run_run, "run SCENARIO [--out DIR]",
+       {run_run, "run SCENARIO [--out DIR] [--fit scale|refuse|off|F]",
         "run a scenario: each strategy on the same seeded WAN, judged by its expectations"}},
       {"regress",
        {run_regress,
         "regress DIR [--junit FILE] [--baseline FILE] [--tolerance X] [--save-baseline FILE] "
         "[--out DIR]",
         "run every scenario in DIR; pass/fail table, JUnit XML, regressions against a baseline"}},
-      {"doctor", {run_doctor, "doctor", "probe the kernel's emulation features"}},
+      {"doctor",
+       {run_doctor, "doctor [--budget [--seconds S]] [--json]",
+        "probe the kernel's emulation features; with --budget, measure what this machine's "
+        "emulation carries while healthy and keep it for --fit (docs/fit.md)"}},
       {"placement",
        {run_placement,
         "placement FILE [--model M] [--scale S] [--rate-scale X] [--server NODE] [--capacity "

@@ -302,6 +302,7 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   j["steps"] = nlohmann::json::array();
   for (const auto& step : plan.steps) j["steps"].push_back(step_to_json(step));
   j["notes"] = plan.notes;
+  if (!plan.fit.is_null()) j["fit"] = plan.fit;
   return j;
 }
 

@@ -155,6 +155,9 @@ struct Plan {
   std::vector<PlannedTraffic> traffic;  // the whole lab's cross traffic (cross_traffic_plan.h)
   std::vector<Step> steps;
   std::vector<std::string> notes;  // what the plan declares but does not (yet) apply
+  // The fit to this machine (fit/fit_decision.h's fit_to_json), null when none was asked:
+  // its factor is already in every rate above, and `train` scales the model's bytes by it.
+  nlohmann::json fit;
 };
 
 // The plan's nodes' routes: every route of the whole lab, or a slice's share of them.

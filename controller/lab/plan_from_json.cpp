@@ -181,7 +181,7 @@ Plan plan_from_json(const nlohmann::json& j) {
   const FieldReader r(j, "plan");
   r.refuse_unknown({"lab", "source", "pool", "routing", "backend", "backend_reason", "seed",
                     "workload", "has_schedules", "release_window_us", "reroute", "cross_traffic",
-                    "delay_lines", "nodes", "links", "routes", "steps", "notes"});
+                    "delay_lines", "nodes", "links", "routes", "steps", "notes", "fit"});
   Plan p;
   p.lab = r.required<std::string>("lab");
   p.source_file = r.required<std::string>("source");
@@ -241,6 +241,13 @@ Plan plan_from_json(const nlohmann::json& j) {
     }
   }
   p.notes = r.required<std::vector<std::string>>("notes");
+  if (j.contains("fit")) {
+    const auto& fit = j["fit"];
+    const double factor = fit.is_object() ? fit.value("factor", 0.0) : 0.0;
+    if (!(factor > 0 && factor <= 1))
+      throw ContractError("plan.json: 'fit' must be an object with a factor in (0, 1]");
+    p.fit = fit;
+  }
   // "routes" is the book's rule and count (or, from `plan --routes`, every route): the book
   // itself is made again from the nodes and links, by route_book_of, when a verb needs it.
   if (!j.contains("routes")) throw r.error("routes", "is missing");

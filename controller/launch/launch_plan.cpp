@@ -1,5 +1,8 @@
 #include "controller/launch/launch_plan.h"
 
+#include "controller/lab/fit/fit_decision.h"
+#include "controller/topology/units.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -145,6 +148,9 @@ std::vector<RankPlan> plan_launch(const Plan& lab_plan, const LaunchRequest& req
              "TESTBED_LAB=" + request.lab, "TESTBED_NODE=" + p.node,
              "TESTBED_NODE_ADDR=" + p.address, "TESTBED_JOB=" + request.job,
              "TESTBED_RUN_DIR=" + request.run_dir, "TESTBED_METRICS=" + p.metrics_path,
+             // The lab's fit (controller/lab/fit): its rates are the profile's times this; a
+             // job that wants an iteration to take the profile's time scales its bytes by it.
+             "TESTBED_FIT_FACTOR=" + format_factor(fit_factor_of(lab_plan.fit)),
              // Output reaches the terminal line by line, as it would on a tty: Python
              // buffers a pipe in 8 KB blocks otherwise, and a failed rank's last words
              // would be lost with its buffer.

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <bit>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "agent/contracts/training_setup.h"
 #include "agent/jobs/job.h"
 #include "agent/jobs/logistic_regression.h"
+#include "controller/topology/units.h"
 #include "controller/training/strategies.h"
 #include "controller/training/strategy_registry.h"
 #include "controller/training/system_options.h"
@@ -382,6 +384,44 @@ TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json
     throw UsageError("the model scaled by " + std::to_string(o.scale) + " is empty");
   if (o.chunk == 0) o.chunk = default_chunk(o.elements);
   return o;
+}
+
+namespace {
+
+std::string format_significant(double x, int figures) {
+  std::ostringstream s;
+  s.precision(figures);
+  s << x;
+  return s.str();
+}
+
+}  // namespace
+
+void apply_fit_factor(TrainOptions& o, double factor) {
+  if (!(factor > 0) || factor >= 1) return;
+  o.fit_factor = factor;
+  // 0.1 x 0.1 is 0.010000000000000002 in binary: the scale people read is rounded to the
+  // twelve figures no setting here comes near.
+  const auto scaled = [&] { return std::stod(format_significant(o.scale * factor, 12)); };
+  const auto times = [&](size_t n) {
+    const auto scaled = static_cast<size_t>(static_cast<double>(n) * factor);
+    if (scaled == 0)
+      throw UsageError("the model scaled by the lab's fit (" + format_factor(factor) +
+                       ") is empty: bring the lab up with a larger budget or --fit off");
+    return scaled;
+  };
+  if (!o.ps && !o.placement) {
+    if (o.logreg) return;
+    const bool default_chunk_size = o.chunk == default_chunk(o.elements);
+    o.elements = times(o.elements);
+    if (default_chunk_size) o.chunk = default_chunk(o.elements);
+    o.scale = scaled();
+    return;
+  }
+  if (o.job == "dense") {
+    o.job_parameters = times(o.job_parameters);
+  }
+  o.scale = scaled();
 }
 
 int compute_ms(const TrainOptions& o, int node, uint64_t iteration) {

@@ -47,6 +47,9 @@ struct TrainOptions {
   // Parameter-server strategies (bsp, ssp, async, drps): the job they train, and how.
   bool ps = false;
   std::string job;  // logreg, mf, lmf, sparse-lr
+  // The lab's fit to the machine (controller/lab/fit): the model's bytes were scaled by
+  // this with the lab's rates (apply_fit_factor); 1 when not.
+  double fit_factor = 1.0;
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
   int staleness = TrainingSetup::kDefaultStaleness;  // ssp's bound s, wsp's delta
@@ -138,6 +141,15 @@ const std::vector<std::string>& run_flags();
 // `workload` is the profile's workload section as {key: text}, possibly empty.
 // Throws UsageError naming the option and where its value came from.
 TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json& workload);
+
+// A run on a lab whose rates were scaled by `factor` (`up --fit scale`): its model scaled
+// alike, so that an iteration moves as many times fewer bytes as its links are slower and
+// takes the time it takes at the profile's rates. A named model's size (the tree
+// strategies' elements, the dense job's parameters) is scaled, and so is a real job's own
+// scale (its data with its model: docs/fit.md). The logreg job of the tree strategies has
+// a fixed size and is left as it is (its bytes are few). Throws UsageError when nothing is
+// left of the model.
+void apply_fit_factor(TrainOptions& o, double factor);
 
 // The compute time of `node` in `iteration`: fixed, or drawn uniformly from the range by
 // a function of (seed, node, iteration) only, so a run repeats exactly.

@@ -223,9 +223,11 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
         out.write(name, derive_topology(s, own_lab ? own->second : topology_text, lab, seed));
         profile = out.for_child(name);
       }
+      std::vector<std::string> up_command = {
+          testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"};
+      if (!s.fit.empty()) up_command.insert(up_command.end(), {"--fit", s.fit});
       const auto up = run_child(
-          {testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"},
-          [](const std::string&) {}, stop);
+          up_command, [](const std::string&) {}, stop);
       if (up.status != 0) {
         // Bad input was caught before the run; this is the kernel or the machine.
         for (const auto& strategy : group) {

@@ -288,6 +288,11 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
             {"malformed_replies", agents.malformed_replies()}};
       }
       summary["van_security"] = van_curve ? "curve" : "plain";
+      // The lab's fit (controller/lab/fit): what its rates and this run's model were scaled by.
+      if (!state.plan.fit.is_null()) {
+        summary["fit"] = state.plan.fit;
+        summary["fit"]["model_factor"] = o.fit_factor;
+      }
       summary["stalls"] = watch.to_json();
       if (compute->active()) summary["compute"] = compute->summary();
       add_compute_notes(summary);
@@ -299,7 +304,11 @@ bool run_training(LabStore& store, const std::string& lab, LabState state, Train
                                     ? ""
                                     : " (WAN bytes and health without host " +
                                           comma_list(unreported) + "'s links: no answer)";
-      std::cout << (o.json ? summary.dump() : headline + scope + "; results in " + results) << "\n";
+      const std::string fitted = o.fit_factor < 1 ? " (fitted to this machine: rates and model x" +
+                                                        format_factor(o.fit_factor) + ")"
+                                                  : "";
+      std::cout << (o.json ? summary.dump() : headline + fitted + scope + "; results in " + results)
+                << "\n";
     };
     if (o.ps) {
       LibnlKernel kernel;  // reads the lab's link counters: WAN bytes

@@ -13,6 +13,7 @@
 //              {at: 120s, link: [chicago, kansascity], state: down},
 //              {at: 150s, node: denver, event: crash}]
 //   workload: {model: resnet50, scale: 0.1, iterations: 8}
+//   fit: scale                       # optional: fit each lab to the machine (docs/fit.md)
 //   rate_scale: 1                    # optional: every link rate times this (fixed, steps,
 //                                    # and the rates a random schedule draws from)
 //   reroute: static                  # optional: or {convergence: 300ms}; over the topology's
@@ -124,6 +125,9 @@ struct Scenario {
   // Every link rate of the topology (and of its steps and events) times this: a machine
   // that cannot shape the paper's rates runs them scaled, with the model scaled alike.
   double rate_scale = 1.0;
+  // `fit: scale|refuse|off` (docs/fit.md): each lab fitted to this machine's budget after
+  // rate_scale; `run --fit` overrides it. Empty: up's default (off).
+  std::string fit;
   // Routing around dead links, over the topology's own: "static" (none), "default" (the
   // profile's default convergence), or a convergence delay ("300ms") as the profile's
   // `reroute: {convergence: ...}`. Empty: the topology's.

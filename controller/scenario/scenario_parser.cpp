@@ -19,8 +19,9 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {
-    "name",   "description", "topology", "dynamics", "workload",      "strategies", "repetitions",
-    "expect", "rate_scale",  "seeds",    "reroute",  "cross_traffic", "capture",    "concurrent"};
+    "name",       "description",   "topology", "dynamics",   "workload",
+    "strategies", "repetitions",   "expect",   "rate_scale", "seeds",
+    "reroute",    "cross_traffic", "capture",  "concurrent", "fit"};
 
 class Parser {
  public:
@@ -50,6 +51,17 @@ class Parser {
       } else {
         s.rate_scale = x;
       }
+    }
+    if (root["fit"]) {
+      s.fit = text(root["fit"], "fit");
+      char* end = nullptr;
+      const double x = std::strtod(s.fit.c_str(), &end);
+      const bool factor = end != s.fit.c_str() && *end == '\0' && x >= 0.01 && x <= 1;
+      if (s.fit != "scale" && s.fit != "refuse" && s.fit != "off" && !factor)
+        error(root["fit"],
+              "fit: expected scale, refuse, off or a factor in [0.01, 1] "
+              "(docs/fit.md), not '" +
+                  s.fit + "'");
     }
     if (root["reroute"]) reroute(root["reroute"], s);
     if (root["capture"]) capture(root["capture"], s);

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -24,19 +25,38 @@
 namespace testbed::it {
 namespace {
 
-// The environment for one child: set around the fork, restored after (tests are serial).
+// The environment for one child: set around the fork, and what was there before put back
+// after (tests are serial).
 class ScopedEnv {
  public:
-  explicit ScopedEnv(const std::map<std::string, std::string>& env) : env_(env) {
-    for (const auto& [k, v] : env_) setenv(k.c_str(), v.c_str(), 1);
+  explicit ScopedEnv(const std::map<std::string, std::string>& env) {
+    for (const auto& [k, v] : env) {
+      const char* before = std::getenv(k.c_str());
+      saved_.emplace_back(k, before ? std::optional<std::string>(before) : std::nullopt);
+      setenv(k.c_str(), v.c_str(), 1);
+    }
   }
   ~ScopedEnv() {
-    for (const auto& [k, v] : env_) unsetenv(k.c_str());
+    for (const auto& [k, v] : saved_) {
+      if (v) {
+        setenv(k.c_str(), v->c_str(), 1);
+      } else {
+        unsetenv(k.c_str());
+      }
+    }
   }
 
  private:
-  const std::map<std::string, std::string>& env_;
+  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
+
+// Every lab the tests bring up is planned without this machine's emulation budget (`doctor
+// --budget` keeps one in /var/lib/testbed): what a test checks must not depend on how fast
+// the machine was when it was measured. The fit's own test writes a budget of its own.
+[[maybe_unused]] const bool kNoMachineBudget = [] {
+  setenv("TESTBED_BUDGET_FILE", "/nonexistent/tb-integration-budget.json", 1);
+  return true;
+}();
 
 std::vector<std::string> command(const std::vector<std::string>& args) {
   std::vector<std::string> argv{TESTBED_BIN};

@@ -179,6 +179,24 @@ rate_scale: 0.1
         << bad;
 }
 
+TEST(Scenario, FitIsAModeOrAFactorAndAnythingElseIsNamed) {
+  for (const char* good : {"scale", "refuse", "off", "0.05", "1"}) {
+    const Scenario s = parse_scenario_text(std::string(kGood) + "fit: " + good + "\n", "d.yaml");
+    EXPECT_EQ(s.fit, good);
+  }
+  EXPECT_EQ(parse_scenario_text(kGood, "d.yaml").fit, "");  // up's default
+  for (const char* bad : {"squeeze", "0", "2", "0.001"}) {
+    try {
+      parse_scenario_text(std::string(kGood) + "fit: " + bad + "\n", "d.yaml");
+      ADD_FAILURE() << bad << " passed";
+    } catch (const ValidationError& e) {
+      EXPECT_NE(std::string(e.what()).find("fit: expected scale, refuse, off or a factor"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(Scenario, CrossTrafficJoinsTheTopologyAndCaptureIsRead) {
   const std::string text = std::string(kGood) +
                            "rate_scale: 0.5\n"
