@@ -7,7 +7,8 @@
 # APSP's placement, DiLoCo's rounds) the losses must be equal, to the digit. Gaia's BSP
 # inside is equal unless a mirror's update arrives late (it did in 1 of 4 rounds).
 #
-# usage: sudo bench/builds-compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS]   (default 2)
+# usage: sudo [SYSTEMS=REGEX] bench/builds-compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS]
+#        (default 2 rounds; SYSTEMS picks systems by name, e.g. 'rr-sync|tr-sync|diloco')
 #   e.g. git worktree add /tmp/old REV && cmake -S /tmp/old -B /tmp/old/build && \
 #        cmake --build /tmp/old/build --target testbed testbed-agent testbed-delayline && \
 #        sudo bench/builds-compare.sh /tmp/old/build/bin build/bin
@@ -35,6 +36,7 @@ systems=(
   "mlfabric-a|--strategy mlfabric-a --servers a --iterations 5"
   "mlfabric-s|--strategy mlfabric-s --servers a --iterations 5"
   "rr-sync|--strategy rr-sync --iterations 5"
+  "tr-sync|--strategy tr-sync --iterations 5"
   "diloco|--strategy diloco --model logreg --diloco-h 5 --iterations 20 --compute-ms 20"
 )
 : > "$out/runs.txt"
@@ -44,6 +46,7 @@ for round in $(seq 1 "$rounds"); do
     "$bin/testbed" up profiles/tiny/triangle.yaml --prometheus off >/dev/null
     for entry in "${systems[@]}"; do
       name=${entry%%|*}
+      [[ "$name" =~ ^(${SYSTEMS:-.*})$ ]] || continue
       read -r -a args <<<"${entry#*|}"
       line=$("$bin/testbed" train "$lab" "${args[@]}" --json 2>/dev/null | tail -1 |
         python3 -c 'import json,sys

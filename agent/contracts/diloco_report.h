@@ -1,7 +1,8 @@
 // DiLoCo's own section of a data center's final "stats" (beside the van's counters and, at
 // the first rank, the ring's model: model_report.h): the outer steps it took and the ring's
-// frames it dropped. The agent's DilocoProtocol (agent/protocols/diloco/) writes it; the
-// controller's DilocoRun (controller/runs/diloco/) and its check of agents' replies read it.
+// frames it dropped. The agent's DilocoRounds (agent/protocols/diloco/) and StreamingRounds
+// (streaming_diloco/: an outer step per fragment) write it; the controller's DilocoRun
+// (controller/runs/diloco/) and its check of agents' replies read it.
 #pragma once
 
 #include <cstdint>

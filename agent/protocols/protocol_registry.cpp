@@ -4,14 +4,16 @@
 #include <stdexcept>
 #include <vector>
 
-#include "agent/protocols/allreduce/allreduce_protocol.h"
+#include "agent/protocols/allreduce/round_protocol.h"
+#include "agent/protocols/allreduce/sum_each_clock.h"
 #include "agent/protocols/apsp/source_routes_policy.h"
-#include "agent/protocols/diloco/diloco_protocol.h"
+#include "agent/protocols/diloco/diloco_rounds.h"
 #include "agent/protocols/drps/disk_store_policy.h"
 #include "agent/protocols/drps/wsp_policy.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/streaming_diloco/streaming_rounds.h"
 #include "agent/protocols/tree/tree_protocol.h"
 
 namespace testbed {
@@ -31,6 +33,12 @@ const std::vector<PsPolicyMaker>& ps_policies() {
   return kPolicies;
 }
 
+// A system of the all-reduce core (allreduce/round_hooks.h), made with its hooks.
+template <typename Hooks>
+std::unique_ptr<Protocol> rounds(AgentLink& link) {
+  return std::make_unique<RoundProtocol>(link, std::make_unique<Hooks>(), "all-reduce");
+}
+
 const std::map<std::string, Factory>& factories() {
   static const std::map<std::string, Factory> kProtocols = {
       {"tree",
@@ -41,14 +49,10 @@ const std::map<std::string, Factory>& factories() {
        }},
       {"gaia",
        [](AgentLink& l) -> std::unique_ptr<Protocol> { return std::make_unique<GaiaProtocol>(l); }},
-      {"allreduce",
-       [](AgentLink& l) -> std::unique_ptr<Protocol> {
-         return std::make_unique<AllReduceProtocol>(l);
-       }},
-      {"diloco",
-       [](AgentLink& l) -> std::unique_ptr<Protocol> {
-         return std::make_unique<DilocoProtocol>(l);
-       }},
+      // Synchronous training by all-reduce: the round core with each system's hooks.
+      {"allreduce", rounds<SumEachClock>},
+      {"diloco", rounds<DilocoRounds>},
+      {"streaming-diloco", rounds<StreamingRounds>},
   };
   return kProtocols;
 }

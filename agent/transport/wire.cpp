@@ -5,6 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "agent/transport/value_codec.h"
+
 namespace testbed {
 namespace {
 
@@ -89,6 +91,14 @@ bool try_send_header(zmq::socket_t& socket, WireHeader header) {
 
 size_t send_kv(zmq::socket_t& socket, WireHeader header, const std::vector<uint32_t>& keys,
                const std::vector<float>& values) {
+  if (header.kind == WireKind::kRing && header.chunk_kind != 0) {
+    // An all-reduce's values in fewer bits (value_codec.h): values only, as a ring's are.
+    const ValueCodec* codec = value_codec_by_id(header.chunk_kind);
+    if (codec == nullptr) throw std::invalid_argument("send_kv: unknown value encoding");
+    const std::vector<uint8_t> payload = codec->encode(values);
+    send_frames(socket, header, payload.data(), payload.size());
+    return sizeof header + payload.size();
+  }
   const bool dense = header.flags & kDense;
   const size_t key_bytes = dense ? 0 : keys.size() * sizeof(uint32_t);
   std::vector<uint8_t> payload(key_bytes + values.size() * sizeof(float));
@@ -112,6 +122,14 @@ Received decode(std::vector<zmq::message_t>& frames) {
       kind > static_cast<uint8_t>(WireKind::kWspGrant))
     throw std::runtime_error("malformed message: unknown kind " + std::to_string(kind));
   r.payload_bytes = frames[2].size();
+  if (r.header.kind == WireKind::kRing && r.header.chunk_kind != 0) {
+    const ValueCodec* codec = value_codec_by_id(r.header.chunk_kind);
+    if (codec == nullptr)
+      throw std::runtime_error("malformed message: value encoding " +
+                               std::to_string(r.header.chunk_kind));
+    r.values = codec->decode(static_cast<const uint8_t*>(frames[2].data()), r.payload_bytes);
+    return r;
+  }
   // The payload must be whole values (and keys): a length that disagrees is not ours. A
   // probe's payload is filler of any length.
   const bool kv = r.header.kind >= WireKind::kPush;

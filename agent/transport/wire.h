@@ -35,7 +35,8 @@ enum class WireKind : uint8_t {
   kMirrorBarrier = 8,
   kMirrorClock = 9,
   kMirrorAck = 10,
-  kRing = 11,  // an all-reduce's message (protocols/allreduce/): values only (kDense)
+  kRing = 11,  // an all-reduce's message (protocols/allreduce/): values only (kDense),
+               // in fp32 or another encoding (chunk_kind: value_codec.h)
   kWspAsk = 12,
   kWspStart = 13,
   kWspGrant = 14
@@ -63,7 +64,7 @@ constexpr bool keys_only(WireKind k) {
 
 struct WireHeader {
   WireKind kind = WireKind::kChunk;
-  uint8_t chunk_kind = 0;  // ChunkMessage::Kind
+  uint8_t chunk_kind = 0;  // ChunkMessage::Kind; kRing: its values' encoding (value_codec.h)
   uint8_t flags = 0;       // kWantsAck
   uint8_t route_nodes = 0;
   int32_t from = 0, to = 0;      // this hop

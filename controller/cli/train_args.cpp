@@ -37,7 +37,8 @@ const std::string& train_usage() {
     for (const auto& t : strategy_registry()) names += (names.empty() ? "" : "|") + t.name;
     std::string usage = "testbed train [LAB] --strategy " + names + "[@NODE] " + kTrainOptions;
     for (const auto& t : strategy_registry())
-      for (const auto& o : t.options) usage += " " + option_usage(o);
+      for (const auto& o : t.options)  // an option several systems take is listed once
+        if (usage.find(" " + option_usage(o)) == std::string::npos) usage += " " + option_usage(o);
     return usage;
   }();
   return kUsage;

@@ -99,6 +99,8 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
     if (h.rate_measured) {
       h.rate_ratio = meters_[i].rate_ratio();
       h.mean_ratio = meters_[i].mean_ratio();
+      h.sent_bytes = meters_[i].sent_bytes();
+      h.peak_bytes_per_s = meters_[i].peak_bytes_per_s();
     }
     if (d.queue >= 0) {
       const auto q = static_cast<uint16_t>(d.queue);

@@ -126,10 +126,17 @@ nlohmann::json HealthReport::to_json() const {
       j["backlogged_rate_ratio"] = d.rate_ratio ? nlohmann::json(*d.rate_ratio) : nullptr;
       j["backlogged_mean_ratio"] = d.mean_ratio ? nlohmann::json(*d.mean_ratio) : nullptr;
       j["rate_judged"] = d.rate_judged;
+      j["sent_bytes"] = d.sent_bytes;
+      j["peak_mbit"] = d.peak_bytes_per_s * 8 / 1e6;
     }
     dirs.push_back(j);
   }
   const auto low = min_rate_ratio();
+  // The busiest direction's peak: the bandwidth the run needed of its busiest link.
+  const DirectionHealth* busiest = nullptr;
+  for (const auto& d : directions)
+    if (d.rate_measured && (!busiest || d.peak_bytes_per_s > busiest->peak_bytes_per_s))
+      busiest = &d;
   nlohmann::json out = {{"healthy", healthy()},
                         {"problems", problems()},
                         {"notes", notes()},
@@ -146,6 +153,10 @@ nlohmann::json HealthReport::to_json() const {
                           {"min_rate_ratio", thresholds.min_rate_ratio},
                           {"max_cpu_saturated_share", thresholds.max_cpu_saturated_share}}},
                         {"directions", dirs}};
+  if (busiest) {
+    out["peak_mbit"] = busiest->peak_bytes_per_s * 8 / 1e6;
+    out["peak_direction"] = busiest->from + "->" + busiest->to;
+  }
   if (!cpu_host.empty()) out["cpu_host"] = cpu_host;  // over hosts: whose CPU figures
   if (!cpu_scope.empty()) out["cpu_scope"] = cpu_scope;
   return out;

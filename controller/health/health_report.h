@@ -51,7 +51,11 @@ struct DirectionHealth {
   double observed_s = 0, backlogged_s = 0;
   std::optional<double> rate_ratio;  // p90 of backlogged intervals (see link_backlog.h)
   std::optional<double> mean_ratio;  // over all backlogged intervals, errs low
-  uint64_t shaper_drops = 0;         // the sender's queue overflowed: congestion, not a fault
+  // What it carried (link_backlog.h): bytes the shaper sent during the run, and its highest
+  // rate in one 200 ms interval.
+  uint64_t sent_bytes = 0;
+  double peak_bytes_per_s = 0;
+  uint64_t shaper_drops = 0;  // the sender's queue overflowed: congestion, not a fault
 };
 
 struct HealthReport {

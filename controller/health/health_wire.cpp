@@ -84,6 +84,8 @@ nlohmann::json health_to_wire(const HealthReport& r) {
                     {"backlogged_s", d.backlogged_s},
                     {"rate_ratio", d.rate_ratio ? nlohmann::json(*d.rate_ratio) : nullptr},
                     {"mean_ratio", d.mean_ratio ? nlohmann::json(*d.mean_ratio) : nullptr},
+                    {"sent_bytes", d.sent_bytes},
+                    {"peak_bytes_per_s", d.peak_bytes_per_s},
                     {"shaper_drops", d.shaper_drops}});
   }
   return {{"duration_s", r.duration_s},       {"cpu_saturated_share", r.cpu_saturated_share},
@@ -119,6 +121,8 @@ HealthReport health_from_wire(const nlohmann::json& j, size_t max_directions) {
     d.backlogged_s = figure(x, "backlogged_s");
     d.rate_ratio = optional_figure(x, "rate_ratio");
     d.mean_ratio = optional_figure(x, "mean_ratio");
+    d.sent_bytes = count(x, "sent_bytes");
+    d.peak_bytes_per_s = figure(x, "peak_bytes_per_s");
     d.shaper_drops = count(x, "shaper_drops");
     r.directions.push_back(std::move(d));
   }
@@ -151,6 +155,8 @@ void add_direction(std::vector<DirectionHealth>& all, const DirectionHealth& d) 
     it->rate_ratio = d.rate_ratio;
     it->mean_ratio = d.mean_ratio;
     it->shaper_drops = d.shaper_drops;
+    it->sent_bytes = d.sent_bytes;
+    it->peak_bytes_per_s = d.peak_bytes_per_s;
   }
 }
 

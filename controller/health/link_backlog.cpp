@@ -9,6 +9,8 @@ void BacklogMeter::add(const BacklogSample& s) {
   if (last_ && s.t_s > last_->t_s && s.sent_bytes >= last_->sent_bytes) {
     const double dt = s.t_s - last_->t_s;
     observed_s_ += dt;
+    sent_total_ += s.sent_bytes - last_->sent_bytes;
+    peak_ = std::max(peak_, static_cast<double>(s.sent_bytes - last_->sent_bytes) / dt);
     if (last_->backlog_bytes >= kMinBacklogBytes && s.backlog_bytes >= kMinBacklogBytes &&
         s.rate_bytes_per_s > 0 && s.rate_bytes_per_s == last_->rate_bytes_per_s) {
       const double sent = static_cast<double>(s.sent_bytes - last_->sent_bytes);

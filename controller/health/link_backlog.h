@@ -55,11 +55,19 @@ class BacklogMeter {
   std::optional<double> rate_ratio() const;
   // Bytes sent in all backlogged intervals over what the rate allowed (errs low).
   std::optional<double> mean_ratio() const;
+  // What the direction carried, backlogged or not: its bytes since the first sample, and
+  // its highest rate in one interval (the peak bandwidth a strategy needed of it, as
+  // Streaming DiLoCo measures a method: a link at its rate in that interval reads its
+  // rate, and would have carried more).
+  uint64_t sent_bytes() const { return sent_total_; }
+  double peak_bytes_per_s() const { return peak_; }
 
  private:
   std::optional<BacklogSample> last_;
   double observed_s_ = 0, backlogged_s_ = 0;
   double sent_ = 0, allowed_ = 0;
+  uint64_t sent_total_ = 0;
+  double peak_ = 0;
   std::vector<double> ratios_;
 };
 

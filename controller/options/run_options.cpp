@@ -317,7 +317,8 @@ TrainOptions resolve_train_options(const CommandLine& args, const nlohmann::json
   // Another system's own option on the command line is refused, naming its system; a
   // profile's key is not (one workload serves several strategies).
   for (const auto& [key, value] : args.options)
-    if (const StrategyTraits* owner = option_owner(key); owner != nullptr && owner != traits)
+    if (const StrategyTraits* owner = option_owner(key);
+        owner != nullptr && find_option(*traits, key) == nullptr)
       throw UsageError("--" + key + " is for " + owner->name + ", not " + o.strategy);
   for (const char* ps_only : {"store", "memory-budget-mb", "index", "index-k", "index-prune",
                               "partition", "stragglers", "workers"})

@@ -1,9 +1,11 @@
 #include "controller/training/strategy_registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "controller/training/diloco/diloco_options.h"
 #include "controller/training/strategies.h"
+#include "controller/training/streaming_diloco/streaming_options.h"
 
 namespace testbed {
 namespace {
@@ -113,6 +115,17 @@ std::vector<StrategyTraits> make_registry() {
        .named_models = true,
        .protocol = "diloco",
        .options = diloco_options()},
+      // Streaming DiLoCo (Douillard et al., 2025): DiLoCo's fragments synchronized in turn,
+      // overlapped with the inner steps, quantized (agent/protocols/streaming_diloco/).
+      {.name = "streaming-diloco",
+       .kind = K::kAllReduce,
+       .about = "DiLoCo with the model's fragments synchronized in turn, each overlapped with "
+                "the next inner steps, in fp32, bf16 or 4-bit floats (Streaming DiLoCo)",
+       .consistency = "diloco",
+       .all_reduce = "ring",
+       .named_models = true,
+       .protocol = "streaming-diloco",
+       .options = streaming_diloco_options()},
       // APSP's placement and its two baselines (Li et al.): one BSP server.
       {.name = "apsp",
        .kind = K::kPlacement,
@@ -179,7 +192,8 @@ const StrategyTraits* option_owner(const std::string& name) {
 std::vector<std::string> system_option_names() {
   std::vector<std::string> names;
   for (const auto& t : strategy_registry())
-    for (const auto& o : t.options) names.push_back(o.name);
+    for (const auto& o : t.options)  // an option several systems take is named once
+      if (std::find(names.begin(), names.end(), o.name) == names.end()) names.push_back(o.name);
   return names;
 }
 

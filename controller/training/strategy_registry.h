@@ -82,8 +82,9 @@ const StrategyTraits& strategy_traits(const std::string& name);
 // The names of one kind's strategies, in the registry's order.
 std::vector<std::string> strategy_names_of(StrategyKind kind);
 
-// The strategy whose table declares option `name`, or nullptr (no two declare one name:
-// strategy_registry_test checks it, so a profile key means one thing).
+// The first strategy whose table declares option `name`, or nullptr. Several may take one
+// option (Streaming DiLoCo takes DiLoCo's), declared alike in each: system_options_test
+// checks it, so a profile key means one thing.
 const StrategyTraits* option_owner(const std::string& name);
 const OptionSpec* find_option(const StrategyTraits& traits, const std::string& name);
 // Every table's option names, in the registry's order.

@@ -21,13 +21,13 @@ bool parse_number(const std::string& text, bool whole, double& out) {
   return ec == std::errc() && end == text.data() + text.size() && std::isfinite(out);
 }
 
+}  // namespace
+
 std::string number_text(double v) {
   std::ostringstream s;
   s << v;
   return s.str();
 }
-
-}  // namespace
 
 std::string check_option(const OptionSpec& spec, const std::string& value) {
   if (spec.type == OptionSpec::Type::kChoice) {

@@ -29,6 +29,9 @@ struct OptionSpec {
   const std::string& key() const { return field.empty() ? name : field; }
 };
 
+// A number as a user would write it, for a default (0.7, 0.0004): the tables' fallbacks.
+std::string number_text(double v);
+
 // "" when `value` is one the option takes, else why not (for a UsageError that names where
 // the value came from).
 std::string check_option(const OptionSpec& spec, const std::string& value);

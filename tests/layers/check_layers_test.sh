@@ -46,4 +46,19 @@ mkdir -p "$tmp/unqualified/controller/lab" && touch "$tmp/unqualified/controller
 echo '#include "plan.h"' > "$tmp/unqualified/controller/lab/planner.cpp"
 expect fail "not path-qualified" "$tmp/unqualified"
 expect fail "unranked folder" "$(tree unranked controller/newthing/n.cpp=netns/ipv4.h)"
+# A core folder names no system in its code or strings; a comment may say whom it serves.
+# The systems' names are their folders' (here gaia's and streaming_diloco's).
+core_tree() {  # NAME LINE: the all-reduce core's file holding LINE, beside two systems
+  local dir
+  dir=$(tree "$1" agent/protocols/gaia/g.cpp=agent/protocols/ps/p.h \
+    agent/protocols/streaming_diloco/s.cpp=agent/protocols/allreduce/a.h)
+  echo "$2" >> "$dir/agent/protocols/allreduce/a.h"
+  echo "$dir"
+}
+expect fail "a core names a system" "$(core_tree core-string 'const char* k = "gaia";')"
+expect fail "a core names a system" "$(core_tree core-code 'int streaming_diloco_rounds = 0;')"
+expect fail "a core names a system" "$(core_tree core-camel 'struct StreamingDilocoHook;')"
+expect pass "" "$(core_tree core-comment '// Gaia and Streaming DiLoCo plug in here')"
+expect pass "" "$(core_tree core-block '/* what gaia supplies */ int hooks = 0;')"
+expect pass "" "$(core_tree core-generic 'const char* m = "bsp"; // a consistency model')"
 [ $failures -eq 0 ]

@@ -182,6 +182,18 @@ TEST(BacklogMeter, JudgesTheBestIntervalsOfThoseBackloggedAtBothEnds) {
   EXPECT_NEAR(*m.mean_ratio(), (300'000.0 + 7 * 360'000 + 200'000) / (400'000 + 8 * 400'000), 1e-9);
 }
 
+TEST(BacklogMeter, CountsWhatTheDirectionCarriedAndItsBusiestInterval) {
+  BacklogMeter m;
+  const uint64_t rate = 1'000'000;
+  m.add({0.0, 1'000, 0, rate});    // the counter before the run: not the run's
+  m.add({0.2, 21'000, 0, rate});   // 100 KB/s, idle queue: carried all the same
+  m.add({0.4, 201'000, 0, rate});  // 900 KB/s: the peak
+  m.add({0.5, 251'000, 0, rate});  // 500 KB/s in a shorter interval
+  m.add({0.4, 0, 0, rate});        // time or the counter went back: skipped
+  EXPECT_EQ(m.sent_bytes(), 250'000u);
+  EXPECT_NEAR(m.peak_bytes_per_s(), 900'000, 1e-6);
+}
+
 TEST(BacklogMeter, APacketOrTwoQueuedIsNotABacklog) {
   BacklogMeter m;
   const uint64_t rate = 1'000'000;

@@ -23,6 +23,8 @@ DirectionHealth direction(const std::string& from, const std::string& to, double
   d.backlogged_s = 4;
   d.rate_ratio = rate_ratio;
   d.shaper_drops = 7;
+  d.sent_bytes = 1'250'000;
+  d.peak_bytes_per_s = 500'000;
   return d;
 }
 

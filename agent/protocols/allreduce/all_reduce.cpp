@@ -1,5 +1,6 @@
 #include "agent/protocols/allreduce/all_reduce.h"
 
+#include <algorithm>
 #include <map>
 #include <stdexcept>
 
@@ -26,6 +27,14 @@ const std::map<std::string, Factory>& factories() {
 }
 
 }  // namespace
+
+void AllReduce::round(std::vector<float>& v, size_t b, size_t e) const {
+  if (codec_ == nullptr || codec_->id == 0) return;
+  std::vector<float> part(v.begin() + static_cast<std::ptrdiff_t>(b),
+                          v.begin() + static_cast<std::ptrdiff_t>(e));
+  round_to(*codec_, part);
+  std::copy(part.begin(), part.end(), v.begin() + static_cast<std::ptrdiff_t>(b));
+}
 
 std::unique_ptr<AllReduce> make_all_reduce(const std::string& algorithm, size_t values, int workers,
                                            int rank) {

@@ -5,7 +5,7 @@
 //         RR-Sync baseline): every link carries 2(W-1)/W of the model, every clock;
 //   tree  reduce up a binary tree to rank 0, then broadcast the sum down it (MLfabric's
 //         Tr-Sync baseline): each tree edge carries the whole model once each way.
-// The protocol (allreduce_protocol.h) moves the messages over the van and hands over only
+// The round core (round_protocol.h) moves the messages over the van and hands over only
 // messages of the clock under way, after begin(); an algorithm takes them in any order.
 // Adding an algorithm is a class here and one entry in make_all_reduce().
 #pragma once
@@ -15,6 +15,8 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "agent/transport/value_codec.h"
 
 namespace testbed {
 
@@ -35,6 +37,18 @@ class AllReduce {
   // The clock is over here: sum() is every worker's update summed.
   virtual bool done() const = 0;
   virtual const std::vector<float>& sum() const = 0;
+
+  // Values go on the wire in `codec`'s encoding (value_codec.h; unset: fp32). A worker
+  // rounds what it sends, in place where it keeps the values too, so the sum it keeps is
+  // the one its peers decode, and every worker ends with the same sum.
+  void set_encoding(const ValueCodec* codec) { codec_ = codec; }
+
+ protected:
+  // [b, e) of `v` replaced by what a receiver decodes of it.
+  void round(std::vector<float>& v, size_t b, size_t e) const;
+
+ private:
+  const ValueCodec* codec_ = nullptr;
 };
 
 // "ring" or "tree"; throws std::invalid_argument for another name or a rank outside 0..W-1.

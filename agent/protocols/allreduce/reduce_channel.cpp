@@ -1,17 +1,25 @@
 #include "agent/protocols/allreduce/reduce_channel.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "agent/transport/wire.h"
 
 namespace testbed {
 
 ReduceChannel::ReduceChannel(AgentLink& link, const std::string& algorithm,
-                             std::vector<int> workers, int rank, size_t values)
+                             std::vector<int> workers, int rank, size_t values,
+                             const ValueCodec* encoding)
     : link_(link),
+      algorithm_(algorithm),
       workers_(std::move(workers)),
+      rank_(rank),
+      encoding_(encoding),
       reduce_(make_all_reduce(algorithm, values, static_cast<int>(workers_.size()), rank)),
-      values_(values) {}
+      values_(values),
+      reducing_values_(values) {
+  reduce_->set_encoding(encoding_);
+}
 
 void ReduceChannel::send(std::vector<AllReduceMessage> messages) {
   for (auto& m : messages) {
@@ -22,6 +30,7 @@ void ReduceChannel::send(std::vector<AllReduceMessage> messages) {
     h.dest = workers_.at(static_cast<size_t>(m.to));
     h.iteration = round_;
     h.chunk = m.tag;
+    h.chunk_kind = encoding_ ? encoding_->id : 0;
     link_.van().send_kv(h.dest, h, {}, m.values);
   }
 }
@@ -42,6 +51,12 @@ bool ReduceChannel::incoming(int from, uint32_t tag, std::vector<float> values) 
 }
 
 bool ReduceChannel::begin(uint64_t round, std::vector<float> values) {
+  if (values.size() > values_) throw std::invalid_argument("reduce channel: a round too long");
+  if (values.size() != reducing_values_) {
+    reduce_ = make_all_reduce(algorithm_, values.size(), static_cast<int>(workers_.size()), rank_);
+    reduce_->set_encoding(encoding_);
+    reducing_values_ = values.size();
+  }
   round_ = round;
   reducing_ = true;
   send(reduce_->begin(std::move(values)));

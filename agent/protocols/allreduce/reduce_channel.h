@@ -21,13 +21,15 @@ namespace testbed {
 
 class ReduceChannel {
  public:
-  // `workers`: the node of each rank; `rank`: this worker's. Throws std::invalid_argument
-  // for an unknown algorithm or a rank outside the workers.
+  // `workers`: the node of each rank; `rank`: this worker's; `values`: the most a round
+  // reduces; `encoding`: the values' on the wire (value_codec.h; nullptr: fp32). Throws
+  // std::invalid_argument for an unknown algorithm or a rank outside the workers.
   ReduceChannel(AgentLink& link, const std::string& algorithm, std::vector<int> workers, int rank,
-                size_t values);
+                size_t values, const ValueCodec* encoding = nullptr);
 
-  // Begins `round` (each later than the last) with this worker's values. True when the
-  // round is over at once: one worker, or every message it needed came early.
+  // Begins `round` (each later than the last) with this worker's values, at most the
+  // channel's length (a round may reduce part of a model: Streaming DiLoCo's fragments).
+  // True when the round is over at once: one worker, or every message it needed came early.
   bool begin(uint64_t round, std::vector<float> values);
   // An all-reduce frame from the van. True when it ends the round under way.
   bool take(Received r);
@@ -45,9 +47,13 @@ class ReduceChannel {
   bool incoming(int from, uint32_t tag, std::vector<float> values);
 
   AgentLink& link_;
+  std::string algorithm_;
   std::vector<int> workers_;
+  int rank_;
+  const ValueCodec* encoding_;
   std::unique_ptr<AllReduce> reduce_;
   size_t values_;
+  size_t reducing_values_;  // the algorithm's length: the last round's
   uint64_t round_ = 0;
   bool reducing_ = false;
   std::optional<uint64_t> last_done_;  // the latest round over here

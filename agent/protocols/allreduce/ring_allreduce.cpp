@@ -46,8 +46,12 @@ std::vector<AllReduceMessage> RingAllReduce::begin(std::vector<float> update) {
   return {outgoing(0)};
 }
 
-AllReduceMessage RingAllReduce::outgoing(int step) const {
+AllReduceMessage RingAllReduce::outgoing(int step) {
   const auto [b, e] = segment(sent_at(step));
+  // A segment sent in the reduce-scatter is not read here again until the all-gather
+  // overwrites it; the one this worker completes is sent first in the all-gather, so its
+  // own copy becomes the rounded one its peers keep.
+  round(buffer_, b, e);
   return {wrap(rank_ + 1, workers_),
           static_cast<uint32_t>(step),
           {buffer_.begin() + static_cast<std::ptrdiff_t>(b),

@@ -36,7 +36,8 @@ class RingAllReduce : public AllReduce {
   int received_at(int step) const;  // the segment it receives at `step`
 
  private:
-  AllReduceMessage outgoing(int step) const;  // to the next worker
+  // To the next worker; the segment is rounded to the wire's encoding in place first.
+  AllReduceMessage outgoing(int step);
   // What the previous worker sent at `step`: added (reduce-scatter) or kept (all-gather).
   void take(int step, const std::vector<float>& values);
 

@@ -29,12 +29,14 @@ std::vector<AllReduceMessage> TreeAllReduce::begin(std::vector<float> update) {
 }
 
 std::vector<AllReduceMessage> TreeAllReduce::subtree_summed() {
-  if (rank_ != 0) return {{parent(), kUp, buffer_}};
-  return down();
+  if (rank_ == 0) return down();
+  round(buffer_, 0, buffer_.size());  // overwritten by the sum coming down
+  return {{parent(), kUp, buffer_}};
 }
 
 std::vector<AllReduceMessage> TreeAllReduce::down() {
   done_ = true;
+  round(buffer_, 0, buffer_.size());  // the root keeps the sum its subtree decodes
   std::vector<AllReduceMessage> out;
   for (int child : children()) out.push_back({child, kDown, buffer_});
   return out;

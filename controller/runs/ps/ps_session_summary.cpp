@@ -1,5 +1,6 @@
 // A parameter-server or Gaia run's results (PsSession::summary) and its one-line headline:
 // roles, iteration times, traffic, the consistency model's own figures and convergence.
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -92,6 +93,22 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   // the readings of --compute-as compare by it.
   s["clock_compute"] = communication_summary(clock_compute_s(stamps));
   s["clock_compute"].erase("per_clock_s");
+  // Compute utilization (time computing over wall time, as INTELLECT-1 and Streaming
+  // DiLoCo report it): each worker's clocks' compute over the run's wall time, and the
+  // workers' mean. What is left of the wall time went to waiting on the network.
+  nlohmann::json utilization = nlohmann::json::object();
+  double utilization_sum = 0;
+  for (size_t w = 0, n = 0; n < names_.size(); ++n) {
+    if (worker_of_node_[n] < 0) continue;
+    double computing = 0;
+    for (double x : clock_compute_s({stamps[w++]})) computing += x;
+    const double u = wall_s_ > 0 ? std::min(1.0, computing / wall_s_) : 0;
+    utilization[names_[n]] = u;
+    utilization_sum += u;
+  }
+  s["compute_utilization"] = {
+      {"mean", stamps.empty() ? 0 : utilization_sum / static_cast<double>(stamps.size())},
+      {"per_worker", utilization}};
   // MLfabric-S: the updates' way to the server, and the model's way back, apart (here, not
   // in MlfabricRun::summary, because the workers' stamps are the session's).
   for (const auto& st : stats_) {

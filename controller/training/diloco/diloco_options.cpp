@@ -1,19 +1,8 @@
 #include "controller/training/diloco/diloco_options.h"
 
-#include <sstream>
-
 #include "agent/protocols/diloco/diloco_policy.h"
 
 namespace testbed {
-namespace {
-
-std::string text(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-}  // namespace
 
 std::vector<OptionSpec> diloco_options() {
   using T = OptionSpec::Type;
@@ -29,14 +18,14 @@ std::vector<OptionSpec> diloco_options() {
        .field = "inner_steps"},
       {.name = "diloco-outer-lr",
        .type = T::kReal,
-       .fallback = text(d.outer_lr),
+       .fallback = number_text(d.outer_lr),
        .min = 0,
        .max = P::kMostOuterLr,
        .help = "the outer step's learning rate (the paper's 0.7)",
        .field = "outer_lr"},
       {.name = "diloco-momentum",
        .type = T::kReal,
-       .fallback = text(d.outer_momentum),
+       .fallback = number_text(d.outer_momentum),
        .min = 0,
        .max = P::kMostMomentum,
        .help = "the outer step's Nesterov momentum (the paper's 0.9)",
@@ -49,14 +38,14 @@ std::vector<OptionSpec> diloco_options() {
        .field = "inner"},
       {.name = "diloco-inner-lr",
        .type = T::kReal,
-       .fallback = text(d.inner_lr),
+       .fallback = number_text(d.inner_lr),
        .min = 0,
        .max = P::kMostInnerLr,
        .help = "AdamW's learning rate (the paper's 4e-4)",
        .field = "inner_lr"},
       {.name = "diloco-weight-decay",
        .type = T::kReal,
-       .fallback = text(d.weight_decay),
+       .fallback = number_text(d.weight_decay),
        .min = 0,
        .max = P::kMostWeightDecay,
        .help = "AdamW's decoupled weight decay (the paper's 0.1)",

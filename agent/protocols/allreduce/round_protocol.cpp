@@ -1,11 +1,9 @@
-#include "agent/protocols/diloco/diloco_protocol.h"
+#include "agent/protocols/allreduce/round_protocol.h"
 
 #include <algorithm>
 #include <stdexcept>
 
-#include "agent/contracts/diloco_report.h"
 #include "agent/contracts/model_report.h"
-#include "agent/contracts/training_setup.h"
 #include "agent/contracts/worker_events.h"
 #include "agent/jobs/local_workers.h"
 #include "agent/protocols/job_setup.h"
@@ -13,10 +11,10 @@
 #include "agent/transport/wire.h"
 
 namespace testbed {
-void DilocoProtocol::setup(const nlohmann::json& cmd) {
+
+void RoundProtocol::setup(const nlohmann::json& cmd) {
   const TrainingSetup s = training_setup_from_json(cmd);
-  policy_ = diloco_policy_from_json(s.policy);
-  algorithm_ = s.algorithm.empty() ? "ring" : s.algorithm;
+  hooks_->configure(s);
   workers_ = s.workers;
   const auto it = std::find(workers_.begin(), workers_.end(), self_);
   rank_ = it == workers_.end() ? -1 : static_cast<int>(it - workers_.begin());
@@ -30,15 +28,15 @@ void DilocoProtocol::setup(const nlohmann::json& cmd) {
   const int workers = static_cast<int>(workers_.size());
   job_ = make_local_workers(job_config(s.job, workers), std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
+  // Every node checks the algorithm's name, so a wrong one fails the setup, not a clock.
   channel_ =
-      std::make_unique<ReduceChannel>(link_, algorithm_, workers_, std::max(rank_, 0), parameters);
+      std::make_unique<ReduceChannel>(link_, s.algorithm.empty() ? "ring" : s.algorithm, workers_,
+                                      std::max(rank_, 0), parameters, hooks_->encoding());
   if (rank_ >= 0) {
-    theta_.resize(parameters);
+    std::vector<float> initial(parameters);
     for (size_t k = 0; k < parameters; ++k)
-      theta_[k] = job_->initial_value(static_cast<uint32_t>(k));
-    local_ = theta_;
-    inner_ = make_inner_optimizer(policy_, parameters, workers);
-    outer_ = std::make_unique<NesterovOuter>(policy_.outer_lr, policy_.outer_momentum, parameters);
+      initial[k] = job_->initial_value(static_cast<uint32_t>(k));
+    hooks_->start(std::move(initial), workers);
   } else {
     job_.reset();
     channel_.reset();
@@ -46,76 +44,81 @@ void DilocoProtocol::setup(const nlohmann::json& cmd) {
   link_.reply(to_json(NodeReady{parameters}));
 }
 
-void DilocoProtocol::command(const std::string& verb, const nlohmann::json&) {
+void RoundProtocol::command(const std::string& verb, const nlohmann::json&) {
   if (verb == "start") {
     if (rank_ < 0 || phase_ != Phase::kIdle) return;
     next_eval_ = Clock::now();
     start_clock();
   } else if (verb == "stop") {
+    // Every worker is told at once; one that waited for the end of its clock could wait
+    // for a neighbour that has stopped.
     stop_requested_ = true;
-    if (phase_ == Phase::kComputing || phase_ == Phase::kReducing) finish();
+    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting) finish();
   } else if (verb == "evaluate") {
     if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
-    link_.reply(to_json(ModelEvaluated{job_->held_out_loss(theta_)}));
+    link_.reply(to_json(ModelEvaluated{job_->held_out_loss(hooks_->evaluated())}));
   } else if (verb == "stats") {
     nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
-    if (rank_ >= 0) write_diloco_section(s, {round_, channel_->dropped()});
-    if (rank_ == 0 && theta_.size() <= kReportValuesUpTo) write_ring_model(s, theta_);
+    if (rank_ >= 0) hooks_->report(s, channel_->dropped());
+    if (rank_ == 0 && hooks_->evaluated().size() <= kReportValuesUpTo)
+      write_ring_model(s, hooks_->evaluated());
     link_.reply(s);
   } else {
-    throw std::runtime_error("diloco protocol: unknown command " + verb);
+    throw std::runtime_error(name_ + " protocol: unknown command " + verb);
   }
 }
 
-void DilocoProtocol::start_clock() {
+void RoundProtocol::start_clock() {
+  const bool end = stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_);
+  if (pending_ && (end || clock_ >= pending_->apply_before)) {
+    if (!pending_->done) {
+      phase_ = Phase::kWaiting;
+      return;
+    }
+    pending_.reset();
+    hooks_->reduced(channel_->sum());
+  }
   const auto now = Clock::now();
   if (clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_) {
     next_eval_ = now + eval_interval_;
-    log_.evaluated(clock_, job_->held_out_loss(theta_));
+    log_.evaluated(clock_, job_->held_out_loss(hooks_->evaluated()));
   }
   log_.started(clock_, now);
-  if (stop_requested_ || clock_ >= static_cast<uint64_t>(iterations_)) return finish();
+  if (end) return finish();
   phase_ = Phase::kComputing;
   emulated_.start();
-  inner_->step(local_, job_->update(clock_, local_));
+  hooks_->step(clock_, job_->update(clock_, hooks_->working()));
   log_.add_samples(job_->samples_per_update());
   emulated_.set_length(local_compute_ms(compute_, seed_, self_, 1, clock_, slowdown_, stragglers_));
 }
 
-void DilocoProtocol::tick() {
+void RoundProtocol::tick() {
   if (phase_ != Phase::kComputing || !emulated_.finished()) return;
   log_.computed(clock_);
-  ++steps_in_round_;
   const bool last = clock_ + 1 >= static_cast<uint64_t>(iterations_);
-  if (steps_in_round_ < policy_.inner_steps && !last) {
-    ++clock_;
-    return start_clock();
+  if (std::optional<Reduction> r = hooks_->after_compute(clock_, last)) {
+    if (pending_) throw std::logic_error(name_ + ": a reduction begun over one not applied");
+    // One worker, or every message of the round came while this one computed: it is over.
+    const bool done = channel_->begin(reductions_++, std::move(r->values));
+    pending_ = Pending{std::max(r->apply_before, clock_ + 1), done};
   }
-  phase_ = Phase::kReducing;
-  // One data center, or every message of the round came while this one computed.
-  if (channel_->begin(round_, pseudo_gradient(theta_, local_))) round_done();
-}
-
-void DilocoProtocol::message(Received r) {
-  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished || !channel_) return;
-  if (channel_->take(std::move(r))) round_done();
-}
-
-void DilocoProtocol::round_done() {
-  outer_->step(theta_, channel_->sum(), static_cast<int>(workers_.size()));
-  local_ = theta_;  // the next round starts from the shared model; the inner state stays
-  ++round_;
-  steps_in_round_ = 0;
   ++clock_;
   start_clock();
 }
 
-std::chrono::milliseconds DilocoProtocol::timeout() const {
+void RoundProtocol::message(Received r) {
+  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished || !channel_) return;
+  if (!channel_->take(std::move(r))) return;
+  if (pending_) pending_->done = true;
+  if (phase_ == Phase::kWaiting) start_clock();
+}
+
+std::chrono::milliseconds RoundProtocol::timeout() const {
   if (phase_ != Phase::kComputing) return std::chrono::milliseconds(-1);
   return emulated_.timeout();
 }
 
-void DilocoProtocol::finish() {
+void RoundProtocol::finish() {
   phase_ = Phase::kFinished;
   log_.finished();
 }

@@ -1,0 +1,61 @@
+#include "agent/protocols/streaming_diloco/streaming_rounds.h"
+
+#include <stdexcept>
+
+#include "agent/contracts/diloco_report.h"
+
+namespace testbed {
+
+void StreamingRounds::configure(const TrainingSetup& s) {
+  policy_ = streaming_policy_from_json(s.policy);
+  schedule_.emplace(policy_.diloco.inner_steps, policy_.fragments);
+}
+
+void StreamingRounds::start(std::vector<float> initial, int workers) {
+  workers_ = workers;
+  theta_ = std::move(initial);
+  local_ = theta_;
+  inner_ = make_inner_optimizer(policy_.diloco, theta_.size(), workers);
+  outer_.clear();
+  for (int p = 0; p < policy_.fragments; ++p) {
+    const auto [b, e] = schedule_->bounds(p, theta_.size());
+    outer_.emplace_back(policy_.diloco.outer_lr, policy_.diloco.outer_momentum, e - b);
+  }
+}
+
+void StreamingRounds::step(uint64_t, const SparseUpdate& update) {
+  inner_->step(local_, update);
+}
+
+std::optional<Reduction> StreamingRounds::after_compute(uint64_t clock, bool) {
+  const std::optional<int> p = schedule_->due_after(clock + 1);
+  if (!p) return std::nullopt;
+  const auto [b, e] = schedule_->bounds(*p, theta_.size());
+  std::vector<float> delta(e - b);
+  for (size_t k = b; k < e; ++k) delta[k - b] = theta_[k] - local_[k];
+  in_flight_ = *p;
+  return Reduction{std::move(delta), clock + 1 + static_cast<uint64_t>(policy_.overlap)};
+}
+
+void StreamingRounds::reduced(const std::vector<float>& sum) {
+  if (!in_flight_) throw std::logic_error("streaming diloco: a sum with no fragment in flight");
+  const int p = *in_flight_;
+  in_flight_.reset();
+  const auto [b, e] = schedule_->bounds(p, theta_.size());
+  std::vector<float> fragment(theta_.begin() + static_cast<std::ptrdiff_t>(b),
+                              theta_.begin() + static_cast<std::ptrdiff_t>(e));
+  outer_[static_cast<size_t>(p)].step(fragment, sum, workers_);
+  const double alpha = policy_.mixing;
+  for (size_t k = b; k < e; ++k) {
+    theta_[k] = fragment[k - b];
+    local_[k] = static_cast<float>(alpha * local_[k] + (1 - alpha) * theta_[k]);
+  }
+  ++outer_steps_;
+}
+
+// DiLoCo's section, its outer steps counted per fragment (P to a full model's worth).
+void StreamingRounds::report(nlohmann::json& stats, uint64_t dropped) const {
+  write_diloco_section(stats, {outer_steps_, dropped});
+}
+
+}  // namespace testbed
