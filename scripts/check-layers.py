@@ -10,6 +10,9 @@ agent/ and netns/ and checks it against the ranks below. CI runs it before build
   scripts/check-layers.py --legacy   resolve unqualified includes by file name, as the flat
                                      include path did (to count an older tree's arrows)
   scripts/check-layers.py --root DIR check another tree (tests/layers/ uses it)
+  scripts/check-layers.py --systems  also print, per system, the files outside its own
+                                     folders and the registries whose code or strings name
+                                     it (issue 76's count: what a system still reaches into)
 
 It also fails where code outside the registries compares a strategy's name: the controller
 asks a strategy's traits (controller/training/strategy_registry.h) instead; and where a
@@ -180,6 +183,44 @@ def rank(side, layer):
     return (CONTROLLER_RANKS if side == "controller" else AGENT_RANKS).get(layer)
 
 
+def files_naming_systems():
+    """{system folder: [files outside that system's folders and the registries whose code
+    or strings name it]}, comments left out."""
+    systems = set()
+    for parent in SYSTEM_PARENTS:
+        d = os.path.join(ROOT, parent)
+        if os.path.isdir(d):
+            systems.update(n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n)))
+    systems -= set(CORE_SYSTEMS) | GENERIC_NAMES
+    pattern = {s: re.compile("(%s)" % "|".join(
+        sorted({re.escape(s), re.escape(s.replace("_", "-")), re.escape(s.replace("_", ""))},
+               key=len, reverse=True)), re.IGNORECASE) for s in systems}
+    found = {s: [] for s in systems}
+    for src in sources():
+        if src in REGISTRIES:
+            continue
+        _, _, own = layer_of(src)
+        with open(os.path.join(ROOT, src), encoding="utf-8") as f:
+            lines = f.readlines()
+        code, in_block = [], False
+        for line in lines:
+            if INCLUDE.match(line):
+                continue
+            c, in_block = code_of(line.rstrip("\n"), in_block)
+            code.append(c)
+        text = "\n".join(code)
+        for s in systems:
+            if own in (s, SAME_SYSTEM.get(s, s)) or own == s:
+                continue
+            # Streaming DiLoCo's name holds DiLoCo's: a file naming only the first is its.
+            hits = [m for m in pattern[s].finditer(text)
+                    if not (s == "diloco" and text[max(0, m.start() - 10):m.start()].lower()
+                            .endswith(("streaming_", "streaming-", "streaming")))]
+            if hits:
+                found[s].append(src)
+    return found
+
+
 def main(argv):
     global ROOT
     if "--root" in argv:
@@ -259,6 +300,9 @@ def main(argv):
     if "--count" in argv or problems:
         for rule in sorted(counts):
             print(f"check-layers: {counts[rule]:4d}  {rule}")
+    if "--systems" in argv:
+        for system, files in sorted(files_naming_systems().items()):
+            print(f"check-layers: {len(files):4d}  files name {system}: {' '.join(files)}")
     if problems:
         print(f"check-layers: {len(problems)} problems (docs/architecture.md#the-layers)")
         return 1
