@@ -62,7 +62,7 @@ struct StrategyTraits {
   std::string placement_rule{};  // "apsp", "random" or "most-connected"
 
   // A system with a protocol of its own on the agents (agent/protocols/protocol_registry.cpp)
-  // names it; "" : its kind's (ps, gaia or allreduce).
+  // names it (gaia, diloco, ...); "" : its kind's (ps or allreduce).
   std::string protocol{};
   // Its own options (system_options.h): parsed, checked, listed in `train --help` and sent
   // to its agents as TrainingSetup::policy, with no code of its own in the option parser.

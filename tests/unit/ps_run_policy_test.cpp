@@ -50,6 +50,7 @@ class FakeRun : public PsRun {
   const std::vector<nlohmann::json>& node_stats() const override { return stats_; }
   const std::string& lab_dir() const override { return lab_dir_; }
   double wall_s() const override { return 0; }
+  std::vector<WorkerClockStamps> worker_stamps() const override { return {}; }
   void handle_event(size_t, const nlohmann::json&, double) override {}
 
   TrainOptions o_;

@@ -92,7 +92,7 @@ std::vector<PullReply> ServerShard::push_ordered(uint64_t places, bool dense,
                                                  const std::vector<uint32_t>& keys,
                                                  const std::vector<float>& values) {
   if (model_.kind != Consistency::Kind::kBsp && model_.kind != Consistency::Kind::kAsync)
-    throw std::runtime_error("ordered pushes are asynchronous (MLfabric-A) or BSP (MLfabric-S)");
+    throw std::runtime_error("ordered pushes are for an asynchronous or a BSP server");
   if (dense ? values.size() != values_->size() : keys.size() != values.size())
     throw std::runtime_error("a push of the wrong size");
   for (uint32_t k : keys)

@@ -92,6 +92,13 @@ void DiskStoreRun::summary(nlohmann::json& s) const {
   s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
   s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
   s["store"]["partition"] = partition_.is_null() ? nlohmann::json("off") : partition_;
+  // Each shard's own store, beside the session's figures of that shard.
+  for (size_t n = 0; n < run_.node_stats().size(); ++n) {
+    const std::string& name = run_.names()[n];
+    if (!s["shards"].contains(name)) continue;
+    if (const DrpsReport d = drps_report_from(run_.node_stats()[n], run_.names().size()); d.store)
+      s["shards"][name]["store"] = *d.store;
+  }
 }
 
 void WspRun::summary(nlohmann::json& s) const {

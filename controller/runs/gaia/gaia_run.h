@@ -27,6 +27,7 @@ class GaiaRun : public PsRunPolicy {
   double drive(double now_s) override;  // the replicas polled every eval interval
   void summary(nlohmann::json& s) const override;
   std::string consistency_label() const override { return gaia_label(knobs()); }
+  std::string server_role() const override { return "replica"; }
 
  private:
   GaiaKnobs knobs() const {

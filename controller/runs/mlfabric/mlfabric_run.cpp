@@ -235,6 +235,13 @@ std::vector<MlfabricReport> MlfabricRun::reports() const {
 // The scheduler's figures, and the servers' check of its order: every update ordered was
 // applied once, in order (ordered_pushes.h throws on one that arrives twice).
 void MlfabricRun::summary(nlohmann::json& s) const {
+  // MLfabric-S: the updates' way to the server, and the model's way back, apart, from the
+  // workers' stamps and the server's per-clock apply times.
+  for (const MlfabricReport& r : reports()) {
+    if (r.role != "server" || r.shard->clock_applied_ns.empty()) continue;
+    add_server_legs(server_legs(run_.worker_stamps(), r.shard->clock_applied_ns),
+                    s["communication"]);
+  }
   nlohmann::json& m = s["mlfabric"];
   m = scheduler_->stats();
   uint64_t applied = 0, early = 0, pushed = 0, dropped = 0, sums = 0, summed = 0;

@@ -21,6 +21,7 @@
 #include "controller/dynamics/link_control.h"
 #include "controller/options/run_options.h"
 #include "controller/training/agent_group.h"
+#include "controller/training/clock_communication.h"
 #include "controller/training/strategy_registry.h"
 
 namespace testbed {
@@ -45,6 +46,8 @@ class PsRun {
   virtual const std::vector<nlohmann::json>& node_stats() const = 0;
   virtual const std::string& lab_dir() const = 0;  // "" when the run has none
   virtual double wall_s() const = 0;               // the run's length, once it is over
+  // Each worker's clock stamps (in worker order), once the run is over.
+  virtual std::vector<WorkerClockStamps> worker_stamps() const = 0;
   // An agent's event, handled as the session's loop handles it (a policy's own wait).
   virtual void handle_event(size_t node, const nlohmann::json& e, double t) = 0;
 };
@@ -77,6 +80,9 @@ class PsRunPolicy {
   virtual const KeyMap* key_map() const { return nullptr; }
   // The run's consistency model when it is the policy's own (Gaia's); "" otherwise.
   virtual std::string consistency_label() const { return ""; }
+  // What a server node is in the summary's roles when the policy says (Gaia's data
+  // centers hold replicas); "" : a server shard.
+  virtual std::string server_role() const { return ""; }
 };
 
 // Makes the policy when the run's strategy asks for it (null otherwise).

@@ -179,10 +179,7 @@ void PsSession::setup() {
     if (it == names_.end()) throw UsageError("--slow-dc: no node named '" + name + "'");
     setup.slow[static_cast<int>(it - names_.begin())] = factor;
   }
-  setup.protocol = !traits_.protocol.empty() ? traits_.protocol
-                   : gaia()                  ? "gaia"
-                   : all_reduce()            ? "allreduce"
-                                             : "ps";
+  setup.protocol = !traits_.protocol.empty() ? traits_.protocol : all_reduce() ? "allreduce" : "ps";
   setup.algorithm = traits_.all_reduce;
   setup.van.endpoints = endpoints_;
   setup.van.secret = agents_.secret();

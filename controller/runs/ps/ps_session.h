@@ -60,7 +60,6 @@ class PsSession : private PsRun {
 
  private:
   std::map<std::string, uint64_t> wan_counters();
-  bool gaia() const { return traits_.kind == StrategyKind::kGaia; }
   // RR-Sync and Tr-Sync: the workers' all-reduce holds the model, no server.
   bool all_reduce() const { return traits_.kind == StrategyKind::kAllReduce; }
   // What the policies see of the session (ps_run_policy.h).
@@ -75,6 +74,7 @@ class PsSession : private PsRun {
   void set_servers(std::vector<int> servers) override { servers_ = std::move(servers); }
   const std::vector<int>& worker_nodes() const override { return worker_nodes_; }
   int worker_of_node(size_t node) const override { return worker_of_node_.at(node); }
+  std::vector<WorkerClockStamps> worker_stamps() const override;
   AgentGroup& agents() override { return agents_; }
   std::ostream& progress() override { return progress_; }
   const std::vector<nlohmann::json>& node_stats() const override { return stats_; }

@@ -4,8 +4,6 @@
 #include <iomanip>
 #include <sstream>
 
-#include "agent/contracts/drps_report.h"
-#include "agent/contracts/mlfabric_report.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
 #include "agent/contracts/ps_node_report.h"
@@ -22,7 +20,6 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
       {"lab", lab},
       {"strategy", o_.strategy},
       {"runtime", !traits_.protocol.empty() ? traits_.protocol
-                  : gaia()                  ? "gaia"
                   : all_reduce()            ? traits_.all_reduce + "-allreduce"
                                             : "parameter-server"},
       // The strategy's own options as its agents ran them (defaults filled), or null.
@@ -52,10 +49,13 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   for (size_t n = 0; n < names_.size(); ++n)
     roles[names_[n]] =
         worker_of_node_[n] >= 0 ? nlohmann::json::array({"worker"}) : nlohmann::json::array();
+  std::string server_role;  // a policy's name for its servers (Gaia's replicas), or none
+  for (const auto& policy : policies_)
+    if (server_role.empty()) server_role = policy->server_role();
   for (size_t k = 0; k < servers_.size(); ++k) {
     servers.push_back(names_[static_cast<size_t>(servers_[k])]);
     roles[names_[static_cast<size_t>(servers_[k])]].push_back(
-        gaia() ? std::string("replica") : "server-shard-" + std::to_string(k));
+        !server_role.empty() ? server_role : "server-shard-" + std::to_string(k));
   }
   s["servers"] = servers;
   s["roles"] = roles;
@@ -65,7 +65,7 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   double all = 0, count = 0;
   uint64_t samples = 0;
   nlohmann::json workers = nlohmann::json::object();
-  std::vector<WorkerClockStamps> stamps;
+  const std::vector<WorkerClockStamps> stamps = worker_stamps();
   for (size_t n = 0; n < names_.size(); ++n) {
     if (worker_of_node_[n] < 0) continue;
     // A worker the budget stopped while stalled never reported: no clocks of its own.
@@ -83,7 +83,6 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
         {"iterations_per_s", sum > 0 ? static_cast<double>(times.size()) / sum : 0},
         {"mean_iteration_s", times.empty() ? 0 : sum / static_cast<double>(times.size())},
         {"started_ns", f.started_ns}};
-    stamps.push_back({f.started_ns, f.computed_ns});
   }
   // Synchronous runs: what each iteration waited on communication once every update was
   // ready (an asynchronous run's workers end their clocks apart: no such moment exists).
@@ -109,14 +108,6 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
   s["compute_utilization"] = {
       {"mean", stamps.empty() ? 0 : utilization_sum / static_cast<double>(stamps.size())},
       {"per_worker", utilization}};
-  // MLfabric-S: the updates' way to the server, and the model's way back, apart (here, not
-  // in MlfabricRun::summary, because the workers' stamps are the session's).
-  for (const auto& st : stats_) {
-    if (!is_final_report(st)) continue;
-    const MlfabricReport r = mlfabric_report_from(st);
-    if (r.role != "server" || r.shard->clock_applied_ns.empty()) continue;
-    add_server_legs(server_legs(stamps, r.shard->clock_applied_ns), s["communication"]);
-  }
   for (const auto& [clock, times] : per_clock_s_) {
     double mean = 0;
     for (double x : times) mean += x / static_cast<double>(times.size());
@@ -175,9 +166,6 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
                          {"keys", {sv.begin, sv.end}},
                          {"updates", sv.updates},
                          {"applied_ns", sv.applied_ns}};
-    // DRPS's store: the policy's own section of the shard's report, through its contract.
-    if (const DrpsReport d = drps_report_from(stats_[n], names_.size()); d.store)
-      shards[names_[n]]["store"] = *d.store;
     if (!sv.values) {
       have_values = false;
       continue;
@@ -223,10 +211,21 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     s["reference_max_abs_diff"] = diff;
     s["reference_tolerance"] = kReferenceTolerance;
   }
-  // Each policy's own figures (MLfabric's scheduler, DRPS's store and WSP, APSP's
-  // placement, Gaia's replicas), read beside the session's.
+  // Each policy's own figures (a scheduler's, a store's, a placement's, replicas'), read
+  // beside the session's: their sections of the nodes' reports are theirs to read.
   for (const auto& policy : policies_) policy->summary(s);
   return s;
+}
+
+std::vector<WorkerClockStamps> PsSession::worker_stamps() const {
+  std::vector<WorkerClockStamps> stamps;
+  for (size_t n = 0; n < names_.size(); ++n) {
+    if (worker_of_node_[n] < 0) continue;
+    // A worker the budget stopped while stalled never reported: no clocks of its own.
+    const WorkerFinished f = finished_[n].value_or(WorkerFinished{});
+    stamps.push_back({f.started_ns, f.computed_ns});
+  }
+  return stamps;
 }
 
 std::string PsSession::consistency_label() const {
