@@ -13,6 +13,7 @@
 #include "agent/jobs/job.h"
 #include "agent/protocols/allreduce/all_reduce.h"
 #include "agent/protocols/diloco/diloco_rounds.h"
+#include "agent/protocols/diloco/outer_optimizer.h"
 #include "agent/protocols/streaming_diloco/fragment_schedule.h"
 #include "agent/protocols/streaming_diloco/streaming_policy.h"
 #include "agent/protocols/streaming_diloco/streaming_rounds.h"
@@ -253,6 +254,55 @@ TEST(StreamingDiloco, FragmentsAndOverlapWithMixingStillTrainTheJob) {
   StreamingRounds streaming;
   const double after = job->held_out_loss(run_one_worker(streaming, to_json(p), 100));
   EXPECT_LT(after, before * 0.8) << before << " -> " << after;
+}
+
+// DiLoCo's rounds (H SGD steps per data center, the paper's Nesterov outer step) on the
+// dense job, whose data centers each pull toward their own targets, with the
+// pseudo-gradients summed as `sum` says: "fp32"; "once", each data center's encoded once
+// and summed in fp32 (an all-gather's way); "ring", the partial sum re-encoded at every
+// hop (a ring's reduce-scatter). The shared model's held-out loss after `rounds`.
+double dense_rounds(const std::string& sum, const char* codec_name, int rounds = 4) {
+  const int workers = 4, h = 10;
+  const size_t n = 25600;
+  const ValueCodec& codec = *find_value_codec(codec_name);
+  std::vector<std::unique_ptr<Job>> jobs;
+  for (int w = 0; w < workers; ++w)
+    jobs.push_back(
+        make_job(JobConfig{.name = "dense", .seed = 1, .workers = workers, .parameters = n}, w));
+  std::vector<float> theta(n, 0.0f);
+  NesterovOuter outer(0.7, 0.9, n);
+  for (int r = 0; r < rounds; ++r) {
+    std::vector<float> total(n, 0.0f);
+    for (int w = 0; w < workers; ++w) {
+      std::vector<float> local = theta;
+      for (int s = 0; s < h; ++s) {
+        const SparseUpdate u = jobs[w]->update(static_cast<uint64_t>(r * h + s), local);
+        for (size_t k = 0; k < n; ++k) local[k] += workers * u.values[k];  // its own step
+      }
+      std::vector<float> d = pseudo_gradient(theta, local);
+      if (sum == "once") round_to(codec, d);
+      for (size_t k = 0; k < n; ++k) total[k] += d[k];
+      // The partial sum passed on; after the last, the all-gather's copy.
+      if (sum == "ring") round_to(codec, total);
+    }
+    outer.step(theta, total, workers);
+  }
+  return jobs[0]->held_out_loss(theta);
+}
+
+// Why 4-bit floats cost the dense job its loss (docs/streaming-diloco.md): each data
+// center's own pseudo-gradient rounded to E3M0's powers of two. Its data centers pull
+// toward their own targets, so their pseudo-gradients are large and cancel in the sum,
+// and their rounding errors (up to a third of a value) do not. The ring's re-encoding of
+// partial sums adds little to that; bf16 costs nothing.
+TEST(StreamingDiloco, FourBitsLossIsEachDataCentersRoundingNotTheRing) {
+  const double fp32 = dense_rounds("fp32", "fp32");
+  const double once = dense_rounds("once", "fp4");
+  const double ring = dense_rounds("ring", "fp4");
+  EXPECT_NEAR(dense_rounds("ring", "bf16"), fp32, fp32 * 0.05);
+  EXPECT_GT(once, 10 * fp32) << fp32 << " " << once;
+  EXPECT_GT(ring, once * 0.8) << once << " " << ring;
+  EXPECT_LT(ring, once * 1.5) << once << " " << ring;
 }
 
 }  // namespace
