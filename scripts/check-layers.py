@@ -96,16 +96,21 @@ KNOWN_NAMING_CORES = set()
 GENERIC_NAMES = {"bsp", "ssp", "async", "ps", "tree"}
 
 
-def system_names(root):
-    """A regex matching any system's name in code: a system folder's name or a strategy's
-    (less the shared ones), in an identifier too (mlfabric_report_from, MlfabricReport);
-    names under four letters (mst, bkt) only as whole words."""
+def system_folders(root):
+    """The systems' folder names under SYSTEM_PARENTS, less the cores' and generic ones."""
     names = set()
     for parent in SYSTEM_PARENTS:
         d = os.path.join(root, parent)
         if os.path.isdir(d):
             names.update(n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n)))
-    names -= set(CORE_SYSTEMS) | GENERIC_NAMES
+    return names - set(CORE_SYSTEMS) - GENERIC_NAMES
+
+
+def system_names(root):
+    """A regex matching any system's name in code: a system folder's name or a strategy's
+    (less the shared ones), in an identifier too (mlfabric_report_from, MlfabricReport);
+    names under four letters (mst, bkt) only as whole words."""
+    names = system_folders(root)
     path = os.path.join(root, STRATEGY_REGISTRY)
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
@@ -186,12 +191,7 @@ def rank(side, layer):
 def files_naming_systems():
     """{system folder: [files outside that system's folders and the registries whose code
     or strings name it]}, comments left out."""
-    systems = set()
-    for parent in SYSTEM_PARENTS:
-        d = os.path.join(ROOT, parent)
-        if os.path.isdir(d):
-            systems.update(n for n in os.listdir(d) if os.path.isdir(os.path.join(d, n)))
-    systems -= set(CORE_SYSTEMS) | GENERIC_NAMES
+    systems = system_folders(ROOT)
     pattern = {s: re.compile("(%s)" % "|".join(
         sorted({re.escape(s), re.escape(s.replace("_", "-")), re.escape(s.replace("_", ""))},
                key=len, reverse=True)), re.IGNORECASE) for s in systems}
