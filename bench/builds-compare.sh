@@ -4,7 +4,8 @@
 # lab (the tiny triangle), the builds alternating run by run, ROUNDS times. Prints, per
 # system and build, the mean seconds per iteration and the final held-out loss, and the
 # ratio new/old of the seconds. Where a run is deterministic (BSP, all-reduce, DRPS's BSP,
-# APSP's placement, DiLoCo's rounds) the losses must be equal, to the digit. Gaia's BSP
+# APSP's placement, DiLoCo's rounds) the losses must be equal, to the digit. The *-knobs
+# rows set each system's own options away from their defaults. Gaia's BSP
 # inside is equal unless a mirror's update arrives late (it did in 1 of 4 rounds).
 #
 # usage: sudo [SYSTEMS=REGEX] bench/builds-compare.sh OLD_BIN_DIR NEW_BIN_DIR [ROUNDS]
@@ -38,6 +39,12 @@ systems=(
   "rr-sync|--strategy rr-sync --iterations 5"
   "tr-sync|--strategy tr-sync --iterations 5"
   "diloco|--strategy diloco --model logreg --diloco-h 5 --iterations 20 --compute-ms 20"
+  # Each system's own options away from their defaults: their tables' values reach the run.
+  "gaia-knobs|--strategy gaia --iterations 5 --gaia-ds off --gaia-threshold 2% --gaia-local ssp:2"
+  "drps-knobs|--strategy drps --model sparse-lr --iterations 5 --parallel wsp --index on --partition on"
+  "bsp-disk|--strategy bsp --model sparse-lr --iterations 5 --store disk --memory-budget-mb 2"
+  "mlfabric-a-knobs|--strategy mlfabric-a --servers a --iterations 5 --delay-bound 1 --aggregators 0"
+  "apsp-knobs|--strategy apsp --iterations 5 --capacity directed --draws 3 --apsp-mode native"
 )
 : > "$out/runs.txt"
 for round in $(seq 1 "$rounds"); do

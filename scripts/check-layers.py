@@ -57,7 +57,8 @@ AGENT_RANKS = {
 # build on (MLfabric, DRPS and Gaia are variants of it), and the all-reduces are collectives
 # any system may reduce with (DiLoCo's outer step), so any system may include `ps` and
 # `allreduce`.
-SYSTEM_PARENTS = ("controller/training/", "controller/runs/", "agent/protocols/")
+SYSTEM_PARENTS = (
+    "controller/training/", "controller/runs/", "agent/protocols/", "agent/contracts/")
 # NetStorm's logic lives in training/netstorm, its runs in tree; Streaming DiLoCo is DiLoCo
 # with its fragments streamed (its paper's own framing), built on DiLoCo's optimizers.
 SAME_SYSTEM = {"netstorm": "tree", "streaming_diloco": "diloco"}

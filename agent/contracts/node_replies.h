@@ -51,6 +51,12 @@ struct VanCounters {
 // sections beside them, each read by its system's session.
 constexpr const char* kStatsEvent = "stats";
 
+// A system's check of the replies of its own (its events, its sections of a final report):
+// throws ContractError naming the field when one is there and malformed, and leaves every
+// other reply alone. Registered with the system's strategies (StrategyTraits::check_reply),
+// so the controller's reader of replies names no system.
+using ReplyCheck = void (*)(const nlohmann::json& reply, size_t nodes, uint64_t max_clock);
+
 // Whether `j` is a final report. A node that died stands in as {"event": "stats", "died":
 // true}: a final report whose sections are all absent.
 bool is_final_report(const nlohmann::json& j);

@@ -2,7 +2,7 @@
 
 #include <climits>
 
-#include "agent/contracts/gaia_setup.h"
+#include "agent/contracts/gaia/gaia_setup.h"
 #include "agent/contracts/message_fields.h"
 
 namespace testbed {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/contracts/gaia_setup.h"
-#include "agent/contracts/store_setup.h"
+#include "agent/contracts/drps/store_setup.h"
+#include "agent/contracts/gaia/gaia_setup.h"
 #include "agent/contracts/van_setup.h"
 
 namespace testbed {

@@ -13,8 +13,6 @@
 #include "controller/topology/diagnostics.h"
 #include "controller/topology/schedule.h"
 #include "controller/topology/units.h"
-#include "controller/training/gaia/gaia_plan.h"
-#include "controller/training/mlfabric/update_scheduler.h"
 #include "controller/training/strategies.h"
 
 namespace testbed::cli {
@@ -91,13 +89,11 @@ int run_plan(const Argv& argv) {
   const auto strategy = topology.workload.find("strategy");
   const StrategyTraits* traits =
       strategy == topology.workload.end() ? nullptr : find_strategy(strategy->second);
-  const bool gaia = traits != nullptr && traits->kind == StrategyKind::kGaia;
-  const bool mlfabric = traits != nullptr && traits->scheduled();
+  const bool chose = traits != nullptr && traits->choices != nullptr;
   if (args.flag("json")) {
     nlohmann::json j = plan_to_json(*plan, args.flag("routes"));
     if (!placement.is_null()) j["placement"] = placement;
-    if (gaia) j["gaia"] = {{"choices", gaia_choices()}};
-    if (mlfabric) j["mlfabric"] = {{"choices", mlfabric_choices()}};
+    if (chose) j[traits->section] = {{"choices", traits->choices()}};
     if (const auto until = args.option("changes-until")) {
       std::string why;
       const auto d = parse_duration(*until, why);
@@ -112,15 +108,12 @@ int run_plan(const Argv& argv) {
       std::cout << "\nworkload " << placement["strategy"].get<std::string>() << ": ";
       placement::print_placement(placement, std::cout);
     }
-    if (gaia) {
-      std::cout << "\nworkload gaia: choices where the paper is silent:\n";
-      for (const auto& c : gaia_choices()) std::cout << "  - " << c.get<std::string>() << "\n";
-    }
-    if (mlfabric) {
+    if (chose) {
       std::cout << "\nworkload " << strategy->second << ": choices where the paper is silent:\n";
-      const nlohmann::json choices = mlfabric_choices();  // items() only views it
-      for (const auto& [key, c] : choices.items())
-        std::cout << "  - " << key << ": " << c.get<std::string>() << "\n";
+      const nlohmann::json choices = traits->choices();  // items() only views it
+      for (const auto& [key, c] : choices.items())       // a list's keys are its indices
+        std::cout << "  - " << (choices.is_object() ? key + ": " : "") << c.get<std::string>()
+                  << "\n";
     }
   }
   return kExitOk;

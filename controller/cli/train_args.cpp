@@ -2,40 +2,25 @@
 
 #include <set>
 
+#include "controller/options/core_options.h"
 #include "controller/training/strategy_registry.h"
 
 namespace testbed::cli {
 
-// The usage's fixed part: the options every strategy's parser knows by name. Each
-// system's own options follow from its registry table, and the strategies from the registry.
-const char* const kTrainOptions =
-    "[--iterations N] [--delay-bound VERSIONS] [--aggregators all|K] [--replica NODE] "
-    "[--div-max UPDATES] [--standby NODE --checkpoint-every UPDATES] [--distribution on|off] "
-    "[--monitor plan|arrivals] "
-    "[--model "
-    "M|logreg|mf|lmf|sparse-lr] [--scale S] "
-    "[--compute-ms MS|MIN-MAX] [--compute-as wait|cpu] [--staleness S|none] [--servers "
-    "all|best|A,B] [--target-loss X] "
-    "[--max-seconds T] [--eval-every T] [--server NODE] [--apsp-mode model|native] "
-    "[--capacity undirected|directed] [--draws R] [--workers-per-dc K] [--target-rule "
-    "share|converged|long-run] [--workers all|A,B] [--slow-dc NODE:FACTOR,...] "
-    "[--stragglers SHARE:FACTOR] "
-    "[--gaia-threshold "
-    "P%] [--gaia-ds N|off] "
-    "[--gaia-soft on|off] [--gaia-local bsp|ssp:S] [--gaia-groups auto|off|A,B/C,D] "
-    "[--gaia-t pass|clock] [--gaia-partition continue|block] [--parallel bsp|ssp|async|wsp] "
-    "[--store memory|disk] "
-    "[--memory-budget-mb M] [--index on|off] [--partition on|off] "
-    "[--index-k K] [--index-prune SHARE] "
-    "[--chunk ELEMENTS] [--seed N] [--update-time T] [--primary-busy-bound N] "
-    "[--aux-queue-length N] [--oracle] [--json] [--probe-only] [--probe-link A:B] "
-    "[--probe-count N] [--probe-bytes B] [--agents-listen ADDR:PORT] [--van-security plain|curve]";
+// The command line's own settings, beside the options' tables: NetStorm's probe (for
+// benchmarks), the run's flags, and how a lab over hosts reaches its agents.
+const char* const kCommandLineOnly =
+    "[--oracle] [--json] [--probe-only] [--probe-link A:B] [--probe-count N] "
+    "[--probe-bytes B] [--agents-listen ADDR:PORT] [--van-security plain|curve]";
 
 const std::string& train_usage() {
   static const std::string kUsage = [] {
     std::string names;
     for (const auto& t : strategy_registry()) names += (names.empty() ? "" : "|") + t.name;
-    std::string usage = "testbed train [LAB] --strategy " + names + "[@NODE] " + kTrainOptions;
+    std::string usage = "testbed train [LAB] --strategy " + names + "[@NODE]";
+    for (const auto& o : core_options())
+      if (o.name != "strategy") usage += " " + option_usage(o);
+    usage += std::string(" ") + kCommandLineOnly;
     for (const auto& t : strategy_registry())
       for (const auto& o : t.options)  // an option several systems take is listed once
         if (usage.find(" " + option_usage(o)) == std::string::npos) usage += " " + option_usage(o);
@@ -46,11 +31,20 @@ const std::string& train_usage() {
 
 std::string train_strategies_help() {
   std::string help;
+  std::set<std::string> shown;  // an option several strategies take is explained once
   for (const auto& t : strategy_registry()) {
     help += "  " + t.name + std::string(t.name.size() < 18 ? 18 - t.name.size() : 1, ' ') +
             t.about + "\n";
-    for (const auto& o : t.options)
-      help += "      " + option_usage(o) + " " + o.help + " (default " + o.fallback + ")\n";
+    std::string again;
+    for (const auto& o : t.options) {
+      if (!shown.insert(o.name).second) {
+        again += (again.empty() ? "" : " ") + ("--" + o.name);
+        continue;
+      }
+      help += "      " + option_usage(o) + " " + o.help + " (default " +
+              (o.fallback.empty() ? "unset" : o.fallback) + ")\n";
+    }
+    if (!again.empty()) help += "      also " + again + ", as above\n";
   }
   return help;
 }

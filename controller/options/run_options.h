@@ -53,17 +53,10 @@ struct TrainOptions {
   // The servers' consistency model: the strategy's name, or drps's --parallel.
   std::string consistency = "bsp";
   int staleness = TrainingSetup::kDefaultStaleness;  // ssp's bound s, wsp's delta
-  int delay_bound = 0;       // mlfabric-a's tau_max in versions; 0: one per worker
-  int aggregators = -1;      // mlfabric-a's aggregators per batch; -1: one per worker
-  std::string replica;       // mlfabric-a's hot-standby replica's node; empty: none
-  int div_max = -1;          // its bound on the server's lead; -1: one per worker
-  std::string standby;       // mlfabric-a's cold standby for checkpoints; empty: none
-  int checkpoint_every = 0;  // the server's checkpoint every so many updates; 0: none
   // The strategy's own options (its registry table, system_options.h), typed, defaults
-  // filled; null for a strategy without a table. Sent to its agents as is.
+  // filled; null for a strategy without a table. Sent to its agents as is; the system's
+  // run reads them through its own typed view (gaia_knobs, mlfabric_knobs, ...).
   nlohmann::json policy;
-  bool distribution = true;          // mlfabric-a/-s: model distribution through distributors
-  bool monitor_arrivals = false;     // mlfabric: an overdue message keeps its path busy
   std::string servers;               // all, best, or node names separated by commas
   std::string worker_nodes = "all";  // all, or node names separated by commas
   std::optional<double> target_loss;
@@ -78,27 +71,13 @@ struct TrainOptions {
   // --compute-as cpu: the compute time burnt on the node's CPU (so its `cpus` limit and a
   // profile's straggler throttle it), not waited (agent/jobs/emulated_compute.h).
   bool compute_on_cpu = false;
-  // Gaia (ASP): the significance threshold v, the data-center staleness DS (-1: off), and
-  // the soft threshold. Defaults: the paper's 1%; DS and soft are our choices (docs/gaia.md).
-  double gaia_threshold = 0.01;
-  int gaia_ds = 2;
-  bool gaia_soft = false;
-  int gaia_local_staleness = -1;  // --gaia-local ssp:S; -1: bsp
-  // Sec. 4.5's data-center groups: off (every data center sends to every other), auto
-  // (from the lab's rates, gaia_groups.h), or groups by hand: "a,b/c,d,e".
-  std::string gaia_groups = "auto";
-  // --gaia-partition: what a data center does once a mirror is presumed cut off
-  // (agent/protocols/gaia/mirror_watch.h): `continue` trains on without it, `block` holds
-  // its readers as the paper's rules read literally (docs/faults.md).
-  std::string gaia_partition = "continue";
   // --gaia-t: the t of Gaia's v/sqrt(t) and of the job's step schedule counts passes over
   // the data (gaia's default) or clocks (every other strategy's, the job as it was).
   bool t_in_passes = false;
-  // DRPS: where the servers keep their parameters (memory, or disk: a RocksDB store per
-  // shard in the lab's directory) and the store's memory budget.
+  // Where the servers keep their parameters (memory, or disk: a RocksDB store per shard in
+  // the lab's directory; its knobs are the store's table's, disk_store_options.h).
   std::string store = "memory";
-  int memory_budget_mb = 1;  // RocksStoreOptions' default, in MiB
-  std::string store_dir;     // set by train: the lab's
+  std::string store_dir;  // set by train: the lab's
   // A lab spread over hosts: where the controller listens for the agents of other hosts'
   // nodes (tcp://ADDR:PORT, from `train --agents-listen ADDR:PORT`); empty on one box.
   std::string agents_listen;
@@ -106,22 +85,11 @@ struct TrainOptions {
   // for the run, encrypted), or "" for the default: CURVE over hosts, PLAIN on one box, where
   // the van never leaves the machine (docs/multihost.md#security).
   std::string van_security;
-  // The parameter index (Sec. 4) of the disk-resident stores: on or off, the top k merged
-  // per round, the share of sampled batches a key must be read by to be indexed.
-  bool index = false;
-  int index_k = 50;  // the paper's k
-  double index_prune = 0.9;
-  // Multi-objective partitioning (Sec. 5, Alg. 3): every block placed on a shard by its
-  // disk and network costs, instead of split_keys' contiguous ranges.
-  bool partition = false;
-  // Placement strategies (apsp, ps-most-connected, ps-random): the dense job's size, and
-  // how the placement is computed and its routes are crossed.
+  // Placement strategies (apsp, ps-most-connected, ps-random; their knobs are
+  // apsp_options.h's): the dense job's size.
   bool placement = false;
-  size_t job_parameters = 0;        // dense: floats in the model
-  std::string server;               // NAME@NODE or --server: the server (or star hub) fixed
-  std::string apsp_mode = "model";  // model (store-and-forward, paced) or native
-  std::string capacity = "undirected";
-  int draws = 1;  // roundings; the best is kept
+  size_t job_parameters = 0;  // dense: floats in the model
+  std::string server;         // NAME@NODE or --server: the server (or star hub) fixed
 };
 
 // What the command line said: each --name VALUE, and each --name given alone.

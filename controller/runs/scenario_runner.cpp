@@ -23,6 +23,7 @@
 #include "controller/runs/child_process.h"
 #include "controller/runs/iteration_progress.h"
 #include "controller/runs/run_health.h"
+#include "controller/runs/scenario_figures.h"
 #include "controller/training/strategies.h"
 #include "netns/job_marks.h"
 
@@ -395,88 +396,7 @@ ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::
   for (const auto& [strategy, list] : by_strategy) {
     auto& o = result.strategies[strategy];
     if (o.failed) continue;
-    double mean = 0, sps = 0, aux = 0, worst = 0;
-    for (const auto& j : list) {
-      mean += j["mean_iteration_s"].get<double>();
-      sps += j["samples_per_s"].get<double>();
-      aux += j.value("aux_share", 0.0);
-      for (double x : j["iteration_s"].get<std::vector<double>>()) worst = std::max(worst, x);
-    }
-    const auto n = static_cast<double>(list.size());
-    o.figures = {{"mean_iteration_s", mean / n},
-                 {"samples_per_s", sps / n},
-                 {"aux_share", aux / n},
-                 {"max_iteration_s", worst},
-                 {"runs", n}};
-    // The parameter-server strategies' convergence figures, as means over repetitions; a
-    // time to the target loss only when every repetition reached it.
-    // A launched job has them when it reported a loss (it has no staleness of ours).
-    if (list.front().contains("final_loss") && !list.front()["final_loss"].is_null()) {
-      double loss = 0, wan = 0, to_target = 0, stale = 0;
-      bool reached = true;
-      for (const auto& j : list) {
-        loss += j["final_loss"].is_number() ? j["final_loss"].get<double>() / n : 0.0;
-        wan += j["wan_bytes"].get<double>() / n;
-        stale = std::max(stale, j.value("max_staleness", 0.0));
-        reached &= j.contains("time_to_target_s") && !j["time_to_target_s"].is_null();
-        if (reached) to_target += j["time_to_target_s"].get<double>() / n;
-      }
-      o.figures["final_loss"] = loss;
-      o.figures["wan_bytes"] = wan;
-      o.figures["max_staleness"] = stale;
-      if (reached) o.figures["time_to_loss"] = to_target;
-    }
-    // Synchronous runs: communication per iteration once every update was ready
-    // (clock_communication.h), the mean over repetitions of each run's mean.
-    if (list.front().contains("communication") &&
-        list.front()["communication"].contains("mean_s")) {
-      double comm = 0;
-      for (const auto& j : list) comm += j["communication"].value("mean_s", 0.0) / n;
-      o.figures["comm_per_iteration_s"] = comm;
-    }
-    // MLfabric's failover (docs/faults.md): the worst over repetitions.
-    if (list.front().contains("mlfabric") && list.front()["mlfabric"].contains("failover")) {
-      double lost = 0, recovery = 0;
-      for (const auto& j : list) {
-        const auto& f = j["mlfabric"]["failover"];
-        lost = std::max(lost, f.value("updates_lost", 0.0));
-        recovery = std::max(recovery, f.value("crash_to_first_update_applied_s", 0.0));
-      }
-      o.figures["failover_updates_lost"] = lost;
-      o.figures["failover_recovery_s"] = recovery;
-    }
-    // Gaia through a fault (docs/faults.md): the worst over repetitions. A run whose
-    // replicas never came back counts as never caught up: no figure, so a bound fails.
-    if (list.front().contains("gaia") && list.front()["gaia"].contains("divergence") &&
-        list.front()["gaia"]["divergence"].contains("at_heal")) {
-      double at_heal = 0, catch_up = 0;
-      bool caught_up = true;
-      for (const auto& j : list) {
-        const auto& d = j["gaia"]["divergence"];
-        at_heal = std::max(at_heal, d.value("at_heal", 0.0));
-        caught_up &= d.contains("caught_up_s") && d["caught_up_s"].is_number();
-        if (caught_up) catch_up = std::max(catch_up, d["caught_up_s"].get<double>());
-      }
-      o.figures["divergence_at_heal"] = at_heal;
-      if (caught_up) o.figures["catch_up_s"] = catch_up;
-    }
-    if (list.front().contains("comm_time_s")) {
-      double comm = 0, ratio = 0;
-      for (const auto& j : list) {
-        comm += j["comm_time_s"].get<double>() / n;
-        ratio += j.value("model_ratio", 0.0) / n;
-      }
-      o.figures["comm_time_s"] = comm;
-      if (list.front().contains("model_ratio")) o.figures["model_ratio"] = ratio;
-    }
-    // The job's own WAN bytes (docs/jobs.md), counted apart from any job beside it.
-    if (list.front().contains("job_traffic") &&
-        list.front()["job_traffic"].value("accounted", false)) {
-      double own = 0;
-      for (const auto& j : list) own += j["job_traffic"].value("wan_bytes", 0.0) / n;
-      o.figures["job_wan_bytes"] = own;
-    }
-    add_health_figures(list, o);
+    add_run_figures(list, o);
   }
   result.verdicts = judge(s, result.strategies);
   result.seconds = std::chrono::duration<double>(Clock::now() - started).count();

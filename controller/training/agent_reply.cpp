@@ -1,17 +1,12 @@
 #include "controller/training/agent_reply.h"
 
-#include "agent/contracts/diloco_report.h"
-#include "agent/contracts/drps_report.h"
-#include "agent/contracts/gaia_events.h"
-#include "agent/contracts/gaia_report.h"
 #include "agent/contracts/message_fields.h"
-#include "agent/contracts/mlfabric_events.h"
-#include "agent/contracts/mlfabric_report.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"
 #include "agent/contracts/ps_node_report.h"
 #include "agent/contracts/tree_messages.h"
 #include "agent/contracts/worker_events.h"
+#include "controller/training/strategy_registry.h"
 
 namespace testbed {
 
@@ -47,24 +42,20 @@ std::optional<std::pair<size_t, nlohmann::json>> decode_agent_reply(const std::s
     if (it != j.end() && !it->is_number() && !it->is_null()) return std::nullopt;
   }
   // The replies every system shares (hello, ready, error, the van's counters in a final
-  // report), NetStorm's and the workers' progress, MLfabric's scheduling events and Gaia's
-  // mirror cuts, and a final report's sections (the parameter-server core's, MLfabric's,
-  // DRPS's, Gaia's, DiLoCo's, a ring's model) are read whole by their contracts.
+  // report), the tree's and the workers' progress and a final report's shared sections (the
+  // parameter-server core's, a ring's model) are read whole by their contracts; each
+  // system's own events and sections by its registered check, whichever system runs (a
+  // reply of another's is malformed all the same).
   try {
     check_node_reply(j);
     check_tree_reply(j, nodes, max_clock);
     check_worker_event(j, max_clock);
-    check_mlfabric_event(j, nodes, max_clock);
-    check_gaia_event(j, nodes);
     if (*event == kStatsEvent) {
       van_counters_from(FieldReader(j, kStatsEvent), nodes);
       if (is_ps_node_report(j)) ps_node_report_from(j);
-      mlfabric_report_from(j);  // none in another system's report: nothing to read there
-      drps_report_from(j, nodes);
-      diloco_section_from(j);
-      gaia_section_from(j, nodes);
       ring_model_from(j);
     }
+    for (const ReplyCheck check : reply_checks()) check(j, nodes, max_clock);
   } catch (const ContractError&) {
     return std::nullopt;
   }

@@ -22,10 +22,10 @@ namespace testbed {
 // (agent/contracts/node_replies.h), NetStorm's probed and done
 // (agent/contracts/tree_messages.h), a worker's clock, eval and finished
 // (agent/contracts/worker_events.h), MLfabric's update, pulls, arrived and replica
-// (agent/contracts/mlfabric_events.h), Gaia's mirror_cut (agent/contracts/gaia_events.h)
-// and a parameter-server node's part of its "stats" (agent/contracts/ps_node_report.h) or a
-// ring's model (agent/contracts/model_report.h). (JSON
-// text has no NaN or infinity: every number parsed is finite.) A node index as an agent writes it
+// (agent/contracts/mlfabric/mlfabric_events.h), Gaia's mirror_cut
+// (agent/contracts/gaia/gaia_events.h) and a parameter-server node's part of its "stats"
+// (agent/contracts/ps_node_report.h) or a ring's model (agent/contracts/model_report.h). (JSON text
+// has no NaN or infinity: every number parsed is finite.) A node index as an agent writes it
 // (std::to_string(n) == id) and below `nodes`; nullopt for anything else ("00", " 1", "+1", "1e3",
 // an index past the lab).
 std::optional<size_t> canonical_node_index(const std::string& id, size_t nodes);

@@ -3,7 +3,19 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "agent/contracts/diloco/diloco_replies.h"
+#include "agent/contracts/drps/drps_replies.h"
+#include "agent/contracts/gaia/gaia_replies.h"
+#include "agent/contracts/mlfabric/mlfabric_replies.h"
+#include "controller/training/apsp/apsp_options.h"
 #include "controller/training/diloco/diloco_options.h"
+#include "controller/training/drps/disk_store_options.h"
+#include "controller/training/gaia/gaia_figures.h"
+#include "controller/training/gaia/gaia_options.h"
+#include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/mlfabric/mlfabric_figures.h"
+#include "controller/training/mlfabric/mlfabric_options.h"
+#include "controller/training/mlfabric/update_scheduler.h"
 #include "controller/training/strategies.h"
 #include "controller/training/streaming_diloco/streaming_options.h"
 
@@ -58,41 +70,64 @@ std::vector<StrategyTraits> make_registry() {
        .kind = K::kServer,
        .about = "parameter servers, bulk synchronous",
        .consistency = "bsp",
-       .store_choice = true},
+       .options = disk_store_options(),
+       .options_rule = check_disk_store_options,
+       .check_reply = check_drps_reply},
       {.name = "ssp",
        .kind = K::kServer,
        .about = "parameter servers, stale synchronous (--staleness)",
        .consistency = "ssp",
-       .store_choice = true},
+       .options = disk_store_options(),
+       .options_rule = check_disk_store_options,
+       .check_reply = check_drps_reply},
       {.name = "async",  // also MLfabric's plain asynchronous baseline, hence its models
        .kind = K::kServer,
        .about = "parameter servers, asynchronous",
        .consistency = "async",
-       .store_choice = true,
-       .named_models = true},
+       .named_models = true,
+       .options = disk_store_options(),
+       .options_rule = check_disk_store_options,
+       .check_reply = check_drps_reply},
       {.name = "gaia",  // its summary's model is Gaia's own ASP
        .kind = K::kGaia,
        .about = "a replica per data center kept close by ASP (Gaia)",
        .consistency = "gaia",
        .clocks_in_passes = true,
-       .protocol = "gaia"},
+       .protocol = "gaia",
+       .options = gaia_options(),
+       .section = "gaia",
+       .choices = gaia_choices,
+       .scenario_figures = gaia_scenario_figures,
+       .check_reply = check_gaia_reply},
       {.name = "drps",
        .kind = K::kServer,
        .about = "disk-resident parameter servers (DRPS) under --parallel",
        .disk_store = true,
-       .store_choice = true},
+       .options = drps_options(),
+       .options_rule = check_disk_store_options,
+       .check_reply = check_drps_reply},
       {.name = "mlfabric-a",
        .kind = K::kServer,
        .about = "MLfabric-A: asynchronous server, updates scheduled in a delay bound",
        .consistency = "async",
        .scheduling = S::kBoundedDelay,
-       .named_models = true},
+       .named_models = true,
+       .options = mlfabric_a_options(),
+       .options_rule = check_mlfabric_a_options,
+       .section = "mlfabric",
+       .choices = mlfabric_choices,
+       .scenario_figures = mlfabric_scenario_figures,
+       .check_reply = check_mlfabric_reply},
       {.name = "mlfabric-s",
        .kind = K::kServer,
        .about = "MLfabric-S: synchronous server, each clock's updates scheduled",
        .consistency = "bsp",
        .scheduling = S::kPerClock,
-       .named_models = true},
+       .named_models = true,
+       .options = mlfabric_s_options(),
+       .section = "mlfabric",
+       .choices = mlfabric_choices,
+       .check_reply = check_mlfabric_reply},
       {.name = "rr-sync",
        .kind = K::kAllReduce,
        .about = "ring all-reduce among the workers, no server (MLfabric's RR-Sync)",
@@ -115,7 +150,8 @@ std::vector<StrategyTraits> make_registry() {
        .all_reduce = "ring",
        .named_models = true,
        .protocol = "diloco",
-       .options = diloco_options()},
+       .options = diloco_options(),
+       .check_reply = check_diloco_reply},
       // Streaming DiLoCo (Douillard et al., 2025): DiLoCo's fragments synchronized in turn,
       // overlapped with the inner steps, quantized (agent/protocols/streaming_diloco/).
       {.name = "streaming-diloco",
@@ -126,26 +162,30 @@ std::vector<StrategyTraits> make_registry() {
        .all_reduce = "ring",
        .named_models = true,
        .protocol = "streaming-diloco",
-       .options = streaming_diloco_options()},
+       .options = streaming_diloco_options(),
+       .check_reply = check_diloco_reply},
       // APSP's placement and its two baselines (Li et al.): one BSP server.
       {.name = "apsp",
        .kind = K::kPlacement,
        .about = "the server at v* = argmin T_v (APSP)",
        .at_node = true,
        .consistency = "bsp",
-       .placement_rule = "apsp"},
+       .placement_rule = "apsp",
+       .options = apsp_options()},
       {.name = "ps-most-connected",
        .kind = K::kPlacement,
        .about = "the server at the node with the most links",
        .at_node = true,
        .consistency = "bsp",
-       .placement_rule = "most-connected"},
+       .placement_rule = "most-connected",
+       .options = apsp_options()},
       {.name = "ps-random",
        .kind = K::kPlacement,
        .about = "the server at a node drawn from the seed",
        .at_node = true,
        .consistency = "bsp",
-       .placement_rule = "random"},
+       .placement_rule = "random",
+       .options = apsp_options()},
   };
 }
 
@@ -188,6 +228,28 @@ const StrategyTraits* option_owner(const std::string& name) {
   for (const auto& t : strategy_registry())
     if (find_option(t, name) != nullptr) return &t;
   return nullptr;
+}
+
+std::string option_takers(const std::string& name) {
+  std::vector<std::string> takers;
+  for (const auto& t : strategy_registry())
+    if (find_option(t, name) != nullptr) takers.push_back(t.name);
+  std::string s;
+  for (size_t i = 0; i < takers.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") + takers[i];
+  return s;
+}
+
+const std::vector<ReplyCheck>& reply_checks() {
+  static const std::vector<ReplyCheck> kChecks = [] {
+    std::vector<ReplyCheck> checks;
+    for (const auto& t : strategy_registry())
+      if (t.check_reply != nullptr &&
+          std::find(checks.begin(), checks.end(), t.check_reply) == checks.end())
+        checks.push_back(t.check_reply);
+    return checks;
+  }();
+  return kChecks;
 }
 
 std::vector<std::string> system_option_names() {

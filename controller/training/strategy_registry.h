@@ -6,9 +6,13 @@
 // (clab/register.go): the core never compares kind strings.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
+#include <map>
 #include <string>
 #include <vector>
 
+#include "agent/contracts/node_replies.h"
 #include "agent/protocols/tree/sync_policy.h"
 #include "controller/training/system_options.h"
 
@@ -33,6 +37,11 @@ enum class Scheduling {
   kPerClock,      // MLfabric-S: a synchronous server, each clock's updates placed together
 };
 
+// A system's own figures for a scenario's expectations, from its repetitions' summaries
+// (MLfabric's failover, Gaia's divergence through a fault).
+using ScenarioFigures = void (*)(const std::vector<nlohmann::json>& runs,
+                                 std::map<std::string, double>& figures);
+
 // A tree strategy's builder: the SyncPolicy it trains by over the measured throughput.
 using TreeBuilder = SyncPolicy (*)(const StrategyTraits&, const ThroughputGraph&,
                                    const StrategyOptions&);
@@ -52,7 +61,6 @@ struct StrategyTraits {
   // Server, all-reduce and Gaia strategies.
   std::string consistency{};  // the server's model; "" : --parallel chooses (drps)
   bool disk_store = false;    // parameters on disk, the only store it takes (DRPS)
-  bool store_choice = false;  // takes --store disk as well as memory
   Scheduling scheduling = Scheduling::kNone;
   std::string all_reduce{};       // "ring" (RR-Sync), "tree" (Tr-Sync), else ""
   bool named_models = false;      // trains a named model's dense size (MLfabric's jobs)
@@ -67,6 +75,16 @@ struct StrategyTraits {
   // Its own options (system_options.h): parsed, checked, listed in `train --help` and sent
   // to its agents as TrainingSetup::policy, with no code of its own in the option parser.
   std::vector<OptionSpec> options{};
+  // Its table's rules across options (one needs another); nullptr: none.
+  OptionsRule options_rule = nullptr;
+  // Its section of a run's summary (`--json`'s key: gaia, mlfabric, ...), and the choices
+  // it made where its paper is silent, which `testbed plan` shows under that key before a
+  // run; "" and nullptr: none.
+  std::string section{};
+  nlohmann::json (*choices)() = nullptr;
+  ScenarioFigures scenario_figures = nullptr;  // nullptr: the core's figures only
+  // Its own replies' check (its events, its report's sections); nullptr: it has none.
+  ReplyCheck check_reply = nullptr;
 
   bool ps() const { return kind != StrategyKind::kTree; }
   bool scheduled() const { return scheduling != Scheduling::kNone; }
@@ -82,11 +100,16 @@ const StrategyTraits& strategy_traits(const std::string& name);
 // The names of one kind's strategies, in the registry's order.
 std::vector<std::string> strategy_names_of(StrategyKind kind);
 
+// The strategies whose tables declare option `name`, for an error ("mlfabric-a and
+// mlfabric-s"); "" when none does.
+std::string option_takers(const std::string& name);
 // The first strategy whose table declares option `name`, or nullptr. Several may take one
 // option (Streaming DiLoCo takes DiLoCo's), declared alike in each: system_options_test
 // checks it, so a profile key means one thing.
 const StrategyTraits* option_owner(const std::string& name);
 const OptionSpec* find_option(const StrategyTraits& traits, const std::string& name);
+// The systems' reply checks, each once, in the registry's order.
+const std::vector<ReplyCheck>& reply_checks();
 // Every table's option names, in the registry's order.
 std::vector<std::string> system_option_names();
 

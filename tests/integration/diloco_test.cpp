@@ -54,10 +54,13 @@ TEST_F(Diloco, OneInnerStepWithoutMomentumTrainsAsBspAndHStepsCrossTheWanOnceARo
 
 TEST_F(Diloco, ItsOptionsAreRefusedByNameBeforeAnyAgentStarts) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
-           {{"--strategy", "diloco", "--diloco-h", "0"}, "--diloco-h '0': expected 1 to 100000"},
-           {{"--strategy", "diloco", "--diloco-inner", "lamb"}, "expected one of sgd, adamw"},
-           {{"--strategy", "bsp", "--diloco-h", "5"}, "--diloco-h is for diloco, not bsp"},
-           {{"--strategy", "diloco", "--store", "disk"}, "--store disk is for"}}) {
+           {{"--strategy", "diloco", "--diloco-h", "0"},
+            "--diloco-h '0': expected a whole number, from 1 to 100000"},
+           {{"--strategy", "diloco", "--diloco-inner", "lamb"}, "expected sgd or adamw"},
+           {{"--strategy", "bsp", "--diloco-h", "5"},
+            "--diloco-h is for diloco and streaming-diloco, not bsp"},
+           {{"--strategy", "diloco", "--store", "disk"},
+            "--store is for bsp, ssp, async and drps"}}) {
     std::vector<std::string> cmd = {"train", kLab, "--model", "logreg", "--iterations", "2"};
     cmd.insert(cmd.end(), args.begin(), args.end());
     const Result r = run_testbed(cmd);

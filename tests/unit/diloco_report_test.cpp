@@ -1,8 +1,8 @@
-// DiLoCo's section of a data center's final report (agent/contracts/diloco_report.h): what
+// DiLoCo's section of a data center's final report (agent/contracts/diloco/diloco_report.h): what
 // the agent writes the controller reads back; another system's report has none; a
 // malformed section is refused with its name, by the reader and by the controller's check
 // of agents' replies (dropped).
-#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/diloco/diloco_report.h"
 
 #include <gtest/gtest.h>
 

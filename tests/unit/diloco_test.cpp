@@ -161,19 +161,22 @@ TEST(Diloco, ItsOptionsAreParsedFromTheCommandLineAndTheProfileIntoThePolicy) {
   // Another strategy's run has no policy, and refuses the option by its system's name.
   CommandLine bsp;
   bsp.options = {{"strategy", "bsp"}};
-  EXPECT_TRUE(resolve_train_options(bsp, {{"diloco-h", "5"}}).policy.is_null());
+  EXPECT_TRUE(!resolve_train_options(bsp, {{"diloco-h", "5"}}).policy.contains("inner_steps"));
   bsp.options["diloco-h"] = "5";
-  EXPECT_EQ(usage_error(bsp, nlohmann::json::object()), "--diloco-h is for diloco, not bsp");
+  EXPECT_EQ(usage_error(bsp, nlohmann::json::object()),
+            "--diloco-h is for diloco and streaming-diloco, not bsp");
   // A value out of range is refused naming the option, from either source.
   cli.options["diloco-h"] = "0";
-  EXPECT_EQ(usage_error(cli, nlohmann::json::object()), "--diloco-h '0': expected 1 to 100000");
+  EXPECT_EQ(usage_error(cli, nlohmann::json::object()),
+            "--diloco-h '0': expected a whole number, from 1 to 100000");
   cli.options.erase("diloco-h");
   EXPECT_EQ(usage_error(cli, {{"diloco-inner", "adam"}}),
-            "the profile's workload.diloco-inner 'adam': expected one of sgd, adamw");
+            "the profile's workload.diloco-inner 'adam': expected sgd or adamw");
   // The tree strategies refuse it too.
   CommandLine tree;
   tree.options = {{"strategy", "mst"}, {"diloco-h", "3"}};
-  EXPECT_EQ(usage_error(tree, nlohmann::json::object()), "--diloco-h is for diloco, not mst");
+  EXPECT_EQ(usage_error(tree, nlohmann::json::object()),
+            "--diloco-h is for diloco and streaming-diloco, not mst");
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
-// DRPS's sections of a parameter-server node's final report (agent/contracts/drps_report.h):
+// DRPS's sections of a parameter-server node's final report (agent/contracts/drps/drps_report.h):
 // what the store and WSP's master write the controller reads back field for field, in the
 // places the sections have always had; another system's report has none; a malformed
 // section is refused with its name, by the reader and by the controller's check of agents'
 // replies (dropped); the run's stores sum counter by counter.
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 
 #include <gtest/gtest.h>
 

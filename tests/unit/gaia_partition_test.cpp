@@ -6,8 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include "agent/contracts/gaia/replica_digest.h"
 #include "agent/contracts/message_fields.h"
-#include "agent/contracts/replica_digest.h"
 #include "agent/protocols/gaia/mirror_state.h"
 #include "agent/protocols/gaia/mirror_watch.h"
 #include "controller/training/gaia/replica_divergence.h"

@@ -1,8 +1,8 @@
-// Gaia's section of a data center's final report (agent/contracts/gaia_report.h): what
+// Gaia's section of a data center's final report (agent/contracts/gaia/gaia_report.h): what
 // the agent writes the controller reads back field for field; another system's report has
 // none; a malformed section is refused with its name, by the reader and by the
 // controller's check of agents' replies (dropped).
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-// MLfabric's scheduling events and Gaia's mirror cuts (agent/contracts/mlfabric_events.h,
+// MLfabric's scheduling events and Gaia's mirror cuts (agent/contracts/mlfabric/mlfabric_events.h,
 // gaia_events.h): what the agent writes the controller reads back field for field, and a
 // missing, mistyped, out-of-range or unknown field is refused with its name, by the reader
 // and by the controller's check of agents' replies (dropped, not thrown).
-#include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
 
 #include <gtest/gtest.h>
 
-#include "agent/contracts/gaia_events.h"
+#include "agent/contracts/gaia/gaia_events.h"
 #include "agent/contracts/message_fields.h"
 #include "controller/training/agent_reply.h"
 

@@ -1,9 +1,9 @@
 // MLfabric's sections of a parameter-server node's final report
-// (agent/contracts/mlfabric_report.h): what the agent's policy writes the controller reads
+// (agent/contracts/mlfabric/mlfabric_report.h): what the agent's policy writes the controller reads
 // back field for field, in the places the sections have always had; another system's report
 // has none; a malformed section is refused with its name, by the reader and by the
 // controller's check of agents' replies (dropped).
-#include "agent/contracts/mlfabric_report.h"
+#include "agent/contracts/mlfabric/mlfabric_report.h"
 
 #include <gtest/gtest.h>
 

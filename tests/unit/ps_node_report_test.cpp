@@ -9,8 +9,8 @@
 #include <cmath>
 #include <limits>
 
-#include "agent/contracts/drps_report.h"
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/drps/drps_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/node_replies.h"

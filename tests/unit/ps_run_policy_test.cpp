@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
 #include "controller/runs/apsp/placement_run.h"
 #include "controller/runs/drps/disk_store_run.h"
 #include "controller/runs/gaia/gaia_run.h"

@@ -9,6 +9,10 @@
 
 #include "controller/options/workload_settings.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/training/apsp/apsp_options.h"
+#include "controller/training/drps/disk_store_options.h"
+#include "controller/training/gaia/gaia_options.h"
+#include "controller/training/mlfabric/mlfabric_options.h"
 
 namespace testbed {
 namespace {
@@ -95,9 +99,60 @@ TEST(RunOptions, EachSystemGetsItsOwnDefaults) {
   EXPECT_EQ(apsp.job, "dense");  // a named model's size, as APSP's Table II runs it
   cli.options = {{"strategy", "gaia"}};
   const TrainOptions gaia = resolve_train_options(cli, nlohmann::json::object());
-  EXPECT_DOUBLE_EQ(gaia.gaia_threshold, 0.01);  // the paper's 1%
+  EXPECT_DOUBLE_EQ(gaia_knobs(gaia.policy, gaia.t_in_passes).threshold, 0.01);  // the paper's 1%
+  EXPECT_EQ(gaia_knobs(gaia.policy, gaia.t_in_passes).ds, 2);  // our choice (docs/gaia.md)
   cli.options = {{"strategy", "mlfabric-a"}};
   EXPECT_EQ(resolve_train_options(cli, nlohmann::json::object()).consistency, "async");
+}
+
+// Each system's options come from its table: typed once, refused for another system naming
+// every system that takes them, and crossed by the table's own rules, without a lab.
+TEST(RunOptions, SystemsOptionsAreTypedOnceFromTheirTables) {
+  CommandLine cli;
+  cli.options = {{"strategy", "drps"}, {"parallel", "wsp"}, {"staleness", "none"}};
+  const TrainOptions wsp = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_EQ(wsp.consistency, "wsp");                  // DRPS's --parallel is the run's model
+  EXPECT_EQ(wsp.staleness, TrainingSetup::kNoBound);  // the word, read as its number
+  cli.options = {{"strategy", "ssp"}, {"staleness", "16"}};
+  EXPECT_EQ(resolve_train_options(cli, nlohmann::json::object()).staleness, 16);
+  cli.options = {{"strategy", "mlfabric-a"}, {"delay-bound", "4"}, {"aggregators", "all"}};
+  const TrainOptions a = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_EQ(mlfabric_knobs(a.policy).delay_bound, 4);
+  EXPECT_EQ(mlfabric_knobs(a.policy).aggregators, -1);  // all: one per worker
+  EXPECT_TRUE(mlfabric_knobs(a.policy).replica.empty());
+  cli.options = {{"strategy", "gaia"}, {"gaia-ds", "off"}, {"gaia-local", "ssp:3"}};
+  const TrainOptions g = resolve_train_options(cli, {{"gaia-threshold", "2%"}});
+  const GaiaKnobs k = gaia_knobs(g.policy, g.t_in_passes);
+  EXPECT_EQ(k.ds, -1);
+  EXPECT_EQ(k.local_staleness, 3);
+  EXPECT_DOUBLE_EQ(k.threshold, 0.02);  // the profile's
+  cli.options = {{"strategy", "bsp"}, {"store", "disk"}, {"index", "on"}, {"index-k", "7"}};
+  const TrainOptions d = resolve_train_options(cli, nlohmann::json::object());
+  EXPECT_EQ(d.store, "disk");
+  EXPECT_EQ(disk_store_knobs(d.policy).index_k, 7);
+  cli.options = {{"strategy", "apsp"}, {"draws", "3"}};
+  EXPECT_EQ(apsp_knobs(resolve_train_options(cli, nlohmann::json::object()).policy).draws, 3);
+
+  const auto refused = [&](std::map<std::string, std::string> options) {
+    CommandLine c;
+    c.options = std::move(options);
+    return usage_error(c, nlohmann::json::object());
+  };
+  EXPECT_EQ(refused({{"strategy", "async"}, {"aggregators", "2"}}),
+            "--aggregators is for mlfabric-a and mlfabric-s, not async");
+  EXPECT_EQ(refused({{"strategy", "mst"}, {"store", "disk"}}),
+            "--store is for bsp, ssp, async and drps, not mst");
+  EXPECT_EQ(refused({{"strategy", "bsp"}, {"index", "on"}}), "--index is for --store disk");
+  EXPECT_NE(refused({{"strategy", "mlfabric-a"}, {"div-max", "4"}}).find("--replica NODE"),
+            std::string::npos);
+  EXPECT_NE(refused({{"strategy", "drps"}, {"store", "memory"}}).find("on disk"),
+            std::string::npos);
+  EXPECT_EQ(refused({{"strategy", "gaia"}, {"gaia-threshold", "0%"}}),
+            "--gaia-threshold '0%': expected a percentage, above 0% and below 100%");
+  EXPECT_EQ(refused({{"strategy", "gaia"}, {"gaia-ds", "soon"}}),
+            "--gaia-ds 'soon': expected clocks, from 0 to 1000, or off");
+  // A profile's key for another system is no error: one workload serves several strategies.
+  EXPECT_EQ(usage_error({}, {{"strategy", "bsp"}, {"gaia-ds", "off"}}), "");
 }
 
 TEST(RunOptions, TheTopologyTakesTheWorkloadRulesItIsGiven) {

@@ -43,7 +43,8 @@ TEST(StrategyRegistry, TheTraitsSayWhatEachPaperBuilt) {
   // DRPS: on disk only, its model chosen by --parallel (an empty consistency).
   EXPECT_TRUE(strategy_traits("drps").disk_store);
   EXPECT_TRUE(strategy_traits("drps").consistency.empty());
-  EXPECT_FALSE(strategy_traits("gaia").store_choice);
+  EXPECT_EQ(find_option(strategy_traits("gaia"), "store"), nullptr);  // no store choice
+  EXPECT_NE(find_option(strategy_traits("ssp"), "store"), nullptr);
   EXPECT_TRUE(strategy_traits("gaia").clocks_in_passes);
   // NetStorm's stages (Sec. IX-B): only std and pro (= netstorm) follow the network.
   EXPECT_FALSE(strategy_traits("netstorm-lite").aware);

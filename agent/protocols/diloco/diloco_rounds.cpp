@@ -1,6 +1,6 @@
 #include "agent/protocols/diloco/diloco_rounds.h"
 
-#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/diloco/diloco_report.h"
 
 namespace testbed {
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 
 #include "agent/store/rocks_store.h"
 

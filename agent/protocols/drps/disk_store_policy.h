@@ -7,7 +7,7 @@
 #include <memory>
 #include <utility>
 
-#include "agent/contracts/store_setup.h"
+#include "agent/contracts/drps/store_setup.h"
 
 #include "agent/protocols/drps/stored_shard_values.h"
 #include "agent/protocols/ps/ps_policy.h"

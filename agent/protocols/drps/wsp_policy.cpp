@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 
 namespace testbed {
 namespace {
@@ -88,7 +88,7 @@ void WspPolicy::message(Received r) {
   }
 }
 
-// The section's shape is the contract's (agent/contracts/drps_report.h).
+// The section's shape is the contract's (agent/contracts/drps/drps_report.h).
 void WspPolicy::stats(nlohmann::json& node, nlohmann::json*) const {
   if (!wsp_) return;
   const WspCounters& c = wsp_->counters();

@@ -3,8 +3,8 @@
 // to measure how far the data centers drift apart.
 #include <cmath>
 
-#include "agent/contracts/gaia_events.h"
-#include "agent/contracts/replica_digest.h"
+#include "agent/contracts/gaia/gaia_events.h"
+#include "agent/contracts/gaia/replica_digest.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
 
 namespace testbed {

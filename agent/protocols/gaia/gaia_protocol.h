@@ -28,7 +28,7 @@
 #include <optional>
 #include <set>
 
-#include "agent/contracts/gaia_setup.h"
+#include "agent/contracts/gaia/gaia_setup.h"
 #include "agent/jobs/compute_time.h"
 #include "agent/jobs/job.h"
 #include "agent/protocols/gaia/mirror_client.h"

@@ -1,7 +1,7 @@
 // What a Gaia data center counted over its run, for the controller's `stats` (gaia_plan.h
 // sums them into the run's figures); the section's shape is the contract's
-// (agent/contracts/gaia_report.h).
-#include "agent/contracts/gaia_report.h"
+// (agent/contracts/gaia/gaia_report.h).
+#include "agent/contracts/gaia/gaia_report.h"
 #include "agent/protocols/gaia/gaia_protocol.h"
 #include "agent/runtime/van_counters.h"
 

@@ -19,7 +19,7 @@
 #include <map>
 #include <vector>
 
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 
 namespace testbed {
 

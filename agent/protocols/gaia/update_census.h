@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 #include "agent/jobs/job.h"
 
 namespace testbed {

@@ -13,7 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
-#include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 

@@ -124,7 +124,7 @@ std::chrono::milliseconds MlfabricPolicy::timeout() const {
   return t;
 }
 
-// The sections' shape is the contract's (agent/contracts/mlfabric_report.h).
+// The sections' shape is the contract's (agent/contracts/mlfabric/mlfabric_report.h).
 void MlfabricPolicy::stats(nlohmann::json& node, nlohmann::json* shard) const {
   std::optional<MlfabricWorkerSections> worker;
   if (scheduled_ && worker_)

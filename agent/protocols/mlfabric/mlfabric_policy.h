@@ -54,7 +54,7 @@
 #include <utility>
 #include <vector>
 
-#include "agent/contracts/mlfabric_report.h"
+#include "agent/contracts/mlfabric/mlfabric_report.h"
 #include "agent/protocols/mlfabric/ordered_pushes.h"
 #include "agent/protocols/mlfabric/update_sums.h"
 #include "agent/protocols/ps/ps_policy.h"

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/transport/wire.h"
 

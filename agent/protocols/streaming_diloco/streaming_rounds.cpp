@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/diloco/diloco_report.h"
 
 namespace testbed {
 

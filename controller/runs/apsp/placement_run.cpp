@@ -50,13 +50,13 @@ bool PlacementRun::roles(std::vector<int>& workers, std::vector<int>& servers) {
       4.0 * static_cast<double>(o_.job == "dense"
                                     ? o_.job_parameters
                                     : make_job({o_.job, o_.seed, 1, o_.scale}, 0)->parameters());
-  const PlacementOptions options{capacity_model_from(o_.capacity), o_.seed, o_.draws};
+  const PlacementOptions options{capacity_model_from(knobs_.capacity), o_.seed, knobs_.draws};
   const PlacementResult r = placement::place(g, 8 * model_bytes, options);
   const std::string how = placement_rule(o_.strategy, o_.server);
   const int server = chosen_server(g, r, how, o_.seed);
   placement_ = placement_report(g, r, server, model_bytes, options);
   placement_["chosen_by"] = o_.server.empty() ? how : "fixed (" + o_.server + ")";
-  placement_["mode"] = o_.apsp_mode;
+  placement_["mode"] = knobs_.mode;
   servers = {server};
   workers.erase(std::remove(workers.begin(), workers.end(), server), workers.end());
   for (const auto& f : r.candidates[static_cast<size_t>(server)].flows)
@@ -64,13 +64,13 @@ bool PlacementRun::roles(std::vector<int>& workers, std::vector<int>& servers) {
   run_.progress() << o_.strategy << ": server " << names[static_cast<size_t>(server)] << " (v* "
                   << placement_["apsp"].get<std::string>() << ", LP bound " << std::fixed
                   << std::setprecision(3) << placement_["lp_bound_s"].get<double>() << " s, T_v "
-                  << placement_["epoch_s"].get<double>() << " s, " << o_.apsp_mode << " mode)\n";
+                  << placement_["epoch_s"].get<double>() << " s, " << knobs_.mode << " mode)\n";
   return true;
 }
 
 void PlacementRun::setup(TrainingSetup& setup, const JobConfig&, size_t) {
   setup.routes = routes_;
-  setup.transfer = o_.apsp_mode;
+  setup.transfer = knobs_.mode;
 }
 
 // APSP's figure: one epoch's communication time, the median iteration after the first (a
@@ -85,7 +85,7 @@ void PlacementRun::summary(nlohmann::json& s) const {
                             : (steady[steady.size() / 2 - 1] + steady[steady.size() / 2]) / 2;
   s["placement"] = placement_;
   s["comm_time_s"] = median;
-  if (o_.apsp_mode == "model") {
+  if (knobs_.mode == "model") {
     s["predicted_s"] = placement_["paced_s"];
     s["model_ratio"] = median / placement_["paced_s"].get<double>();
   }

@@ -8,12 +8,13 @@
 #include <memory>
 
 #include "controller/runs/ps/ps_run_policy.h"
+#include "controller/training/apsp/apsp_options.h"
 
 namespace testbed {
 
 class PlacementRun : public PsRunPolicy {
  public:
-  explicit PlacementRun(PsRun& run) : run_(run), o_(run.options()) {}
+  explicit PlacementRun(PsRun& run) : run_(run), o_(run.options()), knobs_(apsp_knobs(o_.policy)) {}
   // A server only: the placement's node serves, every other node is a worker (the paper).
   bool roles(std::vector<int>& workers, std::vector<int>& servers) override;
   void setup(TrainingSetup& setup, const JobConfig& job, size_t parameters) override;
@@ -22,6 +23,7 @@ class PlacementRun : public PsRunPolicy {
  private:
   PsRun& run_;
   const TrainOptions& o_;
+  const ApspKnobs knobs_;            // its options, typed
   nlohmann::json placement_;         // what the placement chose (placement_report.h)
   std::vector<SourceRoute> routes_;  // the chosen server's flows, for the agents
 };

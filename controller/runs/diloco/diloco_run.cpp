@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/diloco/diloco_report.h"
 #include "agent/contracts/node_replies.h"
 
 namespace testbed {

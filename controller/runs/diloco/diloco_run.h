@@ -1,5 +1,5 @@
 // DiLoCo in a session, as the session's policy (runs/ps/ps_run_policy.h): the data
-// centers' own sections of their final reports (agent/contracts/diloco_report.h) summed
+// centers' own sections of their final reports (agent/contracts/diloco/diloco_report.h) summed
 // into the summary's "diloco": the outer steps each took, and the ring's frames dropped.
 #pragma once
 

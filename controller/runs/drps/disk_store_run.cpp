@@ -4,10 +4,11 @@
 #include <iomanip>
 #include <ostream>
 
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 #include "agent/contracts/node_replies.h"
 #include "controller/options/usage_error.h"
 #include "controller/runs/drps/disk_store_run.h"
+#include "controller/training/drps/disk_store_options.h"
 #include "controller/training/drps/drps_index.h"
 #include "controller/training/drps/drps_partition.h"
 #include "controller/training/drps/wsp_summary.h"
@@ -27,22 +28,23 @@ std::unique_ptr<PsRunPolicy> make_wsp_run(PsRun& run) {
 void DiskStoreRun::setup(TrainingSetup& setup, const JobConfig& job, size_t) {
   // Each shard in a RocksDB store of its own under the lab's directory (removed with the
   // lab), with the budget of memory it may keep parameters in.
+  const DiskStoreKnobs k = disk_store_knobs(o_.policy);
   StoreSetup store;
   store.dir = o_.store_dir;
-  store.memory_budget_bytes = static_cast<uint64_t>(o_.memory_budget_mb) << 20;
+  store.memory_budget_bytes = static_cast<uint64_t>(k.memory_budget_mb) << 20;
   DrpsIndexOptions io;
-  io.prune_share = o_.index_prune;
-  io.index.top_k = o_.index_k;
-  io.split_at_ranges = !o_.partition;  // the partition places whole PIBs
+  io.prune_share = k.index_prune;
+  io.index.top_k = k.index_k;
+  io.split_at_ranges = !k.partition;  // the partition places whole PIBs
   std::vector<std::vector<uint32_t>> pibs;
-  if (o_.index) {
+  if (k.index) {
     const DrpsIndex index = plan_drps_index(job, static_cast<int>(run_.servers().size()), io);
     store.pibs = pibs = index.pibs;
     index_ = index.to_json();
     run_.progress() << "index: " << index.pibs.size() << " parameter index blocks of "
                     << index_["keys_in_pibs"] << " keys, built in " << index.build_s << " s\n";
   }
-  if (o_.partition) setup.key_partition = partition(job, pibs, io.index);
+  if (k.partition) setup.key_partition = partition(job, pibs, io.index);
   setup.store = std::move(store);
 }
 
@@ -89,7 +91,7 @@ void DiskStoreRun::summary(nlohmann::json& s) const {
       if (const DrpsReport r = drps_report_from(st, run_.names().size()); r.store)
         store += *r.store;
   s["store"].update(nlohmann::json(store));
-  s["store"]["memory_budget_mb"] = o_.memory_budget_mb;
+  s["store"]["memory_budget_mb"] = disk_store_knobs(o_.policy).memory_budget_mb;
   s["store"]["index"] = index_.is_null() ? nlohmann::json("off") : index_;
   s["store"]["partition"] = partition_.is_null() ? nlohmann::json("off") : partition_;
   // Each shard's own store, beside the session's figures of that shard.

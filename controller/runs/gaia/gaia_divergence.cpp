@@ -3,7 +3,7 @@
 // against the lab's faults from its timeline.
 #include <algorithm>
 
-#include "agent/contracts/gaia_events.h"
+#include "agent/contracts/gaia/gaia_events.h"
 #include "controller/observe/report.h"
 #include "controller/runs/gaia/gaia_run.h"
 

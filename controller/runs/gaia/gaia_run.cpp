@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 #include "agent/contracts/node_replies.h"
 #include "controller/options/usage_error.h"
 
@@ -33,7 +33,7 @@ void GaiaRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameters) {
                      static_cast<double>(d.params.delay.us) / 1e6});
   try {
     overlay_ =
-        gaia_overlay(o_.gaia_groups, data_centers, names, data_center_rates(data_centers, paths));
+        gaia_overlay(knobs().groups, data_centers, names, data_center_rates(data_centers, paths));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

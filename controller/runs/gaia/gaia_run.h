@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "controller/runs/ps/ps_run_policy.h"
+#include "controller/training/gaia/gaia_options.h"
 #include "controller/training/gaia/gaia_plan.h"
 #include "controller/training/gaia/replica_divergence.h"
 
@@ -30,10 +31,7 @@ class GaiaRun : public PsRunPolicy {
   std::string server_role() const override { return "replica"; }
 
  private:
-  GaiaKnobs knobs() const {
-    return {o_.gaia_threshold, o_.gaia_ds,     o_.gaia_soft,     o_.gaia_local_staleness,
-            o_.t_in_passes,    o_.gaia_groups, o_.gaia_partition};
-  }
+  GaiaKnobs knobs() const { return gaia_knobs(o_.policy, o_.t_in_passes); }
   nlohmann::json partition_summary() const;  // gaia_divergence.cpp
 
   PsRun& run_;

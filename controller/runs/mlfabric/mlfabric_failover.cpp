@@ -39,7 +39,7 @@ bool MlfabricRun::node_died(size_t node, double now_s) {
                {"ordered_unsent", scheduler_->unsent_places()},
                {"scheduler_before", scheduler_->stats()}};
   if (checkpoint) {
-    failover_["checkpoint_every"] = o_.checkpoint_every;
+    failover_["checkpoint_every"] = knobs_.checkpoint_every;
   } else {
     failover_["div_max"] = scheduler_->options().div_max.value_or(0);
     failover_["replica_applied_reported"] = replica_had;

@@ -39,15 +39,16 @@ void check_mlfabric_roles(const TrainOptions& o, const std::vector<std::string>&
     throw UsageError(o.strategy +
                      " schedules the updates to one server (the paper's setting): "
                      "--servers names one node");
-  replica_node(o.replica, names, servers.front(), workers);
-  replica_node(o.standby, names, servers.front(), workers, "--standby");
+  const MlfabricKnobs k = mlfabric_knobs(o.policy);
+  replica_node(k.replica, names, servers.front(), workers);
+  replica_node(k.standby, names, servers.front(), workers, "--standby");
 }
 
 void MlfabricRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameters) {
   const std::vector<int>& workers = run_.worker_nodes();
   parameters_ = parameters;
-  replica_ = replica_node(o_.replica, run_.names(), server(), workers);
-  standby_ = replica_node(o_.standby, run_.names(), server(), workers, "--standby");
+  replica_ = replica_node(knobs_.replica, run_.names(), server(), workers);
+  standby_ = replica_node(knobs_.standby, run_.names(), server(), workers, "--standby");
   setup_scheduler(workers, parameters_);
   const bool bounded_delay = run_.traits().scheduling == Scheduling::kBoundedDelay;
   // MLfabric-A's replica, or its standby with the checkpoints, is there to take over
@@ -55,7 +56,7 @@ void MlfabricRun::setup(TrainingSetup& setup, const JobConfig&, size_t parameter
   if ((replica_ >= 0 || standby_ >= 0) && bounded_delay)
     run_.agents().allow_death(static_cast<size_t>(server()));
   if (standby_ >= 0)
-    setup.checkpoint = {static_cast<uint64_t>(o_.checkpoint_every),
+    setup.checkpoint = {static_cast<uint64_t>(knobs_.checkpoint_every),
                         o_.store_dir + "/checkpoint.bin", standby_};
   setup.scheduled = true;
   setup.distribution = distributors_ > 0;
@@ -118,24 +119,27 @@ void MlfabricRun::setup_scheduler(const std::vector<int>& workers, size_t parame
   }
   SchedulerOptions so;
   // The paper's tau_max is 30 with its 30 workers: by default, one per worker.
-  so.delay_bound = o_.delay_bound > 0 ? static_cast<uint64_t>(o_.delay_bound) : workers.size();
+  so.delay_bound =
+      knobs_.delay_bound > 0 ? static_cast<uint64_t>(knobs_.delay_bound) : workers.size();
+  delay_bound_ = so.delay_bound;
   // Aggregators are co-hosted with the workers (Sec. 7): by default one on every worker's node.
-  so.aggregators = o_.aggregators >= 0 ? static_cast<size_t>(o_.aggregators) : workers.size();
+  so.aggregators =
+      knobs_.aggregators >= 0 ? static_cast<size_t>(knobs_.aggregators) : workers.size();
   so.model_bytes = static_cast<double>(parameters * sizeof(float));  // a dense sum's size
   so.seed = o_.seed;
   so.synchronous = run_.traits().scheduling == Scheduling::kPerClock;
-  so.hold_overdue = o_.monitor_arrivals;
+  so.hold_overdue = knobs_.monitor_arrivals;
   so.first_seq = first_seq;
   // Sec. 7.3 bounds the lead by 30 or 600 updates with 30 workers: by default, one per worker.
   if (replica_ >= 0)
-    so.div_max = o_.div_max >= 0 ? static_cast<uint64_t>(o_.div_max) : workers.size();
+    so.div_max = knobs_.div_max >= 0 ? static_cast<uint64_t>(knobs_.div_max) : workers.size();
   // The distributors are as many as the aggregators (co-hosted the same way). MLfabric-S
   // distributes a dense job's model only: a sparse job's pulls differ per worker.
   const bool dense =
       make_job({o_.job, o_.seed, 1, o_.scale, o_.job_parameters}, 0)->keys_for(0).empty();
   // MLfabric-A's pulls of a sparse job go dense when they name most keys (key_map.h), and
   // only those are batched and distributed; the others are answered on their own.
-  if (o_.distribution && (dense || !so.synchronous))
+  if (knobs_.distribution && (dense || !so.synchronous))
     setup_distribution(links, workers, paths.between, parameters, so.aggregators);
   scheduler_ = std::make_unique<UpdateScheduler>(so, std::move(paths), std::move(to_replica));
   scheduler_->observe_rates(configured_rates(), 0);
@@ -234,6 +238,11 @@ std::vector<MlfabricReport> MlfabricRun::reports() const {
 
 // The scheduler's figures, and the servers' check of its order: every update ordered was
 // applied once, in order (ordered_pushes.h throws on one that arrives twice).
+std::string MlfabricRun::consistency_label() const {
+  if (run_.traits().scheduling != Scheduling::kBoundedDelay) return run_.traits().name;
+  return run_.traits().name + "(" + std::to_string(delay_bound_) + ")";
+}
+
 void MlfabricRun::summary(nlohmann::json& s) const {
   // MLfabric-S: the updates' way to the server, and the model's way back, apart, from the
   // workers' stamps and the server's per-clock apply times.
@@ -278,7 +287,7 @@ void MlfabricRun::summary(nlohmann::json& s) const {
   m["distribution"] = distribution_summary();
   m["choices"] = mlfabric_choices();
   m["server_link"] = server_link_reading();
-  m["monitor"] = o_.monitor_arrivals
+  m["monitor"] = knobs_.monitor_arrivals
                      ? "arrivals: a message not at the server by its planned end keeps its path "
                        "busy, one batching interval at a time, until the server reports it"
                      : "plan: the configured rates less the scheduler's own reservations";

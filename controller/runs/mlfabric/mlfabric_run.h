@@ -15,10 +15,11 @@
 #include <utility>
 #include <vector>
 
-#include "agent/contracts/mlfabric_events.h"
-#include "agent/contracts/mlfabric_report.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_report.h"
 #include "controller/runs/ps/ps_run_policy.h"
 #include "controller/training/mlfabric/distribution.h"
+#include "controller/training/mlfabric/mlfabric_options.h"
 #include "controller/training/mlfabric/update_scheduler.h"
 
 namespace testbed {
@@ -30,13 +31,16 @@ int replica_node(const std::string& replica, const std::vector<std::string>& nam
 
 class MlfabricRun : public PsRunPolicy {
  public:
-  explicit MlfabricRun(PsRun& run) : run_(run), o_(run.options()) {}
+  explicit MlfabricRun(PsRun& run)
+      : run_(run), o_(run.options()), knobs_(mlfabric_knobs(o_.policy)) {}
   void setup(TrainingSetup& setup, const JobConfig& job, size_t parameters) override;
   bool event(size_t node, const nlohmann::json& e, double t) override;
   double drive(double now_s) override;
   bool node_died(size_t node, double now_s) override;
   void settle(const std::function<double()>& now_s) override;
   void summary(nlohmann::json& s) const override;
+  // MLfabric-A's is its own model, named with its delay bound.
+  std::string consistency_label() const override;
 
  private:
   std::map<size_t, double> configured_rates() const;
@@ -72,6 +76,8 @@ class MlfabricRun : public PsRunPolicy {
 
   PsRun& run_;
   const TrainOptions& o_;
+  const MlfabricKnobs knobs_;  // its options, typed
+  uint64_t delay_bound_ = 0;   // the scheduler's, unset resolved (MLfabric-A)
   std::unique_ptr<UpdateScheduler> scheduler_;
   int replica_ = -1;  // its replica's node, if it has one
   int standby_ = -1;  // the node that loads the server's last checkpoint when it dies (Sec. 7.3)

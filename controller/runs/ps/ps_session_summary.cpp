@@ -234,10 +234,8 @@ std::string PsSession::consistency_label() const {
   const std::string bound =
       o_.staleness == TrainingSetup::kNoBound ? std::string("none") : std::to_string(o_.staleness);
   const std::string model = bounded() ? o_.consistency + "(" + bound + ")" : o_.consistency;
-  // A scheduled server and the all-reduces are their own model, MLfabric-A's named with
-  // its delay bound; a store whose --parallel chose the model (DRPS) names both.
-  if (traits_.scheduling == Scheduling::kBoundedDelay)
-    return traits_.name + "(" + std::to_string(o_.delay_bound) + ")";
+  // A scheduled server and the all-reduces are their own model (a policy may name it
+  // more closely, above); a store whose --parallel chose the model (DRPS) names both.
   if (traits_.scheduled() || all_reduce()) return traits_.name;
   return traits_.consistency.empty() ? traits_.name + " " + model : model;
 }

@@ -7,11 +7,11 @@
 
 #include <string>
 
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 
 namespace testbed {
 
-// `master`: the master's section of its node's report (agent/contracts/drps_report.h);
+// `master`: the master's section of its node's report (agent/contracts/drps/drps_report.h);
 // `delta`: the bound, TrainingSetup::kNoBound for none.
 nlohmann::json wsp_summary(const WspMasterSection& master, const std::string& master_node,
                            int delta);

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "agent/contracts/gaia_report.h"
-#include "agent/contracts/gaia_setup.h"
+#include "agent/contracts/gaia/gaia_report.h"
+#include "agent/contracts/gaia/gaia_setup.h"
 #include "controller/training/gaia/gaia_groups.h"
 
 namespace testbed {

@@ -46,7 +46,7 @@ nlohmann::json ReplicaDivergence::summary(const std::optional<FaultWindow>& faul
   nlohmann::json out;
   out["method"] =
       "every eval interval the controller asks each data center for a count sketch of its "
-      "replica (512 buckets, agent/contracts/replica_digest.h): relative is the largest "
+      "replica (512 buckets, agent/contracts/gaia/replica_digest.h): relative is the largest "
       "estimated |x_a - x_b| over pairs, over the pair's mean |x|; waiting is the significant "
       "updates queued for the WAN";
   nlohmann::json rows = nlohmann::json::array();

@@ -1,5 +1,5 @@
 // How far a Gaia run's data centers' replicas drift apart, from the digests the controller
-// polls (agent/contracts/replica_digest.h): each poll, the largest distance between any two
+// polls (agent/contracts/gaia/replica_digest.h): each poll, the largest distance between any two
 // replicas relative to their mean norm, and the significant updates waiting for the WAN.
 // With a fault window (a partition, a cut link: its first and last second in the run),
 // the figures a reader of docs/faults.md wants: the divergence before the fault, at its
@@ -13,7 +13,7 @@
 #include <optional>
 #include <vector>
 
-#include "agent/contracts/replica_digest.h"
+#include "agent/contracts/gaia/replica_digest.h"
 
 namespace testbed {
 

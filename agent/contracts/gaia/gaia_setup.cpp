@@ -1,4 +1,4 @@
-#include "agent/contracts/gaia_setup.h"
+#include "agent/contracts/gaia/gaia_setup.h"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "agent/contracts/gaia_events.h"
+#include "agent/contracts/gaia/gaia_events.h"
 
 #include "agent/contracts/message_fields.h"
 

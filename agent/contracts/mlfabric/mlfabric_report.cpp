@@ -1,4 +1,4 @@
-#include "agent/contracts/mlfabric_report.h"
+#include "agent/contracts/mlfabric/mlfabric_report.h"
 
 #include <limits>
 

@@ -1,4 +1,4 @@
-#include "agent/contracts/drps_report.h"
+#include "agent/contracts/drps/drps_report.h"
 
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/node_replies.h"

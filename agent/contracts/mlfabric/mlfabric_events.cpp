@@ -1,4 +1,4 @@
-#include "agent/contracts/mlfabric_events.h"
+#include "agent/contracts/mlfabric/mlfabric_events.h"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "agent/contracts/gaia_report.h"
+#include "agent/contracts/gaia/gaia_report.h"
 
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/node_replies.h"

@@ -1,4 +1,4 @@
-#include "agent/contracts/replica_digest.h"
+#include "agent/contracts/gaia/replica_digest.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "agent/contracts/store_setup.h"
+#include "agent/contracts/drps/store_setup.h"
 
 #include "agent/contracts/message_fields.h"
 

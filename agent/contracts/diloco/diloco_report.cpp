@@ -1,4 +1,4 @@
-#include "agent/contracts/diloco_report.h"
+#include "agent/contracts/diloco/diloco_report.h"
 
 #include "agent/contracts/message_fields.h"
 #include "agent/contracts/node_replies.h"

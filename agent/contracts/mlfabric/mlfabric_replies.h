@@ -1,0 +1,13 @@
+// MLfabric's replies to the controller checked whole: its scheduling events, and its sections of a
+// parameter-server node's final report. Its strategies' ReplyCheck (node_replies.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+
+namespace testbed {
+
+void check_mlfabric_reply(const nlohmann::json& reply, size_t nodes, uint64_t max_clock);
+
+}  // namespace testbed
