@@ -102,310 +102,384 @@ bool ScenarioResult::passed() const {
   return true;
 }
 
-ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::atomic<int>& stop) {
-  ScenarioResult result;
-  result.name = s.name;
-  result.out_dir = out.path();
-  const auto started = Clock::now();
-  out.make_dir("runs");
-  const std::string lab = lab_name(s.name);
-  const std::string topology_text =
-      s.topology_inline.empty() ? read_file(s.topology_path) : s.topology_inline;
-  // The children (`testbed up`) read it through our descriptor of the checked directory.
-  out.write("topology.yaml", derive_topology(s, topology_text, lab));
-  const std::string topology = out.for_child("topology.yaml");
-  // The variants that run a lab of their own: their profiles, derived alike.
-  std::map<std::string, std::string> variant_text;
-  for (const auto& [name, path] : s.variant_topologies) {
-    variant_text[name] = read_file(path);
-    out.write("topology-" + name + ".yaml", derive_topology(s, variant_text[name], lab));
+namespace {
+
+// One scenario's run, step by step: its inputs written, then for each repetition each group
+// of strategies (one, or all side by side) on a lab of its own, their summaries and what
+// the lab measured kept, and at the end the figures, the verdicts and the plots. The
+// results file is rewritten after every group, so an interrupted run keeps what it
+// finished.
+class ScenarioRun {
+ public:
+  ScenarioRun(const Scenario& s, const OutputDir& out, const std::atomic<int>& stop)
+      : s_(s), out_(out), stop_(stop), lab_(lab_name(s.name)), testbed_(program_path("testbed")) {
+    result_.name = s.name;
+    result_.out_dir = out.path();
+    total_ = static_cast<int>(s.strategies.size()) * s.repetitions;
+    // For the time-left estimate only; a profile's own workload may differ, then it is off.
+    per_run_ = s.workload.count("iterations") ? std::stoi(s.workload.at("iterations"))
+                                              : kDefaultIterations;
   }
-  out.write("scenario.yaml", read_file(s.file));
 
-  const std::string testbed = program_path("testbed");
-  out.write("iterations.csv", "strategy,repetition,iteration,seconds\n");
-  out.write("links.csv",
-            "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,"
-            "background_bytes\n");
-  nlohmann::json runs = nlohmann::json::array();
-  nlohmann::json side_by_side = nlohmann::json::array();  // concurrent groups' byte checks
-  std::vector<nlohmann::json> summaries;
-  std::string first_link_samples;
-  std::vector<FaultInterval> first_faults;  // of the run whose links are plotted
-  std::map<std::string, std::vector<nlohmann::json>> by_strategy;
+  ScenarioResult run() {
+    write_inputs();
+    for (int rep = 1; rep <= s_.repetitions && !stop_; ++rep) {
+      for (const auto& group : groups()) {
+        if (stop_) break;
+        run_group(rep, group);
+        write_results();
+      }
+    }
+    if (stop_) result_.interrupted = true;
+    judge_and_plot();
+    return result_;
+  }
 
-  const int total = static_cast<int>(s.strategies.size()) * s.repetitions;
-  int done_runs = 0;
-  double iteration_seconds = 0;  // over every iteration so far, for the time-left estimate
-  int iterations_done = 0;
-  // For the time-left estimate only; a profile's own workload may differ, then it is off.
-  const int per_run =
-      s.workload.count("iterations") ? std::stoi(s.workload.at("iterations")) : kDefaultIterations;
-  const auto write_results = [&] {
-    nlohmann::json strategies = nlohmann::json::object();
-    for (const auto& [name, o] : result.strategies)
-      strategies[name] = {{"failed", o.failed}, {"failure", o.failure}, {"figures", o.figures}};
-    nlohmann::json verdicts = nlohmann::json::array();
-    for (const auto& v : result.verdicts)
-      verdicts.push_back(
-          {{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
-    nlohmann::json j = {{"scenario", s.name},
-                        {"file", s.file},
-                        {"finished", !result.interrupted && done_runs == total},
-                        {"interrupted", result.interrupted},
-                        {"passed", result.passed() && done_runs == total},
-                        {"seconds", std::chrono::duration<double>(Clock::now() - started).count()},
-                        {"inputs",
-                         {{"scenario", read_file(s.file)},
-                          {"topology", read_file(topology)},
-                          {"time_scale", s.time_scale},
-                          {"workload", s.workload},
-                          {"strategies", s.strategies},
-                          {"variants", s.variants},
-                          {"variant_topologies", variant_text},
-                          {"repetitions", s.repetitions}}},
-                        {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
-                        {"strategies", strategies},
-                        {"verdicts", verdicts},
-                        {"runs", runs}};
-    if (!side_by_side.empty()) j["side_by_side"] = side_by_side;
-    out.write("results.json", j.dump(1) + "\n");
-  };
+ private:
+  // The scenario, its topology (and its variants' own) as the children read them.
+  void write_inputs() {
+    out_.make_dir("runs");
+    topology_text_ = s_.topology_inline.empty() ? read_file(s_.topology_path) : s_.topology_inline;
+    // The children (`testbed up`) read it through our descriptor of the checked directory.
+    out_.write("topology.yaml", derive_topology(s_, topology_text_, lab_));
+    topology_ = out_.for_child("topology.yaml");
+    for (const auto& [name, path] : s_.variant_topologies) {
+      variant_text_[name] = read_file(path);
+      out_.write("topology-" + name + ".yaml", derive_topology(s_, variant_text_[name], lab_));
+    }
+    out_.write("scenario.yaml", read_file(s_.file));
+    out_.write("iterations.csv", "strategy,repetition,iteration,seconds\n");
+    out_.write("links.csv",
+               "strategy,repetition,unix_s,link,node,peer,configured_bits_per_s,transmit_bytes,"
+               "background_bytes\n");
+  }
+
+  // Each strategy on a lab of its own, one after another; or, with `concurrent: true`, all
+  // of them side by side on one lab (docs/jobs.md), each judged on its own summary.
+  std::vector<std::vector<std::string>> groups() const {
+    if (s_.concurrent) return {s_.strategies};
+    std::vector<std::vector<std::string>> groups;
+    for (const auto& strategy : s_.strategies) groups.push_back({strategy});
+    return groups;
+  }
+
+  void run_group(int rep, const std::vector<std::string>& group) {
+    // A group's lab, captures and link samples are named after all of its strategies.
+    std::string together;
+    for (const auto& name : group) together += (together.empty() ? "" : "+") + name;
+    const std::string group_tag = together + "-rep" + std::to_string(rep);
+    const int first_run = done_runs_ + 1;
+    done_runs_ += static_cast<int>(group.size());
+    // seeds: this repetition's lab draws its own network, and its workload its own data.
+    std::optional<uint64_t> seed;
+    if (!s_.seeds.empty()) seed = s_.seeds[static_cast<size_t>(rep - 1)];
+    if (!bring_up(rep, group, seed)) return;
+    std::vector<std::vector<std::string>> commands;
+    for (size_t i = 0; i < group.size(); ++i) {
+      commands.push_back(command_of(group[i], seed));
+      if (s_.jobs.count(group[i]))
+        // A user's job prints no progress of ours: say at least what runs.
+        std::cout << "[" << s_.name << "] " << group[i] << " (" << first_run + i << "/" << total_
+                  << "): launched job on " << s_.jobs.at(group[i]).nodes << " node(s)\n"
+                  << std::flush;
+    }
+    Capture capture(*this, group_tag);
+    // Side by side: what the lab's devices received meanwhile, to check the jobs' own bytes
+    // against (docs/jobs.md).
+    const uint64_t links_before = group.size() > 1 ? links_received() : 0;
+    const std::vector<ChildResult> finished = run_children(group, commands, first_run);
+    const uint64_t links_after = group.size() > 1 ? links_received() : 0;
+    const nlohmann::json capture_record = capture.finish();
+    keep_what_the_lab_measured(together, rep, group_tag);
+    run_child(
+        {testbed_, "down", lab_}, [](const std::string&) {}, std::atomic<int>{0});
+    record_runs(rep, group, seed, finished, capture_record);
+    if (group.size() > 1) check_side_by_side(rep, group, finished, links_after - links_before);
+  }
+
+  // The group's lab, from the scenario's topology (a variant's own when it has one, drawn
+  // anew from the repetition's seed). False when it could not be made: the kernel or the
+  // machine (bad input was caught before the run); the group's runs are failed.
+  bool bring_up(int rep, const std::vector<std::string>& group, std::optional<uint64_t> seed) {
+    // A variant's own lab (never in a concurrent group: the parser refuses it).
+    const auto own = variant_text_.find(group.front());
+    const bool own_lab = group.size() == 1 && own != variant_text_.end();
+    const std::string stem = own_lab ? "topology-" + group.front() : "topology";
+    std::string profile = out_.for_child(stem + ".yaml");
+    if (seed) {
+      const std::string name = stem + "-seed" + std::to_string(*seed) + ".yaml";
+      out_.write(name, derive_topology(s_, own_lab ? own->second : topology_text_, lab_, seed));
+      profile = out_.for_child(name);
+    }
+    std::ostringstream time_scale;
+    time_scale << s_.time_scale;
+    std::vector<std::string> up_command = {
+        testbed_, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"};
+    if (!s_.fit.empty()) up_command.insert(up_command.end(), {"--fit", s_.fit});
+    const auto up = run_child(
+        up_command, [](const std::string&) {}, stop_);
+    if (up.status == 0) return true;
+    for (const auto& strategy : group) {
+      nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+      if (seed) run["seed"] = *seed;
+      run["failure"] = "up failed: " + last_line(up.err);
+      result_.strategies[strategy] = {true, run["failure"], {}, {}};
+      runs_.push_back(run);
+    }
+    if (stop_) result_.interrupted = true;
+    return false;
+  }
 
   // The command that runs one strategy on the lab: `train`, or `launch` for a user's job.
-  const auto command_of = [&](const std::string& strategy, std::optional<uint64_t> seed) {
-    if (const auto job = s.jobs.find(strategy); job != s.jobs.end())
-      return launch_argv(testbed, lab, strategy, job->second,
-                         fs::absolute(s.file).parent_path().string());
+  std::vector<std::string> command_of(const std::string& strategy,
+                                      std::optional<uint64_t> seed) const {
+    if (const auto job = s_.jobs.find(strategy); job != s_.jobs.end())
+      return launch_argv(testbed_, lab_, strategy, job->second,
+                         fs::absolute(s_.file).parent_path().string());
     // A variant's own settings over the scenario's workload.
-    std::map<std::string, std::string> settings = s.workload;
+    std::map<std::string, std::string> settings = s_.workload;
     settings["strategy"] = strategy;
-    if (const auto v = s.variants.find(strategy); v != s.variants.end())
+    if (const auto v = s_.variants.find(strategy); v != s_.variants.end())
       for (const auto& [k, value] : v->second) settings[k] = value;
     if (seed) settings["seed"] = std::to_string(*seed);
-    std::vector<std::string> train = {testbed, "train", lab, "--json"};
+    std::vector<std::string> train = {testbed_, "train", lab_, "--json"};
     for (const auto& [k, v] : settings) {
       train.push_back("--" + k);
       train.push_back(v);
     }
     return train;
-  };
-  // Each strategy on a lab of its own, one after another; or, with `concurrent: true`, all of
-  // them side by side on one lab (docs/jobs.md), each judged on its own summary.
-  std::vector<std::vector<std::string>> groups;
-  if (s.concurrent) {
-    groups.push_back(s.strategies);
-  } else {
-    for (const auto& strategy : s.strategies) groups.push_back({strategy});
   }
-  std::mutex progress_lock;  // the children's lines arrive on their own threads
-  for (int rep = 1; rep <= s.repetitions && !stop; ++rep) {
-    for (const auto& group : groups) {
-      if (stop) break;
-      const std::string& first = group.front();
-      // A group's lab, captures and link samples are named after all of its strategies.
-      std::string together;
-      for (const auto& name : group) together += (together.empty() ? "" : "+") + name;
-      const std::string group_tag = together + "-rep" + std::to_string(rep);
-      const int first_run = done_runs + 1;
-      done_runs += static_cast<int>(group.size());
-      std::ostringstream time_scale;
-      time_scale << s.time_scale;
-      // seeds: this repetition's lab draws its own network, and its workload its own data.
-      std::optional<uint64_t> seed;
-      // A variant's own lab (never in a concurrent group: the parser refuses it).
-      const auto own = variant_text.find(first);
-      const bool own_lab = group.size() == 1 && own != variant_text.end();
-      const std::string stem = own_lab ? "topology-" + first : "topology";
-      std::string profile = out.for_child(stem + ".yaml");
-      if (!s.seeds.empty()) {
-        seed = s.seeds[static_cast<size_t>(rep - 1)];
-        const std::string name = stem + "-seed" + std::to_string(*seed) + ".yaml";
-        out.write(name, derive_topology(s, own_lab ? own->second : topology_text, lab, seed));
-        profile = out.for_child(name);
-      }
-      std::vector<std::string> up_command = {
-          testbed, "up", profile, "--time-scale", time_scale.str(), "--prometheus", "off"};
-      if (!s.fit.empty()) up_command.insert(up_command.end(), {"--fit", s.fit});
-      const auto up = run_child(
-          up_command, [](const std::string&) {}, stop);
-      if (up.status != 0) {
-        // Bad input was caught before the run; this is the kernel or the machine.
-        for (const auto& strategy : group) {
-          nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
-          if (seed) run["seed"] = *seed;
-          run["failure"] = "up failed: " + last_line(up.err);
-          result.strategies[strategy] = {true, run["failure"], {}, {}};
-          runs.push_back(run);
-        }
-        if (stop) result.interrupted = true;
-        break;
-      }
-      std::vector<std::vector<std::string>> commands;
-      for (size_t i = 0; i < group.size(); ++i) {
-        commands.push_back(command_of(group[i], seed));
-        if (s.jobs.count(group[i]))
-          // A user's job prints no progress of ours: say at least what runs.
-          std::cout << "[" << s.name << "] " << group[i] << " (" << first_run + i << "/" << total
-                    << "): launched job on " << s.jobs.at(group[i]).nodes << " node(s)\n"
-                    << std::flush;
-      }
-      // The run's packets (capture:), recorded beside it and stopped as it ends.
-      std::atomic<int> capture_stop{0};
-      std::optional<ChildResult> captured;
-      std::thread capture;
-      const std::string pcap = out.for_child("runs/" + group_tag + ".pcapng");
-      if (s.capture_snaplen) {
-        capture = std::thread([&] {
-          captured = run_child(
-              {testbed, "capture", lab, "--all", "--snaplen", std::to_string(*s.capture_snaplen),
-               "--out", pcap, "--json"},
-              [](const std::string&) {}, capture_stop);
-        });
-      }
-      // Side by side: what the lab's devices received meanwhile, to check the jobs' own
-      // bytes against (docs/jobs.md).
-      const auto links_received = [&] {
-        const LabStore store;
-        std::map<std::string, std::vector<std::string>> ends;  // by namespace
-        for (const auto& d : live_directions(store.load(lab).plan, read_current(store.dir(lab))))
-          ends[d.rx_ns].push_back(d.rx_dev);
-        uint64_t bytes = 0;
-        for (const auto& [ns, devs] : ends) bytes += received_ip_bytes(ns, devs);
-        return bytes;
-      };
-      const uint64_t links_before = group.size() > 1 ? links_received() : 0;
-      std::vector<ChildResult> finished(group.size());
-      std::vector<std::thread> children;
-      for (size_t i = 0; i < group.size(); ++i) {
-        children.emplace_back([&, i] {
-          const std::string& strategy = group[i];
-          finished[i] = run_child(
-              commands[i],
-              [&](const std::string& line) {
-                const auto p = iteration_progress_from_line(line);
-                if (!p) return;
-                std::lock_guard<std::mutex> hold(progress_lock);
-                iteration_seconds += p->seconds;
-                ++iterations_done;
-                const auto left_here = static_cast<double>(p->iterations - p->iteration);
-                const double mean = iteration_seconds / iterations_done;
-                const double left = mean * (left_here + (total - done_runs) * per_run);
-                std::cout << "[" << s.name << "] " << strategy << " (" << first_run + i << "/"
-                          << total << "): iteration " << p->iteration << "/" << p->iterations
-                          << ", " << std::fixed << std::setprecision(2) << p->seconds
-                          << " s; about " << std::setprecision(0) << left << " s left\n"
-                          << std::flush;
-              },
-              stop);
-        });
-      }
-      for (auto& c : children) c.join();
-      const uint64_t links_after = group.size() > 1 ? links_received() : 0;
-      nlohmann::json capture_record;
-      if (capture.joinable()) {
-        capture_stop = SIGINT;  // as Ctrl-C: the file is closed whole
-        capture.join();
-        const nlohmann::json c = last_json_line(captured->out);
-        capture_record = c.is_null()
-                             ? nlohmann::json{{"failure", last_line(captured->err)}}
-                             : nlohmann::json{{"file", out.shown("runs/" + group_tag + ".pcapng")},
-                                              {"summary", c}};
-      }
-      // What the lab measured outlives it here.
-      const std::string lab_dir = LabStore().dir(lab);
-      const std::string samples = read_file(lab_dir + "/link_samples.csv");
-      if (first_link_samples.empty()) {
-        first_link_samples = samples;
-        // Its faults, shaded on the links' plots as `testbed report` shades a lab's.
-        double zero = 0;
-        if (std::ifstream z(lab_dir + "/timeline-start"); z >> zero)
-          first_faults = fault_intervals(read_file(lab_dir + "/timeline.csv"), zero);
-      }
-      std::istringstream sample_lines(samples);
-      std::string link_rows;
-      for (std::string line; std::getline(sample_lines, line);) {
-        if (!line.empty() && line.rfind("unix_s", 0) != 0)
-          link_rows += together + "," + std::to_string(rep) + "," + line + "\n";
-      }
-      out.append("links.csv", link_rows);
-      if (fs::exists(lab_dir + "/timeline.csv"))
-        out.write("runs/" + group_tag + "-timeline.csv", read_file(lab_dir + "/timeline.csv"));
-      run_child(
-          {testbed, "down", lab}, [](const std::string&) {}, std::atomic<int>{0});
 
-      for (size_t i = 0; i < group.size(); ++i) {
-        const std::string& strategy = group[i];
-        const std::string tag = strategy + "-rep" + std::to_string(rep);
-        const ChildResult& t = finished[i];
-        nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
-        if (seed) run["seed"] = *seed;
-        if (group.size() > 1) run["beside"] = group;
-        if (!capture_record.is_null()) run["capture"] = capture_record;
-        const nlohmann::json summary = last_json_line(t.out);
-        if (t.status != 0 || summary.is_null()) {
-          run["failure"] = stop ? "interrupted" : "train failed: " + last_line(t.err);
-          result.strategies[strategy] = {true, run["failure"], {}, {}};
-          if (stop) result.interrupted = true;
-        } else {
-          run["summary"] = summary;
-          if (const std::string warning = health_warning(summary); !warning.empty())
-            std::cout << "[" << s.name << "] " << strategy << ": " << warning << "\n" << std::flush;
-          out.write("runs/" + tag + ".json", summary.dump(1) + "\n");
-          summaries.push_back(summary);
-          by_strategy[strategy].push_back(summary);
-          const auto times = summary.value("iteration_s", std::vector<double>{});
-          std::ostringstream rows;
-          for (size_t k = 0; k < times.size(); ++k)
-            rows << strategy << "," << rep << "," << k + 1 << "," << times[k] << "\n";
-          out.append("iterations.csv", rows.str());
-        }
-        runs.push_back(run);
+  // The run's packets (capture:), recorded beside it and stopped as it ends.
+  class Capture {
+   public:
+    Capture(ScenarioRun& r, const std::string& group_tag)
+        : r_(r), file_("runs/" + group_tag + ".pcapng") {
+      if (!r.s_.capture_snaplen) return;
+      thread_ = std::thread([this] {
+        captured_ = run_child(
+            {r_.testbed_, "capture", r_.lab_, "--all", "--snaplen",
+             std::to_string(*r_.s_.capture_snaplen), "--out", r_.out_.for_child(file_), "--json"},
+            [](const std::string&) {}, stop_);
+      });
+    }
+    ~Capture() { finish(); }
+    // What the capture recorded; null when there was none.
+    nlohmann::json finish() {
+      if (!thread_.joinable()) return nullptr;
+      stop_ = SIGINT;  // as Ctrl-C: the file is closed whole
+      thread_.join();
+      const nlohmann::json c = last_json_line(captured_->out);
+      return c.is_null() ? nlohmann::json{{"failure", last_line(captured_->err)}}
+                         : nlohmann::json{{"file", r_.out_.shown(file_)}, {"summary", c}};
+    }
+
+   private:
+    ScenarioRun& r_;
+    const std::string file_;
+    std::atomic<int> stop_{0};
+    std::optional<ChildResult> captured_;
+    std::thread thread_;
+  };
+
+  uint64_t links_received() const {
+    const LabStore store;
+    std::map<std::string, std::vector<std::string>> ends;  // by namespace
+    for (const auto& d : live_directions(store.load(lab_).plan, read_current(store.dir(lab_))))
+      ends[d.rx_ns].push_back(d.rx_dev);
+    uint64_t bytes = 0;
+    for (const auto& [ns, devs] : ends) bytes += received_ip_bytes(ns, devs);
+    return bytes;
+  }
+
+  // The group's commands side by side, their iterations shown with the time left.
+  std::vector<ChildResult> run_children(const std::vector<std::string>& group,
+                                        const std::vector<std::vector<std::string>>& commands,
+                                        int first_run) {
+    std::vector<ChildResult> finished(group.size());
+    std::vector<std::thread> children;
+    for (size_t i = 0; i < group.size(); ++i) {
+      children.emplace_back([&, i] {
+        finished[i] = run_child(
+            commands[i],
+            [&](const std::string& line) { show_progress(group[i], first_run + i, line); }, stop_);
+      });
+    }
+    for (auto& c : children) c.join();
+    return finished;
+  }
+
+  void show_progress(const std::string& strategy, size_t run, const std::string& line) {
+    const auto p = iteration_progress_from_line(line);
+    if (!p) return;
+    std::lock_guard<std::mutex> hold(progress_lock_);  // the children's lines, on their threads
+    iteration_seconds_ += p->seconds;
+    ++iterations_done_;
+    const auto left_here = static_cast<double>(p->iterations - p->iteration);
+    const double mean = iteration_seconds_ / iterations_done_;
+    const double left = mean * (left_here + (total_ - done_runs_) * per_run_);
+    std::cout << "[" << s_.name << "] " << strategy << " (" << run << "/" << total_
+              << "): iteration " << p->iteration << "/" << p->iterations << ", " << std::fixed
+              << std::setprecision(2) << p->seconds << " s; about " << std::setprecision(0) << left
+              << " s left\n"
+              << std::flush;
+  }
+
+  // What the lab measured outlives it here: its link samples, and its timeline.
+  void keep_what_the_lab_measured(const std::string& together, int rep,
+                                  const std::string& group_tag) {
+    const std::string lab_dir = LabStore().dir(lab_);
+    const std::string samples = read_file(lab_dir + "/link_samples.csv");
+    if (first_link_samples_.empty()) {
+      first_link_samples_ = samples;
+      // Its faults, shaded on the links' plots as `testbed report` shades a lab's.
+      double zero = 0;
+      if (std::ifstream z(lab_dir + "/timeline-start"); z >> zero)
+        first_faults_ = fault_intervals(read_file(lab_dir + "/timeline.csv"), zero);
+    }
+    std::istringstream sample_lines(samples);
+    std::string link_rows;
+    for (std::string line; std::getline(sample_lines, line);) {
+      if (!line.empty() && line.rfind("unix_s", 0) != 0)
+        link_rows += together + "," + std::to_string(rep) + "," + line + "\n";
+    }
+    out_.append("links.csv", link_rows);
+    if (fs::exists(lab_dir + "/timeline.csv"))
+      out_.write("runs/" + group_tag + "-timeline.csv", read_file(lab_dir + "/timeline.csv"));
+  }
+
+  // Each run's summary kept (or its failure), its iterations into iterations.csv.
+  void record_runs(int rep, const std::vector<std::string>& group, std::optional<uint64_t> seed,
+                   const std::vector<ChildResult>& finished, const nlohmann::json& capture_record) {
+    for (size_t i = 0; i < group.size(); ++i) {
+      const std::string& strategy = group[i];
+      const std::string tag = strategy + "-rep" + std::to_string(rep);
+      const ChildResult& t = finished[i];
+      nlohmann::json run = {{"strategy", strategy}, {"repetition", rep}};
+      if (seed) run["seed"] = *seed;
+      if (group.size() > 1) run["beside"] = group;
+      if (!capture_record.is_null()) run["capture"] = capture_record;
+      const nlohmann::json summary = last_json_line(t.out);
+      if (t.status != 0 || summary.is_null()) {
+        run["failure"] = stop_ ? "interrupted" : "train failed: " + last_line(t.err);
+        result_.strategies[strategy] = {true, run["failure"], {}, {}};
+        if (stop_) result_.interrupted = true;
+      } else {
+        run["summary"] = summary;
+        if (const std::string warning = health_warning(summary); !warning.empty())
+          std::cout << "[" << s_.name << "] " << strategy << ": " << warning << "\n" << std::flush;
+        out_.write("runs/" + tag + ".json", summary.dump(1) + "\n");
+        summaries_.push_back(summary);
+        by_strategy_[strategy].push_back(summary);
+        const auto times = summary.value("iteration_s", std::vector<double>{});
+        std::ostringstream rows;
+        for (size_t k = 0; k < times.size(); ++k)
+          rows << strategy << "," << rep << "," << k + 1 << "," << times[k] << "\n";
+        out_.append("iterations.csv", rows.str());
       }
-      if (group.size() > 1) {
-        // Each job's own bytes (its summary's job_traffic) beside what the links delivered
-        // while they ran: with nothing else on the lab, they add up.
-        nlohmann::json own = nlohmann::json::object();
-        double sum = 0;
-        for (size_t i = 0; i < group.size(); ++i) {
-          const auto summary = last_json_line(finished[i].out);
-          if (summary.is_null() || !summary.contains("job_traffic")) continue;
-          const double b = summary["job_traffic"].value("wan_bytes", 0.0);
-          own[group[i]] = b;
-          sum += b;
-        }
-        const double links = static_cast<double>(links_after - links_before);
-        const double difference = links > 0 ? (sum - links) / links : 0;
-        side_by_side.push_back({{"strategies", group},
-                                {"repetition", rep},
-                                {"job_wan_bytes", own},
-                                {"jobs_sum_bytes", sum},
-                                {"links_delivered_bytes", links},
-                                {"difference", difference}});
-        std::cout << "[" << s.name << "] side by side: the jobs' own bytes " << std::fixed
-                  << std::setprecision(2) << sum / 1e6 << " MB, the links delivered " << links / 1e6
-                  << " MB (" << std::showpos << 100 * difference << std::noshowpos << "%)\n"
-                  << std::flush;
-      }
-      write_results();
+      runs_.push_back(run);
     }
   }
-  if (stop) result.interrupted = true;
 
-  // Means over repetitions; a strategy that failed once counts as failed.
-  for (const auto& [strategy, list] : by_strategy) {
-    auto& o = result.strategies[strategy];
-    if (o.failed) continue;
-    add_run_figures(list, o);
+  // Each job's own bytes (its summary's job_traffic) beside what the links delivered while
+  // they ran: with nothing else on the lab, they add up.
+  void check_side_by_side(int rep, const std::vector<std::string>& group,
+                          const std::vector<ChildResult>& finished, uint64_t delivered) {
+    nlohmann::json own = nlohmann::json::object();
+    double sum = 0;
+    for (size_t i = 0; i < group.size(); ++i) {
+      const auto summary = last_json_line(finished[i].out);
+      if (summary.is_null() || !summary.contains("job_traffic")) continue;
+      const double b = summary["job_traffic"].value("wan_bytes", 0.0);
+      own[group[i]] = b;
+      sum += b;
+    }
+    const double links = static_cast<double>(delivered);
+    const double difference = links > 0 ? (sum - links) / links : 0;
+    side_by_side_.push_back({{"strategies", group},
+                             {"repetition", rep},
+                             {"job_wan_bytes", own},
+                             {"jobs_sum_bytes", sum},
+                             {"links_delivered_bytes", links},
+                             {"difference", difference}});
+    std::cout << "[" << s_.name << "] side by side: the jobs' own bytes " << std::fixed
+              << std::setprecision(2) << sum / 1e6 << " MB, the links delivered " << links / 1e6
+              << " MB (" << std::showpos << 100 * difference << std::noshowpos << "%)\n"
+              << std::flush;
   }
-  result.verdicts = judge(s, result.strategies);
-  result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
-  write_results();
 
-  // Plots, as `testbed report` draws them.
-  ReportInput report{summaries, first_link_samples, first_faults};
-  render_report(report, out);
-  return result;
+  // Means over repetitions (a strategy that failed once counts as failed), the verdicts,
+  // the results, and the plots as `testbed report` draws them.
+  void judge_and_plot() {
+    for (const auto& [strategy, list] : by_strategy_) {
+      auto& o = result_.strategies[strategy];
+      if (!o.failed) add_run_figures(list, o);
+    }
+    result_.verdicts = judge(s_, result_.strategies);
+    result_.seconds = seconds();
+    write_results();
+    ReportInput report{summaries_, first_link_samples_, first_faults_};
+    render_report(report, out_);
+  }
+
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+
+  void write_results() const {
+    nlohmann::json strategies = nlohmann::json::object();
+    for (const auto& [name, o] : result_.strategies)
+      strategies[name] = {{"failed", o.failed}, {"failure", o.failure}, {"figures", o.figures}};
+    nlohmann::json verdicts = nlohmann::json::array();
+    for (const auto& v : result_.verdicts)
+      verdicts.push_back(
+          {{"expectation", v.expectation}, {"passed", v.passed}, {"detail", v.detail}});
+    nlohmann::json j = {{"scenario", s_.name},
+                        {"file", s_.file},
+                        {"finished", !result_.interrupted && done_runs_ == total_},
+                        {"interrupted", result_.interrupted},
+                        {"passed", result_.passed() && done_runs_ == total_},
+                        {"seconds", seconds()},
+                        {"inputs",
+                         {{"scenario", read_file(s_.file)},
+                          {"topology", read_file(topology_)},
+                          {"time_scale", s_.time_scale},
+                          {"workload", s_.workload},
+                          {"strategies", s_.strategies},
+                          {"variants", s_.variants},
+                          {"variant_topologies", variant_text_},
+                          {"repetitions", s_.repetitions}}},
+                        {"versions", {{"testbed", TESTBED_VERSION}, {"kernel", kernel_release()}}},
+                        {"strategies", strategies},
+                        {"verdicts", verdicts},
+                        {"runs", runs_}};
+    if (!side_by_side_.empty()) j["side_by_side"] = side_by_side_;
+    out_.write("results.json", j.dump(1) + "\n");
+  }
+
+  const Scenario& s_;
+  const OutputDir& out_;
+  const std::atomic<int>& stop_;
+  const std::string lab_;
+  const std::string testbed_;
+  const Clock::time_point started_ = Clock::now();
+  ScenarioResult result_;
+  std::string topology_text_, topology_;  // the text, and the file as the children read it
+  std::map<std::string, std::string> variant_text_;  // the variants' own topologies
+  nlohmann::json runs_ = nlohmann::json::array();
+  nlohmann::json side_by_side_ = nlohmann::json::array();  // concurrent groups' byte checks
+  std::vector<nlohmann::json> summaries_;
+  std::string first_link_samples_;
+  std::vector<FaultInterval> first_faults_;  // of the run whose links are plotted
+  std::map<std::string, std::vector<nlohmann::json>> by_strategy_;
+  int total_ = 0, done_runs_ = 0, per_run_ = 0;
+  double iteration_seconds_ = 0;  // over every iteration so far, for the time-left estimate
+  int iterations_done_ = 0;
+  std::mutex progress_lock_;
+};
+
+}  // namespace
+
+ScenarioResult run_scenario(const Scenario& s, const OutputDir& out, const std::atomic<int>& stop) {
+  return ScenarioRun(s, out, stop).run();
 }
 
 }  // namespace testbed
