@@ -192,6 +192,12 @@ void FakeKernel::delete_routes(const std::string& ns) {
   routes.clear();
 }
 
+std::optional<Kernel::Received> FakeKernel::received(const std::string& ns,
+                                                     const std::string& dev) {
+  if (!link_exists(ns, dev)) return std::nullopt;
+  return namespaces_[ns].links[dev].received;
+}
+
 std::optional<ShapingState> FakeKernel::shaping(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev) || !namespaces_[ns].links[dev].shaping) return std::nullopt;
   return ShapingState{*namespaces_[ns].links[dev].shaping};

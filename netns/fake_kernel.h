@@ -25,6 +25,7 @@ class FakeKernel : public Kernel {
     std::optional<NetemParams> netem;  // an IFB device's root netem
     std::string redirect;              // the IFB device every received packet goes to
     bool cut = false;                  // a fault: the HTB drops everything
+    Received received;                 // what a test says arrived
   };
   struct Namespace {
     uint64_t inode = 0;
@@ -63,6 +64,7 @@ class FakeKernel : public Kernel {
   void delete_routes(const std::string& ns) override;
   void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
+  std::optional<Received> received(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   bool is_cut(const std::string& ns, const std::string& dev) override;

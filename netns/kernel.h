@@ -156,6 +156,12 @@ class Kernel {
   virtual void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) = 0;
 
   virtual std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) = 0;
+  // What interface `dev` of `ns` received so far, by its own counters (as `ip -s link`
+  // shows them): whole frames. nullopt when it does not exist.
+  struct Received {
+    uint64_t packets = 0, bytes = 0;
+  };
+  virtual std::optional<Received> received(const std::string& ns, const std::string& dev) = 0;
   // Creates the HTB tree, or changes an existing one in place (no queue flush).
   virtual void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;

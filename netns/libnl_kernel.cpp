@@ -215,6 +215,14 @@ void LibnlKernel::set_sysctl(const std::string& ns, const std::string& key,
   if (!out) throw KernelError("write(/proc/sys/" + key + " = " + value + " in " + ns + ") failed");
 }
 
+std::optional<Kernel::Received> LibnlKernel::received(const std::string& ns,
+                                                      const std::string& dev) {
+  if (!link_exists(ns, dev)) return std::nullopt;
+  const nl::Link link = get_link(ns, dev);
+  return Received{rtnl_link_get_stat(link.get(), RTNL_LINK_RX_PACKETS),
+                  rtnl_link_get_stat(link.get(), RTNL_LINK_RX_BYTES)};
+}
+
 std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev)) return std::nullopt;
   nl_sock* sock = context(ns).sock.get();

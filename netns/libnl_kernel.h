@@ -40,6 +40,7 @@ class LibnlKernel : public Kernel {
   void delete_routes(const std::string& ns) override;
   void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
+  std::optional<Received> received(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   bool is_cut(const std::string& ns, const std::string& dev) override;

@@ -136,6 +136,7 @@ int run_up(const Argv& argv) {
   args.at_most(1, usage);
   if (args.positionals().empty()) throw UsageError("usage: " + usage);
   PlanOptions options;
+  options.fit_to_machine = true;
   if (auto b = args.option("backend")) options.backend = parse_backend_option(*b);
   if (auto w = args.option("release-window")) {
     std::string why;

@@ -58,6 +58,10 @@ struct PlanOptions {
   // a budget was measured (so that a run over it says so).
   std::optional<FitMode> fit;
   double fit_factor = 1.0;  // --fit F: kFixed's
+  // `up`: the plan fitted to this machine (its measured budget, its CPUs). The verbs that
+  // only read a profile (validate, plan, export) leave it off: their answer depends on the
+  // profile alone, not on the machine's files.
+  bool fit_to_machine = false;
 };
 
 // Parses --fit's value (scale, refuse, off or a factor in (0, 1]) into `options`; throws

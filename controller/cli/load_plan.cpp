@@ -101,7 +101,8 @@ std::optional<Plan> load_plan(const std::string& profile, const PlanOptions& opt
     }
     // Only `auto` needs to know what the kernel has.
     const bool netem = topo.backend == ImpairmentBackend::kAuto && detect_netem().available;
-    auto plan = fit_plan(make_plan(topo, netem), topo, netem, options);
+    std::optional<Plan> plan = make_plan(topo, netem);
+    if (options.fit_to_machine) plan = fit_plan(std::move(*plan), topo, netem, options);
     if (plan) plan->release_window_us = options.release_window_us;
     return plan;
   } catch (const ValidationError& e) {

@@ -22,6 +22,7 @@
 #include "netns/node_cgroup.h"
 #include "netns/node_identity.h"
 #include "netns/process_exit.h"
+#include "netns/process_stat.h"
 
 namespace testbed {
 namespace {
@@ -65,30 +66,16 @@ std::vector<int> group_members_in(int pgid, const std::set<uint64_t>& namespaces
 }  // namespace
 
 char process_state(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return '\0';
-  // The command name (field 2) may contain spaces and parentheses: count after the last ')'.
-  const auto close = stat.rfind(')');
-  return close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '\0';
+  const auto stat = read_process_stat(pid);
+  return stat ? stat->state : '\0';
 }
 
 uint64_t process_start_time(int pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string stat;
-  if (!std::getline(in, stat)) return 0;
-  // The command name (field 2) may contain spaces and parentheses: count after the last ')'.
-  const auto close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  std::istringstream rest(stat.substr(close + 2));
-  std::string field;
-  // Field 3 is the state: a zombie (Z) or dead (X) process has already exited, even if its
-  // parent has not reaped it yet.
-  if (!(rest >> field) || field == "Z" || field == "X") return 0;
-  for (int i = 4; i <= 22 && rest >> field; ++i) {
-    if (i == 22) return std::stoull(field);
-  }
-  return 0;
+  const auto stat = read_process_stat(pid);
+  // A zombie (Z) or dead (X) process has already exited, even if its parent has not
+  // reaped it yet.
+  if (!stat || stat->state == 'Z' || stat->state == 'X') return 0;
+  return stat->start_time;
 }
 
 namespace {

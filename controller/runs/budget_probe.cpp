@@ -17,6 +17,8 @@
 #include "controller/lab/lab_state.h"
 #include "controller/runs/child_process.h"
 #include "netns/cpu_allowance.h"
+#include "netns/libnl_kernel.h"
+#include "netns/process_stat.h"
 
 namespace testbed {
 namespace {
@@ -30,35 +32,29 @@ double delay_line_cpu_s(const LabState& state) {
   double s = 0;
   for (const auto& p : state.processes) {
     if (p.argv.empty() || p.argv[0].find("testbed-delayline") == std::string::npos) continue;
-    std::ifstream in("/proc/" + std::to_string(p.pid) + "/stat");
-    std::string line;
-    if (!std::getline(in, line)) continue;
-    // Fields after the command's closing parenthesis: 3 (state) is the first.
-    std::istringstream rest(line.substr(line.rfind(')') + 2));
-    std::string field;
-    unsigned long long utime = 0, stime = 0;
-    for (int k = 3; k <= 15 && rest >> field; ++k) {
-      if (k == 14) utime = std::stoull(field);
-      if (k == 15) stime = std::stoull(field);
-    }
-    s += static_cast<double>(utime + stime) / tick;
+    const auto stat = read_process_stat(p.pid);
+    if (!stat) continue;
+    s += static_cast<double>(stat->user_ticks + stat->system_ticks) / tick;
   }
   return s;
 }
 
 // Packets both nodes received on the link: each one crossed the delay line (or netem) of
-// its direction, data and ACKs alike. Read by `ip -s` in each namespace, so that either
-// backend is counted the same way.
-uint64_t received_packets(const std::string& testbed, const Plan& plan) {
+// its direction, data and ACKs alike. Read from the link ends' own counters (libnl), so
+// that either backend is counted the same way.
+uint64_t received_packets(const Plan& plan) {
+  LibnlKernel kernel;
   uint64_t n = 0;
-  const std::atomic<int> none{0};
   const PlannedLink& link = plan.links.at(0);
+  const auto ns_of = [&](const std::string& node) {
+    for (const auto& p : plan.nodes)
+      if (p.name == node) return p.ns;
+    throw std::runtime_error("the probe's lab has no node " + node);
+  };
   for (const auto& [node, dev] : {std::pair{link.a, link.if_a}, std::pair{link.b, link.if_b}}) {
-    const ChildResult r = run_child(
-        {testbed, "exec", "--lab", kLab, node, "--", "ip", "-s", "-j", "link", "show", "dev", dev},
-        [](const std::string&) {}, none);
-    if (r.status != 0) throw std::runtime_error("ip -s link in " + node + ": " + r.err);
-    n += nlohmann::json::parse(r.out).at(0).at("stats64").at("rx").at("packets").get<uint64_t>();
+    const auto got = kernel.received(ns_of(node), dev);
+    if (!got) throw std::runtime_error("no device " + dev + " in node " + node);
+    n += got->packets;
   }
   return n;
 }
@@ -129,7 +125,7 @@ EmulationBudget measure_budget(const BudgetProbeOptions& options, std::ostream& 
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
     // The counters first and the CPU last before, the reverse after: the `ip` children
     // that read the counters stay out of the CPU measured.
-    packets0 = received_packets(testbed, state.plan);
+    packets0 = received_packets(state.plan);
     lines0 = delay_line_cpu_s(state);
     cpu0 = read_proc_stat(allowance.cpus);
     log << "iperf3: " << options.flows << " flows for " << seconds << " s" << std::endl;
@@ -142,7 +138,7 @@ EmulationBudget measure_budget(const BudgetProbeOptions& options, std::ostream& 
   }
   const auto cpu1 = read_proc_stat(allowance.cpus);
   const double lines1 = delay_line_cpu_s(state);
-  const uint64_t packets1 = received_packets(testbed, state.plan);
+  const uint64_t packets1 = received_packets(state.plan);
   stop_server();
   if (stop) throw std::runtime_error("interrupted");
   if (client.status != 0 || !cpu0 || !cpu1)
