@@ -36,7 +36,7 @@ int run_status(const Argv& argv) {
       if (store.has_state(l)) labs.push_back(l);
     }
   }
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<LabStatus> out;
   // Tables list a small lab's routes unasked; JSON keeps one shape: listed with --routes.
   const RouteListing routes = args.flag("routes") ? RouteListing::kAll
                               : args.flag("json") ? RouteListing::kNone
@@ -44,7 +44,9 @@ int run_status(const Argv& argv) {
   for (const auto& lab : labs) out.push_back(lab_status(store, lab, kernel.get(), routes));
   const bool one = !args.positional(0).empty();
   if (args.flag("json")) {
-    std::cout << (one ? out[0] : out).dump(2) << "\n";
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& st : out) all.push_back(to_json(st));
+    std::cout << (one ? all[0] : all).dump(2) << "\n";
     return kExitOk;
   }
   if (out.empty()) {
@@ -53,14 +55,14 @@ int run_status(const Argv& argv) {
   }
   if (!one) {
     TextTable t({"LAB", "PHASE", "NODES", "LINKS", "SOURCE"});
-    for (const auto& j : out) {
-      t.add({j["lab"], j["phase"], std::to_string(j["nodes"].size()),
-             std::to_string(j["links"].size()), j["source"]});
+    for (const auto& st : out) {
+      t.add({st.state.lab, st.state.phase, std::to_string(st.state.plan.nodes.size()),
+             std::to_string(st.state.plan.links.size()), st.state.source});
     }
     t.print(std::cout, "");
     return kExitOk;
   }
-  print_lab_status(std::cout, store.load(labs[0]), out[0], live);
+  print_lab_status(std::cout, out[0]);
   return kExitOk;
 }
 

@@ -13,35 +13,37 @@
 #include "controller/lab/plan.h"
 #include "controller/lab/plan_table.h"
 #include "controller/lab/route_book.h"
-#include "controller/observe/node_compute_status.h"
 
 namespace testbed {
 namespace {
 
-// Overlays what the timeline or `link set` changed since `up` (current.json), and sums up
-// the timeline's log: how many changes were applied and the worst lag.
-void add_current(nlohmann::json& lab, const std::string& dir) {
+constexpr std::array<const char*, 2> kDirections = {"a2b", "b2a"};
+
+const PlannedDirection& direction_of(const PlannedLink& l, size_t d) {
+  return d ? l.b2a : l.a2b;
+}
+
+// Each direction's values now: the plan's, over what the timeline or `link set` changed
+// since `up` (current.json).
+void read_current_values(LabStatus& st, const std::string& dir) {
   const CurrentLinks current = read_current(dir);
-  for (auto& link : lab["links"]) {
-    for (const char* dir_name : {"a2b", "b2a"}) {
-      auto& d = link[dir_name];
-      const std::string key = std::to_string(link["index"].get<size_t>()) + ":" + dir_name;
-      nlohmann::json now = {{"rate_bits_per_s", d["rate_bits_per_s"]},
-                            {"delay_us", d["delay_us"]},
-                            {"loss", d["loss_fraction"]},
-                            {"down", false}};
-      if (const auto it = current.find(key); it != current.end()) {
-        now["rate_bits_per_s"] = it->second.rate.bits_per_s;
-        now["delay_us"] = it->second.delay.us;
-        now["loss"] = it->second.loss.value;
-        now["down"] = it->second.down;  // cut by a fault (faults.md)
-      }
-      d["current"] = now;
+  for (const auto& l : st.state.plan.links) {
+    auto& pair = st.links.emplace_back();
+    for (size_t d = 0; d < 2; ++d) {
+      const DirectionParams& p = direction_of(l, d).params;
+      DirectionNow& now = pair[d].now;
+      now = {p.rate.bits_per_s, p.delay.us, p.loss.value, false};
+      const std::string key = std::to_string(l.index) + ":" + kDirections[d];
+      if (const auto it = current.find(key); it != current.end())
+        now = {it->second.rate.bits_per_s, it->second.delay.us, it->second.loss.value,
+               it->second.down};
     }
   }
+}
+
+// The timeline's log: how many changes were applied, and the worst lag.
+void read_timeline(LabStatus& st, const std::string& dir) {
   std::ifstream log(dir + "/timeline.csv");
-  int changes = 0;
-  double max_lag = 0;
   for (std::string line; std::getline(log, line);) {
     if (line.empty() || !std::isdigit(static_cast<unsigned char>(line[0]))) continue;
     std::istringstream fields(line);
@@ -49,196 +51,67 @@ void add_current(nlohmann::json& lab, const std::string& dir) {
     std::getline(fields, scheduled, ',');
     std::getline(fields, applied, ',');
     std::getline(fields, lag, ',');
-    ++changes;
-    max_lag = std::max(max_lag, std::stod(lag));
+    ++st.changes_applied;
+    st.max_lag_ms = std::max(st.max_lag_ms, std::stod(lag));
   }
-  lab["timeline"] = {{"changes_applied", changes}, {"max_lag_ms", max_lag}};
 }
 
-// Adds what the kernel says of each shaped direction; needs root, else stays configured-only.
-void add_live(nlohmann::json& lab, Kernel* kernel) {
+// What the kernel says of each node and shaped direction; needs root.
+void read_kernel(LabStatus& st, Kernel& kernel) {
   using counts = std::map<std::string, Kernel::TrafficCount>;
-  std::map<std::string, counts> background;  // by receiving namespace
-  for (auto& node : lab["nodes"]) {
-    node["present"] =
-        kernel ? nlohmann::json(kernel->namespace_exists(node["namespace"])) : nlohmann::json();
-  }
-  for (auto& link : lab["links"]) {
-    for (const char* dir : {"a2b", "b2a"}) {
-      auto& d = link[dir];
-      if (!kernel) continue;
-      const auto live = kernel->namespace_exists(d["namespace"])
-                            ? kernel->shaping(d["namespace"], d["dev"])
-                            : std::nullopt;
-      if (!live) {
-        d["kernel"] = nullptr;
-        continue;
-      }
-      d["kernel"] = {{"rate_bits_per_s", live->config.rate_bytes_per_s * 8},
-                     {"sent_bytes", live->sent_bytes},
-                     {"sent_packets", live->sent_packets},
-                     {"dropped_packets", live->dropped_packets}};
-      if (lab.contains("cross_traffic")) {
-        // The cross traffic it delivered (kernel.h, TrafficCounters), where it arrives;
-        // one read per receiving namespace.
-        const std::string rx_ns = d["receiver"]["namespace"];
-        auto it = background.find(rx_ns);
+  std::map<std::string, counts> background;  // by receiving namespace, one read each
+  for (size_t i = 0; i < st.nodes.size(); ++i)
+    st.nodes[i].present = kernel.namespace_exists(st.state.plan.nodes[i].ns);
+  const bool cross = !st.state.plan.traffic.empty();
+  for (size_t i = 0; i < st.links.size(); ++i) {
+    for (size_t d = 0; d < 2; ++d) {
+      const PlannedDirection& pd = direction_of(st.state.plan.links[i], d);
+      DirectionStatus& ds = st.links[i][d];
+      ds.kernel_asked = true;
+      const auto live =
+          kernel.namespace_exists(pd.ns) ? kernel.shaping(pd.ns, pd.dev) : std::nullopt;
+      if (!live) continue;
+      DirectionKernel k{live->config.rate_bytes_per_s * 8,
+                        live->sent_bytes,
+                        live->sent_packets,
+                        live->dropped_packets,
+                        cross,
+                        std::nullopt};
+      if (cross) {
+        auto it = background.find(pd.rx_ns);
         if (it == background.end())
           it = background
-                   .emplace(rx_ns, kernel->namespace_exists(rx_ns) ? kernel->traffic_counts(rx_ns)
-                                                                   : counts{})
+                   .emplace(pd.rx_ns, kernel.namespace_exists(pd.rx_ns)
+                                          ? kernel.traffic_counts(pd.rx_ns)
+                                          : counts{})
                    .first;
-        const auto c = it->second.find(d["receiver"]["dev"].get<std::string>());
-        d["kernel"]["background_bytes"] =
-            c == it->second.end() ? nlohmann::json() : nlohmann::json(c->second.bytes);
+        if (const auto c = it->second.find(pd.rx_dev); c != it->second.end())
+          k.background_bytes = c->second.bytes;
       }
+      ds.kernel = k;
     }
   }
 }
 
 // The emulation health of the lab's newest run (runs/ files are named by ISO 8601 time, so
 // the greatest name is the newest), as `train` recorded it.
-void add_last_run_health(nlohmann::json& j, const std::string& dir) {
+std::optional<LastRunHealth> last_run_health(const std::string& dir) {
   std::string newest;
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(dir + "/runs", ec)) {
     const std::string p = e.path().string();
     if (e.path().extension() == ".json" && p > newest) newest = p;
   }
-  if (newest.empty()) return;
+  if (newest.empty()) return std::nullopt;
   try {
     std::ifstream in(newest);
     const auto run = nlohmann::json::parse(in);
-    if (run.contains("health"))
-      j["last_run_health"] = {{"file", newest}, {"health", run["health"]}};
+    if (run.contains("health")) return LastRunHealth{newest, run["health"]};
   } catch (const std::exception&) {
     // a run being written: no health to show yet
   }
+  return std::nullopt;
 }
-
-void print_health(std::ostream& out, const nlohmann::json& last) {
-  const auto& h = last["health"];
-  const auto& late = h["release_lateness_ms"];
-  out << "\nemulation health of the last run (" << last["file"].get<std::string>()
-      << "): " << (h["healthy"].get<bool>() ? "healthy" : "UNHEALTHY") << "\n  delay-line "
-      << "release lateness p50/p99/max " << late["p50"] << "/" << late["p99"] << "/" << late["max"]
-      << " ms over " << late["packets"] << " packets";
-  if (h.contains("emulator_lateness_ms"))  // runs recorded before the split lack it
-    out << " (p99 " << h["emulator_lateness_ms"]["p99"] << " ms less the host's stalls)";
-  out << "; CPUs saturated " << std::lround(h["cpu_saturated_share"].get<double>() * 100)
-      << "% of the run";
-  if (!h["min_backlogged_rate_ratio"].is_null())
-    out << "; slowest backlogged link at "
-        << std::lround(h["min_backlogged_rate_ratio"].get<double>() * 100) << "% of its rate";
-  out << "\n";
-  for (const auto& p : h["problems"]) out << "  " << p.get<std::string>() << "\n";
-  for (const auto& n : h.value("notes", nlohmann::json::array()))
-    out << "  note: " << n.get<std::string>() << "\n";
-}
-
-// Each entry of the lab's cross traffic, and what it delivered on each direction so far.
-void print_cross_traffic(std::ostream& out, const nlohmann::json& status) {
-  out << "\ncross traffic (docs/topologies.md#cross-traffic)\n";
-  TextTable entries({"KIND", "FROM", "TO", "AMOUNT", "START", "STOP", "PORT", "PATH"});
-  for (const auto& t : status["cross_traffic"]) {
-    const std::string kind = t["kind"];
-    std::string path;
-    for (const auto& d : t["path"]) path += (path.empty() ? "" : " ") + d.get<std::string>();
-    const std::string amount = kind == "bulk"
-                                   ? std::to_string(t["flows"].get<int>()) + " flows"
-                                   : format_rate(Rate{t["rate_bits_per_s"].get<uint64_t>()}) +
-                                         (kind == "poisson" ? " mean" : "");
-    entries.add({kind, t["from"], t["to"], amount,
-                 format_time(Duration{static_cast<int64_t>(t["start_s"].get<double>() * 1e6)}),
-                 t["stop_s"].is_null()
-                     ? "-"
-                     : format_time(Duration{static_cast<int64_t>(t["stop_s"].get<double>() * 1e6)}),
-                 std::to_string(t["port"].get<int>()), path});
-  }
-  entries.print(out);
-  TextTable delivered({"FROM", "TO", "BACKGROUND DELIVERED"});
-  for (const auto& l : status["links"]) {
-    for (const char* dir : {"a2b", "b2a"}) {
-      const auto& d = l[dir];
-      if (!d.contains("kernel") || d["kernel"].is_null() ||
-          d["kernel"].value("background_bytes", nlohmann::json()).is_null())
-        continue;
-      const uint64_t bytes = d["kernel"]["background_bytes"];
-      if (bytes > 0) delivered.add({d["from"], d["to"], std::to_string(bytes) + "B"});
-    }
-  }
-  delivered.print(out);
-}
-
-}  // namespace
-
-// `status` is lab_status()'s JSON, as `status --json` prints it: the plan with what is live.
-void print_lab_status(std::ostream& out, const LabState& s, const nlohmann::json& status,
-                      bool live) {
-  out << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since " << s.created_at
-      << ")\n\nnodes\n";
-  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT", "STATE"});
-  for (const auto& n : status["nodes"]) {
-    nodes.add({n["name"], n["namespace"], n["address"],
-               n["present"].is_null() ? "?" : (n["present"].get<bool>() ? "yes" : "NO"),
-               n.value("state", "running")});
-  }
-  nodes.print(out);
-  print_compute(out, status);
-  for (const auto& [key, what] :
-       {std::pair{"metrics_url", "metrics"}, std::pair{"prometheus_url", "prometheus"},
-        std::pair{"grafana_url", "grafana"}}) {
-    if (status.contains(key)) out << what << ": " << status[key].get<std::string>() << "\n";
-  }
-  out << "\nbackend for delay, jitter and loss: " << status.value("backend", "?") << " ("
-      << status.value("backend_reason", "") << ")\n";
-  const auto& tl = status["timeline"];
-  out << "timeline: " << tl["changes_applied"] << " scheduled changes applied, worst lag "
-      << tl["max_lag_ms"] << " ms\n";
-  out << "\nlinks (per direction, current values)\n";
-  TextTable links(
-      {"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "STATE", "KERNEL RATE", "SENT", "DROPS"});
-  for (const auto& l : status["links"]) {
-    for (const char* dir : {"a2b", "b2a"}) {
-      const auto& d = l[dir];
-      const bool have = d.contains("kernel") && !d["kernel"].is_null();
-      const auto& now = d["current"];
-      links.add({d["from"], d["to"], d["dev"],
-                 format_rate(Rate{now["rate_bits_per_s"].get<uint64_t>()}),
-                 format_duration(Duration{now["delay_us"].get<int64_t>()}),
-                 // Bursty loss shows its long-run mean (burst_loss.h).
-                 d.contains("gilbert_elliott")
-                     ? "GE " + format_percent(
-                                   Fraction{burst_loss_from_json(d["gilbert_elliott"]).mean_loss()})
-                     : format_percent(Fraction{now["loss"].get<double>()}),
-                 now.value("down", false) ? "DOWN" : "up",
-                 have ? format_rate(Rate{d["kernel"]["rate_bits_per_s"].get<uint64_t>()})
-                      : (live ? "MISSING" : "?"),
-                 have ? std::to_string(d["kernel"]["sent_bytes"].get<uint64_t>()) + "B" : "",
-                 have ? std::to_string(d["kernel"]["dropped_packets"].get<uint64_t>()) : ""});
-    }
-  }
-  links.print(out);
-  if (status.contains("cross_traffic")) print_cross_traffic(out, status);
-  out << "\nroutes\n";
-  const auto& listed = status["routes"];
-  if (listed.is_array()) {
-    TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
-    for (const auto& r : listed) {
-      std::string path;
-      for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
-      routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
-    }
-    routes.print(out);
-  } else if (listed.is_object()) {
-    out << "  " << listed.value("count", 0) << " routes: " << listed.value("rule", "")
-        << " (--routes lists them)\n";
-  }
-  if (status.contains("last_run_health")) print_health(out, status["last_run_health"]);
-  if (!live) out << "\n(run as root to add what the kernel reports)\n";
-}
-
-namespace {
 
 std::vector<std::string> node_names(const Plan& plan) {
   std::vector<std::string> names;
@@ -271,68 +144,130 @@ nlohmann::json route_summary(const LabRoutes& routes, const LabState& s) {
 
 // The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
 // and the whole lab's plan (every host's nodes and links) makes them again.
-void add_routes(nlohmann::json& lab, const LabRoutes& routes, const LabState& s,
-                RouteListing listing) {
-  const auto& summary = lab["routes"];
-  if (!summary.is_object() || listing == RouteListing::kNone ||
-      !list_routes(summary.value("count", size_t{0}), listing == RouteListing::kAll)) {
+void list_routes_asked(LabStatus& st, const LabRoutes& routes, RouteListing listing) {
+  if (!st.routes.is_object() || listing == RouteListing::kNone ||
+      !list_routes(st.routes.value("count", size_t{0}), listing == RouteListing::kAll)) {
     return;
   }
   if (!routes.book) {
     if (!routes.error.empty())
-      lab["routes_error"] = "cannot make the routes from the plan: " + routes.error;
+      st.routes_error = "cannot make the routes from the plan: " + routes.error;
     return;
   }
-  lab["routes"] = routes_to_json(*routes.book, node_names(s.plan), true);
+  st.routes = routes_to_json(*routes.book, node_names(st.state.plan), true);
 }
 
 // The delay lines' figures now, cumulative since `up`: packets released and dropped, and
-// how late, with the histogram itself ("B:COUNT ... max:US", lateness_histogram.h) so that
-// a reader polling status can subtract two and see one interval's lateness (bench/soak.sh).
-// Asked of every node; a node without a delay line has no socket and answers at once.
-void add_delay_lines(nlohmann::json& lab, const std::string& dir) {
-  std::vector<std::string> nodes;
-  for (const auto& n : lab["nodes"]) nodes.push_back(n.value("name", ""));
+// how late. Asked of every node; a node without a delay line has no socket and answers at
+// once.
+std::optional<DelayLinesStatus> read_delay_lines(const LabStatus& st, const std::string& dir) {
+  std::vector<std::string> nodes = node_names(st.state.plan);
   constexpr int kTimeoutMs = 500;  // a delay line answers within milliseconds unless starved
   const DelayLineSnapshot lines = query_delay_lines(dir, nodes, kTimeoutMs);
-  if (lines.empty()) return;
-  LatenessHistogram late;
-  uint64_t released = 0, dropped = 0;
+  if (lines.empty()) return std::nullopt;
+  DelayLinesStatus s;
+  s.answering = lines.size();
   for (const auto& [node, queues] : lines) {
     for (const auto& [queue, q] : queues) {
-      late.merge(q.lateness);
-      released += q.released;
-      dropped += q.queue_dropped + q.user_dropped;
+      s.lateness.merge(q.lateness);
+      s.released += q.released;
+      s.dropped += q.queue_dropped + q.user_dropped;
     }
   }
-  lab["delay_lines"] = {{"answering", lines.size()},
-                        {"released", released},
-                        {"dropped", dropped},
-                        {"lateness_ms",
-                         {{"p50", static_cast<double>(late.quantile_us(0.5)) / 1000},
-                          {"p99", static_cast<double>(late.quantile_us(0.99)) / 1000},
-                          {"max", static_cast<double>(late.max_us()) / 1000}}},
-                        {"lateness_histogram", late.format()}};
+  return s;
+}
+
+void print_health(std::ostream& out, const nlohmann::json& last) {
+  const auto& h = last["health"];
+  const auto& late = h["release_lateness_ms"];
+  out << "\nemulation health of the last run (" << last["file"].get<std::string>()
+      << "): " << (h["healthy"].get<bool>() ? "healthy" : "UNHEALTHY") << "\n  delay-line "
+      << "release lateness p50/p99/max " << late["p50"] << "/" << late["p99"] << "/" << late["max"]
+      << " ms over " << late["packets"] << " packets";
+  if (h.contains("emulator_lateness_ms"))  // runs recorded before the split lack it
+    out << " (p99 " << h["emulator_lateness_ms"]["p99"] << " ms less the host's stalls)";
+  out << "; CPUs saturated " << std::lround(h["cpu_saturated_share"].get<double>() * 100)
+      << "% of the run";
+  if (!h["min_backlogged_rate_ratio"].is_null())
+    out << "; slowest backlogged link at "
+        << std::lround(h["min_backlogged_rate_ratio"].get<double>() * 100) << "% of its rate";
+  out << "\n";
+  for (const auto& p : h["problems"]) out << "  " << p.get<std::string>() << "\n";
+  for (const auto& n : h.value("notes", nlohmann::json::array()))
+    out << "  note: " << n.get<std::string>() << "\n";
+}
+
+// Each entry of the lab's cross traffic, and what it delivered on each direction so far.
+void print_cross_traffic(std::ostream& out, const LabStatus& st) {
+  out << "\ncross traffic (docs/topologies.md#cross-traffic)\n";
+  TextTable entries({"KIND", "FROM", "TO", "AMOUNT", "START", "STOP", "PORT", "PATH"});
+  for (const auto& t : st.state.plan.traffic) {
+    std::string path;
+    for (const auto& d : t.path) path += (path.empty() ? "" : " ") + d;
+    const std::string amount = t.kind == CrossTraffic::Kind::kBulk
+                                   ? std::to_string(t.flows) + " flows"
+                                   : format_rate(Rate{t.rate_bits_per_s}) +
+                                         (t.kind == CrossTraffic::Kind::kPoisson ? " mean" : "");
+    entries.add({kind_name(t.kind), t.from, t.to, amount, format_time(Duration{t.start_us}),
+                 t.stop_us ? format_time(Duration{*t.stop_us}) : "-", std::to_string(t.port),
+                 path});
+  }
+  entries.print(out);
+  TextTable delivered({"FROM", "TO", "BACKGROUND DELIVERED"});
+  for (size_t i = 0; i < st.links.size(); ++i) {
+    for (size_t d = 0; d < 2; ++d) {
+      const auto& k = st.links[i][d].kernel;
+      if (!k || !k->background_bytes || *k->background_bytes == 0) continue;
+      const PlannedDirection& pd = direction_of(st.state.plan.links[i], d);
+      delivered.add({pd.from, pd.to, std::to_string(*k->background_bytes) + "B"});
+    }
+  }
+  delivered.print(out);
 }
 
 }  // namespace
 
-nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
-                          RouteListing listing) {
-  const LabState s = store.load(lab);
-  const LabRoutes routes = lab_routes(store, s);
+LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
+                     RouteListing listing) {
+  LabStatus st;
+  st.state = store.load(lab);
+  const std::string dir = store.dir(lab);
+  const Plan& plan = st.state.plan;
+  // Each node's state after its last crash, pause or resume (node_faults.h).
+  const auto states = lab_node_states(store, lab, plan);
+  for (const auto& n : plan.nodes) st.nodes.push_back({std::nullopt, states.at(n.name)});
+  read_current_values(st, dir);
+  read_timeline(st, dir);
+  const LabRoutes routes = lab_routes(store, st.state);
+  st.routes = route_summary(routes, st.state);
+  list_routes_asked(st, routes, listing);
+  st.last_run = last_run_health(dir);
+  st.compute = read_lab_compute(st.state);
+  if (kernel) {
+    st.live = true;
+    read_kernel(st, *kernel);
+    st.delay_lines = read_delay_lines(st, dir);  // root: the delay lines' sockets are root's
+  }
+  return st;
+}
+
+nlohmann::json to_json(const LabStatus& st) {
+  const LabState& s = st.state;
   // The plan's own JSON (plan.cpp) for its nodes, links and cross traffic, so that status
-  // and plan.json name every field alike.
-  nlohmann::json j = {{"lab", s.lab},
-                      {"phase", s.phase},
-                      {"source", s.source},
-                      {"created_at", s.created_at},
-                      {"nodes", plan_nodes_to_json(s.plan)},
-                      {"links", plan_links_to_json(s.plan)},
-                      {"routes", route_summary(routes, s)},
-                      {"backend", s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)},
-                      {"backend_reason", s.plan.backend_reason},
-                      {"time_scale", s.time_scale}};
+  // and plan.json name every field alike; the readings beside each.
+  nlohmann::json j = {
+      {"lab", s.lab},
+      {"phase", s.phase},
+      {"source", s.source},
+      {"created_at", s.created_at},
+      {"nodes", plan_nodes_to_json(s.plan)},
+      {"links", plan_links_to_json(s.plan)},
+      {"routes", st.routes},
+      {"backend", s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)},
+      {"backend_reason", s.plan.backend_reason},
+      {"time_scale", s.time_scale},
+      {"timeline", {{"changes_applied", st.changes_applied}, {"max_lag_ms", st.max_lag_ms}}}};
+  if (!st.routes_error.empty()) j["routes_error"] = st.routes_error;
   for (const auto& t : s.plan.traffic) j["cross_traffic"].push_back(traffic_to_json(t));
   if (!s.plan_problem.empty()) j["plan_problem"] = s.plan_problem;
   // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
@@ -341,16 +276,116 @@ nlohmann::json lab_status(const LabStore& store, const std::string& lab, Kernel*
         std::pair{"grafana", "grafana_url"}}) {
     if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
   }
-  add_current(j, store.dir(lab));
-  // Each node's state after its last crash, pause or resume (node_faults.h).
-  const auto states = lab_node_states(store, lab, s.plan);
-  for (auto& node : j["nodes"]) node["state"] = states.at(node.value("name", ""));
-  add_routes(j, routes, s, listing);
-  add_last_run_health(j, store.dir(lab));
-  add_live(j, kernel);
-  add_compute(j, s);
-  if (kernel) add_delay_lines(j, store.dir(lab));  // root: the delay lines' sockets are root's
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    auto& node = j["nodes"][i];
+    node["state"] = st.nodes[i].state;
+    node["present"] = st.nodes[i].present ? nlohmann::json(*st.nodes[i].present) : nlohmann::json();
+    if (st.compute && i < st.compute->nodes.size())
+      node["compute_used"] = compute_used_to_json(st.compute->cgroup, st.compute->nodes[i]);
+  }
+  for (size_t i = 0; i < st.links.size(); ++i) {
+    for (size_t d = 0; d < 2; ++d) {
+      const DirectionStatus& ds = st.links[i][d];
+      auto& out = j["links"][i][kDirections[d]];
+      out["current"] = {{"rate_bits_per_s", ds.now.rate_bits_per_s},
+                        {"delay_us", ds.now.delay_us},
+                        {"loss", ds.now.loss},
+                        {"down", ds.now.down}};
+      if (!ds.kernel_asked) continue;
+      if (!ds.kernel) {
+        out["kernel"] = nullptr;
+        continue;
+      }
+      const DirectionKernel& k = *ds.kernel;
+      out["kernel"] = {{"rate_bits_per_s", k.rate_bits_per_s},
+                       {"sent_bytes", k.sent_bytes},
+                       {"sent_packets", k.sent_packets},
+                       {"dropped_packets", k.dropped_packets}};
+      if (k.counts_background)
+        out["kernel"]["background_bytes"] =
+            k.background_bytes ? nlohmann::json(*k.background_bytes) : nlohmann::json();
+    }
+  }
+  if (st.last_run)
+    j["last_run_health"] = {{"file", st.last_run->file}, {"health", st.last_run->health}};
+  // The histogram itself ("B:COUNT ... max:US", lateness_histogram.h), so that a reader
+  // polling status can subtract two and see one interval's lateness (bench/soak.sh).
+  if (st.delay_lines) {
+    const LatenessHistogram& late = st.delay_lines->lateness;
+    j["delay_lines"] = {{"answering", st.delay_lines->answering},
+                        {"released", st.delay_lines->released},
+                        {"dropped", st.delay_lines->dropped},
+                        {"lateness_ms",
+                         {{"p50", static_cast<double>(late.quantile_us(0.5)) / 1000},
+                          {"p99", static_cast<double>(late.quantile_us(0.99)) / 1000},
+                          {"max", static_cast<double>(late.max_us()) / 1000}}},
+                        {"lateness_histogram", late.format()}};
+  }
   return j;
+}
+
+void print_lab_status(std::ostream& out, const LabStatus& st) {
+  const LabState& s = st.state;
+  out << "lab " << s.lab << " (" << s.phase << ", from " << s.source << ", since " << s.created_at
+      << ")\n\nnodes\n";
+  TextTable nodes({"NODE", "NAMESPACE", "ADDRESS", "PRESENT", "STATE"});
+  for (size_t i = 0; i < st.nodes.size(); ++i) {
+    const PlannedNode& n = s.plan.nodes[i];
+    const auto& present = st.nodes[i].present;
+    nodes.add({n.name, n.ns, n.address.str(), !present ? "?" : (*present ? "yes" : "NO"),
+               st.nodes[i].state});
+  }
+  nodes.print(out);
+  if (st.compute) print_compute(out, s.plan, *st.compute);
+  for (const auto& [what, name] :
+       {std::pair{"exporter", "metrics"}, std::pair{"prometheus", "prometheus"},
+        std::pair{"grafana", "grafana"}}) {
+    if (const auto it = s.urls.find(what); it != s.urls.end())
+      out << name << ": " << it->second << "\n";
+  }
+  out << "\nbackend for delay, jitter and loss: "
+      << (s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)) << " (" << s.plan.backend_reason
+      << ")\n";
+  out << "timeline: " << st.changes_applied << " scheduled changes applied, worst lag "
+      << nlohmann::json(st.max_lag_ms) << " ms\n";
+  out << "\nlinks (per direction, current values)\n";
+  TextTable links(
+      {"FROM", "TO", "DEV", "RATE", "DELAY", "LOSS", "STATE", "KERNEL RATE", "SENT", "DROPS"});
+  for (size_t i = 0; i < st.links.size(); ++i) {
+    for (size_t d = 0; d < 2; ++d) {
+      const PlannedDirection& pd = direction_of(s.plan.links[i], d);
+      const DirectionStatus& ds = st.links[i][d];
+      const auto& k = ds.kernel;
+      links.add({pd.from, pd.to, pd.dev, format_rate(Rate{ds.now.rate_bits_per_s}),
+                 format_duration(Duration{ds.now.delay_us}),
+                 // Bursty loss shows its long-run mean (burst_loss.h).
+                 pd.params.burst_loss
+                     ? "GE " + format_percent(Fraction{pd.params.burst_loss->mean_loss()})
+                     : format_percent(Fraction{ds.now.loss}),
+                 ds.now.down ? "DOWN" : "up",
+                 k ? format_rate(Rate{k->rate_bits_per_s}) : (st.live ? "MISSING" : "?"),
+                 k ? std::to_string(k->sent_bytes) + "B" : "",
+                 k ? std::to_string(k->dropped_packets) : ""});
+    }
+  }
+  links.print(out);
+  if (!s.plan.traffic.empty()) print_cross_traffic(out, st);
+  out << "\nroutes\n";
+  if (st.routes.is_array()) {
+    TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+    for (const auto& r : st.routes) {
+      std::string path;
+      for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
+      routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+    }
+    routes.print(out);
+  } else if (st.routes.is_object()) {
+    out << "  " << st.routes.value("count", 0) << " routes: " << st.routes.value("rule", "")
+        << " (--routes lists them)\n";
+  }
+  if (st.last_run)
+    print_health(out, {{"file", st.last_run->file}, {"health", st.last_run->health}});
+  if (!st.live) out << "\n(run as root to add what the kernel reports)\n";
 }
 
 }  // namespace testbed

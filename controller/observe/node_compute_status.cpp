@@ -20,48 +20,46 @@ std::string fixed(double v, int digits) {
 
 }  // namespace
 
-void add_compute(nlohmann::json& lab, const LabState& s) {
-  if (!any_node_group(s.cgroups)) return;
+std::optional<LabCompute> read_lab_compute(const LabState& s) {
+  if (!any_node_group(s.cgroups)) return std::nullopt;
   CgroupLayout layout;
   try {
     layout = host_cgroup_layout();
   } catch (const std::exception&) {
-    return;
+    return std::nullopt;
   }
-  for (auto& node : lab["nodes"]) {
-    const NodeCgroupUsage u = read_node_cgroup(layout, node.value("namespace", ""));
-    node["compute_used"] = {{"cgroup", version_name(layout)},
-                            {"cpus_now", u.cpus ? nlohmann::json(*u.cpus) : nlohmann::json()},
-                            {"cpu_s", u.cpu_s},
-                            {"throttled_s", u.throttled_s},
-                            {"periods", u.periods},
-                            {"throttled_periods", u.throttled_periods},
-                            {"memory_bytes", u.memory_bytes},
-                            {"memory_peak_bytes", u.memory_peak_bytes},
-                            {"oom_kills", u.oom_kills}};
-  }
+  LabCompute c{version_name(layout), {}};
+  for (const auto& n : s.plan.nodes) c.nodes.push_back(read_node_cgroup(layout, n.ns));
+  return c;
 }
 
-void print_compute(std::ostream& out, const nlohmann::json& lab) {
-  bool any = false;
-  for (const auto& n : lab["nodes"]) any = any || n.contains("compute_used");
-  if (!any) return;
-  out << "\ncompute (cgroup " << lab["nodes"][0]["compute_used"].value("cgroup", "?") << ")\n";
+nlohmann::json compute_used_to_json(const std::string& cgroup, const NodeCgroupUsage& u) {
+  return {{"cgroup", cgroup},
+          {"cpus_now", u.cpus ? nlohmann::json(*u.cpus) : nlohmann::json()},
+          {"cpu_s", u.cpu_s},
+          {"throttled_s", u.throttled_s},
+          {"periods", u.periods},
+          {"throttled_periods", u.throttled_periods},
+          {"memory_bytes", u.memory_bytes},
+          {"memory_peak_bytes", u.memory_peak_bytes},
+          {"oom_kills", u.oom_kills}};
+}
+
+void print_compute(std::ostream& out, const Plan& plan, const LabCompute& c) {
+  out << "\ncompute (cgroup " << c.cgroup << ")\n";
   TextTable t({"NODE", "CPUS", "CPUSET", "MEMORY", "CPU USED S", "THROTTLED S", "PEAK MEMORY",
                "OOM KILLS"});
-  for (const auto& n : lab["nodes"]) {
-    if (!n.contains("compute_used")) continue;
-    const auto& u = n["compute_used"];
-    const auto c = n.value("compute", nlohmann::json::object());
+  for (size_t i = 0; i < plan.nodes.size() && i < c.nodes.size(); ++i) {
+    const PlannedNode& n = plan.nodes[i];
+    const NodeCgroupUsage& u = c.nodes[i];
     std::string cpuset;
-    for (const auto& cpu : c.value("cpuset", nlohmann::json::array()))
-      cpuset += (cpuset.empty() ? "" : ",") + std::to_string(cpu.get<int>());
-    t.add({n.value("name", ""), u["cpus_now"].is_null() ? "all" : fixed(u["cpus_now"], 2),
-           cpuset.empty() ? "any" : cpuset,
-           c.contains("memory_bytes") ? format_memory_size(c["memory_bytes"]) : "-",
-           fixed(u["cpu_s"], 2), fixed(u["throttled_s"], 2),
-           fixed(u["memory_peak_bytes"].get<double>() / (1 << 20), 1) + " MiB",
-           std::to_string(u["oom_kills"].get<uint64_t>())});
+    for (const int cpu : n.compute.cpuset)
+      cpuset += (cpuset.empty() ? "" : ",") + std::to_string(cpu);
+    t.add({n.name, u.cpus ? fixed(*u.cpus, 2) : "all", cpuset.empty() ? "any" : cpuset,
+           n.compute.memory_bytes ? format_memory_size(*n.compute.memory_bytes) : "-",
+           fixed(u.cpu_s, 2), fixed(u.throttled_s, 2),
+           fixed(static_cast<double>(u.memory_peak_bytes) / (1 << 20), 1) + " MiB",
+           std::to_string(u.oom_kills)});
   }
   t.print(out);
 }

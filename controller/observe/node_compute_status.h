@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,10 +15,17 @@
 
 namespace testbed {
 
-// Adds "compute_used" to each of `lab`'s nodes when the lab made control groups.
-void add_compute(nlohmann::json& lab, const LabState& s);
-// The table of it; nothing when no node has one.
-void print_compute(std::ostream& out, const nlohmann::json& lab);
+// What each node's group counted so far, in the plan's order of nodes; std::nullopt when
+// the lab made no control groups.
+struct LabCompute {
+  std::string cgroup;  // "v1" or "v2"
+  std::vector<NodeCgroupUsage> nodes;
+};
+std::optional<LabCompute> read_lab_compute(const LabState& s);
+// A node's "compute_used" in status --json.
+nlohmann::json compute_used_to_json(const std::string& cgroup, const NodeCgroupUsage& u);
+// The table of it beside each node's limits (the plan's).
+void print_compute(std::ostream& out, const Plan& plan, const LabCompute& c);
 
 // One line per throttled node of a ComputeMeter's summary, for people: "node d: held back
 // by its share (cpus 0.25) in 96% of the run's periods, 3.1 s of CPU used".
