@@ -57,10 +57,6 @@ std::string check_servers(const std::string& value) {
 std::string check_workers(const std::string& value) {
   return value.empty() ? "expected all, or node names separated by commas" : "";
 }
-std::string check_node(const std::string& value) {
-  return value.empty() ? "expected a node's name" : "";
-}
-
 std::vector<OptionSpec> make_core_options() {
   using T = OptionSpec::Type;
   // A bound that keeps a count in an int with room to spare: no run comes near it.
@@ -95,7 +91,7 @@ std::vector<OptionSpec> make_core_options() {
        .max = kUnbounded,
        .arg = "T",
        .unit = "seconds"},
-      {.name = "server", .type = T::kText, .check = check_node, .arg = "NODE"},
+      {.name = "server", .type = T::kText, .check = check_node_name, .arg = "NODE"},
       {.name = "workers-per-dc",
        .type = T::kInt,
        .min = 1,

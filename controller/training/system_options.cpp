@@ -87,6 +87,10 @@ std::string number_of(const OptionSpec& spec, const std::string& value, double& 
 
 }  // namespace
 
+std::string check_node_name(const std::string& value) {
+  return value.empty() ? "expected a node's name" : "";
+}
+
 std::string number_text(double v) {
   // A whole number in full (1000000, not 1e+06); others in the stream's shortest form.
   if (v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));

@@ -51,6 +51,10 @@ struct OptionSpec {
 // No upper bound for a number.
 inline constexpr double kUnbounded = std::numeric_limits<double>::infinity();
 
+// A kText option's check for a node's name (--server, --replica, --standby): not empty; the
+// run checks it against the lab's nodes.
+std::string check_node_name(const std::string& value);
+
 // A number as a user would write it, for a default (0.7, 0.0004): the tables' fallbacks.
 std::string number_text(double v);
 

@@ -1,14 +1,6 @@
 #include "controller/training/mlfabric/mlfabric_options.h"
 
 namespace testbed {
-namespace {
-
-std::string check_node(const std::string& value) {
-  return value.empty() ? "expected a node's name" : "";
-}
-
-}  // namespace
-
 std::vector<OptionSpec> mlfabric_s_options() {
   using T = OptionSpec::Type;
   return {
@@ -50,7 +42,7 @@ std::vector<OptionSpec> mlfabric_a_options() {
   o.push_back({.name = "replica",
                .type = T::kText,
                .help = "the hot-standby replica's node (Sec. 5.3; unset: none)",
-               .check = check_node,
+               .check = check_node_name,
                .arg = "NODE"});
   o.push_back({.name = "div-max",
                .type = T::kInt,
@@ -63,7 +55,7 @@ std::vector<OptionSpec> mlfabric_a_options() {
   o.push_back({.name = "standby",
                .type = T::kText,
                .help = "the node loading the server's last checkpoint when it dies (Sec. 7.3)",
-               .check = check_node,
+               .check = check_node_name,
                .arg = "NODE"});
   o.push_back({.name = "checkpoint-every",
                .type = T::kInt,
