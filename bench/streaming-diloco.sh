@@ -29,7 +29,7 @@ parts=${PARTS:-target bytes sweep capture}
 profiles=${PROFILES:-internet2 cloud-3}
 rates=${RATES:-5 20 80 320}
 dense_scale=${DENSE_SCALE:-0.01}
-out=bench/out/streaming-diloco
+out=${OUT:-bench/out/streaming-diloco}
 mkdir -p "$out"
 lab=""
 cleanup() { [ -n "$lab" ] && "$tb" down "$lab" >/dev/null 2>&1 || true; }

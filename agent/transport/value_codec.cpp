@@ -1,5 +1,7 @@
 #include "agent/transport/value_codec.h"
 
+#include "agent/transport/int8_codebook.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -113,9 +115,18 @@ std::vector<float> fp4_decode(const uint8_t* bytes, size_t size) {
 
 const std::vector<ValueCodec>& codecs() {
   static const std::vector<ValueCodec> kCodecs = {
-      {0, "fp32", fp32_encode, fp32_decode},
-      {1, "bf16", bf16_encode, bf16_decode},
-      {2, "fp4", fp4_encode, fp4_decode},
+      {0, "fp32", fp32_encode, fp32_decode, "4 bytes a value, exact"},
+      {1, "bf16", bf16_encode, bf16_decode,
+       "2 bytes a value: fp32's upper half, rounded to nearest, ties to even"},
+      {2, "fp4", fp4_encode, fp4_decode,
+       "half a byte a value, E3M0 (Streaming DiLoCo's 4-bit floats); our choice: the "
+       "message's largest magnitude as its scale, an fp32 ahead of the values"},
+      {3, "int8", int8_encode, int8_decode,
+       "a byte a value and a 256-entry fp32 table a message (INTELLECT-1's int8 all-reduce): "
+       "256 bins over 6 standard deviations about zero, each bin's entry the mean of its "
+       "values; our choice: a message of at most 256 distinct values goes exactly, its "
+       "values as its table, so a ring's all-gather forwards a sum unchanged and every "
+       "replica holds the same one"},
   };
   return kCodecs;
 }
@@ -126,6 +137,15 @@ const ValueCodec* find_value_codec(const std::string& name) {
   for (const auto& c : codecs())
     if (name == c.name) return &c;
   return nullptr;
+}
+
+const std::vector<std::string>& value_codec_names() {
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const auto& c : codecs()) names.emplace_back(c.name);
+    return names;
+  }();
+  return kNames;
 }
 
 const ValueCodec* value_codec_by_id(uint8_t id) {

@@ -9,6 +9,8 @@
 //         +-scale x 2^-6 .. scale x 2^0, with the message's largest magnitude as its scale
 //         (an fp32 ahead of the values), rounded to the nearest level. The paper names the
 //         format; the scale per message is our choice (docs/streaming-diloco.md).
+//   int8  a byte a value and a 256-entry table a message: INTELLECT-1's int8 all-reduce
+//         (int8_codebook.h)
 #pragma once
 
 #include <cstddef>
@@ -25,10 +27,14 @@ struct ValueCodec {
   std::vector<uint8_t> (*encode)(const std::vector<float>& values);
   // The values of a payload; throws std::runtime_error for one no encoding of ours makes.
   std::vector<float> (*decode)(const uint8_t* bytes, size_t size);
+  // What it does and what of it is our choice: a run's summary says it beside the name.
+  const char* method;
 };
 
-// By name ("fp32", "bf16", "fp4") or by wire id; nullptr for an unknown one.
+// By name ("fp32", "bf16", "fp4", "int8") or by wire id; nullptr for an unknown one.
 const ValueCodec* find_value_codec(const std::string& name);
+// Every name, fp32 first: the choices a run's options offer.
+const std::vector<std::string>& value_codec_names();
 const ValueCodec* value_codec_by_id(uint8_t id);
 // `values` replaced by what a receiver decodes of them.
 void round_to(const ValueCodec& codec, std::vector<float>& values);

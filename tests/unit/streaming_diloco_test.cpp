@@ -122,10 +122,14 @@ std::vector<std::vector<float>> reduce_encoded(const std::string& algorithm, int
 
 TEST(ValueCodec, EveryWorkerEndsWithTheSameSumInFewerBits) {
   for (const std::string algorithm : {"ring", "tree"}) {
-    for (const std::string name : {"bf16", "fp4"}) {
-      const auto sums = reduce_encoded(algorithm, 4, *find_value_codec(name), 37);
-      for (size_t w = 1; w < sums.size(); ++w)
-        EXPECT_EQ(sums[w], sums[0]) << algorithm << " " << name << " worker " << w;
+    for (const std::string name : {"bf16", "fp4", "int8"}) {
+      // 4000 values: int8's segments take more than 256 distinct values, so they are binned.
+      for (const size_t values : {37, 4000}) {
+        const auto sums = reduce_encoded(algorithm, 4, *find_value_codec(name), values);
+        for (size_t w = 1; w < sums.size(); ++w)
+          EXPECT_EQ(sums[w], sums[0])
+              << algorithm << " " << name << " " << values << " worker " << w;
+      }
     }
   }
 }
@@ -167,7 +171,7 @@ TEST(StreamingDiloco, TheControllersTableGivesTheAgentsDefaultsAndRefusesByField
             StreamingPolicy{});
   StreamingPolicy p;
   p.fragments = 5;
-  p.wire = "fp4";
+  p.diloco.wire = "fp4";
   p.diloco.inner_steps = 20;
   EXPECT_EQ(streaming_policy_from_json(to_json(p)), p);
   nlohmann::json j = to_json(StreamingPolicy{});  // H 10, P 2: syncs 5 steps apart

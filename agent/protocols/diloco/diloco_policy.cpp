@@ -1,8 +1,21 @@
 #include "agent/protocols/diloco/diloco_policy.h"
 
 #include "agent/contracts/message_fields.h"
+#include "agent/transport/value_codec.h"
 
 namespace testbed {
+
+namespace {
+
+std::string codec_list() {
+  std::string s;
+  const auto& names = value_codec_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    s += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+  return s;
+}
+
+}  // namespace
 
 nlohmann::json to_json(const DilocoPolicy& p) {
   return {{"inner_steps", p.inner_steps},
@@ -10,14 +23,15 @@ nlohmann::json to_json(const DilocoPolicy& p) {
           {"outer_momentum", p.outer_momentum},
           {"inner", p.inner},
           {"inner_lr", p.inner_lr},
-          {"weight_decay", p.weight_decay}};
+          {"weight_decay", p.weight_decay},
+          {"wire", p.wire}};
 }
 
 DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw ContractError("setup.policy: is not an object");
   const FieldReader r(j, "setup.policy");
   r.refuse_unknown(
-      {"inner_steps", "outer_lr", "outer_momentum", "inner", "inner_lr", "weight_decay"});
+      {"inner_steps", "outer_lr", "outer_momentum", "inner", "inner_lr", "weight_decay", "wire"});
   DilocoPolicy p;
   p.inner_steps =
       r.in_range("inner_steps", r.required<int>("inner_steps"), 1, DilocoPolicy::kMostInnerSteps);
@@ -32,6 +46,8 @@ DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
       r.in_range("inner_lr", r.required<double>("inner_lr"), 0.0, DilocoPolicy::kMostInnerLr);
   p.weight_decay = r.in_range("weight_decay", r.required<double>("weight_decay"), 0.0,
                               DilocoPolicy::kMostWeightDecay);
+  p.wire = r.required<std::string>("wire");
+  if (!find_value_codec(p.wire)) throw r.error("wire", "is '" + p.wire + "', not " + codec_list());
   return p;
 }
 

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace testbed {
 
@@ -33,6 +34,9 @@ struct DilocoPolicy {
   std::string inner = "sgd";
   double inner_lr = 4e-4;     // the paper's AdamW learning rate
   double weight_decay = 0.1;  // the paper's AdamW weight decay
+  // The pseudo-gradients on the wire (agent/transport/value_codec.h), summed in fp32 at
+  // every worker: fp32, the paper's; int8, INTELLECT-1's (arXiv 2412.01152); bf16 or fp4.
+  std::string wire = "fp32";
   bool operator==(const DilocoPolicy&) const = default;
 };
 

@@ -24,6 +24,7 @@ class DilocoRounds : public RoundHooks {
   void configure(const TrainingSetup& setup) override;
   void start(std::vector<float> initial, int workers) override;
   const std::vector<float>& working() const override { return local_; }
+  const ValueCodec* encoding() const override { return find_value_codec(policy_.wire); }
   void step(uint64_t clock, const SparseUpdate& update) override;
   std::optional<Reduction> after_compute(uint64_t clock, bool last) override;
   void reduced(const std::vector<float>& sum) override;

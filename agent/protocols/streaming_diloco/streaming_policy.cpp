@@ -2,7 +2,6 @@
 
 #include "agent/contracts/message_fields.h"
 #include "agent/protocols/streaming_diloco/fragment_schedule.h"
-#include "agent/transport/value_codec.h"
 
 namespace testbed {
 
@@ -10,7 +9,7 @@ namespace {
 
 // Streaming DiLoCo's own fields; every other field is DiLoCo's.
 const std::vector<std::string>& streaming_fields() {
-  static const std::vector<std::string> kFields = {"fragments", "overlap", "mixing", "wire"};
+  static const std::vector<std::string> kFields = {"fragments", "overlap", "mixing"};
   return kFields;
 }
 
@@ -21,7 +20,6 @@ nlohmann::json to_json(const StreamingPolicy& p) {
   j["fragments"] = p.fragments;
   j["overlap"] = p.overlap;
   j["mixing"] = p.mixing;
-  j["wire"] = p.wire;
   return j;
 }
 
@@ -37,9 +35,6 @@ StreamingPolicy streaming_policy_from_json(const nlohmann::json& j) {
   const int gap = FragmentSchedule(p.diloco.inner_steps, p.fragments).least_gap();
   p.overlap = r.in_range("overlap", r.required<int>("overlap"), 0, gap - 1);
   p.mixing = r.in_range("mixing", r.required<double>("mixing"), 0.0, 1.0);
-  p.wire = r.required<std::string>("wire");
-  if (!find_value_codec(p.wire))
-    throw r.error("wire", "is '" + p.wire + "', not fp32, bf16 or fp4");
   return p;
 }
 

@@ -1,7 +1,7 @@
 // Streaming DiLoCo's own options (Douillard et al., 2025, "Streaming DiLoCo with
 // overlapping communication", arXiv 2501.18512), as its setup command carries them in
 // TrainingSetup::policy: DiLoCo's (H and both optimizers, diloco/diloco_policy.h) and its
-// own three, with the value encoding its pseudo-gradients take on the wire. One struct for
+// own three. One struct for
 // both ends; the controller's option table (controller/training/streaming_diloco/) takes
 // its defaults and ranges from here.
 #pragma once
@@ -16,7 +16,9 @@ namespace testbed {
 
 struct StreamingPolicy {
   static constexpr int kMostFragments = 64;
-  DilocoPolicy diloco;  // H (every fragment's), the outer and the inner optimizer
+  // H (every fragment's), the outer and the inner optimizer, and the pseudo-gradients'
+  // encoding on the wire (fp4: the paper's 4-bit floats, E3M0).
+  DilocoPolicy diloco;
   // P: the model is cut into this many fragments, each synchronized every H inner steps,
   // fragment p H/P steps after fragment 0, so a sync happens every H/P steps and each moves
   // 1/P of the model: the paper's point, the same bytes at a lower peak rate.
@@ -29,9 +31,6 @@ struct StreamingPolicy {
   // shared fragment after its outer step (the local copy trained on for tau steps
   // meanwhile). 0 replaces it, as DiLoCo does; the paper's 0.5.
   double mixing = 0.5;
-  // The pseudo-gradients' encoding on the wire (agent/transport/value_codec.h): fp32,
-  // bf16, or fp4 (the paper's 4-bit floats, E3M0); summed in fp32 at every worker.
-  std::string wire = "fp32";
   bool operator==(const StreamingPolicy&) const = default;
 };
 

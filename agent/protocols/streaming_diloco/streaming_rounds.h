@@ -26,7 +26,7 @@ namespace testbed {
 class StreamingRounds : public RoundHooks {
  public:
   void configure(const TrainingSetup& setup) override;
-  const ValueCodec* encoding() const override { return find_value_codec(policy_.wire); }
+  const ValueCodec* encoding() const override { return find_value_codec(policy_.diloco.wire); }
   void start(std::vector<float> initial, int workers) override;
   const std::vector<float>& working() const override { return local_; }
   void step(uint64_t clock, const SparseUpdate& update) override;

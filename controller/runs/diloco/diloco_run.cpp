@@ -5,6 +5,7 @@
 
 #include "agent/contracts/diloco/diloco_report.h"
 #include "agent/contracts/node_replies.h"
+#include "agent/transport/value_codec.h"
 
 namespace testbed {
 
@@ -33,6 +34,11 @@ void DilocoRun::summary(nlohmann::json& s) const {
   if (per_dc.empty()) return;
   s["diloco"] = {
       {"outer_steps", least}, {"outer_steps_per_data_center", per_dc}, {"frames_dropped", dropped}};
+  // The pseudo-gradients' encoding, and what of it is the paper's and what ours.
+  const nlohmann::json& policy = run_.options().policy;
+  if (policy.is_object() && policy.contains("wire") && policy["wire"].is_string())
+    if (const ValueCodec* c = find_value_codec(policy["wire"].get<std::string>()))
+      s["diloco"]["wire"] = {{"encoding", c->name}, {"method", c->method}};
 }
 
 }  // namespace testbed

@@ -1,6 +1,7 @@
 #include "controller/training/diloco/diloco_options.h"
 
 #include "agent/protocols/diloco/diloco_policy.h"
+#include "agent/transport/value_codec.h"
 
 namespace testbed {
 
@@ -50,6 +51,13 @@ std::vector<OptionSpec> diloco_options() {
        .max = P::kMostWeightDecay,
        .help = "AdamW's decoupled weight decay (the paper's 0.1)",
        .field = "weight_decay"},
+      {.name = "diloco-wire",
+       .type = T::kChoice,
+       .fallback = d.wire,
+       .choices = value_codec_names(),
+       .help = "the pseudo-gradients on the wire, summed in fp32 (int8: INTELLECT-1's, a byte "
+               "a value and a 256-entry table a message)",
+       .field = "wire"},
   };
 }
 

@@ -10,6 +10,13 @@ std::vector<OptionSpec> streaming_diloco_options() {
   using P = StreamingPolicy;
   const P d;  // the defaults, the agents' own
   std::vector<OptionSpec> specs = diloco_options();
+  // The encoding is DiLoCo's field; Streaming DiLoCo names it its own way, as its paper's
+  // quantization.
+  for (auto& s : specs)
+    if (s.name == "diloco-wire") {
+      s.name = "streaming-wire";
+      s.help = "the pseudo-gradients on the wire (fp4: the paper's 4-bit floats), summed in fp32";
+    }
   // The ranges that depend on H (fragments at most H, an overlap under H/P) are the
   // agents' check at setup, which names the field.
   specs.push_back({.name = "streaming-fragments",
@@ -36,13 +43,6 @@ std::vector<OptionSpec> streaming_diloco_options() {
                    .help = "alpha: the local copy's share when a synchronized fragment is merged "
                            "(0 replaces it, as DiLoCo)",
                    .field = "mixing"});
-  specs.push_back({.name = "streaming-wire",
-                   .type = T::kChoice,
-                   .fallback = d.wire,
-                   .choices = {"fp32", "bf16", "fp4"},
-                   .help = "the pseudo-gradients on the wire (fp4: the paper's 4-bit floats), "
-                           "summed in fp32",
-                   .field = "wire"});
   return specs;
 }
 
