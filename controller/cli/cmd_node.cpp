@@ -1,6 +1,6 @@
 // testbed node set LAB NODE --cpus X|all: the node's CPU share, in place (docs/compute.md).
-// testbed node crash|pause|resume|restart LAB NODE [--for D]: a fault of a node's processes
-// by hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
+// testbed node crash|pause|resume|restart|leave|join LAB NODE [--for D]: a fault of a node's
+// processes by hand, as a node's `schedule` gives it (node_faults.h says which processes and how).
 // A restart with nothing to restart (the node's last event is not a crash of launched
 // ranks) is refused with exit 2, nothing written.
 // `pause --for D` waits D, then resumes; an interrupt (Ctrl-C, SIGTERM) resumes at once, so

@@ -139,7 +139,8 @@ const std::map<std::string, Verb>& verbs() {
         "  profile's `partitions:` does the same at set times (docs/faults.md)."}},
       {"node",
        {run_node,
-        "node crash|pause|resume|restart LAB NODE [--for D] | node set LAB NODE --cpus X|all",
+        "node crash|pause|resume|restart|leave|join LAB NODE [--for D] | node set LAB NODE --cpus "
+        "X|all",
         "crash a node's processes (SIGKILL), pause them (SIGSTOP; --for D: then resume), "
         "resume them, or restart the launched ranks a crash killed; set: change its CPU share",
         "the processes are the node's job: a train's agents, a launch's ranks (each rank's\n"

@@ -56,6 +56,10 @@ const char* node_state_after(NodeEvent::Kind kind) {
     case NodeEvent::Kind::kRestart:
     case NodeEvent::Kind::kCpus:  // a share's change is no fault (node_compute_control.h)
       return "running";
+    case NodeEvent::Kind::kLeave:  // drained by an elastic run (runs/diloco/elastic_membership.h)
+      return "left";
+    case NodeEvent::Kind::kJoin:
+      return "running";
   }
   return "running";
 }
@@ -69,6 +73,8 @@ NodeFaultResult apply_node_fault(const LabState& state, const std::string& node,
   NodeFaultResult r{node, kind, 0, {}, 0};
   if (kind == NodeEvent::Kind::kRestart) return r;  // the launch runs its ranks again
   if (kind == NodeEvent::Kind::kCpus) return r;     // not a signal: node_compute_control.h
+  // Requests an elastic run reads, not signals.
+  if (kind == NodeEvent::Kind::kLeave || kind == NodeEvent::Kind::kJoin) return r;
   const int sig = kind == NodeEvent::Kind::kCrash   ? SIGKILL
                   : kind == NodeEvent::Kind::kPause ? SIGSTOP
                                                     : SIGCONT;

@@ -270,8 +270,10 @@ class Parser {
     }
     ev.node = text(e["node"], "node");
     ev.event = e["event"] ? text(e["event"], "event") : "";
-    if (ev.event != "crash" && ev.event != "pause" && ev.event != "restart" && ev.event != "cpus")
-      error(e["event"] ? e["event"] : e, "event: expected crash, pause, restart or cpus");
+    if (ev.event != "crash" && ev.event != "pause" && ev.event != "restart" && ev.event != "cpus" &&
+        ev.event != "leave" && ev.event != "join")
+      error(e["event"] ? e["event"] : e,
+            "event: expected crash, pause, restart, cpus, leave or join");
     if (e["cpus"]) ev.cpus_text = text(e["cpus"], "cpus");  // judged by the profile parser
     if (e["for"]) {
       ev.for_text = text(e["for"], "for");

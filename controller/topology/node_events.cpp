@@ -26,13 +26,18 @@ const char* node_event_name(NodeEvent::Kind kind) {
       return "restart";
     case NodeEvent::Kind::kCpus:
       return "cpus";
+    case NodeEvent::Kind::kLeave:
+      return "leave";
+    case NodeEvent::Kind::kJoin:
+      return "join";
   }
   return "crash";
 }
 
 std::optional<NodeEvent::Kind> parse_node_event_kind(const std::string& name) {
   for (auto k : {NodeEvent::Kind::kCrash, NodeEvent::Kind::kPause, NodeEvent::Kind::kResume,
-                 NodeEvent::Kind::kRestart, NodeEvent::Kind::kCpus})
+                 NodeEvent::Kind::kRestart, NodeEvent::Kind::kCpus, NodeEvent::Kind::kLeave,
+                 NodeEvent::Kind::kJoin})
     if (name == node_event_name(k)) return k;
   return std::nullopt;
 }
@@ -75,7 +80,7 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
     const auto kind =
         e["event"].IsScalar() ? parse_node_event_kind(e["event"].Scalar()) : std::nullopt;
     if (!kind) {
-      fail(e["event"], "event: expected crash, pause, restart or cpus, not '" +
+      fail(e["event"], "event: expected crash, pause, restart, cpus, leave or join, not '" +
                            (e["event"].IsScalar() ? e["event"].Scalar() : std::string()) + "'");
       continue;
     }
@@ -148,6 +153,54 @@ std::vector<NodeEvent> parse_node_schedule(const YAML::Node& node, const std::st
       fail(entries[i], "a restart at " + format_time(Duration{ev.at_us}) +
                            " has nothing to restart: no crash of the node before it");
     crashed = false;
+  }
+  // Membership, for an elastic run: a node is in from the start unless its first leave,
+  // join or crash is a join (a data center that comes up mid-run). A leave drains one that
+  // is in; a join brings in one that left. A crashed data center's agent is gone, so it
+  // does not join; a restart runs launched ranks again and counts as back in.
+  bool in = true;
+  std::string out_why;
+  for (size_t i : order) {
+    const auto k = out[i].kind;
+    if (k == NodeEvent::Kind::kLeave || k == NodeEvent::Kind::kJoin ||
+        k == NodeEvent::Kind::kCrash) {
+      in = k != NodeEvent::Kind::kJoin;
+      out_why = "starts outside the run";
+      break;
+    }
+  }
+  for (size_t i : order) {
+    const NodeEvent& ev = out[i];
+    const std::string when = format_time(Duration{ev.at_us});
+    switch (ev.kind) {
+      case NodeEvent::Kind::kRestart:
+        in = true;
+        break;
+      case NodeEvent::Kind::kCrash:
+        if (in) out_why = "crashed at " + format_time(Duration{ev.at_us});
+        in = false;
+        break;
+      case NodeEvent::Kind::kLeave:
+        if (!in) {
+          fail(entries[i], "a leave at " + when + " of a node not in: it " + out_why);
+          break;
+        }
+        in = false;
+        out_why = "left at " + when;
+        break;
+      case NodeEvent::Kind::kJoin:
+        if (in) {
+          fail(entries[i], "a join at " + when + " of a node already in");
+        } else if (out_why.rfind("crashed", 0) == 0) {
+          fail(entries[i], "a join at " + when + " of a node that " + out_why +
+                               ": its agent is gone (restart is for launched ranks)");
+        } else {
+          in = true;
+        }
+        break;
+      default:
+        break;
+    }
   }
   if (!ok) return {};
   std::vector<NodeEvent> sorted;

@@ -85,7 +85,7 @@ struct DirectionParams {
 // or, after a crash, its launched ranks run again (a server back, an elastic job rejoining).
 // Or its CPU share changes (docs/compute.md): a data center losing or gaining machines.
 struct NodeEvent {
-  enum class Kind { kCrash, kPause, kResume, kRestart, kCpus };
+  enum class Kind { kCrash, kPause, kResume, kRestart, kCpus, kLeave, kJoin };
   Kind kind = Kind::kCrash;
   int64_t at_us = 0;
   int64_t for_us = 0;          // a pause's length; a schedule's pause always has one

@@ -6,18 +6,21 @@
 namespace testbed {
 
 void LossCurve::add(int worker, double t_s, double loss) {
+  if (gone_.at(static_cast<size_t>(worker))) return;
   latest_.at(static_cast<size_t>(worker)) = loss;
   if (const auto mean = current()) points_.push_back({t_s, *mean});
 }
 
 std::optional<double> LossCurve::current() const {
   double sum = 0;
-  for (const auto& l : latest_) {
-    if (!l) return std::nullopt;
-    sum += *l;
+  size_t counted = 0;
+  for (size_t w = 0; w < latest_.size(); ++w) {
+    if (gone_[w]) continue;
+    if (!latest_[w]) return std::nullopt;
+    sum += *latest_[w];
+    ++counted;
   }
-  return latest_.empty() ? std::nullopt
-                         : std::optional<double>(sum / static_cast<double>(latest_.size()));
+  return counted == 0 ? std::nullopt : std::optional<double>(sum / static_cast<double>(counted));
 }
 
 std::optional<double> LossCurve::time_to(double target) const {

@@ -16,10 +16,14 @@ namespace testbed {
 
 class LossCurve {
  public:
-  explicit LossCurve(int workers) : latest_(static_cast<size_t>(workers)) {}
+  explicit LossCurve(int workers)
+      : latest_(static_cast<size_t>(workers)), gone_(static_cast<size_t>(workers), false) {}
 
   // Worker `worker` evaluated `loss` at `t_s` seconds into the run.
   void add(int worker, double t_s, double loss);
+  // Whether a worker's evaluations count (not an elastic run's that is outside: left,
+  // crashed, or not come in yet); the mean is over those that do.
+  void set_counted(int worker, bool counted) { gone_.at(static_cast<size_t>(worker)) = !counted; }
 
   struct Point {
     double t_s, loss;
@@ -33,6 +37,7 @@ class LossCurve {
 
  private:
   std::vector<std::optional<double>> latest_;
+  std::vector<bool> gone_;
   std::vector<Point> points_;
 };
 

@@ -4,6 +4,7 @@
 // steps; its options reach the agents; int8 pseudo-gradients (INTELLECT-1's) move about a
 // quarter of fp32's bytes for about the same loss.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "testbed_cli.h"
 
@@ -82,6 +83,58 @@ TEST_F(Diloco, Int8PseudoGradientsMoveAQuarterOfTheBytesForAboutTheSameLoss) {
   EXPECT_NEAR(q, f, 0.01 * start) << "int8 " << q << " against fp32 " << f << " from " << start;
   EXPECT_LT(q, 0.5 * start);
   EXPECT_TRUE(agents_of(kLab).empty());
+}
+
+// Elastic membership (docs/diloco.md): a data center that left before the run joins it
+// mid-run, taking the shared model from a member; one told to leave is drained at the next
+// outer step; one that crashes drops out of it. The run goes on and ends 0, every change
+// counted. BSP in the same lab still ends at a crash, naming the node.
+TEST_F(Diloco, ElasticDataCentersJoinLeaveOrCrashAndTheRunGoesOn) {
+  EXPECT_EQ(run_testbed({"node", "leave", kLab, "n4"}).status, 0);  // outside from the start
+  BackgroundTrain trainer(
+      guard_, kLab,
+      {"--strategy", "diloco", "--diloco-elastic", "on", "--model", "logreg", "--iterations", "400",
+       "--compute-ms", "20", "--diloco-h", "5", "--json"},
+      "/tmp/tbt-diloco-elastic.log");
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":20,", 60)) << trainer.output();
+  EXPECT_EQ(run_testbed({"node", "join", kLab, "n4"}).status, 0);
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":60,", 60)) << trainer.output();
+  EXPECT_EQ(run_testbed({"node", "leave", kLab, "n2"}).status, 0);
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":100,", 60)) << trainer.output();
+  EXPECT_EQ(run_testbed({"node", "crash", kLab, "n3"}).status, 0);
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  const auto s = summary_of(trainer.output());
+  const auto& m = s["diloco"]["membership"];
+  ASSERT_EQ(m["changes"].size(), 3u) << m;
+  EXPECT_EQ(m["changes"][0]["change"], "join");
+  EXPECT_EQ(m["changes"][0]["node"], "n4");
+  // The shared model and the outer momentum, 65 weights each in fp32, over the WAN.
+  EXPECT_EQ(m["changes"][0]["catch_up_bytes"], 2 * 65 * 4) << m;
+  EXPECT_EQ(m["changes"][1]["change"], "leave");
+  EXPECT_EQ(m["changes"][1]["node"], "n2");
+  EXPECT_EQ(m["changes"][2]["change"], "crash");
+  EXPECT_EQ(m["changes"][2]["node"], "n3");
+  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n4"}));
+  EXPECT_EQ(m["members_over_time"][0]["members"], 3);
+  EXPECT_EQ(m["outer_steps_committed"], 80) << m;  // 400 clocks of H = 5, none lost
+  const auto& steps = s["diloco"]["outer_steps_per_data_center"];
+  EXPECT_EQ(steps["n1"], 80);
+  EXPECT_LT(steps["n4"].get<int>(), 80);  // from its join on
+  EXPECT_GT(steps["n4"].get<int>(), 0);
+  EXPECT_LT(steps["n2"].get<int>(), 80);
+  EXPECT_LT(s["final_loss"].get<double>(), s["loss_curve"][0][1].get<double>());
+  EXPECT_TRUE(agents_of(kLab).empty());
+
+  BackgroundTrain bsp(
+      guard_, kLab,
+      {"--strategy", "bsp", "--model", "logreg", "--iterations", "100000", "--compute-ms", "20"},
+      "/tmp/tbt-diloco-elastic-bsp.log");
+  ASSERT_TRUE(bsp.wait_for("iteration 5/", 60)) << bsp.output();
+  EXPECT_EQ(run_testbed({"node", "crash", kLab, "n3"}).status, 0);
+  const int bsp_status = bsp.wait();
+  EXPECT_TRUE(WIFEXITED(bsp_status) && WEXITSTATUS(bsp_status) == 1) << bsp_status;
+  EXPECT_NE(bsp.output().find("the agent of node n3 died"), std::string::npos) << bsp.output();
 }
 
 TEST_F(Diloco, ItsOptionsAreRefusedByNameBeforeAnyAgentStarts) {

@@ -122,6 +122,17 @@ TEST(LossCurve, DefinedOnceEveryWorkerReportedThenTheMeanOfTheLatest) {
   EXPECT_DOUBLE_EQ(*c.time_to(0.31), 1.5);
   EXPECT_FALSE(c.time_to(0.1));
   EXPECT_EQ(c.to_json().size(), 3u);
+  // A worker that left an elastic run: the mean is over those left, and what it sends
+  // after no longer counts.
+  c.set_counted(1, false);
+  EXPECT_DOUBLE_EQ(*c.current(), 0.4);
+  c.add(1, 2.0, 9.0);
+  EXPECT_DOUBLE_EQ(*c.current(), 0.4);
+  c.set_counted(0, false);
+  EXPECT_FALSE(c.current());
+  c.set_counted(1, true);  // it joins again: its next evaluation counts
+  c.add(1, 3.0, 0.5);
+  EXPECT_DOUBLE_EQ(*c.current(), 0.5);
 }
 
 }  // namespace

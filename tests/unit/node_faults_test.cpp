@@ -60,8 +60,33 @@ TEST(NodeEvents, BadSchedulesAreRefusedWhereTheyAreWritten) {
   EXPECT_EQ(
       errors_of("{schedule: [{at: 10s, event: explode}]}"),
       std::vector<std::string>{
-          "n.yaml:3:35: node 'a' schedule: event: expected crash, pause, restart or cpus, not "
-          "'explode'"});
+          "n.yaml:3:35: node 'a' schedule: event: expected crash, pause, restart, cpus, leave or "
+          "join, not 'explode'"});
+  // A leave drains a member of an elastic run: one of a node not in (it left, or crashed,
+  // and no restart since) is refused where it is written.
+  EXPECT_TRUE(errors_of("{schedule: [{at: 10s, event: leave}]}").empty());
+  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: leave}, {at: 20s, event: leave}]}"),
+            std::vector<std::string>{"n.yaml:3:43: node 'a' schedule: a leave at 20s of a node "
+                                     "not in: it left at 10s"});
+  EXPECT_EQ(errors_of("{schedule: [{at: 30s, event: leave}, {at: 10s, event: crash}]}"),
+            std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a leave at 30s of a node "
+                                     "not in: it crashed at 10s"});
+  EXPECT_TRUE(errors_of("{schedule: [{at: 5s, event: crash}, {at: 6s, event: restart}, "
+                        "{at: 7s, event: leave}]}")
+                  .empty());
+  // A join brings in a node that is out: one whose first leave, join or crash is the join
+  // (it starts outside), or one that left; not one already in, nor one that crashed.
+  EXPECT_TRUE(errors_of("{schedule: [{at: 10s, event: join}, {at: 20s, event: leave}, "
+                        "{at: 30s, event: join}]}")
+                  .empty());
+  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: leave}, {at: 20s, event: join}, "
+                      "{at: 30s, event: join}]}"),
+            std::vector<std::string>{
+                "n.yaml:3:67: node 'a' schedule: a join at 30s of a node already in"});
+  EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: crash}, {at: 20s, event: join}]}"),
+            std::vector<std::string>{"n.yaml:3:43: node 'a' schedule: a join at 20s of a node "
+                                     "that crashed at 10s: its agent is gone (restart is for "
+                                     "launched ranks)"});
   EXPECT_EQ(errors_of("{schedule: [{at: 10s, event: pause}]}"),
             std::vector<std::string>{"n.yaml:3:18: node 'a' schedule: a pause needs its length, "
                                      "e.g. {at: 60s, event: pause, for: 5s}"});

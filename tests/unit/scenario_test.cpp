@@ -141,7 +141,7 @@ strategies: [bsp]
   EXPECT_EQ(errors("    - {at: 1s, link: [a, b], state: sideways}\n"),
             "f.yaml:5:37: state: 'sideways' must be down or up");
   EXPECT_EQ(errors("    - {at: 1s, node: a, event: explode}\n"),
-            "f.yaml:5:32: event: expected crash, pause, restart or cpus");
+            "f.yaml:5:32: event: expected crash, pause, restart, cpus, leave or join");
   Scenario missing = s;
   missing.events.clear();
   missing.node_events = {{5, "z", "crash", "", ""}};

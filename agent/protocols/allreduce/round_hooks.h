@@ -51,6 +51,17 @@ class RoundHooks {
   virtual const std::vector<float>& evaluated() const = 0;
   // The system's section of the final report (`dropped`: the all-reduce's refused frames).
   virtual void report(nlohmann::json& stats, uint64_t dropped) const = 0;
+  // Elastic membership (elastic_reduce.h): the controller names each reduction's members,
+  // and a sum is applied once it commits it. Off unless a system's settings turn it on.
+  virtual bool elastic() const { return false; }
+  // The next sum's contributors, when membership changes (an average's divisor).
+  virtual void members_changed(int /*workers*/) {}
+  // Whether node `node` starts outside the run, to join it later.
+  virtual bool away(int /*node*/) const { return false; }
+  // What a joiner needs of a member to take the next round with the others (the shared
+  // model and the outer optimizer's state), and its taking it.
+  virtual std::vector<float> shared_state() const { return {}; }
+  virtual void adopt(const std::vector<float>& /*state*/) {}
 };
 
 }  // namespace testbed

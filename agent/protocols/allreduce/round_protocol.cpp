@@ -29,9 +29,15 @@ void RoundProtocol::setup(const nlohmann::json& cmd) {
   job_ = make_local_workers(job_config(s.job, workers), std::max(rank_, 0), 1);
   const size_t parameters = job_->parameters();
   // Every node checks the algorithm's name, so a wrong one fails the setup, not a clock.
-  channel_ =
-      std::make_unique<ReduceChannel>(link_, s.algorithm.empty() ? "ring" : s.algorithm, workers_,
-                                      std::max(rank_, 0), parameters, hooks_->encoding());
+  const std::string algorithm = s.algorithm.empty() ? "ring" : s.algorithm;
+  channel_ = std::make_unique<ReduceChannel>(link_, algorithm, workers_, std::max(rank_, 0),
+                                             parameters, hooks_->encoding());
+  nodes_ = s.van.endpoints.size();
+  if (hooks_->elastic()) {
+    channel_.reset();
+    elastic_ =
+        std::make_unique<ElasticReduce>(link_, algorithm, nodes_, parameters, hooks_->encoding());
+  }
   if (rank_ >= 0) {
     std::vector<float> initial(parameters);
     for (size_t k = 0; k < parameters; ++k)
@@ -40,26 +46,33 @@ void RoundProtocol::setup(const nlohmann::json& cmd) {
   } else {
     job_.reset();
     channel_.reset();
+    elastic_.reset();
   }
   link_.reply(to_json(NodeReady{parameters}));
 }
 
-void RoundProtocol::command(const std::string& verb, const nlohmann::json&) {
+void RoundProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
+  if (elastic_command(verb, cmd)) return;
   if (verb == "start") {
     if (rank_ < 0 || phase_ != Phase::kIdle) return;
+    if (elastic_ && hooks_->away(self_)) {
+      phase_ = Phase::kAway;  // until a member sends it the model
+      return;
+    }
     next_eval_ = Clock::now();
     start_clock();
   } else if (verb == "stop") {
     // Every worker is told at once; one that waited for the end of its clock could wait
     // for a neighbour that has stopped.
     stop_requested_ = true;
-    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting) finish();
+    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting || phase_ == Phase::kAway)
+      finish();
   } else if (verb == "evaluate") {
     if (rank_ < 0) return link_.reply(to_json(ModelEvaluated{}));
     link_.reply(to_json(ModelEvaluated{job_->held_out_loss(hooks_->evaluated())}));
   } else if (verb == "stats") {
     nlohmann::json s = report_with_counters(kStatsEvent, link_.van());
-    if (rank_ >= 0) hooks_->report(s, channel_->dropped());
+    if (rank_ >= 0) hooks_->report(s, elastic_ ? elastic_->dropped() : channel_->dropped());
     if (rank_ == 0 && hooks_->evaluated().size() <= kReportValuesUpTo)
       write_ring_model(s, hooks_->evaluated());
     link_.reply(s);
@@ -76,7 +89,7 @@ void RoundProtocol::start_clock() {
       return;
     }
     pending_.reset();
-    hooks_->reduced(channel_->sum());
+    hooks_->reduced(reduction_sum());
   }
   const auto now = Clock::now();
   if (clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_) {
@@ -98,16 +111,29 @@ void RoundProtocol::tick() {
   const bool last = clock_ + 1 >= static_cast<uint64_t>(iterations_);
   if (std::optional<Reduction> r = hooks_->after_compute(clock_, last)) {
     if (pending_) throw std::logic_error(name_ + ": a reduction begun over one not applied");
-    // One worker, or every message of the round came while this one computed: it is over.
-    const bool done = channel_->begin(reductions_++, std::move(r->values));
-    pending_ = Pending{std::max(r->apply_before, clock_ + 1), done};
+    if (elastic_) {
+      // Held until the controller names the members and commits the sum.
+      elastic_->hold(std::move(r->values));
+      link_.reply(to_json(RoundReady{reductions_++}));
+      pending_ = Pending{std::max(r->apply_before, clock_ + 1), false};
+    } else {
+      // One worker, or every message of the round came while this one computed: it is over.
+      const bool done = channel_->begin(reductions_++, std::move(r->values));
+      pending_ = Pending{std::max(r->apply_before, clock_ + 1), done};
+    }
   }
   ++clock_;
   start_clock();
 }
 
 void RoundProtocol::message(Received r) {
-  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished || !channel_) return;
+  if (r.header.kind != WireKind::kRing || phase_ == Phase::kFinished) return;
+  if (elastic_) {
+    if (r.header.chunk == kModelChunk) return take_model(std::move(r));
+    if (elastic_->take(std::move(r))) link_.reply(to_json(RoundReduced{elastic_->seq()}));
+    return;
+  }
+  if (!channel_) return;
   if (!channel_->take(std::move(r))) return;
   if (pending_) pending_->done = true;
   if (phase_ == Phase::kWaiting) start_clock();
@@ -116,6 +142,54 @@ void RoundProtocol::message(Received r) {
 std::chrono::milliseconds RoundProtocol::timeout() const {
   if (phase_ != Phase::kComputing) return std::chrono::milliseconds(-1);
   return emulated_.timeout();
+}
+
+bool RoundProtocol::elastic_command(const std::string& verb, const nlohmann::json& cmd) {
+  if (verb != ReduceCommand::kCmd && verb != CommitCommand::kCmd && verb != LeaveCommand::kCmd &&
+      verb != SendModelCommand::kCmd)
+    return false;
+  if (!elastic_ || phase_ == Phase::kFinished) return true;  // a relay, or over: nothing to do
+  if (verb == ReduceCommand::kCmd) {
+    if (elastic_->reduce(reduce_command_from_json(cmd, nodes_)))
+      link_.reply(to_json(RoundReduced{elastic_->seq()}));
+  } else if (verb == CommitCommand::kCmd) {
+    const CommitCommand c = commit_command_from_json(cmd, nodes_);
+    if (!pending_ || c.seq != elastic_->seq()) return true;  // not the attempt held here
+    hooks_->members_changed(c.members);
+    pending_->done = true;
+    if (phase_ == Phase::kWaiting) start_clock();
+  } else if (verb == SendModelCommand::kCmd) {
+    // A donor: the shared model as of the last commit, and the clock the joiner starts at
+    // (this worker's next, the new round's first).
+    const SendModelCommand c = send_model_command_from_json(cmd, nodes_);
+    WireHeader h;
+    h.kind = WireKind::kRing;
+    h.flags = kDense;
+    h.origin = self_;
+    h.dest = c.to;
+    h.iteration = clock_;
+    h.chunk = kModelChunk;
+    link_.van().send_kv(c.to, h, {}, hooks_->shared_state());
+  } else {
+    // Drained: its last round is committed; it ends as a worker does at its last clock.
+    stop_requested_ = true;
+    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting) finish();
+  }
+  return true;
+}
+
+void RoundProtocol::take_model(Received r) {
+  if (phase_ != Phase::kAway) return;  // a member has the model already
+  try {
+    hooks_->adopt(r.values);
+  } catch (const std::exception&) {
+    return;  // not a model of this run's size: dropped, and the joiner stays away
+  }
+  clock_ = r.header.iteration;
+  phase_ = Phase::kIdle;
+  link_.reply(to_json(CaughtUp{clock_, r.payload_bytes}));
+  next_eval_ = Clock::now();
+  start_clock();
 }
 
 void RoundProtocol::finish() {

@@ -20,6 +20,7 @@
 #include "agent/jobs/compute_time.h"
 #include "agent/jobs/emulated_compute.h"
 #include "agent/jobs/job.h"
+#include "agent/protocols/allreduce/elastic_reduce.h"
 #include "agent/protocols/allreduce/reduce_channel.h"
 #include "agent/protocols/allreduce/round_hooks.h"
 #include "agent/protocols/worker_clock_log.h"
@@ -46,6 +47,13 @@ class RoundProtocol : public Protocol {
   // Applies a reduction due now (or waits for it), evaluates when due, then computes.
   void start_clock();
   void finish();
+  // An elastic run's commands (elastic_messages.h); false for another verb.
+  bool elastic_command(const std::string& verb, const nlohmann::json& cmd);
+  // A joiner's model from a member (kModelChunk): taken when away, dropped otherwise.
+  void take_model(Received r);
+  const std::vector<float>& reduction_sum() const {
+    return elastic_ ? elastic_->sum() : channel_->sum();
+  }
 
   AgentLink& link_;
   int self_;
@@ -55,6 +63,8 @@ class RoundProtocol : public Protocol {
   int rank_ = -1;  // -1: no worker
   std::unique_ptr<Job> job_;
   std::unique_ptr<ReduceChannel> channel_;  // the workers' all-reduce over the van
+  std::unique_ptr<ElasticReduce> elastic_;  // instead, when membership changes
+  size_t nodes_ = 0;
   int iterations_ = 0;
   ComputeRange compute_;
   Stragglers stragglers_;
@@ -62,7 +72,8 @@ class RoundProtocol : public Protocol {
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 
-  enum class Phase { kIdle, kComputing, kWaiting, kFinished } phase_ = Phase::kIdle;
+  // kAway: an elastic run's worker outside it until a member sends it the model.
+  enum class Phase { kIdle, kAway, kComputing, kWaiting, kFinished } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
   uint64_t reductions_ = 0;  // begun so far: the next one's round on the wire
   // The reduction under way or not yet applied: the clock it must be applied before, and

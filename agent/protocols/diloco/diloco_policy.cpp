@@ -18,20 +18,23 @@ std::string codec_list() {
 }  // namespace
 
 nlohmann::json to_json(const DilocoPolicy& p) {
-  return {{"inner_steps", p.inner_steps},
-          {"outer_lr", p.outer_lr},
-          {"outer_momentum", p.outer_momentum},
-          {"inner", p.inner},
-          {"inner_lr", p.inner_lr},
-          {"weight_decay", p.weight_decay},
-          {"wire", p.wire}};
+  nlohmann::json j = {{"inner_steps", p.inner_steps},
+                      {"outer_lr", p.outer_lr},
+                      {"outer_momentum", p.outer_momentum},
+                      {"inner", p.inner},
+                      {"inner_lr", p.inner_lr},
+                      {"weight_decay", p.weight_decay},
+                      {"wire", p.wire},
+                      {"elastic", p.elastic ? "on" : "off"}};
+  if (!p.away.empty()) j["away"] = p.away;
+  return j;
 }
 
 DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
   if (!j.is_object()) throw ContractError("setup.policy: is not an object");
   const FieldReader r(j, "setup.policy");
-  r.refuse_unknown(
-      {"inner_steps", "outer_lr", "outer_momentum", "inner", "inner_lr", "weight_decay", "wire"});
+  r.refuse_unknown({"inner_steps", "outer_lr", "outer_momentum", "inner", "inner_lr",
+                    "weight_decay", "wire", "elastic", "away"});
   DilocoPolicy p;
   p.inner_steps =
       r.in_range("inner_steps", r.required<int>("inner_steps"), 1, DilocoPolicy::kMostInnerSteps);
@@ -46,6 +49,16 @@ DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
       r.in_range("inner_lr", r.required<double>("inner_lr"), 0.0, DilocoPolicy::kMostInnerLr);
   p.weight_decay = r.in_range("weight_decay", r.required<double>("weight_decay"), 0.0,
                               DilocoPolicy::kMostWeightDecay);
+  // Streaming DiLoCo, whose table has no elastic membership, sends none: off.
+  const auto elastic = r.optional<std::string>("elastic", "off");
+  if (elastic != "on" && elastic != "off")
+    throw r.error("elastic", "is '" + elastic + "', not on or off");
+  p.elastic = elastic == "on";
+  if (j.contains("away")) {
+    const auto away = r.required<nlohmann::json>("away");
+    if (!away.is_array()) throw r.error("away", "is not a list of nodes");
+    for (const auto& n : away) p.away.push_back(static_cast<int>(r.whole_in("away", n, 1u << 20)));
+  }
   p.wire = r.required<std::string>("wire");
   if (!find_value_codec(p.wire)) throw r.error("wire", "is '" + p.wire + "', not " + codec_list());
   return p;

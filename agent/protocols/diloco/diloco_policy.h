@@ -37,6 +37,13 @@ struct DilocoPolicy {
   // The pseudo-gradients on the wire (agent/transport/value_codec.h), summed in fp32 at
   // every worker: fp32, the paper's; int8, INTELLECT-1's (arXiv 2412.01152); bf16 or fp4.
   std::string wire = "fp32";
+  // Elastic membership (INTELLECT-1's): a data center that crashes or leaves drops out of
+  // the next outer step instead of ending the run (docs/diloco.md). Off: the paper's
+  // fixed membership, and no controller round trip per outer step.
+  bool elastic = false;
+  // Of an elastic run, the nodes that start outside it and join later (the controller's,
+  // from the lab's schedules and node states; no option).
+  std::vector<int> away;
   bool operator==(const DilocoPolicy&) const = default;
 };
 

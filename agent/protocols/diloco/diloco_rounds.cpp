@@ -1,5 +1,8 @@
 #include "agent/protocols/diloco/diloco_rounds.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "agent/contracts/diloco/diloco_report.h"
 
 namespace testbed {
@@ -29,6 +32,25 @@ void DilocoRounds::reduced(const std::vector<float>& sum) {
   outer_->step(theta_, sum, workers_);
   local_ = theta_;  // the next round starts from the shared model; the inner state stays
   ++round_;
+  steps_in_round_ = 0;
+}
+
+bool DilocoRounds::away(int node) const {
+  return std::find(policy_.away.begin(), policy_.away.end(), node) != policy_.away.end();
+}
+
+// The shared model, then the outer momentum (as floats: the wire's values).
+std::vector<float> DilocoRounds::shared_state() const {
+  std::vector<float> s = theta_;
+  for (double m : outer_->momentum()) s.push_back(static_cast<float>(m));
+  return s;
+}
+
+void DilocoRounds::adopt(const std::vector<float>& state) {
+  if (state.size() != 2 * theta_.size()) throw std::runtime_error("diloco: a model of wrong size");
+  theta_.assign(state.begin(), state.begin() + static_cast<std::ptrdiff_t>(theta_.size()));
+  outer_->set_momentum({state.begin() + static_cast<std::ptrdiff_t>(theta_.size()), state.end()});
+  local_ = theta_;
   steps_in_round_ = 0;
 }
 

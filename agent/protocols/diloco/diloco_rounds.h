@@ -30,6 +30,11 @@ class DilocoRounds : public RoundHooks {
   void reduced(const std::vector<float>& sum) override;
   const std::vector<float>& evaluated() const override { return theta_; }
   void report(nlohmann::json& stats, uint64_t dropped) const override;
+  bool elastic() const override { return policy_.elastic; }
+  void members_changed(int workers) override { workers_ = workers; }
+  bool away(int node) const override;
+  std::vector<float> shared_state() const override;
+  void adopt(const std::vector<float>& state) override;
 
  private:
   DilocoPolicy policy_;

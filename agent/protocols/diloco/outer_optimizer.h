@@ -17,6 +17,9 @@ class NesterovOuter {
   // `theta`: the shared model at the round's start; `delta_sum`: the pseudo-gradients of
   // `workers` data centers, summed. Leaves the next round's shared model in `theta`.
   void step(std::vector<float>& theta, const std::vector<float>& delta_sum, int workers);
+  // The momentum, for a data center that joins: every member's is the same.
+  const std::vector<double>& momentum() const { return buffer_; }
+  void set_momentum(std::vector<double> m) { buffer_ = std::move(m); }
 
  private:
   double lr_, mu_;

@@ -16,6 +16,40 @@ std::unique_ptr<PsRunPolicy> make_diloco_run(PsRun& run) {
   return std::make_unique<DilocoRun>(run);
 }
 
+DilocoRun::DilocoRun(PsRun& run) : run_(run) {
+  const nlohmann::json& policy = run_.options().policy;
+  if (policy.is_object() && policy.value("elastic", "off") == "on") elastic_.emplace(run_);
+}
+
+void DilocoRun::setup(TrainingSetup& setup, const JobConfig&, size_t) {
+  if (elastic_) elastic_->setup(setup);
+}
+
+bool DilocoRun::awaited(size_t node) const {
+  return !elastic_ || elastic_->awaited(node);
+}
+
+void DilocoRun::started(double start_unix_s) {
+  if (elastic_) elastic_->started(start_unix_s);
+}
+
+bool DilocoRun::event(size_t node, const nlohmann::json& e, double t) {
+  return elastic_ && elastic_->event(node, e, t);
+}
+
+double DilocoRun::drive(double now_s) {
+  return elastic_ ? elastic_->drive(now_s) : kNever;
+}
+
+bool DilocoRun::node_died(size_t node, double now_s) {
+  return elastic_ && elastic_->node_died(node, now_s);
+}
+
+// A member at the end holds the shared model; one that left or crashed does not.
+bool DilocoRun::evaluates(size_t node) const {
+  return !elastic_ || elastic_->in(node);
+}
+
 // The reports arrived checked (agent_reply.h): read by their contract. Every data center
 // ends on the same outer step unless one died or was cut off mid-run: the least is the
 // run's, and each one's is beside it.
@@ -39,6 +73,7 @@ void DilocoRun::summary(nlohmann::json& s) const {
   if (policy.is_object() && policy.contains("wire") && policy["wire"].is_string())
     if (const ValueCodec* c = find_value_codec(policy["wire"].get<std::string>()))
       s["diloco"]["wire"] = {{"encoding", c->name}, {"method", c->method}};
+  if (elastic_) elastic_->summary(s["diloco"]);
 }
 
 }  // namespace testbed

@@ -69,8 +69,15 @@ class PsRunPolicy {
   virtual bool event(size_t /*node*/, const nlohmann::json& /*e*/, double /*t*/) { return false; }
   // What is due by `now_s` (s since the start); returns when it next has work.
   virtual double drive(double /*now_s*/) { return kNever; }
-  // A node's agent died: true when the policy carries the run on (a failover).
+  // A node's agent died: true when the policy carries the run on (a failover, or a worker
+  // an elastic run goes on without: its worker then counts as ended).
   virtual bool node_died(size_t /*node*/, double /*now_s*/) { return false; }
+  // Whether a worker node's model is the run's at the end (an elastic run's member); the
+  // final loss is the mean over those that are.
+  virtual bool evaluates(size_t /*node*/) const { return true; }
+  // Whether the run waits for a worker node's end (not for an elastic run's worker that
+  // never came in).
+  virtual bool awaited(size_t /*node*/) const { return true; }
   // The workers finished: what the policy must see done before the model is evaluated.
   virtual void settle(const std::function<double()>& /*now_s*/) {}
   // Its part of the run's summary, once every node's stats are in and the session's own

@@ -227,6 +227,7 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
   constexpr uint64_t kAnyClock = UINT64_MAX;
   const std::string kind = e["event"];
   if (kind == LossEvaluated::kEvent) {
+    count_in_curve(node);
     curve_.add(worker_of_node_[node], t, loss_evaluated_from_json(e, kAnyClock).loss);
     // A diverged worker's loss (NaN) has no place on a dashboard's axis: the summary says it.
     if (const auto loss = curve_.current(); loss && std::isfinite(*loss))
@@ -240,10 +241,12 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
                       {"node", names_[node]},
                       {"clock", clock + 1},
                       {"seconds", seconds}});
-    // A line per clock all workers have passed (the scenario runner reads these).
+    // A line per clock all workers have passed (the scenario runner reads these); one that
+    // ended early (an elastic run's that left or crashed) holds no line back.
     uint64_t slowest = UINT64_MAX;
     for (size_t n = 0; n < names_.size(); ++n)
-      if (worker_of_node_[n] >= 0) slowest = std::min(slowest, clocks_[n]);
+      if (worker_of_node_[n] >= 0 && !finished_[n] && !agents_.dead(n) && evaluated_now(n))
+        slowest = std::min(slowest, clocks_[n]);
     while (printed_clock_ < slowest) {
       const auto& times = per_clock_s_[printed_clock_];
       double mean = 0;
@@ -268,15 +271,27 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     }
   } else if (kind == WorkerFinished::kEvent) {
     finished_[node] = worker_finished_from_json(e, kAnyClock);
+    count_in_curve(node);
   } else if (kind == "died") {
     // A policy may carry the run on (MLfabric's failover); any other death ends it.
     bool carried = false;
     for (auto& policy : policies_) carried = carried || policy->node_died(node, t);
     if (!carried) throw std::runtime_error("the agent of node " + names_.at(node) + " died");
+    count_in_curve(node);
   } else {
     for (auto& policy : policies_)
       if (policy->event(node, e, t)) return;
   }
+}
+
+bool PsSession::evaluated_now(size_t node) const {
+  for (const auto& policy : policies_)
+    if (!policy->evaluates(node)) return false;
+  return true;
+}
+
+void PsSession::count_in_curve(size_t node) {
+  if (worker_of_node_[node] >= 0) curve_.set_counted(worker_of_node_[node], evaluated_now(node));
 }
 
 void PsSession::train() {
@@ -288,11 +303,24 @@ void PsSession::train() {
   agents_.set_budget(o_.max_seconds);
   agents_.broadcast({{"cmd", "start"}});
   for (auto& policy : policies_) policy->started(start_unix_s);
+  for (size_t n = 0; n < names_.size(); ++n) count_in_curve(n);
   std::vector<std::string> worker_names;
   for (int node : worker_nodes_) worker_names.push_back(names_[static_cast<size_t>(node)]);
   QuietWatch quiet(std::move(worker_names), 0);
   size_t done = 0;
-  while (done < workers_) {  // a node that only serves never finishes
+  // A node that only serves never finishes; an elastic run's worker that never came in is
+  // not waited for.
+  const auto not_awaited = [&] {
+    size_t n = 0;
+    for (size_t node = 0; node < names_.size(); ++node)
+      for (auto& policy : policies_)
+        if (worker_of_node_[node] >= 0 && !policy->awaited(node)) {
+          ++n;
+          break;
+        }
+    return n;
+  };
+  while (done + not_awaited() < workers_) {
     const double now_s = seconds_since(start);
     if (agents_.stalled()) quiet.network_stalled(now_s);
     if (const auto why = quiet.lost(now_s)) throw std::runtime_error(*why);
@@ -321,7 +349,10 @@ void PsSession::train() {
     if (w < 0) continue;
     if (e->second["event"] == ClockDone::kEvent)
       quiet.clock_done(static_cast<size_t>(w), clocks_[e->first], t);
-    if (e->second["event"] == WorkerFinished::kEvent) {
+    // A worker that finished, or whose death the run went on without (on_event threw
+    // otherwise): it is over.
+    const bool died = e->second["event"] == "died";
+    if (e->second["event"] == WorkerFinished::kEvent || (died && !finished_[e->first])) {
       quiet.finished(static_cast<size_t>(w), t);
       ++done;
     }
@@ -342,11 +373,22 @@ void PsSession::train() {
       agents_.broadcast({{"cmd", "evaluate"}});
       const auto evaluated = agents_.gather(ModelEvaluated::kEvent);
       final_loss_ = 0;
-      for (const auto& x : evaluated) {
-        if (x.contains("died")) continue;  // a node allowed to die (agent_group.h)
+      // The workers whose model is not the run's (an elastic run's that left or crashed):
+      // the mean is over the others.
+      std::vector<bool> left_out(names_.size(), false);
+      size_t evaluating = workers_;
+      for (size_t n = 0; n < names_.size(); ++n)
+        for (auto& policy : policies_)
+          if (worker_of_node_[n] >= 0 && !left_out[n] && !policy->evaluates(n)) {
+            left_out[n] = true;
+            --evaluating;
+          }
+      for (size_t n = 0; n < evaluated.size(); ++n) {
+        const auto& x = evaluated[n];
+        if (x.contains("died") || left_out[n]) continue;  // a node allowed to die (agent_group.h)
         // A node that only serves evaluates nothing; a diverged model's NaN stays NaN.
         if (const auto loss = model_evaluated_from_json(x).loss)
-          final_loss_ += *loss / static_cast<double>(workers_);
+          final_loss_ += *loss / static_cast<double>(std::max<size_t>(evaluating, 1));
       }
     } catch (const StalledPastBudget&) {
       ended_stalled_ = true;

@@ -87,6 +87,10 @@ class PsSession : private PsRun {
   // SSP and WSP read within a staleness bound (--staleness); the others have none.
   bool bounded() const { return o_.consistency == "ssp" || o_.consistency == "wsp"; }
   void on_event(size_t node, const nlohmann::json& e, double t);
+  // Whether a worker node's model is the run's now (not an elastic run's that is outside:
+  // left, crashed, or not come in yet); the loss curve counts only those.
+  bool evaluated_now(size_t node) const;
+  void count_in_curve(size_t node);
 
   const TrainOptions& o_;
   const StrategyTraits& traits_;  // o_.strategy's registry entry

@@ -58,6 +58,13 @@ std::vector<OptionSpec> diloco_options() {
        .help = "the pseudo-gradients on the wire, summed in fp32 (int8: INTELLECT-1's, a byte "
                "a value and a 256-entry table a message)",
        .field = "wire"},
+      {.name = "diloco-elastic",
+       .type = T::kChoice,
+       .fallback = d.elastic ? "on" : "off",
+       .choices = {"off", "on"},
+       .help = "on: a data center that crashes or leaves drops out of the next outer step, "
+               "as in INTELLECT-1, instead of ending the run",
+       .field = "elastic"},
   };
 }
 
