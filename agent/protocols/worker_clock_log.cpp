@@ -6,17 +6,25 @@
 namespace testbed {
 
 void WorkerClockLog::started(uint64_t clock, Clock::time_point now) {
-  if (clock > 0) {
+  if (in_clock_ && clock > 0) {
     const double seconds = std::chrono::duration<double>(now - clock_started_).count();
     iteration_s_.push_back(seconds);
     link_.reply(to_json(ClockDone{clock - 1, seconds}));
   }
+  in_clock_ = true;
+  clock_ = clock;
   clock_started_ = now;
   started_ns_.push_back(monotonic_ns());
 }
 
 void WorkerClockLog::computed(uint64_t clock) {
-  if (clock == computed_ns_.size()) computed_ns_.push_back(monotonic_ns());
+  if (in_clock_ && clock == clock_ && computed_ns_.size() < started_ns_.size())
+    computed_ns_.push_back(monotonic_ns());
+}
+
+void WorkerClockLog::left() {
+  if (in_clock_ && computed_ns_.size() < started_ns_.size()) started_ns_.pop_back();
+  in_clock_ = false;
 }
 
 void WorkerClockLog::evaluated(uint64_t clock, double loss) {

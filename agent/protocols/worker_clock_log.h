@@ -20,11 +20,16 @@ class WorkerClockLog {
   explicit WorkerClockLog(AgentLink& link) : link_(link) {}
 
   // The parameters of `clock` are complete at `now`: the clock starts. Reports how long
-  // the previous clock took (from its start to this one's).
+  // the previous clock took (from its start to this one's), unless none was under way (the
+  // first, or the first since the worker was away: a joiner starts at the run's clock).
   void started(uint64_t clock, Clock::time_point now);
   // The update of `clock` is computed now (its emulated compute time is over): from here
   // the clock waits on communication alone.
   void computed(uint64_t clock);
+  // The worker left an elastic run mid-clock: that clock is not its, and the time until it
+  // comes back (if it does) is no clock's. Stamps stay paired: the k-th start with the k-th
+  // update computed.
+  void left();
   // The held-out loss on the values clock `clock` reads.
   void evaluated(uint64_t clock, double loss);
   void add_samples(size_t samples) { samples_ += samples; }
@@ -34,6 +39,8 @@ class WorkerClockLog {
  private:
   AgentLink& link_;
   Clock::time_point clock_started_;
+  bool in_clock_ = false;  // a clock is under way: the next start ends it
+  uint64_t clock_ = 0;     // the one under way
   std::vector<double> iteration_s_;
   std::vector<int64_t> started_ns_;   // per clock: when its parameters were complete
   std::vector<int64_t> computed_ns_;  // per clock: when its update was computed

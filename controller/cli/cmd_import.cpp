@@ -40,7 +40,8 @@ bool write_profile(const std::string& who, const std::string& out, const std::st
 
 constexpr const char* kUsage =
     "usage: testbed import cloud --regions CLOUD:REGION,... [--names N1,N2,...] "
-    "[--rate-scale X] [--tier premium|standard] [--lab NAME] [--data DIR] [--out FILE] [--json]\n"
+    "[--rate-scale X] [--tier premium|standard] [--partial] [--lab NAME] [--data DIR] "
+    "[--out FILE] [--json]\n"
     "       testbed import graphml|gml FILE [--lab NAME] [--default-delay D] [--default-rate R] "
     "[--rate-scale X] [--largest-component] [--out FILE] [--json]";
 
@@ -112,6 +113,7 @@ int import_cloud_verb(const Args& args, const Argv& argv) {
       throw UsageError("--tier must be premium or standard, not '" + *t + "'");
   }
   if (auto l = args.option("lab")) options.lab = *l;
+  options.partial = args.flag("partial");
   options.command = "testbed import";
   for (const auto& a : argv) options.command += " " + a;
 
@@ -150,7 +152,10 @@ int import_cloud_verb(const Args& args, const Argv& argv) {
   }
   std::cerr << "testbed import cloud: " << options.regions.size() << " regions, "
             << profile.directions.size() << " directions: " << profile.directions.size() - reversed
-            << " measured, " << reversed << " from the reverse direction\n";
+            << " measured, " << reversed << " from the reverse direction";
+  if (options.partial)
+    std::cerr << "; " << profile.left_out.size() << " pairs without figures left out";
+  std::cerr << "\n";
   if (args.flag("json")) {
     nlohmann::json j = {{"regions", options.regions},
                         {"rate_scale", options.rate_scale},
@@ -159,6 +164,7 @@ int import_cloud_verb(const Args& args, const Argv& argv) {
                         {"delay_rule", "avg RTT / 2"},
                         {"jitter_rule", "mdev x sqrt(3/2) per direction"},
                         {"directions", report(profile)}};
+    if (options.partial) j["left_out"] = profile.left_out;
     if (!args.option("out")) j["profile"] = profile.yaml;
     std::cout << j.dump(1) << "\n";
   }
@@ -267,7 +273,7 @@ int import_graph_verb(const Args& args, const Argv& argv, GraphFormat format) {
 }  // namespace
 
 int run_import(const Argv& argv) {
-  Args args(argv, {"json", "largest-component"},
+  Args args(argv, {"json", "largest-component", "partial"},
             {"regions", "names", "rate-scale", "tier", "lab", "data", "out", "default-delay",
              "default-rate"});
   args.at_most(2, kUsage);

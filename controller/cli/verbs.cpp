@@ -65,7 +65,7 @@ const std::map<std::string, Verb>& verbs() {
       {"import",
        {run_import,
         "import cloud --regions CLOUD:REGION,... [--names N1,...] [--rate-scale X] "
-        "[--tier premium|standard] [--lab NAME] [--data DIR] [--out FILE] [--json]\n"
+        "[--tier premium|standard] [--partial] [--lab NAME] [--data DIR] [--out FILE] [--json]\n"
         "       testbed import graphml|gml FILE [--lab NAME] [--default-delay D] "
         "[--default-rate R] [--rate-scale X] [--largest-component] [--out FILE] [--json]",
         "write a profile from measured figures between AWS, Azure and GCP regions, or from a "
@@ -87,8 +87,11 @@ const std::map<std::string, Verb>& verbs() {
         "  --tier  GCP's network tier (default premium)\n"
         "  --data  the tables (default: the bundled profiles/data/cloud-regions, Skyplane's\n"
         "          measurements, Apache-2.0)\n"
-        "a region or pair without data is refused by name; the profile is validated before it\n"
-        "is written (--out, else standard output)"}},
+        "  --partial  leave out a pair with no figures (few pairs within GCP or Azure\n"
+        "          were measured): its traffic is routed over the others\n"
+        "a region or pair without data is refused by name (unless --partial); the profile is\n"
+        "validated (a lab that is not connected is refused) before it is written (--out, else\n"
+        "standard output)"}},
       {"down", {run_down, "down [LAB]", "remove everything the lab created"}},
       {"status",
        {run_status, "status [LAB] [--json] [--routes] [--ready]",

@@ -47,6 +47,13 @@ void add_run_figures(const std::vector<nlohmann::json>& list, StrategyOutcome& o
     for (const auto& j : list) comm += j["communication"].value("mean_s", 0.0) / n;
     o.figures["comm_per_iteration_s"] = comm;
   }
+  // Compute utilization (time computing over wall time), the mean over repetitions.
+  if (list.front().contains("compute_utilization")) {
+    double u = 0;
+    for (const auto& j : list)
+      u += j["compute_utilization"].value("mean", 0.0) / static_cast<double>(list.size());
+    o.figures["compute_utilization"] = u;
+  }
   // The system's own figures (MLfabric's failover, Gaia's divergence through a fault).
   if (const StrategyTraits* t =
           find_strategy(split_placed(list.front().value("strategy", "")).first);

@@ -28,7 +28,10 @@ const std::vector<std::string>& expectation_figures() {
                                                     "failover_updates_lost",
                                                     "failover_recovery_s",
                                                     "divergence_at_heal",
-                                                    "catch_up_s"};
+                                                    "catch_up_s",
+                                                    "compute_utilization",
+                                                    "member_utilization",
+                                                    "membership_changes"};
   return kFigures;
 }
 

@@ -17,6 +17,7 @@
 #include "controller/topology/comma_list.h"
 #include "controller/topology/cross_traffic_parser.h"
 #include "controller/topology/diagnostics.h"
+#include "controller/topology/node_churn.h"
 #include "controller/topology/node_compute.h"
 #include "controller/topology/node_events.h"
 #include "controller/topology/partitions.h"
@@ -282,12 +283,14 @@ class Parser {
           std::vector<std::string> keys = kComputeKeys;
           keys.push_back("schedule");
           keys.push_back("straggler");
+          keys.push_back("churn");
           check_keys(it->second, keys, "in node '" + name + "'");
           const YamlErrorSink sink = [this](const YAML::Node& at, const std::string& m) {
             error(at, m);
           };
           if (it->second["schedule"])
             node.schedule = parse_node_schedule(it->second["schedule"], name, sink);
+          if (it->second["churn"]) add_churn(it->second["churn"], name, topo.seed, node);
           node.compute = parse_node_compute(it->second, name, sink);
           if (it->second["straggler"])
             node.straggler =
@@ -299,6 +302,26 @@ class Parser {
       }
       topo.nodes.push_back(std::move(node));
     }
+  }
+
+  // A node's churn (node_churn.h) is its leaves and joins: its schedule may not have its
+  // own, nor a crash (after which it could not join), or which one rules would be unclear.
+  void add_churn(const YAML::Node& at, const std::string& name, uint64_t seed, Node& node) {
+    const YamlErrorSink sink = [this](const YAML::Node& n, const std::string& m) { error(n, m); };
+    const auto model = parse_node_churn(at, name, seed, sink);
+    if (!model) return;
+    for (const auto& ev : node.schedule)
+      if (ev.kind == NodeEvent::Kind::kLeave || ev.kind == NodeEvent::Kind::kJoin ||
+          ev.kind == NodeEvent::Kind::kCrash || ev.kind == NodeEvent::Kind::kRestart) {
+        error(at, "node '" + name + "' churn: its schedule has a " + node_event_name(ev.kind) +
+                      " at line " + std::to_string(ev.pos.line) +
+                      ": leaves and joins come from one or the other");
+        return;
+      }
+    const auto events = churn_events(*model, name, {at.Mark().line + 1, at.Mark().column + 1});
+    node.schedule.insert(node.schedule.end(), events.begin(), events.end());
+    std::stable_sort(node.schedule.begin(), node.schedule.end(),
+                     [](const NodeEvent& a, const NodeEvent& b) { return a.at_us < b.at_us; });
   }
 
   // Every node must reach every other; an island is almost always a typo in the links.

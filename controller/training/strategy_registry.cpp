@@ -8,6 +8,7 @@
 #include "agent/contracts/gaia/gaia_replies.h"
 #include "agent/contracts/mlfabric/mlfabric_replies.h"
 #include "controller/training/apsp/apsp_options.h"
+#include "controller/training/diloco/diloco_figures.h"
 #include "controller/training/diloco/diloco_options.h"
 #include "controller/training/drps/disk_store_options.h"
 #include "controller/training/gaia/gaia_figures.h"
@@ -151,6 +152,7 @@ std::vector<StrategyTraits> make_registry() {
        .named_models = true,
        .protocol = "diloco",
        .options = diloco_options(),
+       .scenario_figures = diloco_scenario_figures,
        .check_reply = check_diloco_reply},
       // Streaming DiLoCo (Douillard et al., 2025): DiLoCo's fragments synchronized in turn,
       // overlapped with the inner steps, quantized (agent/protocols/streaming_diloco/).
@@ -163,6 +165,7 @@ std::vector<StrategyTraits> make_registry() {
        .named_models = true,
        .protocol = "streaming-diloco",
        .options = streaming_diloco_options(),
+       .scenario_figures = diloco_scenario_figures,
        .check_reply = check_diloco_reply},
       // APSP's placement and its two baselines (Li et al.): one BSP server.
       {.name = "apsp",

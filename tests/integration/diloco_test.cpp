@@ -137,6 +137,43 @@ TEST_F(Diloco, ElasticDataCentersJoinLeaveOrCrashAndTheRunGoesOn) {
   EXPECT_NE(bsp.output().find("the agent of node n3 died"), std::string::npos) << bsp.output();
 }
 
+// A provider's machine that left comes back (docs/diloco.md#elastic-membership): drained
+// at one outer step, it takes the shared model again at a later one and ends a member. Its
+// compute utilization over its time in reads higher than over the whole run's.
+TEST_F(Diloco, ADataCenterThatLeftJoinsAgainWithTheSharedModel) {
+  BackgroundTrain trainer(
+      guard_, kLab,
+      {"--strategy", "diloco", "--diloco-elastic", "on", "--model", "logreg", "--iterations", "300",
+       "--compute-ms", "20", "--diloco-h", "5", "--json"},
+      "/tmp/tbt-diloco-rejoin.log");
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":20,", 60)) << trainer.output();
+  EXPECT_EQ(run_testbed({"node", "leave", kLab, "n2"}).status, 0);
+  ASSERT_TRUE(trainer.wait_for("\"iteration\":80,", 60)) << trainer.output();
+  EXPECT_EQ(run_testbed({"node", "join", kLab, "n2"}).status, 0);
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  const auto s = summary_of(trainer.output());
+  const auto& m = s["diloco"]["membership"];
+  ASSERT_EQ(m["changes"].size(), 2u) << m;
+  EXPECT_EQ(m["changes"][0]["change"], "leave");
+  EXPECT_EQ(m["changes"][1]["change"], "join");
+  EXPECT_EQ(m["changes"][1]["node"], "n2");
+  EXPECT_EQ(m["changes"][1]["catch_up_bytes"], 2 * 65 * 4) << m;
+  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n3", "n4", "n2"}));
+  EXPECT_EQ(m["outer_steps_committed"], 60) << m;
+  EXPECT_LT(s["diloco"]["outer_steps_per_data_center"]["n2"].get<int>(), 60);
+  // Its time in is less than the run's; what it computed is over that time.
+  const auto& u = m["compute_utilization_of_member_time"]["per_worker"];
+  EXPECT_LT(u["n2"]["member_s"].get<double>(), u["n1"]["member_s"].get<double>()) << u;
+  EXPECT_GT(u["n2"]["utilization"].get<double>(),
+            s["compute_utilization"]["per_worker"]["n2"].get<double>())
+      << u;
+  EXPECT_GT(u["n2"]["utilization"].get<double>(), 0) << u;
+  EXPECT_LE(u["n2"]["utilization"].get<double>(), 1) << u;
+  EXPECT_LT(s["final_loss"].get<double>(), s["loss_curve"][0][1].get<double>());
+  EXPECT_TRUE(agents_of(kLab).empty());
+}
+
 TEST_F(Diloco, ItsOptionsAreRefusedByNameBeforeAnyAgentStarts) {
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"--strategy", "diloco", "--diloco-h", "0"},

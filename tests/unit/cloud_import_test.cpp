@@ -115,6 +115,29 @@ TEST(CloudImport, WhatItHasNoDataForIsRefusedByName) {
   EXPECT_THROW(import_cloud(d, tiny), std::invalid_argument);  // below 1 kbit/s
 }
 
+// --partial: a pair with no figures is left out, named, instead of refused; the profile
+// keeps every node and the pairs that were measured, and says which it left out.
+TEST(CloudImport, APartialMeshLeavesOutThePairsWithoutFiguresAndNamesThem) {
+  CloudImportOptions o;
+  o.regions = {"aws:us-east-1", "gcp:europe-west1-b", "azure:japaneast"};
+  o.names = {"virginia", "belgium", "tokyo"};
+  o.partial = true;
+  const CloudProfile p = import_cloud(fixture(), o);
+  EXPECT_EQ(p.left_out, std::vector<std::string>{"belgium - tokyo"});
+  EXPECT_EQ(p.directions.size(), 4u);  // two pairs, both ways
+  EXPECT_NE(p.yaml.find("left out (--partial)"), std::string::npos) << p.yaml;
+  EXPECT_NE(p.yaml.find("belgium - tokyo"), std::string::npos) << p.yaml;
+  // Connected through virginia: a valid profile.
+  const Topology t = parse_topology_text(p.yaml, "partial.yaml", SettingRules{});
+  EXPECT_EQ(t.nodes.size(), 3u);
+  EXPECT_EQ(t.links.size(), 2u);
+  // A lab the holes cut in two is refused as any profile is.
+  o.regions = {"gcp:europe-west1-b", "azure:japaneast"};
+  o.names = {"belgium", "tokyo"};
+  const CloudProfile cut = import_cloud(fixture(), o);
+  EXPECT_THROW(parse_topology_text(cut.yaml, "cut.yaml", SettingRules{}), ValidationError);
+}
+
 TEST(CloudImport, AMalformedRowIsNamedByFileLineAndField) {
   const auto diagnostic = [](const std::string& tp, const std::string& lat) {
     try {

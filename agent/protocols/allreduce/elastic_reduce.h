@@ -37,6 +37,8 @@ class ElasticReduce {
   // The sum of the attempt under way, once complete.
   const std::vector<float>& sum() const { return channel_->sum(); }
   uint64_t seq() const { return seq_; }
+  // A frame refused by the system above (a joiner's model of the wrong size).
+  void refused() { ++dropped_; }
   uint64_t dropped() const { return dropped_ + (channel_ ? channel_->dropped() : 0); }
 
  private:

@@ -171,9 +171,14 @@ bool RoundProtocol::elastic_command(const std::string& verb, const nlohmann::jso
     h.chunk = kModelChunk;
     link_.van().send_kv(c.to, h, {}, hooks_->shared_state());
   } else {
-    // Drained: its last round is committed; it ends as a worker does at its last clock.
-    stop_requested_ = true;
-    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting) finish();
+    // Drained: its last round is committed. It stays away, as a provider's machine that
+    // left may come back: a later join sends it the model again. The clock it began is
+    // not its (the log drops it), and the run's end finds it away.
+    if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting || phase_ == Phase::kIdle) {
+      pending_.reset();
+      log_.left();
+      phase_ = Phase::kAway;
+    }
   }
   return true;
 }
@@ -183,7 +188,8 @@ void RoundProtocol::take_model(Received r) {
   try {
     hooks_->adopt(r.values);
   } catch (const std::exception&) {
-    return;  // not a model of this run's size: dropped, and the joiner stays away
+    elastic_->refused();  // not a model of this run's size: counted, and it stays away
+    return;
   }
   clock_ = r.header.iteration;
   phase_ = Phase::kIdle;

@@ -73,7 +73,7 @@ void DilocoRun::summary(nlohmann::json& s) const {
   if (policy.is_object() && policy.contains("wire") && policy["wire"].is_string())
     if (const ValueCodec* c = find_value_codec(policy["wire"].get<std::string>()))
       s["diloco"]["wire"] = {{"encoding", c->name}, {"method", c->method}};
-  if (elastic_) elastic_->summary(s["diloco"]);
+  if (elastic_) elastic_->summary(s);
 }
 
 }  // namespace testbed

@@ -52,7 +52,9 @@ void ElasticMembership::started(double start_unix_s) {
   start_unix_s_ = start_unix_s;
   for (int n : run_.worker_nodes()) {
     run_.agents().allow_death(static_cast<size_t>(n));
-    if (!away_.count(n)) members_.push_back(n);
+    if (away_.count(n)) continue;
+    members_.push_back(n);
+    member_since_[n] = 0;
   }
   members_over_time_.push_back({0.0, members_.size()});
 }
@@ -88,8 +90,10 @@ void ElasticMembership::commit(double t) {
   // last round: there is none for it to take.
   for (int j : std::vector<int>(joining_.begin(), joining_.end())) {
     if (commits_ >= rounds_ || members_.empty()) break;
+    if (!away_.count(j)) continue;  // still draining: it comes back at the next commit
     joining_.erase(j);
     away_.erase(j);
+    member_since_[j] = t;
     const int donor = members_.front();
     donor_[j] = donor;
     run_.agents().send(static_cast<size_t>(donor), to_json(SendModelCommand{j}));
@@ -103,7 +107,9 @@ void ElasticMembership::commit(double t) {
     if (!leaving_.count(m)) continue;
     run_.agents().send(static_cast<size_t>(m), to_json(LeaveCommand{}));
     std::erase(members_, m);
-    left_.insert(m);
+    leaving_.erase(m);
+    away_.insert(m);  // it may come back: a join brings it in again
+    end_member_time(m, t);
     changes_.push_back({t, run_.names().at(static_cast<size_t>(m)), "leave", commits_, 0.0});
     members_over_time_.push_back({t, members_.size()});
   }
@@ -172,7 +178,9 @@ bool ElasticMembership::node_died(size_t node, double t) {
   ready_.erase(n);
   reduced_.erase(n);
   leaving_.erase(n);
+  joining_.erase(n);
   crashed_.insert(n);
+  end_member_time(n, t);
   Change c{t, run_.names().at(node), "crash", commits_};
   bool others_ready = !members_.empty();
   for (int m : members_) others_ready = others_ready && ready_.count(m);
@@ -210,13 +218,53 @@ double ElasticMembership::drive(double now_s) {
     const std::string key = run_.names()[node] + "@" + std::to_string(at);
     if (at < start_unix_s_ || !requests_seen_.insert(key).second) continue;
     const int n = static_cast<int>(node);
-    if (event == "leave" && in(node) && members_.size() > 1) leaving_.insert(n);
-    if (event == "join" && away_.count(n)) joining_.insert(n);
+    // A leave keeps one member at least; one of a node told to join, not yet in, cancels it.
+    if (event == "leave" && in(node) && members_.size() > leaving_.size() + 1) leaving_.insert(n);
+    if (event == "leave" && joining_.count(n) && away_.count(n)) joining_.erase(n);
+    // A join of one still draining (told to leave, not yet out) is taken at the commit after.
+    if (event == "join" && (away_.count(n) || leaving_.count(n)) && !crashed_.count(n))
+      joining_.insert(n);
   }
   return next_poll_s_;
 }
 
-void ElasticMembership::summary(nlohmann::json& diloco) const {
+void ElasticMembership::end_member_time(int node, double t) {
+  const auto it = member_since_.find(node);
+  if (it == member_since_.end()) return;
+  member_s_[node] += std::max(0.0, t - it->second);
+  member_since_.erase(it);
+}
+
+// Compute utilization over the time each data center was a member (from the start or its
+// join's commit, catch-up included, to its leave, crash or the run's end): the time its
+// provider was paid for. The run's `compute_utilization` divides by the whole wall time
+// instead, so a node away half the run reads half; this one reads what its time in got.
+nlohmann::json ElasticMembership::utilization_of_member_time(const nlohmann::json& s) const {
+  const double wall = s.value("wall_s", 0.0);
+  const nlohmann::json* per_worker = nullptr;
+  if (s.contains("compute_utilization") && s["compute_utilization"].contains("per_worker"))
+    per_worker = &s["compute_utilization"]["per_worker"];
+  nlohmann::json per = nlohmann::json::object();
+  double computing_sum = 0, member_sum = 0;
+  for (int w : run_.worker_nodes()) {
+    double member = member_s_.count(w) ? member_s_.at(w) : 0.0;
+    if (const auto it = member_since_.find(w); it != member_since_.end())
+      member += std::max(0.0, wall - it->second);
+    const std::string& name = run_.names().at(static_cast<size_t>(w));
+    const double computing =
+        per_worker && per_worker->contains(name) ? (*per_worker)[name].get<double>() * wall : 0.0;
+    if (member <= 0) continue;  // never in
+    per[name] = {{"member_s", member}, {"utilization", std::min(1.0, computing / member)}};
+    computing_sum += computing;
+    member_sum += member;
+  }
+  return {{"mean", member_sum > 0 ? std::min(1.0, computing_sum / member_sum) : 0.0},
+          {"member_s", member_sum},
+          {"per_worker", per}};
+}
+
+void ElasticMembership::summary(nlohmann::json& s) const {
+  nlohmann::json& diloco = s["diloco"];
   nlohmann::json changes = nlohmann::json::array();
   for (const auto& c : changes_) {
     changes.push_back({{"t_s", c.t},
@@ -239,7 +287,8 @@ void ElasticMembership::summary(nlohmann::json& diloco) const {
                           {"changes", changes},
                           {"members_over_time", over_time},
                           {"outer_steps_committed", commits_},
-                          {"attempts_lost", attempts_lost_}};
+                          {"attempts_lost", attempts_lost_},
+                          {"compute_utilization_of_member_time", utilization_of_member_time(s)}};
 }
 
 }  // namespace testbed

@@ -4,10 +4,11 @@
 // member has the sum it commits it. A member that crashes drops out: an attempt under way
 // is begun again over those left (the round it cost is counted), and the run goes on while
 // one member is left. A member told to leave (`testbed node leave`, or its node's
-// schedule) is drained: it takes part in the next commit, then ends. A node that starts
-// outside (its schedule's first leave, join or crash is a join, or it left before the run)
-// joins when told (`testbed node join`, or its schedule): at the next commit a member
-// sends it the shared model over the WAN, and it is a member of the next round.
+// schedule) is drained: it takes part in the next commit, then waits outside. A node
+// outside (its schedule's first leave, join or crash is a join, it left before the run, or
+// it left during it: a provider's machine that comes back) joins when told (`testbed node
+// join`, or its schedule): at the next commit a member sends it the shared model over the
+// WAN, and it is a member of the next round.
 //
 // Each change is in the summary's diloco.membership: when, which node, what, the outer
 // step it took effect at, and the seconds it cost those left: for a crash mid-attempt the
@@ -41,7 +42,8 @@ class ElasticMembership {
   bool in(size_t node) const;
   // Whether the run waits for this worker's end: not for one that never came in.
   bool awaited(size_t node) const { return !away_.count(static_cast<int>(node)); }
-  void summary(nlohmann::json& diloco) const;
+  // Writes s["diloco"]["membership"]; reads the run's wall time and compute utilization.
+  void summary(nlohmann::json& s) const;
 
  private:
   struct Change {
@@ -55,12 +57,14 @@ class ElasticMembership {
   void try_reduce(double t);
   void issue(double t);
   void commit(double t);
+  void end_member_time(int node, double t);
+  nlohmann::json utilization_of_member_time(const nlohmann::json& s) const;
 
   PsRun& run_;
   double start_unix_s_ = 0;
   double next_poll_s_ = 0;
   std::vector<int> members_;  // in ring order
-  std::set<int> ready_, reduced_, leaving_, left_, crashed_;
+  std::set<int> ready_, reduced_, leaving_, crashed_;
   std::set<int> away_, joining_;         // outside; told to join, at the next commit
   std::map<int, size_t> catching_up_;    // a joiner -> its change, until it has the model
   std::map<int, int> donor_;             // a joiner -> the member sending it the model
@@ -75,6 +79,8 @@ class ElasticMembership {
   std::set<std::string> requests_seen_;  // "node@at_unix_s"
   std::vector<Change> changes_;
   std::vector<std::pair<double, size_t>> members_over_time_;  // (t, how many)
+  std::map<int, double> member_since_;  // a member -> when it came in (run seconds)
+  std::map<int, double> member_s_;      // a node -> its member seconds before now
 };
 
 }  // namespace testbed

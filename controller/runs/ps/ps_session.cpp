@@ -308,13 +308,13 @@ void PsSession::train() {
   for (int node : worker_nodes_) worker_names.push_back(names_[static_cast<size_t>(node)]);
   QuietWatch quiet(std::move(worker_names), 0);
   size_t done = 0;
-  // A node that only serves never finishes; an elastic run's worker that never came in is
-  // not waited for.
+  // A node that only serves never finishes; an elastic run's worker outside (never came
+  // in, or left) is not waited for, unless it finished (it is counted in `done` then).
   const auto not_awaited = [&] {
     size_t n = 0;
     for (size_t node = 0; node < names_.size(); ++node)
       for (auto& policy : policies_)
-        if (worker_of_node_[node] >= 0 && !policy->awaited(node)) {
+        if (worker_of_node_[node] >= 0 && !finished_[node] && !policy->awaited(node)) {
           ++n;
           break;
         }

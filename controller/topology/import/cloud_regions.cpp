@@ -206,14 +206,19 @@ CloudProfile import_cloud(const CloudData& data, const CloudImportOptions& optio
                              " (" + ends[j].tier + ")";
       const auto rtt_ab = data.rtt.find({ends[i], ends[j]});
       const auto rtt_ba = data.rtt.find({ends[j], ends[i]});
-      if (rtt_ab == data.rtt.end() && rtt_ba == data.rtt.end())
-        throw std::invalid_argument("no round trip measured between " + pair_name);
-      const CloudRtt& rtt = rtt_ab != data.rtt.end() ? rtt_ab->second : rtt_ba->second;
       const auto tp_ab = data.received_bps.find({ends[i], ends[j]});
       const auto tp_ba = data.received_bps.find({ends[j], ends[i]});
-      if (tp_ab == data.received_bps.end() && tp_ba == data.received_bps.end())
+      const bool no_rtt = rtt_ab == data.rtt.end() && rtt_ba == data.rtt.end();
+      const bool no_rate = tp_ab == data.received_bps.end() && tp_ba == data.received_bps.end();
+      if ((no_rtt || no_rate) && options.partial) {
+        out.left_out.push_back(names[i] + " - " + names[j]);
+        continue;
+      }
+      if (no_rtt) throw std::invalid_argument("no round trip measured between " + pair_name);
+      if (no_rate)
         throw std::invalid_argument("no throughput measured between " + pair_name +
                                     " in either direction");
+      const CloudRtt& rtt = rtt_ab != data.rtt.end() ? rtt_ab->second : rtt_ba->second;
       CloudDirection d[2];
       for (int k = 0; k < 2; ++k) {
         const size_t from = k == 0 ? i : j, to = k == 0 ? j : i;
@@ -252,8 +257,15 @@ CloudProfile import_cloud(const CloudData& data, const CloudImportOptions& optio
     << fixed(options.rate_scale, 6) << ",\n"
     << "# over TCP's 1448/1514 share of a link; delay: half ping's average RTT; jitter: ping's\n"
     << "# mdev x sqrt(3/2) per direction (docs/topologies.md). GCP tier: " << options.gcp_tier
-    << ".\n"
-    << "lab: " << options.lab << "\nnodes:\n";
+    << ".\n";
+  if (!out.left_out.empty()) {
+    y << "# Pairs with no figures either way, left out (--partial): the lab routes their\n"
+      << "# traffic over the others. " << out.left_out.size() << ":";
+    for (size_t k = 0; k < out.left_out.size(); ++k)
+      y << (k % 4 == 0 ? "\n#  " : ",") << " " << out.left_out[k];
+    y << "\n";
+  }
+  y << "lab: " << options.lab << "\nnodes:\n";
   for (size_t i = 0; i < names.size(); ++i)
     y << "  " << names[i] << ": {}  # " << ends[i].region << "\n";
   y << "links:\n" << links.str();

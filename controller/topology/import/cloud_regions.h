@@ -54,6 +54,10 @@ struct CloudImportOptions {
   std::string gcp_tier = "PREMIUM";  // PREMIUM or STANDARD
   std::string lab = "tbcloud";
   std::string command;  // how the profile was made, for its header
+  // A pair with no round trip or no throughput either way is left out instead of refused:
+  // the tables measured few pairs within GCP or within Azure (none among their US
+  // regions), so a mesh of many regions has holes; their traffic is routed over the others.
+  bool partial = false;
 };
 
 // How one direction of one pair was filled.
@@ -69,6 +73,7 @@ struct CloudDirection {
 struct CloudProfile {
   std::string yaml;
   std::vector<CloudDirection> directions;
+  std::vector<std::string> left_out;  // with `partial`: the pairs without figures
 };
 
 // Throws std::invalid_argument naming the region or pair it has no data for, or a bad option.
