@@ -50,24 +50,8 @@ run() {  # LABEL CHURN ARGS...: one train, its summary tagged; CHURN: yes or no
   # The drained data center comes back for the next run (a node that left is outside a
   # run until it joins).
   [ "$churn" = yes ] && "$tb" node join "$lab" "$leave_node" >/dev/null
-  python3 - "$log" "$label" "$round" "$rc" >> "$out/runs.jsonl" <<'PY'
-import json, sys
-log, label, rnd, rc = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-summary = None
-lines = open(log).read().splitlines()
-for line in lines:
-    try:
-        j = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(j, dict) and "final_loss" in j:
-        summary = j
-out = summary or {}
-out.update(bench_label=label, bench_round=rnd, exit=rc)
-if summary is None:
-    out["last_line"] = lines[-1] if lines else ""
-print(json.dumps(out))
-PY
+  python3 bench/summary_line.py "$log" bench_label="$label" bench_round="$round" \
+    exit="$rc" >> "$out/runs.jsonl"
 }
 for round in $(seq "$rounds"); do
   run "diloco, fixed membership" no --strategy diloco

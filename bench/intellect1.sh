@@ -33,22 +33,8 @@ run() {  # CONTINENT CHURN WIRE ROUND
     rc=$?
   "$tb" down "$lab" >/dev/null
   lab=
-  python3 - "$log" "$continent" "$churn" "$wire" "$round" "$rc" >> "$out/runs.jsonl" <<'PY'
-import json, sys
-log, continent, churn, wire, rnd, rc = sys.argv[1:]
-summary, lines = None, open(log).read().splitlines()
-for line in lines:
-    try:
-        j = json.loads(line)
-    except ValueError:
-        continue
-    if isinstance(j, dict) and "final_loss" in j:
-        summary = j
-out = summary or {"last_line": lines[-1] if lines else ""}
-out.update(bench_continent=continent, bench_churn=churn, bench_wire=wire,
-           bench_round=int(rnd), exit=int(rc))
-print(json.dumps(out))
-PY
+  python3 bench/summary_line.py "$log" bench_continent="$continent" bench_churn="$churn" \
+    bench_wire="$wire" bench_round="$round" exit="$rc" >> "$out/runs.jsonl"
 }
 for round in $(seq "$rounds"); do
   for c in $configs; do

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "controller/topology/model_fields.h"
 #include "controller/topology/units.h"
 
 namespace testbed {
@@ -33,21 +34,9 @@ int64_t draw_us(const ChurnModel& m, uint64_t stream, uint64_t k, int64_t mean_u
 
 std::optional<ChurnModel> parse_node_churn(const YAML::Node& node, const std::string& name,
                                            uint64_t default_seed, const YamlErrorSink& error) {
-  const std::string where = "node '" + name + "' churn: ";
-  if (!node.IsMap()) {
-    error(node, where + "expected {up_mean: 120s, away_mean: 60s, seed: 1, until: 1800s}");
-    return std::nullopt;
-  }
-  bool ok = true;
-  const auto fail = [&](const YAML::Node& at, const std::string& m) {
-    error(at, where + m);
-    ok = false;
-  };
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    if (key != "up_mean" && key != "away_mean" && key != "seed" && key != "until")
-      fail(it->first, "unknown key '" + key + "' (up_mean, away_mean, seed, until)");
-  }
+  ModelFields fields(node, "node '" + name + "' churn: ", error);
+  if (!fields.is_map("{up_mean: 120s, away_mean: 60s, seed: 1, until: 1800s}")) return std::nullopt;
+  fields.allow({"up_mean", "away_mean", "seed", "until"});
   ChurnModel m;
   m.seed = default_seed;
   m.until_us = kDefaultUntilUs;
@@ -56,15 +45,15 @@ std::optional<ChurnModel> parse_node_churn(const YAML::Node& node, const std::st
     const YAML::Node v = node[field];
     const auto d = v.IsScalar() ? parse_duration(v.Scalar(), why) : std::nullopt;
     if (!d)
-      fail(v, std::string(field) + ": " + (why.empty() ? "expected a time like 60s" : why));
+      fields.fail(v, std::string(field) + ": " + (why.empty() ? "expected a time like 60s" : why));
     else if (d->us < least)
-      fail(v, std::string(field) + ": " + hint);
+      fields.fail(v, std::string(field) + ": " + hint);
     else
       out = d->us;
   };
   for (const char* field : {"up_mean", "away_mean"}) {
     if (!node[field]) {
-      fail(node, std::string("needs '") + field + "', e.g. " + field + ": 60s");
+      fields.fail(node, std::string("needs '") + field + "', e.g. " + field + ": 60s");
       continue;
     }
     int64_t& out = field[0] == 'u' ? m.up_mean_us : m.away_mean_us;
@@ -72,19 +61,14 @@ std::optional<ChurnModel> parse_node_churn(const YAML::Node& node, const std::st
              "at least 1s (a node's requests closer than that could fold into one)");
   }
   if (node["until"]) duration("until", m.until_us, 1, "must be after the start");
-  if (node["seed"]) {
-    try {
-      m.seed = std::stoull(node["seed"].Scalar());
-    } catch (const std::exception&) {
-      fail(node["seed"], "seed: expected a whole number");
-    }
-  }
+  fields.seed(m.seed);
   // Expected events: two per cycle of up_mean + away_mean.
-  if (ok && 2 * (m.until_us / (m.up_mean_us + m.away_mean_us)) >
-                static_cast<int64_t>(kMaxChurnEvents / 2))
-    fail(node, "over " + std::to_string(kMaxChurnEvents / 2) +
-                   " leaves and joins expected before until: a shorter horizon or longer means");
-  if (!ok) return std::nullopt;
+  if (fields.ok() && 2 * (m.until_us / (m.up_mean_us + m.away_mean_us)) >
+                         static_cast<int64_t>(kMaxChurnEvents / 2))
+    fields.fail(node,
+                "over " + std::to_string(kMaxChurnEvents / 2) +
+                    " leaves and joins expected before until: a shorter horizon or longer means");
+  if (!fields.ok()) return std::nullopt;
   return m;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "controller/topology/model_fields.h"
 #include "controller/topology/units.h"
 
 namespace testbed {
@@ -17,59 +18,41 @@ constexpr int64_t kMinEveryUs = 100000;
 std::optional<StragglerModel> parse_straggler(const YAML::Node& node, const std::string& name,
                                               std::optional<double> cpus, uint64_t default_seed,
                                               const YamlErrorSink& error) {
-  const std::string where = "node '" + name + "' straggler: ";
-  if (!node.IsMap()) {
-    error(node, where + "expected {chance: 10%, slowdown: 4, every: 1s}");
-    return std::nullopt;
-  }
-  bool ok = true;
-  const auto fail = [&](const YAML::Node& at, const std::string& m) {
-    error(at, where + m);
-    ok = false;
-  };
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const std::string key = it->first.Scalar();
-    if (key != "chance" && key != "slowdown" && key != "every" && key != "seed")
-      fail(it->first, "unknown key '" + key + "' (chance, slowdown, every, seed)");
-  }
+  ModelFields fields(node, "node '" + name + "' straggler: ", error);
+  if (!fields.is_map("{chance: 10%, slowdown: 4, every: 1s}")) return std::nullopt;
+  fields.allow({"chance", "slowdown", "every", "seed"});
   StragglerModel m;
   m.seed = default_seed;
   std::string why;
   if (!node["chance"]) {
-    fail(node, "needs its chance, e.g. 10%");
+    fields.fail(node, "needs its chance, e.g. 10%");
   } else if (const auto f = parse_percent(node["chance"].Scalar(), why)) {
     m.chance = f->value;
   } else {
-    fail(node["chance"], "chance: " + why);
+    fields.fail(node["chance"], "chance: " + why);
   }
   if (!node["slowdown"]) {
-    fail(node, "needs its slowdown, e.g. 4 (the share divided by 4 while slowed)");
+    fields.fail(node, "needs its slowdown, e.g. 4 (the share divided by 4 while slowed)");
   } else {
     std::istringstream in(node["slowdown"].Scalar());
     if (!(in >> m.slowdown) || !in.eof() || !std::isfinite(m.slowdown) || m.slowdown <= 1)
-      fail(node["slowdown"],
-           "slowdown: '" + node["slowdown"].Scalar() + "' must be a factor above 1");
+      fields.fail(node["slowdown"],
+                  "slowdown: '" + node["slowdown"].Scalar() + "' must be a factor above 1");
   }
   why.clear();
   if (!node["every"]) {
-    fail(node, "needs its period, e.g. every: 1s");
+    fields.fail(node, "needs its period, e.g. every: 1s");
   } else if (const auto d = parse_duration(node["every"].Scalar(), why);
              !d || d->us < kMinEveryUs) {
-    fail(node["every"], "every: " + (why.empty() ? "at least 100ms (the CPU period)" : why));
+    fields.fail(node["every"], "every: " + (why.empty() ? "at least 100ms (the CPU period)" : why));
   } else {
     m.every_us = d->us;
   }
-  if (node["seed"]) {
-    try {
-      m.seed = std::stoull(node["seed"].Scalar());
-    } catch (const std::exception&) {
-      fail(node["seed"], "seed: expected a whole number");
-    }
-  }
-  if (!cpus) fail(node, "needs the node's cpus: the share it is slowed from");
-  if (ok && cpus && *cpus / m.slowdown < kMinCpus)
-    fail(node["slowdown"], "slowdown: the share while slowed would be under 0.01 of a CPU");
-  if (!ok) return std::nullopt;
+  fields.seed(m.seed);
+  if (!cpus) fields.fail(node, "needs the node's cpus: the share it is slowed from");
+  if (fields.ok() && cpus && *cpus / m.slowdown < kMinCpus)
+    fields.fail(node["slowdown"], "slowdown: the share while slowed would be under 0.01 of a CPU");
+  if (!fields.ok()) return std::nullopt;
   return m;
 }
 

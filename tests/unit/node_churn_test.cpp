@@ -85,6 +85,11 @@ TEST(NodeChurn, BadChurnIsRefusedWhereItIsWritten) {
                                      "(up_mean, away_mean, seed, until)"});
   EXPECT_EQ(churn_errors("{churn: {up_mean: 60s, away_mean: 60s, seed: x}}"),
             std::vector<std::string>{"c.yaml:3:51: node 'a' churn: seed: expected a whole number"});
+  // A sign or a tail is no whole number (stoull alone read -1 as 2^64-1, 7x as 7).
+  for (const char* seed : {"-1", "7x"})
+    EXPECT_EQ(
+        churn_errors(std::string("{churn: {up_mean: 60s, away_mean: 60s, seed: ") + seed + "}}"),
+        std::vector<std::string>{"c.yaml:3:51: node 'a' churn: seed: expected a whole number"});
   EXPECT_EQ(churn_errors("{churn: [60s]}"),
             std::vector<std::string>{"c.yaml:3:14: node 'a' churn: expected {up_mean: 120s, "
                                      "away_mean: 60s, seed: 1, until: 1800s}"});
