@@ -19,7 +19,10 @@ double loss_of(const FieldReader& r) {
 }  // namespace
 
 nlohmann::json to_json(const ClockDone& e) {
-  return {{"event", ClockDone::kEvent}, {"clock", e.clock}, {"seconds", e.seconds}};
+  return {{"event", ClockDone::kEvent},
+          {"clock", e.clock},
+          {"seconds", e.seconds},
+          {"compute_s", e.compute_s}};
 }
 
 nlohmann::json to_json(const LossEvaluated& e) {
@@ -41,10 +44,11 @@ nlohmann::json to_json(const ModelEvaluated& e) {
 
 ClockDone clock_done_from_json(const nlohmann::json& j, uint64_t max_clock) {
   const FieldReader r = FieldReader::named(j, ClockDone::kEvent);
-  r.refuse_unknown({"event", "clock", "seconds"});
+  r.refuse_unknown({"event", "clock", "seconds", "compute_s"});
   ClockDone e;
   e.clock = r.whole("clock", max_clock);
   e.seconds = r.in_range("seconds", r.required<double>("seconds"), 0.0, kLongestClockS);
+  e.compute_s = r.in_range("compute_s", r.required<double>("compute_s"), 0.0, e.seconds);
   return e;
 }
 

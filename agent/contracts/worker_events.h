@@ -17,11 +17,15 @@
 
 namespace testbed {
 
-// A clock ended: how long it took, from its parameters being complete to the next's.
+// A clock ended: how long it took, from its parameters being complete to the next's, and
+// how much of that was its compute (from its start to its update computed; the rest waited
+// on the network). The controller counts the compute as it comes, so a dashboard reads each
+// worker's compute utilization over time (testbed_worker_compute_seconds_total).
 struct ClockDone {
   static constexpr const char* kEvent = "clock";
   uint64_t clock = 0;
   double seconds = 0;
+  double compute_s = 0;  // at most `seconds`
 };
 
 // The held-out loss on the values clock `clock` reads.

@@ -3,13 +3,21 @@
 #include "agent/contracts/worker_events.h"
 #include "agent/transport/wire.h"
 
+#include <algorithm>
+
 namespace testbed {
 
 void WorkerClockLog::started(uint64_t clock, Clock::time_point now) {
   if (in_clock_ && clock > 0) {
     const double seconds = std::chrono::duration<double>(now - clock_started_).count();
     iteration_s_.push_back(seconds);
-    link_.reply(to_json(ClockDone{clock - 1, seconds}));
+    // Its compute: from its start to its update computed, when both were stamped (a clock
+    // whose update was never marked computed counts none).
+    double compute_s = 0;
+    if (!started_ns_.empty() && computed_ns_.size() == started_ns_.size())
+      compute_s = std::clamp(static_cast<double>(computed_ns_.back() - started_ns_.back()) * 1e-9,
+                             0.0, seconds);
+    link_.reply(to_json(ClockDone{clock - 1, seconds, compute_s}));
   }
   in_clock_ = true;
   clock_ = clock;

@@ -69,13 +69,21 @@ std::optional<MetricLine> parse_metric_line(std::string_view line, std::string& 
   m.loss = finite_number(j, "loss", why);
   m.samples = finite_number(j, "samples", why);
   m.seconds = finite_number(j, "seconds", why);
+  m.compute_s = finite_number(j, "compute_s", why);
   if (!why.empty()) return std::nullopt;
-  if ((m.samples && *m.samples < 0) || (m.seconds && *m.seconds < 0)) {
-    why = "'samples' and 'seconds' cannot be negative";
+  if ((m.samples && *m.samples < 0) || (m.seconds && *m.seconds < 0) ||
+      (m.compute_s && *m.compute_s < 0)) {
+    why = "'samples', 'seconds' and 'compute_s' cannot be negative";
+    return std::nullopt;
+  }
+  if (m.compute_s && (!m.iteration || (m.seconds && *m.compute_s > *m.seconds))) {
+    why = "'compute_s' is an iteration's part: it needs 'iteration' and is at most 'seconds'";
     return std::nullopt;
   }
   for (const auto& [key, value] : j.items()) {
-    if (key == "iteration" || key == "loss" || key == "samples" || key == "seconds") continue;
+    if (key == "iteration" || key == "loss" || key == "samples" || key == "seconds" ||
+        key == "compute_s")
+      continue;
     if (!value.is_number() || !std::isfinite(value.get<double>())) continue;  // not a gauge
     if (!valid_gauge_name(key)) {
       why = "gauge name '" + key.substr(0, 64) + "' is not [A-Za-z0-9_.-]{1,64}";
@@ -123,6 +131,12 @@ std::vector<nlohmann::json> JobMetrics::add(size_t rank, std::string_view line, 
     nlohmann::json e = who;
     e["event"] = "job_iteration";
     e["seconds"] = seconds;
+    if (m->compute_s) {
+      // Without its own seconds, the iteration is the time since the last line: no more.
+      const double compute = std::min(*m->compute_s, seconds);
+      node.compute_s = node.compute_s.value_or(0) + compute;
+      e["compute_s"] = compute;
+    }
     if (m->samples) e["samples"] = *m->samples;
     events.push_back(std::move(e));
   }
@@ -169,18 +183,20 @@ nlohmann::json JobMetrics::summary(std::optional<double> target_loss) const {
   for (const auto& n : nodes_) {
     double busy = 0;
     for (double s : n.iteration_s) busy += s;
-    nlohmann::json j = {{"node", n.name},
-                        {"iterations", n.iterations},
-                        {"last_iteration", n.last_iteration ? nlohmann::json(*n.last_iteration)
-                                                            : nlohmann::json(nullptr)},
-                        {"iteration_s", stats(n.iteration_s)},
-                        {"iteration_times_s", n.iteration_s},
-                        {"samples", n.samples},
-                        {"samples_per_s", busy > 0 ? n.samples / busy : 0.0},
-                        {"final_loss", n.losses.empty() ? nlohmann::json(nullptr)
-                                                        : nlohmann::json(n.losses.back().second)},
-                        {"gauges", n.gauges},
-                        {"malformed_lines", n.malformed}};
+    nlohmann::json j = {
+        {"node", n.name},
+        {"iterations", n.iterations},
+        {"last_iteration",
+         n.last_iteration ? nlohmann::json(*n.last_iteration) : nlohmann::json(nullptr)},
+        {"iteration_s", stats(n.iteration_s)},
+        {"iteration_times_s", n.iteration_s},
+        {"samples", n.samples},
+        {"samples_per_s", busy > 0 ? n.samples / busy : 0.0},
+        {"final_loss",
+         n.losses.empty() ? nlohmann::json(nullptr) : nlohmann::json(n.losses.back().second)},
+        {"gauges", n.gauges},
+        {"compute_s", n.compute_s ? nlohmann::json(*n.compute_s) : nlohmann::json(nullptr)},
+        {"malformed_lines", n.malformed}};
     if (!n.last_error.empty()) j["last_malformed_reason"] = n.last_error;
     nodes.push_back(std::move(j));
   }

@@ -8,6 +8,9 @@
 //   samples    samples this node processed in the iteration (samples per second)
 //   seconds    the iteration's own duration; without it, the time since this node's
 //              previous iteration line (or since the launch, for the first)
+//   compute_s  of the iteration, the time spent computing (the rest waited on the network):
+//              the node's compute utilization, as the built-in runs report it; at most the
+//              iteration's seconds
 //   others     any other numeric field: a gauge under its name; other kinds are ignored
 //
 // A line that is not a JSON object, or whose known fields have the wrong type or range, is
@@ -33,7 +36,7 @@ constexpr size_t kMaxMetricsLine = 64 * 1024;
 
 struct MetricLine {
   std::optional<uint64_t> iteration;
-  std::optional<double> loss, samples, seconds;
+  std::optional<double> loss, samples, seconds, compute_s;
   std::map<std::string, double> gauges;
 };
 
@@ -65,6 +68,7 @@ class JobMetrics {
     double last_iteration_t = 0;
     std::vector<double> iteration_s;
     double samples = 0;
+    std::optional<double> compute_s;                // its iterations' compute, when reported
     std::vector<std::pair<double, double>> losses;  // (t, loss)
     std::map<std::string, double> gauges;           // latest values
     size_t malformed = 0;

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 #include <fstream>
@@ -36,6 +37,9 @@ constexpr size_t kTailLines = 12;
 // After the last rank has ended, how long its pipes may stay open (a grandchild that left
 // its group and kept them) before the runner stops reading them.
 constexpr double kDrainAfterExitS = 1.0;
+// How often the nodes' leave and join requests are read (a file per read): a quarter of a
+// second is what an elastic training run polls them at too (runs/diloco).
+constexpr double kMembershipPollS = 0.25;
 
 struct Stream {
   int fd = -1;  // read end of the pipe; -1 once closed
@@ -53,7 +57,11 @@ struct Rank {
   std::deque<std::string> tail;
   // Crashed by a fault and waiting for a restart: the node's restart count at the crash.
   std::optional<int> crashed_at_restarts;
-  uint64_t oom_kills_at_start = 0;  // its node's, when it (last) started
+  uint64_t oom_kills_at_start = 0;                 // its node's, when it (last) started
+  RankMembership membership;                       // its node's leaves and joins
+  int runs = 0;                                    // starts so far
+  double started_s = 0;                            // its run's start (since the launch)
+  std::optional<Clock::time_point> drain_kill_at;  // told to leave: SIGKILL if still running
 };
 
 double since(Clock::time_point start) {
@@ -99,10 +107,19 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       if (r.running) signal_job_group(r.outcome.pid, sig);
   };
 
-  // Starts rank i (again, after a restart: its files are appended to, and its metrics
-  // file, still followed, is not truncated). Throws std::system_error when it cannot.
-  const auto start_rank = [&](size_t i, bool again) {
+  const auto echo = [&](const Rank& r, std::string_view line) {
+    if (options_.on_output) {
+      options_.on_output(*r.plan, line);
+    } else if (options_.echo) {
+      *options_.echo << "[" << r.plan->node << "] " << line << "\n" << std::flush;
+    }
+  };
+  std::string outside_at_launch;  // TESTBED_RANKS_OUTSIDE
+  // Starts rank i (again, after a restart or a join: its files are appended to, and its
+  // metrics file, still followed, is not truncated). Throws std::system_error when it cannot.
+  const auto start_rank = [&](size_t i, bool joined) {
     Rank& r = ranks[i];
+    const bool again = r.runs > 0;
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC | O_NONBLOCK) != 0) throw_errno("pipe2");
     if (pipe2(err, O_CLOEXEC | O_NONBLOCK) != 0) {
@@ -140,9 +157,14 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     spec.cgroup_fds = identity.cgroup_fds();
     spec.parent_death_signal = SIGKILL;
     spec.env = merge_environment(base_env, r.plan->env);
+    spec.env->push_back("TESTBED_RANK_RUN=" + std::to_string(r.runs + 1));
+    spec.env->push_back(std::string("TESTBED_RANK_JOINED=") + (joined ? "1" : "0"));
+    spec.env->push_back("TESTBED_RANKS_OUTSIDE=" + outside_at_launch);
     if (options_.oom_kills) r.oom_kills_at_start = options_.oom_kills(r.plan->ns);
     r.outcome.pid = launch(spec);
     r.running = true;
+    ++r.runs;
+    r.started_s = since(start);
     waits.watch_end(r.outcome.pid);  // our child, not reaped: still the rank
     waits.watch_readable(r.out.fd);
     waits.watch_readable(r.err.fd);
@@ -151,8 +173,19 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     on_start_(*r.plan, r.outcome.pid);
   };
 
+  // Nodes whose latest request before the launch is a leave start outside, until a join.
   for (size_t i = 0; i < ranks_.size(); ++i) {
     ranks[i].plan = &ranks_[i];
+    if (options_.faults &&
+        ranks[i].membership.starts_outside(options_.faults->membership(ranks_[i].node)))
+      outside_at_launch += (outside_at_launch.empty() ? "" : ",") + std::to_string(i);
+  }
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    if (ranks[i].membership.outside()) {
+      ranks[i].outcome.outside = true;
+      echo(ranks[i], "outside at the launch (its node left): it starts when the node joins");
+      continue;
+    }
     try {
       start_rank(i, false);
     } catch (...) {
@@ -165,6 +198,10 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       throw;
     }
   }
+  if (std::none_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.running; }))
+    throw std::system_error(std::make_error_code(std::errc::invalid_argument),
+                            "every node of the job is outside (its latest request is a leave): "
+                            "join one first");
 
   JobOutcome job;
   job.status = "completed";
@@ -180,13 +217,6 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
               std::chrono::milliseconds(static_cast<int64_t>(options_.stop_grace_s * 1000));
   };
 
-  const auto echo = [&](const Rank& r, std::string_view line) {
-    if (options_.on_output) {
-      options_.on_output(*r.plan, line);
-    } else if (options_.echo) {
-      *options_.echo << "[" << r.plan->node << "] " << line << "\n" << std::flush;
-    }
-  };
   const auto read_streams = [&](size_t i) {
     Rank& r = ranks[i];
     // What stdout has now is read before the file and handled after it: whatever a job
@@ -239,6 +269,32 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
     }
   };
 
+  // Runs rank i again (a restart after its crash, or its node's join), its last run's
+  // output flushed first.
+  const auto run_again = [&](size_t i, bool joined, const char* why) {
+    Rank& r = ranks[i];
+    if (r.runs > 0) r.outcome.earlier_pids.push_back(r.outcome.pid);
+    read_streams(i);  // what the last run left in its pipes, before new ones
+    for (Stream* stream : {&r.out, &r.err}) {
+      stream->lines.flush([&](std::string_view line) { echo(r, line); });
+      close_stream(*stream);
+      stream->log.close();
+    }
+    echo(r, why);
+    r.outcome.outside = false;
+    try {
+      start_rank(i, joined);
+    } catch (const std::exception& e) {
+      echo(r, std::string("could not be run again: ") + e.what());
+      r.outcome.status = 127;  // as a shell's "cannot run"
+      job.failed_rank = static_cast<int>(i);
+      begin_stop("failed");
+    }
+  };
+  // A rank completed (not by a leave): the job is ending, and a join is too late for it.
+  bool ending = false;
+  auto next_membership_poll = Clock::now();
+
   for (;;) {
     // A rank that ends or writes wakes the loop at once; kPollMs bounds the wait for the
     // metrics files, `interrupt` and the time limit.
@@ -259,7 +315,18 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       waits.forget_end(r.outcome.pid);
       r.outcome.status = reap(r.outcome.pid);
       r.outcome.ended_s = since(start);
+      r.outcome.running_s += r.outcome.ended_s - r.started_s;
       r.outcome.stopped = stopping;
+      // Its leave: drained and gone (whatever its status), or back at once for a join.
+      bool start_again = false;
+      if (r.membership.ended(ending || stopping, start_again)) {
+        r.drain_kill_at.reset();
+        echo(r, "left (its node's leave)");
+        r.outcome.outside = !start_again;
+        if (start_again) run_again(static_cast<size_t>(&r - ranks.data()), true, "joined");
+        continue;
+      }
+      if (r.outcome.status == 0) ending = true;
       if (r.outcome.status == 0 || stopping) continue;
       // Killed by its node's crash (recorded before the signal): a fault, not a failure.
       if (options_.faults && r.outcome.status == 128 + SIGKILL) {
@@ -288,23 +355,38 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
         continue;
       r.crashed_at_restarts.reset();
       r.outcome.crashed = false;
-      r.outcome.earlier_pids.push_back(r.outcome.pid);
-      read_streams(i);  // what the crashed run left in its pipes, before new ones
-      for (Stream* stream : {&r.out, &r.err}) {
-        stream->lines.flush([&](std::string_view line) { echo(r, line); });
-        close_stream(*stream);
-        stream->log.close();
-      }
-      echo(r, "restarted");
-      try {
-        start_rank(i, true);
-      } catch (const std::exception& e) {
-        echo(r, std::string("could not be restarted: ") + e.what());
-        r.outcome.status = 127;  // as a shell's "cannot run"
-        job.failed_rank = static_cast<int>(i);
-        begin_stop("failed");
+      run_again(i, false, "restarted");
+    }
+    // The nodes' leave and join requests: a leave drains its rank, a join runs it again.
+    if (options_.faults && !stopping && Clock::now() >= next_membership_poll) {
+      next_membership_poll =
+          Clock::now() + std::chrono::milliseconds(static_cast<int64_t>(kMembershipPollS * 1000));
+      for (size_t i = 0; i < ranks.size() && !stopping; ++i) {
+        Rank& r = ranks[i];
+        switch (
+            r.membership.on_request(options_.faults->membership(r.plan->node), r.running, ending)) {
+          case RankMembership::Action::kDrain:
+            signal_job_group(r.outcome.pid, SIGTERM);
+            r.drain_kill_at =
+                Clock::now() +
+                std::chrono::milliseconds(static_cast<int64_t>(options_.leave_grace_s * 1000));
+            echo(r, "leaving: told to drain (SIGTERM)");
+            break;
+          case RankMembership::Action::kStart:
+            run_again(i, true, "joined");
+            break;
+          case RankMembership::Action::kNone:
+            break;
+        }
       }
     }
+    for (auto& r : ranks)
+      if (r.running && r.membership.draining() && r.drain_kill_at &&
+          Clock::now() >= *r.drain_kill_at) {
+        echo(r, "still draining after the leave's grace: killed");
+        signal_job_group(r.outcome.pid, SIGKILL);
+        r.drain_kill_at.reset();
+      }
     const bool any_running =
         std::any_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.running; });
     if (!any_running) {
@@ -339,6 +421,8 @@ JobOutcome JobRunner::run(const std::atomic<int>& interrupt) {
       *fd = -1;
     }
     r.outcome.stderr_tail.assign(r.tail.begin(), r.tail.end());
+    r.outcome.leaves = r.membership.leaves();
+    r.outcome.joins = r.membership.joins();
     job.ranks.push_back(r.outcome);
     job.wall_s = std::max(job.wall_s, r.outcome.ended_s);
   }

@@ -14,6 +14,11 @@
 // killed waits, the others go on, and a restart of the node runs the rank again with the
 // same command and environment, its output appended to the same files. A rank crashed and
 // never restarted fails the job once every other rank has ended (or at once, if none runs).
+//
+// A node's leave and join requests (rank_membership.h) drain the rank (SIGTERM) and run it
+// again: an elastic job's membership, which the job itself re-forms. Every start of a rank
+// has TESTBED_RANK_RUN (1, 2, ...), TESTBED_RANK_JOINED (1 when a join started it) and
+// TESTBED_RANKS_OUTSIDE (the ranks outside at the launch, comma-separated) set.
 #pragma once
 
 #include <sys/types.h>
@@ -27,6 +32,7 @@
 #include <vector>
 
 #include "controller/launch/launch_plan.h"
+#include "controller/launch/rank_membership.h"
 
 namespace testbed {
 
@@ -39,6 +45,10 @@ class RankFaults {
   virtual std::optional<int> crash_of(const std::string& node, pid_t pid) = 0;
   // The node's restart count now: a crashed rank runs again once it exceeds its crash's.
   virtual int restarts(const std::string& node) = 0;
+  // The node's latest leave or join request, if any (polled a few times a second).
+  virtual std::optional<MembershipRequest> membership(const std::string& /*node*/) {
+    return std::nullopt;
+  }
 };
 
 struct JobRunOptions {
@@ -46,6 +56,9 @@ struct JobRunOptions {
   // How long a stopped rank gets between SIGTERM and SIGKILL. One second lets a framework
   // flush and close its sockets; the acceptance asks others stopped within two.
   double stop_grace_s = 1.0;
+  // How long a rank told to leave may drain before SIGKILL: an outer step of an elastic job
+  // across a WAN takes seconds to minutes; a job that ignores SIGTERM must not hang the run.
+  double leave_grace_s = 300;
   std::ostream* echo = nullptr;  // prefixed output lines; null: none
   // Instead of `echo`: each output line as it is, with its rank (a host of a lab spread over
   // hosts sends them to the controller, launch/host_ranks.h). Called on run()'s thread.
@@ -69,6 +82,9 @@ struct RankOutcome {
   int crashes = 0;                       // by a fault of its node
   bool crashed = false;                  // its last run ended by a crash, not restarted
   bool out_of_memory = false;            // killed by its node's memory limit (OOM killer)
+  int leaves = 0, joins = 0;             // its node's requests it took
+  bool outside = false;                  // it ended outside (left, or never joined)
+  double running_s = 0;                  // its runs' time together: its time in
 };
 
 struct JobOutcome {

@@ -24,4 +24,14 @@ int LabRankFaults::restarts(const std::string& node) {
   return it == all.end() || !it->is_object() ? 0 : it->value("restarts", 0);
 }
 
+// nodes.json keeps a node's latest event: a leave or a join is a membership request.
+std::optional<MembershipRequest> LabRankFaults::membership(const std::string& node) {
+  const nlohmann::json all = read_node_states(lab_dir_);
+  const auto it = all.find(node);
+  if (it == all.end() || !it->is_object()) return std::nullopt;
+  const std::string event = it->value("event", "");
+  if (event != "leave" && event != "join") return std::nullopt;
+  return MembershipRequest{event, it->value("at_unix_s", 0.0)};
+}
+
 }  // namespace testbed

@@ -13,6 +13,7 @@ class LabRankFaults : public RankFaults {
   explicit LabRankFaults(std::string lab_dir) : lab_dir_(std::move(lab_dir)) {}
   std::optional<int> crash_of(const std::string& node, pid_t pid) override;
   int restarts(const std::string& node) override;
+  std::optional<MembershipRequest> membership(const std::string& node) override;
 
  private:
   std::string lab_dir_;

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -14,6 +15,40 @@ std::string describe_status(int status) {
   }
   return "status " + std::to_string(status);
 }
+
+namespace {
+
+// A job that reports its iterations' compute (job_metrics.h: compute_s) gets the built-in
+// runs' compute_utilization: each node's compute over the job's wall time, and the nodes'
+// mean; and compute_utilization_of_member_time: over each node's own time in (its runs,
+// from a join to a leave), the time an elastic job's provider was paid for.
+void add_compute_utilization(nlohmann::json& s, const nlohmann::json& nodes, double wall_s) {
+  nlohmann::json wall = nlohmann::json::object(), in = nlohmann::json::object();
+  double wall_sum = 0, computing_sum = 0, member_sum = 0;
+  for (const auto& n : nodes) {
+    if (!n.contains("compute_s") || !n["compute_s"].is_number()) continue;
+    const double computing = n["compute_s"].get<double>();
+    const double member = n.value("time_in_s", 0.0);
+    const std::string name = n.value("node", "");
+    const double u = wall_s > 0 ? std::min(1.0, computing / wall_s) : 0.0;
+    wall[name] = u;
+    wall_sum += u;
+    if (member > 0) {
+      in[name] = {{"member_s", member}, {"utilization", std::min(1.0, computing / member)}};
+      computing_sum += computing;
+      member_sum += member;
+    }
+  }
+  if (wall.empty()) return;
+  s["compute_utilization"] = {{"mean", wall_sum / static_cast<double>(wall.size())},
+                              {"per_worker", wall}};
+  s["compute_utilization_of_member_time"] = {
+      {"mean", member_sum > 0 ? std::min(1.0, computing_sum / member_sum) : 0.0},
+      {"member_s", member_sum},
+      {"per_worker", in}};
+}
+
+}  // namespace
 
 nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<RankPlan>& ranks,
                               const JobOutcome& outcome, nlohmann::json metrics,
@@ -47,8 +82,14 @@ nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<Ra
     n["crashes"] = outcome.ranks[i].crashes;
     n["restarts"] = outcome.ranks[i].earlier_pids.size();
     n["crashed"] = outcome.ranks[i].crashed;
+    // Its node's leaves and joins (rank_membership.h), and its time in: its runs' time.
+    n["leaves"] = outcome.ranks[i].leaves;
+    n["joins"] = outcome.ranks[i].joins;
+    n["ended_outside"] = outcome.ranks[i].outside;
+    n["time_in_s"] = outcome.ranks[i].running_s;
   }
   metrics.erase("nodes");
+  add_compute_utilization(s, nodes, outcome.wall_s);
   s["nodes"] = nodes;
   for (auto& [key, value] : metrics.items()) s[key] = value;
   if (outcome.failed_rank >= 0) {

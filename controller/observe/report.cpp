@@ -1,5 +1,6 @@
 #include "controller/observe/report.h"
 
+#include "controller/observe/report_elastic.h"
 #include "netns/netns_exec.h"
 
 #include <algorithm>
@@ -15,12 +16,6 @@
 namespace testbed {
 namespace {
 
-std::string quoted(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> out(1);
   for (char c : line) {
@@ -33,10 +28,14 @@ std::vector<std::string> split(const std::string& line, char sep) {
   return out;
 }
 
-// Each run's name in the legends and under the bars: its strategy, and when the strategy
-// ran more than once (repetitions, seeds), which run it was: "rr-sync (seed 2)", or
-// "(run 2)" without a seed. Names without spaces, as gnuplot reads a label column. A
-// strategy that is not a plain label is shown as "run N" (plot_label).
+}  // namespace
+
+std::string gnuplot_quoted(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
+  return out + "'";
+}
+
 std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
   std::map<std::string, int> count, seen;
   std::vector<std::string> strategies;
@@ -62,8 +61,6 @@ std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs) {
   }
   return out;
 }
-
-}  // namespace
 
 bool plot_label(const std::string& s) {
   // 64 characters: the longest strategy or consistency name is a tenth of that, and a
@@ -234,25 +231,25 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     }
     if (!timed.empty()) {
       r.pngs.push_back("iteration_time.png");
-      gp << "set output " << quoted(out_dir + "/iteration_time.png") << "\n"
+      gp << "set output " << gnuplot_quoted(out_dir + "/iteration_time.png") << "\n"
          << "set title 'Iteration time per strategy'\nset xlabel 'iteration'\n"
             "set ylabel 'seconds per iteration'\nset yrange [0:*]\n"
          << (most <= 20 ? "set xtics 1\n" : "set xtics autofreq\nset format x '%.0f'\n") << "plot ";
       for (size_t k = 0; k < timed.size(); ++k) {
-        gp << (k ? ", \\\n  " : "") << quoted(out_dir + "/iterations.dat") << " index " << timed[k]
-           << " using 1:2 with linespoints title " << quoted(labels[timed[k]]);
+        gp << (k ? ", \\\n  " : "") << gnuplot_quoted(out_dir + "/iterations.dat") << " index "
+           << timed[k] << " using 1:2 with linespoints title " << gnuplot_quoted(labels[timed[k]]);
       }
       gp << "\n";
     }
     r.pngs.push_back("strategies.png");
-    gp << "set output " << quoted(out_dir + "/strategies.png") << "\n"
+    gp << "set output " << gnuplot_quoted(out_dir + "/strategies.png") << "\n"
        << "set title 'Mean iteration time per run (lower is faster)'\nset xlabel ''\n"
           "set ylabel 'seconds per iteration'\nset format x '%g'\n"
           // Rotated and right-aligned at their bars, so long names never run together.
           "set style fill solid 0.6\nset boxwidth 0.7\nset xtics rotate by 30 right autofreq\n"
           "unset key\n"
           "plot "
-       << quoted(out_dir + "/means.dat")
+       << gnuplot_quoted(out_dir + "/means.dat")
        << " using 1:2:xtic(3) with boxes, '' using 1:2:(sprintf('%.2f s', $2)) with labels "
           "offset 0,0.7\nset xtics norotate autofreq\nset key outside right top\n";
   }
@@ -287,7 +284,7 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     }
     r.files.emplace_back("loss.dat", data.str());
     r.pngs.push_back("loss.png");
-    gp << "set output " << quoted(out_dir + "/loss.png") << "\n"
+    gp << "set output " << gnuplot_quoted(out_dir + "/loss.png") << "\n"
        << "set title 'Held-out loss against wall time'\nset xlabel 'seconds'\n"
           "set ylabel 'held-out loss'\nset yrange [*:*]\nset xtics autofreq\n";
     const double target = converging.front()->value("target_loss", 0.0);
@@ -298,11 +295,14 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     for (size_t i = 0; i < converging.size(); ++i) {
       // Const: a mutable std::string would pick std::quoted by argument-dependent lookup.
       const std::string title = converging_labels[i];
-      gp << (i ? ", \\\n  " : "") << quoted(out_dir + "/loss.dat") << " index " << i
-         << " using 1:2 with steps lw 2 title " << quoted(title);
+      gp << (i ? ", \\\n  " : "") << gnuplot_quoted(out_dir + "/loss.dat") << " index " << i
+         << " using 1:2 with steps lw 2 title " << gnuplot_quoted(title);
     }
     gp << "\nunset arrow 1\n";
   }
+
+  // Compute utilization per worker, and an elastic run's membership over time.
+  add_elastic_plots(in.runs, all_labels, out_dir, r, gp);
 
   const auto links = link_series(in.link_samples_csv);
   if (!links.empty()) {
@@ -322,7 +322,7 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
     // One small plot per direction, four to a row.
     const size_t cols = 4, rows = (links.size() + cols - 1) / cols;
     gp << "set terminal pngcairo size 1600," << std::max<size_t>(300, rows * 260)
-       << " font 'sans,8'\nset output " << quoted(out_dir + "/links.png")
+       << " font 'sans,8'\nset output " << gnuplot_quoted(out_dir + "/links.png")
        << "\nset multiplot layout " << rows << "," << cols
        << " title 'Configured vs measured rate per link direction (Mbit/s over seconds; "
           "shaded: the direction cut, red; a node of it paused or crashed, orange)'\n"
@@ -344,8 +344,8 @@ ReportFiles build_report(const ReportInput& in, const std::string& out_dir) {
            << ", graph 1 behind fillcolor rgb " << (cut ? "'#ff9090'" : "'#ffc870'")
            << " fillstyle solid 0.5 noborder\n";
       }
-      gp << "set title " << quoted(l.node + " > " + l.peer) << "\nplot "
-         << quoted(out_dir + "/links.dat") << " index " << i
+      gp << "set title " << gnuplot_quoted(l.node + " > " + l.peer) << "\nplot "
+         << gnuplot_quoted(out_dir + "/links.dat") << " index " << i
          << " using 1:2 with steps lw 2 title 'configured', '' index " << i;
       if (l.background_mbit.empty()) {
         gp << " using 1:3 with lines title 'measured'\n";

@@ -64,6 +64,14 @@ bool plot_label(const std::string& s);
 // the field; "" when it can. Such a run is skipped and named, never fatal.
 std::string report_run_problem(const nlohmann::json& run);
 
+// A string in gnuplot's single quotes (a quote inside doubled).
+std::string gnuplot_quoted(const std::string& s);
+// Each run's name in the legends and under the bars: its strategy, and when the strategy
+// ran more than once (repetitions, seeds), which run it was: "rr-sync/seed2", or
+// "rr-sync/run2" without a seed. Names without spaces, as gnuplot reads a label column. A
+// strategy that is not a plain label is shown as "runN" (plot_label).
+std::vector<std::string> run_labels(const std::vector<nlohmann::json>& runs);
+
 ReportFiles build_report(const ReportInput& in, const std::string& out_dir);
 
 // The report drawn into `out`: its data files written there (private_files.h), then gnuplot

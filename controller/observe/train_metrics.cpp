@@ -82,6 +82,26 @@ TrainMetrics::TrainMetrics(prometheus::Registry& registry, std::string lab)
                           .Help("Time the last run took to reach its target loss (-1: not "
                                 "reached).")
                           .Register(registry)),
+      worker_compute_(BuildCounter()
+                          .Name("testbed_worker_compute_seconds_total")
+                          .Help("Seconds a worker spent computing its clocks' updates, counted "
+                                "as each clock ends; its rate is the worker's compute "
+                                "utilization (the rest waited on the network).")
+                          .Register(registry)),
+      elastic_members_(BuildGauge()
+                           .Name("testbed_elastic_members")
+                           .Help("Workers in an elastic run's next outer step.")
+                           .Register(registry)),
+      elastic_member_(BuildGauge()
+                          .Name("testbed_elastic_member")
+                          .Help("1 while a worker is a member of the elastic run, 0 while it "
+                                "is outside (left, crashed, not yet joined).")
+                          .Register(registry)),
+      elastic_changes_(BuildCounter()
+                           .Name("testbed_elastic_membership_changes_total")
+                           .Help("Membership changes of an elastic run, by kind (join, leave, "
+                                 "crash).")
+                           .Register(registry)),
       peer_malformed_(BuildGauge()
                           .Name("testbed_peer_malformed_messages")
                           .Help("Malformed messages a node's agent dropped during the last run "
@@ -135,6 +155,22 @@ void TrainMetrics::apply(const nlohmann::json& event) {
         {"lab", lab_}, {"node", event.at("node").get<std::string>()}, {"strategy", strategy}};
     worker_clock_.Add(labels).Set(event.at("clock").get<double>());
     iteration_seconds_.Add(labels, iteration_buckets()).Observe(event.at("seconds").get<double>());
+    worker_compute_.Add(labels).Increment(event.at("compute_s").get<double>());
+    return;
+  }
+  if (kind == "membership") {
+    elastic_members_.Add(run).Set(static_cast<double>(event.at("members").size()));
+    for (const char* side : {"members", "outside"})
+      for (const auto& node : event.at(side))
+        elastic_member_
+            .Add({{"lab", lab_}, {"node", node.get<std::string>()}, {"strategy", strategy}})
+            .Set(side == std::string("members") ? 1 : 0);
+    if (event.contains("change"))
+      elastic_changes_
+          .Add({{"lab", lab_},
+                {"strategy", strategy},
+                {"change", event.at("change").at("what").get<std::string>()}})
+          .Increment();
     return;
   }
   if (kind == "job_iteration" || kind == "job_loss" || kind == "job_value") {
@@ -150,6 +186,8 @@ void TrainMetrics::apply(const nlohmann::json& event) {
     }
     const double seconds = event.at("seconds").get<double>();
     iterations_.Add(labels).Increment();
+    if (event.contains("compute_s"))
+      worker_compute_.Add(labels).Increment(event.at("compute_s").get<double>());
     iteration_seconds_.Add(labels, iteration_buckets()).Observe(seconds);
     if (event.contains("samples") && seconds > 0)
       samples_per_second_.Add(labels).Set(event.at("samples").get<double>() / seconds);

@@ -11,12 +11,15 @@
 //                     "bytes_sent": {peer: bytes}, "bytes_received": {peer: bytes}}}}
 //   parameter-server strategies (PsSession):
 //   {"event": "loss", "strategy", "loss"}
-//   {"event": "worker_clock", "strategy", "node", "clock", "seconds"}
+//   {"event": "worker_clock", "strategy", "node", "clock", "seconds", "compute_s"}
+//   elastic runs (runs/diloco/elastic_membership.h), at the start and at each change:
+//   {"event": "membership", "strategy", "members": [names], "outside": [names],
+//    ["change": {"node", "what", "t_s"}]}
 //   {"event": "run_end", "strategy", "final_loss", "time_to_target_s"}
 //   every run, at its end: what the agents refused (peer_refusals.h)
 //   {"event": "peers", "strategy", "nodes": {name: {"malformed": n, "refused": n}}}
 //   launched jobs (`testbed launch`, job_metrics.h), "strategy" being the job's name:
-//   {"event": "job_iteration", "strategy", "node", "seconds", ["samples"]}
+//   {"event": "job_iteration", "strategy", "node", "seconds", ["samples"], ["compute_s"]}
 //   {"event": "job_loss", "strategy", "node", "loss"}
 //   {"event": "job_value", "strategy", "node", "name", "value"}
 #pragma once
@@ -55,6 +58,12 @@ class TrainMetrics {
   prometheus::Family<prometheus::Gauge>& held_out_loss_;
   prometheus::Family<prometheus::Gauge>& worker_clock_;
   prometheus::Family<prometheus::Gauge>& time_to_target_;
+  // Compute utilization over time: its rate is the share of wall time a worker computed.
+  prometheus::Family<prometheus::Counter>& worker_compute_;
+  // Elastic runs' membership.
+  prometheus::Family<prometheus::Gauge>& elastic_members_;
+  prometheus::Family<prometheus::Gauge>& elastic_member_;
+  prometheus::Family<prometheus::Counter>& elastic_changes_;
   // What a run's agents refused: malformed messages, connections without the secret.
   prometheus::Family<prometheus::Gauge>& peer_malformed_;
   prometheus::Family<prometheus::Gauge>& peer_refused_;

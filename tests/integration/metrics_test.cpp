@@ -85,6 +85,14 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   EXPECT_EQ(primary + aux, summary["chunks_sent"].get<double>());
   EXPECT_EQ(aux, summary["aux_chunks_sent"].get<double>());
 
+  // An elastic DiLoCo run with c outside (left before it began): the compute utilization
+  // and membership panels (dashboards/elastic.json) have data.
+  ASSERT_EQ(run_testbed({"node", "leave", "tbt-triangle", "c"}).status, 0);
+  const Result elastic = run_testbed({"train", "tbt-triangle", "--strategy", "diloco",
+                                      "--diloco-elastic", "on", "--model", "logreg", "--iterations",
+                                      "40", "--compute-ms", "20", "--diloco-h", "5"});
+  ASSERT_EQ(elastic.status, 0) << elastic.output;
+
   // The exposition passes promtool's lint (names, units, _total on counters, help).
   const auto text = http_get(exporter, "/metrics");
   ASSERT_TRUE(text.has_value());
@@ -128,7 +136,8 @@ TEST(Metrics, EveryDashboardPanelShowsDataFromARealRun) {
   const std::string out = "/tmp/tbt-report-" + std::to_string(getpid());
   const Result report = run_testbed({"report", "tbt-triangle", "--out", out});
   EXPECT_EQ(report.status, 0) << report.output;
-  for (const char* png : {"iteration_time.png", "strategies.png", "links.png"}) {
+  for (const char* png :
+       {"iteration_time.png", "strategies.png", "links.png", "utilization.png", "membership.png"}) {
     std::ifstream f(out + "/" + png, std::ios::binary);
     char magic[4] = {};
     f.read(magic, 4);

@@ -135,10 +135,10 @@ LabGuard::~LabGuard() {
   if (lab_state_exists(lab_)) run_testbed({"clean"});
 }
 
-BackgroundTrain::BackgroundTrain(LabGuard& guard, const std::string& lab,
+BackgroundTrain::BackgroundTrain(LabGuard& guard, const std::string& verb, const std::string& lab,
                                  const std::vector<std::string>& args, std::string log)
     : log_(std::move(log)) {
-  std::vector<std::string> argv = {"train", lab};
+  std::vector<std::string> argv = {verb, lab};
   argv.insert(argv.end(), args.begin(), args.end());
   pid_ = spawn_in_netns("", command(argv), log_);
   guard.own(pid_);

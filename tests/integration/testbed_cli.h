@@ -63,7 +63,11 @@ bool lab_state_exists(const std::string& lab);
 class BackgroundTrain {
  public:
   BackgroundTrain(LabGuard& guard, const std::string& lab, const std::vector<std::string>& args,
-                  std::string log);
+                  std::string log)
+      : BackgroundTrain(guard, "train", lab, args, std::move(log)) {}
+  // Another verb run the same way (`launch`).
+  BackgroundTrain(LabGuard& guard, const std::string& verb, const std::string& lab,
+                  const std::vector<std::string>& args, std::string log);
   ~BackgroundTrain();
   pid_t pid() const { return pid_; }
   std::string output() const;  // so far

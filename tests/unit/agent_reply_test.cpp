@@ -54,8 +54,10 @@ TEST(AgentReply, ANodeHasOneSpellingAndEveryPeerKeyIsANodeOfTheRun) {
         R"({"event":"clock","clock":3,"seconds":"1"})"})
     EXPECT_FALSE(decode_agent_reply("0", payload, 3)) << payload;
   // A clock past the run's bound is not the run's; a diverged loss (null) still is.
-  EXPECT_TRUE(decode_agent_reply("0", R"({"event":"clock","clock":20,"seconds":1})", 3, 20));
-  EXPECT_FALSE(decode_agent_reply("0", R"({"event":"clock","clock":21,"seconds":1})", 3, 20));
+  EXPECT_TRUE(decode_agent_reply("0", R"({"event":"clock","clock":20,"seconds":1,"compute_s":0.5})",
+                                 3, 20));
+  EXPECT_FALSE(decode_agent_reply(
+      "0", R"({"event":"clock","clock":21,"seconds":1,"compute_s":0.5})", 3, 20));
   EXPECT_FALSE(decode_agent_reply(
       "0", R"({"event":"clock","clock":18446744073709551615,"seconds":1})", 3, 1000));
   EXPECT_TRUE(decode_agent_reply("0", R"({"event":"evaluated","loss":null})", 3));

@@ -55,6 +55,17 @@ std::set<std::string> exported_names() {
                    {"chunks_forwarded", 0},
                    {"bytes_sent", {{"b", 10}}},
                    {"bytes_received", {{"b", 10}}}}}}}});
+  train.apply({{"event", "worker_clock"},
+               {"strategy", "s"},
+               {"node", "a"},
+               {"clock", 1},
+               {"seconds", 1.0},
+               {"compute_s", 0.5}});
+  train.apply({{"event", "membership"},
+               {"strategy", "s"},
+               {"members", {"a"}},
+               {"outside", {"b"}},
+               {"change", {{"node", "b"}, {"what", "leave"}, {"t_s", 1.0}}}});
   HealthMetrics health(registry, "lab");
   HealthReport report;
   report.directions.push_back({"a", "b", 0, 0, {}, {}, 0, true, true, 2, 2, 0.95, 0.9, 0});

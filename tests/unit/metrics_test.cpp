@@ -39,7 +39,8 @@ TEST(TrainMetrics, ParameterServerRunsReportLossClocksAndTimeToTarget) {
            {"strategy", "ssp"},
            {"node", "a"},
            {"clock", 3},
-           {"seconds", 0.4}});
+           {"seconds", 0.4},
+           {"compute_s", 0.3}});
   m.apply(
       {{"event", "run_end"}, {"strategy", "ssp"}, {"final_loss", 0.25}, {"time_to_target_s", 7.5}});
   const std::string text = exposition(registry);
@@ -47,8 +48,48 @@ TEST(TrainMetrics, ParameterServerRunsReportLossClocksAndTimeToTarget) {
        {R"(testbed_held_out_loss{lab="lab1",strategy="ssp"} 0.25)",
         R"(testbed_worker_clock{lab="lab1",node="a",strategy="ssp"} 3)",
         R"(testbed_time_to_target_seconds{lab="lab1",strategy="ssp"} 7.5)",
+        R"(testbed_worker_compute_seconds_total{lab="lab1",node="a",strategy="ssp"} 0.3)",
         R"(testbed_iteration_duration_seconds_count{lab="lab1",node="a",strategy="ssp"} 1)"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+}
+
+// An elastic run's membership: who is in now, who is outside, and each change by kind; a
+// worker's compute adds up clock by clock, so its rate is its utilization over time.
+TEST(TrainMetrics, AnElasticRunsMembersAndChangesAndComputeOverTime) {
+  prometheus::Registry registry;
+  TrainMetrics m(registry, "lab1");
+  m.apply({{"event", "membership"},
+           {"strategy", "diloco"},
+           {"members", {"a", "b", "c"}},
+           {"outside", {"d"}}});
+  m.apply({{"event", "membership"},
+           {"strategy", "diloco"},
+           {"members", {"a", "c"}},
+           {"outside", {"b", "d"}},
+           {"change", {{"node", "b"}, {"what", "leave"}, {"t_s", 4.0}}}});
+  m.apply({{"event", "membership"},
+           {"strategy", "diloco"},
+           {"members", {"a", "c", "d"}},
+           {"outside", {"b"}},
+           {"change", {{"node", "d"}, {"what", "join"}, {"t_s", 9.0}}}});
+  for (double compute : {0.4, 0.5})
+    m.apply({{"event", "worker_clock"},
+             {"strategy", "diloco"},
+             {"node", "a"},
+             {"clock", 1},
+             {"seconds", 0.5},
+             {"compute_s", compute}});
+  const std::string text = exposition(registry);
+  for (
+      const std::string line :
+      {R"(testbed_elastic_members{lab="lab1",strategy="diloco"} 3)",
+       R"(testbed_elastic_member{lab="lab1",node="b",strategy="diloco"} 0)",
+       R"(testbed_elastic_member{lab="lab1",node="d",strategy="diloco"} 1)",
+       R"(testbed_elastic_membership_changes_total{change="leave",lab="lab1",strategy="diloco"} 1)",
+       R"(testbed_elastic_membership_changes_total{change="join",lab="lab1",strategy="diloco"} 1)",
+       R"(testbed_worker_compute_seconds_total{lab="lab1",node="a",strategy="diloco"} 0.9)"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  EXPECT_EQ(text.find(R"(change="crash")"), std::string::npos) << "no crash was published";
 }
 
 TEST(TrainMetrics, CountersAddEachIterationsDeltaAndTheHistogramCountsIterations) {

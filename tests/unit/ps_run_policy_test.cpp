@@ -52,6 +52,7 @@ class FakeRun : public PsRun {
   double wall_s() const override { return 0; }
   std::vector<WorkerClockStamps> worker_stamps() const override { return {}; }
   void handle_event(size_t, const nlohmann::json&, double) override {}
+  void publish(nlohmann::json event) override { published_.push_back(std::move(event)); }
 
   TrainOptions o_;
   const StrategyTraits& traits_;
@@ -61,6 +62,7 @@ class FakeRun : public PsRun {
   std::ostringstream progress_;
   std::vector<nlohmann::json> stats_;
   std::string lab_dir_;
+  std::vector<nlohmann::json> published_;
 };
 
 TEST(PsRunPolicy, OnlyAScheduledStrategyMakesMlfabricsPolicy) {

@@ -28,9 +28,10 @@ std::string refusal(const nlohmann::json& j) {
 }
 
 TEST(WorkerEvents, EachRoundTripsThroughItsJson) {
-  const ClockDone c = clock_done_from_json(to_json(ClockDone{7, 0.25}), kMaxClock);
+  const ClockDone c = clock_done_from_json(to_json(ClockDone{7, 0.25, 0.2}), kMaxClock);
   EXPECT_EQ(c.clock, 7u);
   EXPECT_DOUBLE_EQ(c.seconds, 0.25);
+  EXPECT_DOUBLE_EQ(c.compute_s, 0.2);
   const LossEvaluated l = loss_evaluated_from_json(to_json(LossEvaluated{3, 1.5}), kMaxClock);
   EXPECT_EQ(l.clock, 3u);
   EXPECT_DOUBLE_EQ(l.loss, 1.5);
@@ -82,6 +83,9 @@ TEST(WorkerEvents, AMalformedEventIsRefusedByName) {
       {without(clock, "seconds"), "clock.seconds is missing"},
       {with(clock, "seconds", "fast"), "clock.seconds has the wrong type"},
       {with(clock, "seconds", -1), "clock.seconds is"},
+      {without(clock, "compute_s"), "clock.compute_s is missing"},
+      // A clock's compute is part of it: more than its whole is no measurement.
+      {with(clock, "compute_s", 0.75), "clock.compute_s is"},
       {with(clock, "clock", -1), "clock.clock holds a value that is no whole number >= 0"},
       {with(clock, "clock", kMaxClock + 1), "clock.clock is 101, outside"},
       {with(clock, "extra", 1), "clock.extra is not a field"},

@@ -57,6 +57,26 @@ void ElasticMembership::started(double start_unix_s) {
     member_since_[n] = 0;
   }
   members_over_time_.push_back({0.0, members_.size()});
+  publish_members(nullptr);
+}
+
+void ElasticMembership::record(const Change& c) {
+  changes_.push_back(c);
+  members_over_time_.push_back({c.t, members_.size()});
+  publish_members(&c);
+}
+
+// Who is in, for the run's metrics: a dashboard draws the members over time and marks each
+// change (testbed_elastic_members, testbed_elastic_member, ..._changes_total).
+void ElasticMembership::publish_members(const Change* c) {
+  nlohmann::json e = {{"event", "membership"}, {"members", nlohmann::json::array()}};
+  for (int m : members_) e["members"].push_back(run_.names().at(static_cast<size_t>(m)));
+  e["outside"] = nlohmann::json::array();
+  for (int w : run_.worker_nodes())
+    if (!in(static_cast<size_t>(w)))
+      e["outside"].push_back(run_.names().at(static_cast<size_t>(w)));
+  if (c) e["change"] = {{"node", c->node}, {"what", c->what}, {"t_s", c->t}};
+  run_.publish(std::move(e));
 }
 
 bool ElasticMembership::in(size_t node) const {
@@ -97,10 +117,9 @@ void ElasticMembership::commit(double t) {
     const int donor = members_.front();
     donor_[j] = donor;
     run_.agents().send(static_cast<size_t>(donor), to_json(SendModelCommand{j}));
-    changes_.push_back({t, run_.names().at(static_cast<size_t>(j)), "join", commits_, 0.0});
-    catching_up_[j] = changes_.size() - 1;
     members_.push_back(j);
-    members_over_time_.push_back({t, members_.size()});
+    record({t, run_.names().at(static_cast<size_t>(j)), "join", commits_, 0.0});
+    catching_up_[j] = changes_.size() - 1;
   }
   // The drained leave now: their last round is in.
   for (int m : std::vector<int>(members_)) {
@@ -110,8 +129,7 @@ void ElasticMembership::commit(double t) {
     leaving_.erase(m);
     away_.insert(m);  // it may come back: a join brings it in again
     end_member_time(m, t);
-    changes_.push_back({t, run_.names().at(static_cast<size_t>(m)), "leave", commits_, 0.0});
-    members_over_time_.push_back({t, members_.size()});
+    record({t, run_.names().at(static_cast<size_t>(m)), "leave", commits_, 0.0});
   }
 }
 
@@ -188,8 +206,7 @@ bool ElasticMembership::node_died(size_t node, double t) {
     c.lost_s = t - issued_t_;  // the attempt, begun again below
   else if (others_ready)
     c.lost_s = t - last_ready_t_;  // they waited for the dead one
-  changes_.push_back(c);
-  members_over_time_.push_back({t, members_.size()});
+  record(c);
   catching_up_.erase(n);
   joined_change_.erase(n);
   donor_.erase(n);

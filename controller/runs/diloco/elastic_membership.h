@@ -54,6 +54,9 @@ class ElasticMembership {
     uint64_t catch_up_bytes = 0;
     double catch_up_s = -1;  // a join: from its commit to the model taken
   };
+  // A change took effect (members_ already updated): kept, and published.
+  void record(const Change& c);
+  void publish_members(const Change* c);
   void try_reduce(double t);
   void issue(double t);
   void commit(double t);

@@ -233,14 +233,15 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     if (const auto loss = curve_.current(); loss && std::isfinite(*loss))
       metrics_.publish({{"event", "loss"}, {"strategy", o_.strategy}, {"loss", *loss}});
   } else if (kind == ClockDone::kEvent) {
-    const auto [clock, seconds] = clock_done_from_json(e, kAnyClock);
+    const auto [clock, seconds, compute_s] = clock_done_from_json(e, kAnyClock);
     clocks_[node] = clock + 1;
     per_clock_s_[clock].push_back(seconds);
     metrics_.publish({{"event", "worker_clock"},
                       {"strategy", o_.strategy},
                       {"node", names_[node]},
                       {"clock", clock + 1},
-                      {"seconds", seconds}});
+                      {"seconds", seconds},
+                      {"compute_s", compute_s}});
     // A line per clock all workers have passed (the scenario runner reads these); one that
     // ended early (an elastic run's that left or crashed) holds no line back.
     uint64_t slowest = UINT64_MAX;

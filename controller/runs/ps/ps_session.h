@@ -80,6 +80,10 @@ class PsSession : private PsRun {
   const std::vector<nlohmann::json>& node_stats() const override { return stats_; }
   const std::string& lab_dir() const override { return lab_dir_; }
   double wall_s() const override { return wall_s_; }
+  void publish(nlohmann::json event) override {
+    event["strategy"] = o_.strategy;
+    metrics_.publish(event);
+  }
   void handle_event(size_t node, const nlohmann::json& e, double t) override {
     on_event(node, e, t);
   }
