@@ -11,12 +11,14 @@ NAMES = {"na": "one continent (N. America)", "global": "three continents"}
 
 def main(path):
     runs = [json.loads(line) for line in open(path) if line.strip()]
-    print("| setting | churn | wire | round | exit | compute utilization (wall) "
+    print("| setting | system | churn | wire | round | exit | compute utilization (wall) "
           "| over time in | provider sessions | leaves / joins / crashes | outer steps "
           "| final loss | WAN MB | wall s | health |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         m = (r.get("diloco") or {}).get("membership") or {}
+        if r.get("bench_system") == "streaming":  # its fragments keep a fixed membership
+            m = {"members_over_time": [{"members": len(r.get("workers") or {})}]}
         changes = m.get("changes", [])
         count = {k: sum(1 for c in changes if c["change"] == k) for k in ("leave", "join", "crash")}
         over_time = m.get("members_over_time") or [{"members": 0}]
@@ -27,8 +29,9 @@ def main(path):
         util = (r.get("compute_utilization") or {}).get("mean")
         member = (m.get("compute_utilization_of_member_time") or {}).get("mean")
         loss = r.get("final_loss")
-        print("| %s | %s | %s | %d | %d | %s | %s | %d | %d / %d / %d | %s | %s | %s | %s | %s |" % (
-            NAMES.get(r["bench_continent"], r["bench_continent"]), r["bench_churn"],
+        print("| %s | %s | %s | %s | %d | %d | %s | %s | %d | %d / %d / %d | %s | %s | %s | %s | %s |" % (
+            NAMES.get(r["bench_continent"], r["bench_continent"]),
+            r.get("bench_system", "diloco"), r["bench_churn"],
             r["bench_wire"], r["bench_round"], r["exit"],
             "-" if util is None else "%.3f" % util,
             "-" if member is None else "%.3f" % member,

@@ -13,6 +13,7 @@
 #include "agent/protocols/gaia/gaia_protocol.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
 #include "agent/protocols/ps/ps_protocol.h"
+#include "agent/protocols/ps_elastic/elastic_worker_policy.h"
 #include "agent/protocols/streaming_diloco/streaming_rounds.h"
 #include "agent/protocols/tree/tree_protocol.h"
 
@@ -25,10 +26,11 @@ using Factory = std::unique_ptr<Protocol> (*)(AgentLink&);
 // made when a run's setup asks for it. A new one is a line here.
 const std::vector<PsPolicyMaker>& ps_policies() {
   static const std::vector<PsPolicyMaker> kPolicies = {
-      make_source_routes_policy,  // APSP: pushes and pulls along the placement's paths
-      make_disk_store_policy,     // DRPS: the shard's values on disk
-      make_wsp_policy,            // DRPS: WSP's master
-      make_mlfabric_policy,       // MLfabric: scheduled updates, replica, distribution
+      make_source_routes_policy,   // APSP: pushes and pulls along the placement's paths
+      make_disk_store_policy,      // DRPS: the shard's values on disk
+      make_wsp_policy,             // DRPS: WSP's master
+      make_mlfabric_policy,        // MLfabric: scheduled updates, replica, distribution
+      make_elastic_worker_policy,  // an asynchronous run's workers that leave and join
   };
   return kPolicies;
 }

@@ -30,6 +30,15 @@ const nlohmann::json* array_at(const nlohmann::json& j, std::initializer_list<co
   return at && at->is_array() ? at : nullptr;
 }
 
+// An elastic run's membership section: DiLoCo's under "diloco", the parameter server's
+// at the top; null for a run without one.
+const nlohmann::json& membership_of(const nlohmann::json& run) {
+  static const nlohmann::json kNone = nlohmann::json::object();
+  if (const auto* m = object_at(run, {"diloco", "membership"})) return *m;
+  if (const auto* m = object_at(run, {"membership"})) return *m;
+  return kNone;
+}
+
 // A number at `key`, or `fallback` when it is missing or of another type.
 double number_or(const nlohmann::json& j, const char* key, double fallback) {
   return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>() : fallback;
@@ -54,9 +63,9 @@ std::vector<UtilizationColumn> utilization_columns(const std::vector<nlohmann::j
     for (const auto& [w, u] : wall->items())
       if (plot_label(w) && u.is_number()) c.per_worker[w] = u.get<double>(), add_worker(w);
     columns.push_back(std::move(c));
-    // A built-in elastic run has it under diloco.membership, a launched job at the top.
-    const auto* in = object_at(
-        runs[i], {"diloco", "membership", "compute_utilization_of_member_time", "per_worker"});
+    // A built-in elastic run has it in its membership section, a launched job at the top.
+    const auto* in =
+        object_at(membership_of(runs[i]), {"compute_utilization_of_member_time", "per_worker"});
     if (!in) in = object_at(runs[i], {"compute_utilization_of_member_time", "per_worker"});
     if (!in) continue;
     UtilizationColumn t{labels[i] + ":time_in", {}};
@@ -122,7 +131,8 @@ void add_elastic_plots(const std::vector<nlohmann::json>& runs,
   std::ostringstream steps, marks;
   std::vector<std::string> drawn;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const auto* over_time = array_at(runs[i], {"diloco", "membership", "members_over_time"});
+    const nlohmann::json& membership = membership_of(runs[i]);
+    const auto* over_time = array_at(membership, {"members_over_time"});
     if (!over_time || over_time->empty()) continue;
     steps << "# " << labels[i] << "\n";
     double last_t = 0, last_k = 0;
@@ -138,7 +148,7 @@ void add_elastic_plots(const std::vector<nlohmann::json>& runs,
     if (wall > last_t) steps << wall << " " << last_k << "\n";
     steps << "\n\n";
     marks << "# " << labels[i] << "\n";
-    if (const auto* changes = array_at(runs[i], {"diloco", "membership", "changes"})) {
+    if (const auto* changes = array_at(membership, {"changes"})) {
       // Each change at its time, at the members it left (the steps' value from then).
       for (const auto& c : *changes) {
         if (!c.is_object() || !c.contains("t_s") || !c["t_s"].is_number()) continue;

@@ -28,6 +28,7 @@
 #include "controller/topology/port_number.h"
 #include "netns/ipv4.h"
 #include "netns/libnl_kernel.h"
+#include "netns/process_launcher.h"
 
 namespace testbed {
 namespace {

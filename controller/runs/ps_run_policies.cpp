@@ -5,6 +5,7 @@
 #include "controller/runs/drps/disk_store_run.h"
 #include "controller/runs/gaia/gaia_run.h"
 #include "controller/runs/mlfabric/mlfabric_run.h"
+#include "controller/runs/ps_elastic/elastic_ps_run.h"
 
 namespace testbed {
 
@@ -16,6 +17,7 @@ const std::vector<PsRunPolicyMaker>& ps_run_policies() {
       make_wsp_run,         // DRPS: WSP's master's figures
       make_mlfabric_run,    // MLfabric: the update scheduler, distribution, failover
       make_diloco_run,      // DiLoCo: the data centers' outer steps
+      make_elastic_ps_run,  // an asynchronous run's workers that leave and join
   };
   return kPolicies;
 }

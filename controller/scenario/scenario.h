@@ -86,8 +86,8 @@ struct NodeFaultEvent {
 // catch_up_s (from the heal until they are back to where they were when the fault began;
 // a run that never caught up fails any bound on it), the worst over repetitions; for
 // every run compute_utilization (time computing over wall time, the workers' mean), and
-// for an elastic DiLoCo run membership_changes and member_utilization (over each data
-// center's time in), the means over repetitions.
+// for an elastic run (DiLoCo, the asynchronous parameter server) membership_changes and
+// member_utilization (over each worker's time in), the means over repetitions.
 struct Expectation {
   enum class Kind {
     kRatio,

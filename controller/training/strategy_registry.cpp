@@ -8,20 +8,28 @@
 #include "agent/contracts/gaia/gaia_replies.h"
 #include "agent/contracts/mlfabric/mlfabric_replies.h"
 #include "controller/training/apsp/apsp_options.h"
-#include "controller/training/diloco/diloco_figures.h"
 #include "controller/training/diloco/diloco_options.h"
 #include "controller/training/drps/disk_store_options.h"
 #include "controller/training/gaia/gaia_figures.h"
 #include "controller/training/gaia/gaia_options.h"
 #include "controller/training/gaia/gaia_plan.h"
+#include "controller/training/membership_figures.h"
 #include "controller/training/mlfabric/mlfabric_figures.h"
 #include "controller/training/mlfabric/mlfabric_options.h"
 #include "controller/training/mlfabric/update_scheduler.h"
+#include "controller/training/ps_elastic/ps_elastic_options.h"
 #include "controller/training/strategies.h"
 #include "controller/training/streaming_diloco/streaming_options.h"
 
 namespace testbed {
 namespace {
+
+// The asynchronous parameter server's: the store's, and its workers' elastic membership.
+std::vector<OptionSpec> async_options() {
+  std::vector<OptionSpec> specs = disk_store_options();
+  specs.push_back(ps_elastic_option());
+  return specs;
+}
 
 using K = StrategyKind;
 using S = Scheduling;
@@ -86,8 +94,9 @@ std::vector<StrategyTraits> make_registry() {
        .about = "parameter servers, asynchronous",
        .consistency = "async",
        .named_models = true,
-       .options = disk_store_options(),
+       .options = async_options(),  // the store's, and elastic workers
        .options_rule = check_disk_store_options,
+       .scenario_figures = membership_scenario_figures,
        .check_reply = check_drps_reply},
       {.name = "gaia",  // its summary's model is Gaia's own ASP
        .kind = K::kGaia,
@@ -152,7 +161,7 @@ std::vector<StrategyTraits> make_registry() {
        .named_models = true,
        .protocol = "diloco",
        .options = diloco_options(),
-       .scenario_figures = diloco_scenario_figures,
+       .scenario_figures = membership_scenario_figures,
        .check_reply = check_diloco_reply},
       // Streaming DiLoCo (Douillard et al., 2025): DiLoCo's fragments synchronized in turn,
       // overlapped with the inner steps, quantized (agent/protocols/streaming_diloco/).
@@ -165,7 +174,7 @@ std::vector<StrategyTraits> make_registry() {
        .named_models = true,
        .protocol = "streaming-diloco",
        .options = streaming_diloco_options(),
-       .scenario_figures = diloco_scenario_figures,
+       .scenario_figures = membership_scenario_figures,
        .check_reply = check_diloco_reply},
       // APSP's placement and its two baselines (Li et al.): one BSP server.
       {.name = "apsp",

@@ -9,6 +9,7 @@
 
 #include "agent/contracts/elastic_messages.h"
 #include "agent/contracts/message_fields.h"
+#include "agent/contracts/ps_elastic_messages.h"
 #include "agent/protocols/allreduce/all_reduce.h"
 
 namespace testbed {
@@ -112,6 +113,18 @@ TEST(ElasticAllReduce, TheControllersMessagesAreReadByTheirContract) {
   nlohmann::json extra = to_json(RoundReady{1});
   extra["x"] = 1;
   EXPECT_NE(refused([&] { round_ready_from_json(extra); }).find("x"), std::string::npos);
+}
+
+// The elastic parameter server's messages (ps_elastic_messages.h): the clock a worker left
+// or joined at, refused by field when malformed.
+TEST(ElasticAllReduce, TheElasticServersMessagesAreReadByTheirContract) {
+  EXPECT_EQ(ps_left_from_json(to_json(PsLeft{12})).clock, 12u);
+  EXPECT_EQ(ps_joined_from_json(to_json(PsJoined{3})).clock, 3u);
+  EXPECT_EQ(to_json(PsLeaveCommand{})["cmd"], "ps_leave");
+  EXPECT_EQ(to_json(PsJoinCommand{})["cmd"], "ps_join");
+  EXPECT_THROW(ps_left_from_json({{"event", "ps_left"}, {"clock", -1}}), ContractError);
+  EXPECT_THROW(ps_joined_from_json({{"event", "ps_joined"}}), ContractError);
+  EXPECT_THROW(ps_left_from_json({{"event", "ps_left"}, {"clock", 1}, {"x", 1}}), ContractError);
 }
 
 }  // namespace

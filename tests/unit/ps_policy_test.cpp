@@ -16,6 +16,7 @@
 #include "agent/protocols/drps/disk_store_policy.h"
 #include "agent/protocols/drps/wsp_policy.h"
 #include "agent/protocols/mlfabric/mlfabric_policy.h"
+#include "agent/protocols/ps_elastic/elastic_worker_policy.h"
 
 namespace testbed {
 namespace {
@@ -51,6 +52,7 @@ class FakeCore : public PsCore {
   void set_servers(std::vector<int> s) override { servers_ = std::move(s); }
   void replace_shard(std::unique_ptr<ServerShard> s) override { shard_ = std::move(s); }
   bool ask_again() override { return false; }
+  void resume_pulls() override { ++resumed_; }
 
   int self_;
   Consistency model_;
@@ -58,7 +60,7 @@ class FakeCore : public PsCore {
   KeyMap keys_{8, 1};
   std::unique_ptr<ServerShard> shard_;
   std::vector<nlohmann::json> events_;
-  size_t replies_ = 0, delivered_ = 0;
+  size_t replies_ = 0, delivered_ = 0, resumed_ = 0;
 };
 
 WireHeader header(WireKind kind, uint8_t flags = 0, int origin = 1) {
@@ -168,6 +170,43 @@ TEST(PsPolicy, DiskStoreKeepsTheShardFromTheJobsInitialValuesAndReportsItsCounte
   EXPECT_TRUE(node.is_null());             // nothing of the node's own
   values.reset();
   std::filesystem::remove_all(dir);
+}
+
+// The elastic asynchronous server's worker (ps_elastic/elastic_worker_policy.h): told to
+// leave, it holds the pull after the clock it computes and says so; told to join, it pulls
+// again from where it was. Outside from the start, its first pull waits.
+TEST(PsPolicy, AnElasticWorkerHoldsItsPullsOutsideAndResumesOnAJoin) {
+  FakeCore core(1);
+  TrainingSetup setup;
+  setup.policy = {{"elastic", "on"}};
+  EXPECT_EQ(make_elastic_worker_policy(TrainingSetup{}, core), nullptr);
+  FakeCore server(0);
+  EXPECT_EQ(make_elastic_worker_policy(setup, server), nullptr) << "a server only serves";
+  auto policy = make_elastic_worker_policy(setup, core);
+  ASSERT_NE(policy, nullptr);
+  EXPECT_FALSE(policy->holds_pull(0));
+  EXPECT_TRUE(policy->command("ps_leave", {{"cmd", "ps_leave"}}));
+  EXPECT_TRUE(core.events_.empty()) << "it leaves once its clock is pushed";
+  // Clock 0 pushed, the pull of clock 1 is held, and the worker says so.
+  EXPECT_TRUE(policy->holds_pull(1));
+  ASSERT_EQ(core.events_.size(), 1u);
+  EXPECT_EQ(core.events_[0], (nlohmann::json{{"event", "ps_left"}, {"clock", 1}}));
+  EXPECT_TRUE(policy->command("ps_join", {{"cmd", "ps_join"}}));
+  EXPECT_EQ(core.resumed_, 1u);
+  EXPECT_EQ(core.events_.back(), (nlohmann::json{{"event", "ps_joined"}, {"clock", 1}}));
+  EXPECT_FALSE(policy->holds_pull(2));
+  // A join before the leave took effect calls it off; a join of one in changes nothing.
+  policy->command("ps_leave", {});
+  policy->command("ps_join", {});
+  EXPECT_FALSE(policy->holds_pull(3));
+  EXPECT_EQ(core.resumed_, 1u);
+  EXPECT_FALSE(policy->command("stats", {}));
+
+  setup.policy["away"] = {1};
+  auto away = make_elastic_worker_policy(setup, core);
+  EXPECT_TRUE(away->holds_pull(0)) << "outside from the start";
+  setup.policy["away"] = "n1";
+  EXPECT_THROW(make_elastic_worker_policy(setup, core), std::invalid_argument);
 }
 
 }  // namespace

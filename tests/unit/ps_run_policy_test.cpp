@@ -14,6 +14,7 @@
 #include "controller/runs/drps/disk_store_run.h"
 #include "controller/runs/gaia/gaia_run.h"
 #include "controller/runs/mlfabric/mlfabric_run.h"
+#include "controller/runs/ps/membership_ledger.h"
 #include "controller/runs/ps_run_policies.h"
 
 namespace testbed {
@@ -53,6 +54,8 @@ class FakeRun : public PsRun {
   std::vector<WorkerClockStamps> worker_stamps() const override { return {}; }
   void handle_event(size_t, const nlohmann::json&, double) override {}
   void publish(nlohmann::json event) override { published_.push_back(std::move(event)); }
+  bool finished(size_t) const override { return false; }
+  uint64_t clocks(size_t) const override { return 0; }
 
   TrainOptions o_;
   const StrategyTraits& traits_;
@@ -128,6 +131,39 @@ TEST(PsRunPolicy, MlfabricRefusesTwoServers) {
   run.workers_ = {2};
   TrainingSetup setup;
   EXPECT_ANY_THROW(make_mlfabric_run(run)->setup(setup, JobConfig{}, 100));
+}
+
+// An elastic run's ledger (runs/ps/membership_ledger.h): each change with the members
+// after it, published as it happens, and each worker's time in, from which compute
+// utilization over time in follows.
+TEST(MembershipLedger, ChangesPublishedAndUtilizationOverEachWorkersTimeIn) {
+  FakeRun run("async");
+  MembershipLedger ledger(run, "clock");
+  ledger.start({1, 2});
+  ledger.record({4.0, "w2", "leave", 40}, {1});
+  const size_t join = ledger.record({6.0, "w2", "join", 40}, {1, 2});
+  ledger.change(join).catch_up_bytes = 128;
+  ASSERT_EQ(run.published_.size(), 3u);
+  EXPECT_EQ(run.published_[0]["members"], nlohmann::json({"w1", "w2"}));
+  EXPECT_FALSE(run.published_[0].contains("change"));
+  EXPECT_EQ(run.published_[1]["outside"], nlohmann::json({"w2"}));
+  EXPECT_EQ(run.published_[1]["change"]["what"], "leave");
+  EXPECT_EQ(run.published_[2]["members"], nlohmann::json({"w1", "w2"}));
+
+  const nlohmann::json s = {{"wall_s", 10.0},
+                            {"compute_utilization", {{"per_worker", {{"w1", 0.5}, {"w2", 0.4}}}}}};
+  nlohmann::json m;
+  ledger.summary(m, s, {1, 2});
+  EXPECT_EQ(m["changes"].size(), 2u);
+  EXPECT_EQ(m["changes"][0]["clock"], 40);
+  EXPECT_EQ(m["changes"][1]["catch_up_bytes"], 128);
+  EXPECT_EQ(m["members_over_time"][1]["members"], 1);
+  const auto& in = m["compute_utilization_of_member_time"];
+  EXPECT_DOUBLE_EQ(in["per_worker"]["w1"]["member_s"].get<double>(), 10.0);
+  // w2: in 0-4 s and 6-10 s, 8 s; it computed 0.4 of the 10 s wall time: 4 s of 8.
+  EXPECT_DOUBLE_EQ(in["per_worker"]["w2"]["member_s"].get<double>(), 8.0);
+  EXPECT_DOUBLE_EQ(in["per_worker"]["w2"]["utilization"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(in["mean"].get<double>(), 9.0 / 18.0);
 }
 
 }  // namespace

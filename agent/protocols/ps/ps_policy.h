@@ -58,6 +58,8 @@ class PsCore {
   virtual void set_servers(std::vector<int> servers) = 0;
   virtual void replace_shard(std::unique_ptr<ServerShard> shard) = 0;
   virtual bool ask_again() = 0;
+  // The worker's pull held by a policy (holds_pull) is made now, for the clock it held.
+  virtual void resume_pulls() = 0;
 };
 
 class PsPolicy {
@@ -85,6 +87,10 @@ class PsPolicy {
   virtual bool computed(uint64_t /*clock*/, SparseUpdate& /*update*/) { return false; }
   // The worker is about to pull for `clock`, the one after its last update.
   virtual void next_pull(uint64_t /*clock*/) {}
+  // Whether the worker's pull for `clock` waits (an elastic worker outside) until the
+  // policy calls the core's resume_pulls; asked before every pull of its loop, the first
+  // included.
+  virtual bool holds_pull(uint64_t /*clock*/) { return false; }
   // A shard's answer to a pull, its header filled by the core: the policy may restamp it
   // and may take its sending over (true: the core sends nothing).
   virtual bool answer(const PullReply& /*p*/, WireHeader& /*reply*/) { return false; }

@@ -83,10 +83,15 @@ void PsProtocol::command(const std::string& verb, const nlohmann::json& cmd) {
   if (verb == "start") {
     if (!job_ || phase_ != Phase::kIdle) return;  // servers only serve
     next_eval_ = Clock::now();
+    if (held(0)) {
+      phase_ = Phase::kHeld;  // outside from the start
+      return;
+    }
     request(0, false);
   } else if (verb == "stop") {
     stop_requested_ = true;
-    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing) finish();
+    if (phase_ == Phase::kWaiting || phase_ == Phase::kComputing || phase_ == Phase::kHeld)
+      finish();
   } else if (verb == "evaluate") {
     if (!job_) return link_.reply(to_json(ModelEvaluated{}));
     phase_ = Phase::kEvaluating;
@@ -276,6 +281,25 @@ void PsProtocol::next_clock() {
   if (phase_ == Phase::kFinished) return;  // sent after a stop: nothing follows
   ++clock_;
   for (auto& policy : policies_) policy->next_pull(clock_);
+  if (held(clock_)) {
+    // Outside: the clock it pushed ends here, and the time until it comes back is no
+    // clock's (the log reports no duration across it).
+    phase_ = Phase::kHeld;
+    log_.left();
+    return;
+  }
+  request(clock_, false);
+}
+
+bool PsProtocol::held(uint64_t clock) {
+  bool hold = false;
+  for (auto& policy : policies_) hold = policy->holds_pull(clock) || hold;
+  return hold;
+}
+
+void PsProtocol::resume_pulls() {
+  if (phase_ != Phase::kHeld) return;
+  next_eval_ = Clock::now();  // its catch-up pull brings values to evaluate too
   request(clock_, false);
 }
 

@@ -77,6 +77,8 @@ class PsProtocol : public Protocol, private PsCore {
   void set_servers(std::vector<int> servers) override { servers_ = std::move(servers); }
   void replace_shard(std::unique_ptr<ServerShard> shard) override { shard_ = std::move(shard); }
   bool ask_again() override;
+  void resume_pulls() override;
+  bool held(uint64_t clock);  // a policy holds the worker's pull for `clock`
   // Worker side.
   void request(uint64_t clock, bool latest);
   void on_params(const Received& r);
@@ -108,7 +110,15 @@ class PsProtocol : public Protocol, private PsCore {
   uint64_t seed_ = 0;
   std::chrono::milliseconds eval_interval_{1000};
 
-  enum class Phase { kIdle, kWaiting, kComputing, kFinished, kEvaluating } phase_ = Phase::kIdle;
+  // kHeld: a policy holds the next pull (an elastic worker outside).
+  enum class Phase {
+    kIdle,
+    kWaiting,
+    kComputing,
+    kHeld,
+    kFinished,
+    kEvaluating
+  } phase_ = Phase::kIdle;
   uint64_t clock_ = 0;
   std::vector<float> w_;                  // this worker's view of the parameters
   int replies_left_ = 0;                  // shards yet to answer the pull under way

@@ -24,13 +24,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "controller/runs/ps/membership_ledger.h"
+#include "controller/runs/ps/node_requests.h"
 #include "controller/runs/ps/ps_run_policy.h"
 
 namespace testbed {
 
 class ElasticMembership {
  public:
-  explicit ElasticMembership(PsRun& run) : run_(run) {}
+  explicit ElasticMembership(PsRun& run)
+      : run_(run), requests_(run.lab_dir(), run.names()), ledger_(run, "outer_step") {}
   // Who starts outside, written into the agents' setup (the policy's `away`).
   void setup(TrainingSetup& setup);
   // The workers' nodes but those outside are in; their deaths come as events from now on.
@@ -46,26 +49,13 @@ class ElasticMembership {
   void summary(nlohmann::json& s) const;
 
  private:
-  struct Change {
-    double t;
-    std::string node, what;
-    uint64_t outer_step;  // the commits before it took effect
-    double lost_s = 0;
-    uint64_t catch_up_bytes = 0;
-    double catch_up_s = -1;  // a join: from its commit to the model taken
-  };
-  // A change took effect (members_ already updated): kept, and published.
-  void record(const Change& c);
-  void publish_members(const Change* c);
   void try_reduce(double t);
   void issue(double t);
   void commit(double t);
-  void end_member_time(int node, double t);
-  nlohmann::json utilization_of_member_time(const nlohmann::json& s) const;
 
   PsRun& run_;
-  double start_unix_s_ = 0;
-  double next_poll_s_ = 0;
+  NodeRequests requests_;
+  MembershipLedger ledger_;
   std::vector<int> members_;  // in ring order
   std::set<int> ready_, reduced_, leaving_, crashed_;
   std::set<int> away_, joining_;         // outside; told to join, at the next commit
@@ -77,13 +67,8 @@ class ElasticMembership {
   bool in_flight_ = false;
   uint64_t commits_ = 0;
   uint64_t attempts_lost_ = 0;
-  double issued_t_ = 0;                  // the attempt under way's
-  double last_ready_t_ = 0;              // the last member's round_ready this round
-  std::set<std::string> requests_seen_;  // "node@at_unix_s"
-  std::vector<Change> changes_;
-  std::vector<std::pair<double, size_t>> members_over_time_;  // (t, how many)
-  std::map<int, double> member_since_;  // a member -> when it came in (run seconds)
-  std::map<int, double> member_s_;      // a node -> its member seconds before now
+  double issued_t_ = 0;      // the attempt under way's
+  double last_ready_t_ = 0;  // the last member's round_ready this round
 };
 
 }  // namespace testbed

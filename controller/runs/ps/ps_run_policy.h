@@ -50,6 +50,10 @@ class PsRun {
   virtual std::vector<WorkerClockStamps> worker_stamps() const = 0;
   // An agent's event, handled as the session's loop handles it (a policy's own wait).
   virtual void handle_event(size_t node, const nlohmann::json& e, double t) = 0;
+  // Whether a node's worker has finished its clocks (its `finished` event came).
+  virtual bool finished(size_t node) const = 0;
+  // The clocks a node's worker has ended so far (its `clock` events).
+  virtual uint64_t clocks(size_t node) const = 0;
   // An event for the run's metrics (observe/train_metrics.h), "strategy" added.
   virtual void publish(nlohmann::json event) = 0;
 };

@@ -58,6 +58,7 @@ PsSession::PsSession(const TrainOptions& options, AgentGroup& agents,
       kernel_(kernel),
       curve_(static_cast<int>(names_.size())),
       finished_(names_.size()),
+      reported_compute_s_(names_.size(), 0.0),
       clocks_(names_.size(), 0),
       makers_(std::move(policies)) {}
 
@@ -236,6 +237,7 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     const auto [clock, seconds, compute_s] = clock_done_from_json(e, kAnyClock);
     clocks_[node] = clock + 1;
     per_clock_s_[clock].push_back(seconds);
+    reported_compute_s_[node] += compute_s;
     metrics_.publish({{"event", "worker_clock"},
                       {"strategy", o_.strategy},
                       {"node", names_[node]},
@@ -248,6 +250,9 @@ void PsSession::on_event(size_t node, const nlohmann::json& e, double t) {
     for (size_t n = 0; n < names_.size(); ++n)
       if (worker_of_node_[n] >= 0 && !finished_[n] && !agents_.dead(n) && evaluated_now(n))
         slowest = std::min(slowest, clocks_[n]);
+    // None left to wait for (a clock of one not counted, an elastic run's joiner, after the
+    // others finished): the lines are over, not without end.
+    if (slowest == UINT64_MAX) slowest = printed_clock_;
     while (printed_clock_ < slowest) {
       const auto& times = per_clock_s_[printed_clock_];
       double mean = 0;
@@ -293,6 +298,27 @@ bool PsSession::evaluated_now(size_t node) const {
 
 void PsSession::count_in_curve(size_t node) {
   if (worker_of_node_[node] >= 0) curve_.set_counted(worker_of_node_[node], evaluated_now(node));
+}
+
+void PsSession::collect_outside_records(Clock::time_point start) {
+  // A second or so is what a stop takes to reach an agent over the host and come back; 5 s
+  // bounds a silent one, whose record is then left out as before.
+  constexpr double kRecordWaitS = 5.0;
+  std::vector<size_t> waiting;
+  for (size_t n = 0; n < names_.size(); ++n)
+    if (worker_of_node_[n] >= 0 && !finished_[n] && !agents_.dead(n)) {
+      agents_.send(n, {{"cmd", "stop"}});
+      waiting.push_back(n);
+    }
+  const double deadline = seconds_since(start) + kRecordWaitS;
+  const auto all_in = [&] {
+    return std::all_of(waiting.begin(), waiting.end(),
+                       [&](size_t n) { return finished_[n].has_value() || agents_.dead(n); });
+  };
+  while (!all_in() && seconds_since(start) < deadline) {
+    const auto e = agents_.next_event(std::chrono::milliseconds(100));
+    if (e) on_event(e->first, e->second, seconds_since(start));
+  }
 }
 
 void PsSession::train() {
@@ -358,9 +384,13 @@ void PsSession::train() {
       ++done;
     }
   }
+  // The records' collection is not the run's time: the wall time leaves it out.
+  const double loop_end_s = seconds_since(start);
+  if (!ended_stalled_) collect_outside_records(start);
+  const double collecting_s = seconds_since(start) - loop_end_s;
   if (!ended_stalled_)
     for (auto& policy : policies_) policy->settle([&] { return seconds_since(start); });
-  wall_s_ = seconds_since(start);
+  wall_s_ = seconds_since(start) - collecting_s;
   auto after = wan_counters();
   // A direction no reading had at the start (a host that did not answer then) would count
   // what it sent before the run too: it is left out.

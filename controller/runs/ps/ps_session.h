@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -80,6 +81,8 @@ class PsSession : private PsRun {
   const std::vector<nlohmann::json>& node_stats() const override { return stats_; }
   const std::string& lab_dir() const override { return lab_dir_; }
   double wall_s() const override { return wall_s_; }
+  bool finished(size_t node) const override { return finished_.at(node).has_value(); }
+  uint64_t clocks(size_t node) const override { return clocks_.at(node); }
   void publish(nlohmann::json event) override {
     event["strategy"] = o_.strategy;
     metrics_.publish(event);
@@ -95,6 +98,9 @@ class PsSession : private PsRun {
   // left, crashed, or not come in yet); the loss curve counts only those.
   bool evaluated_now(size_t node) const;
   void count_in_curve(size_t node);
+  // Workers outside at the end (an elastic run's that left, or never came in) hold the
+  // record of the clocks they ran: told to stop, they send it, so their compute counts.
+  void collect_outside_records(std::chrono::steady_clock::time_point start);
 
   const TrainOptions& o_;
   const StrategyTraits& traits_;  // o_.strategy's registry entry
@@ -116,6 +122,7 @@ class PsSession : private PsRun {
   std::vector<double> reference_curve_;  // its held-out loss before each clock (0..clocks)
   LossCurve curve_;
   std::vector<std::optional<WorkerFinished>> finished_;  // per node, once it finished
+  std::vector<double> reported_compute_s_;  // per node: its clocks' compute, as they ended
   std::vector<nlohmann::json> stats_;
   std::vector<uint64_t> clocks_;                         // per worker: clocks done
   std::map<uint64_t, std::vector<double>> per_clock_s_;  // clock -> workers' times

@@ -101,6 +101,9 @@ nlohmann::json PsSession::summary(const std::string& lab) const {
     if (worker_of_node_[n] < 0) continue;
     double computing = 0;
     for (double x : clock_compute_s({stamps[w++]})) computing += x;
+    // A worker whose record died with it (an elastic run's crash) computed all the same:
+    // its clocks' compute as each clock ended told it.
+    if (!finished_[n]) computing = reported_compute_s_[n];
     const double u = wall_s_ > 0 ? std::min(1.0, computing / wall_s_) : 0;
     utilization[names_[n]] = u;
     utilization_sum += u;

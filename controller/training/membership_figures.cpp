@@ -1,12 +1,14 @@
-#include "controller/training/diloco/diloco_figures.h"
+#include "controller/training/membership_figures.h"
 
 namespace testbed {
 
-void diloco_scenario_figures(const std::vector<nlohmann::json>& runs,
+void membership_scenario_figures(const std::vector<nlohmann::json>& runs,
                              std::map<std::string, double>& figures) {
+  // DiLoCo's is under "diloco", the parameter server's at the top.
   const auto membership = [](const nlohmann::json& run) -> const nlohmann::json* {
-    if (!run.contains("diloco") || !run["diloco"].contains("membership")) return nullptr;
-    return &run["diloco"]["membership"];
+    if (run.contains("diloco") && run["diloco"].contains("membership"))
+      return &run["diloco"]["membership"];
+    return run.contains("membership") ? &run["membership"] : nullptr;
   };
   if (runs.empty()) return;
   double changes = 0, utilization = 0;
