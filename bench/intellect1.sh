@@ -9,14 +9,14 @@
 #
 # usage: sudo bench/intellect1.sh [ROUNDS] [OUTER_STEPS]   (default 1 4; about 40 minutes)
 #   CONFIGS="na:off:int8 global:on:fp32 ..." to run only some (continent:churn:wire[:system]);
-#   system is diloco (the default) or streaming (Streaming DiLoCo, its fragments' membership
-#   fixed: churn off only)
+#   system is diloco (the default) or streaming (Streaming DiLoCo; elastic too, from the
+#   churned profiles' diloco-elastic)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tb=${TESTBED:-build/bin/testbed}
 rounds=${1:-1}
 outer=${2:-4}
-configs=${CONFIGS:-"na:off:int8 na:off:fp32 na:on:int8 na:on:fp32 global:off:int8 global:off:fp32 global:on:int8 global:on:fp32 na:off:int8:streaming global:off:int8:streaming"}
+configs=${CONFIGS:-"na:off:int8 na:off:fp32 na:on:int8 na:on:fp32 global:off:int8 global:off:fp32 global:on:int8 global:on:fp32 na:off:int8:streaming global:off:int8:streaming na:on:int8:streaming global:on:int8:streaming"}
 out=bench/out/intellect1
 mkdir -p "$out"
 lab=

@@ -2,7 +2,8 @@
 """The table of bench/intellect1.sh from its runs (one JSON summary a line, tagged).
 
 Provider sessions: the data centers in at the start and each join (a provider's machine
-that comes back is a new session, as INTELLECT-1 counted providers joining and leaving)."""
+that comes back is a new session, as INTELLECT-1 counted providers joining and leaving).
+Outer steps are rounds committed: Streaming DiLoCo's are fragments' syncs, P per outer step."""
 import json
 import sys
 
@@ -17,7 +18,7 @@ def main(path):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         m = (r.get("diloco") or {}).get("membership") or {}
-        if r.get("bench_system") == "streaming":  # its fragments keep a fixed membership
+        if not m:  # a fixed membership: every worker in throughout
             m = {"members_over_time": [{"members": len(r.get("workers") or {})}]}
         changes = m.get("changes", [])
         count = {k: sum(1 for c in changes if c["change"] == k) for k in ("leave", "join", "crash")}

@@ -7,7 +7,7 @@
 namespace testbed {
 
 nlohmann::json to_json(const RoundReady& m) {
-  return {{"event", RoundReady::kEvent}, {"round", m.round}};
+  return {{"event", RoundReady::kEvent}, {"round", m.round}, {"last", m.last}};
 }
 nlohmann::json to_json(const RoundReduced& m) {
   return {{"event", RoundReduced::kEvent}, {"seq", m.seq}};
@@ -42,8 +42,8 @@ CaughtUp caught_up_from_json(const nlohmann::json& j) {
 
 RoundReady round_ready_from_json(const nlohmann::json& j) {
   const FieldReader r = FieldReader::named(j, RoundReady::kEvent);
-  r.refuse_unknown({"event", "round"});
-  return {r.whole("round")};
+  r.refuse_unknown({"event", "round", "last"});
+  return {r.whole("round"), r.optional<bool>("last", false)};
 }
 
 RoundReduced round_reduced_from_json(const nlohmann::json& j) {

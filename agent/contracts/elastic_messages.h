@@ -2,8 +2,9 @@
 // each, shared by the agents (agent/protocols/allreduce/elastic_reduce.h) and the
 // controller (controller/runs/diloco/elastic_membership.h). The controller holds the
 // membership, as INTELLECT-1's ElasticDeviceMesh keeps its global group in a store:
-//   agent -> controller  round_ready {round}   its H inner steps are done, its
-//                                               pseudo-gradients held
+//   agent -> controller  round_ready {round, last}  its round's inner steps are done,
+//                                               its pseudo-gradients held; `last`: the
+//                                               run has no round after this one
 //   controller -> agents reduce {seq, members}  all-reduce them over these nodes; `seq`
 //                                               numbers every attempt, so a frame of an
 //                                               attempt a death cut short is told apart
@@ -28,6 +29,10 @@ namespace testbed {
 struct RoundReady {
   static constexpr const char* kEvent = "round_ready";
   uint64_t round = 0;  // the worker's outer steps so far
+  // No round follows in the run: a join after its commit would have none to take. The
+  // agents say so, as only their system knows its schedule (DiLoCo's rounds of H steps,
+  // Streaming DiLoCo's fragments H/P steps apart).
+  bool last = false;
 };
 struct RoundReduced {
   static constexpr const char* kEvent = "round_reduced";

@@ -1,7 +1,8 @@
 // Streaming DiLoCo on a real lab (docs/streaming-diloco.md): with one fragment, no overlap
 // and no mixing it trains exactly as DiLoCo; with two fragments each data center takes an
 // outer step per fragment's sync; its pseudo-gradients in 4-bit floats move about an
-// eighth of fp32's bytes; an overlap the schedule cannot hold is refused by its field.
+// eighth of fp32's bytes; an overlap the schedule cannot hold is refused by its field;
+// elastic, its data centers join, leave and crash and the run goes on.
 #include <gtest/gtest.h>
 
 #include "testbed_cli.h"
@@ -68,6 +69,37 @@ TEST_F(StreamingDiloco, AnOverlapTheScheduleCannotHoldIsRefusedByItsField) {
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("setup.policy.overlap is 2, outside [0, 1]"), std::string::npos)
       << r.output;
+  EXPECT_TRUE(agents_of(kLab).empty());
+}
+
+// Elastic Streaming DiLoCo (docs/streaming-diloco.md#elastic-membership): each fragment's
+// round reforms over who is in. n4 starts outside and joins, taking the shared model and
+// both fragments' momentum once the fragment in flight at its commit is applied; n2
+// leaves, drained at a fragment's commit; n3 crashes. The run goes on to its last sync.
+TEST_F(StreamingDiloco, ElasticFragmentsRoundsReformOverWhoIsInAndAJoinerCatchesUp) {
+  const auto s = line4_join_leave_crash(
+      guard_,
+      {"--strategy", "streaming-diloco", "--diloco-elastic", "on", "--model", "logreg",
+       "--iterations", "400", "--compute-ms", "20", "--diloco-h", "10", "--json"},
+      "/tmp/tbt-streaming-elastic.log");
+  ASSERT_FALSE(s.is_null());
+  EXPECT_EQ(s["policy"]["elastic"], "on");
+  const auto& m = s["diloco"]["membership"];
+  ASSERT_EQ(m["changes"].size(), 3u) << m;
+  EXPECT_EQ(m["changes"][0]["change"], "join");
+  EXPECT_EQ(m["changes"][0]["node"], "n4");
+  // The shared model and two fragments' momentum (65 weights in all), fp32, over the WAN.
+  EXPECT_EQ(m["changes"][0]["catch_up_bytes"], 2 * 65 * 4) << m;
+  EXPECT_EQ(m["changes"][1]["change"], "leave");
+  EXPECT_EQ(m["changes"][2]["change"], "crash");
+  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n4"}));
+  // A sync every H/P = 5 steps: 80 fragments' rounds, each committed once.
+  EXPECT_EQ(m["outer_steps_committed"], 80) << m;
+  const auto& steps = s["diloco"]["outer_steps_per_data_center"];
+  EXPECT_EQ(steps["n1"], 80);
+  EXPECT_GT(steps["n4"].get<int>(), 0);
+  EXPECT_LT(steps["n4"].get<int>(), 80);  // from its join on
+  EXPECT_LT(s["final_loss"].get<double>(), s["loss_curve"][0][1].get<double>());
   EXPECT_TRUE(agents_of(kLab).empty());
 }
 

@@ -20,6 +20,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include "tests/support/source_paths.h"
 
 namespace testbed::it {
@@ -177,6 +178,28 @@ nlohmann::json summary_of(const std::string& output) {
       json_line = line;
   }
   return nlohmann::json::parse(json_line);
+}
+
+nlohmann::json line4_join_leave_crash(LabGuard& guard, const std::vector<std::string>& args,
+                                      const std::string& log) {
+  const std::string lab = "tbt-line4";
+  EXPECT_EQ(run_testbed({"node", "leave", lab, "n4"}).status, 0);
+  BackgroundTrain trainer(guard, lab, args, log);
+  const std::vector<std::tuple<int, const char*, const char*>> changes = {
+      {20, "join", "n4"}, {60, "leave", "n2"}, {100, "crash", "n3"}};
+  for (const auto& [iteration, verb, node] : changes) {
+    if (!trainer.wait_for("\"iteration\":" + std::to_string(iteration) + ",", 60)) {
+      ADD_FAILURE() << "no iteration " << iteration << ": " << trainer.output();
+      return nullptr;
+    }
+    EXPECT_EQ(run_testbed({"node", verb, lab, node}).status, 0) << verb << " " << node;
+  }
+  const int status = trainer.wait();
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    ADD_FAILURE() << "the run ended " << status << ": " << trainer.output();
+    return nullptr;
+  }
+  return summary_of(trainer.output());
 }
 
 nlohmann::json train_json(const std::string& lab, std::vector<std::string> args) {

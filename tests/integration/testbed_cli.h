@@ -86,6 +86,13 @@ nlohmann::json summary_of(const std::string& output);
 // output) when it failed.
 nlohmann::json train_json(const std::string& lab, std::vector<std::string> args);
 
+// An elastic run (`train LAB ARGS...` with --json) on line4 through three changes, as the
+// elastic DiLoCo and Streaming DiLoCo tests take it: n4 outside from the start joins at the
+// 20th iteration, n2 leaves at the 60th, n3 crashes at the 100th. Its summary, or null (and
+// a test failure naming the output) when a change was not reached or the run did not end 0.
+nlohmann::json line4_join_leave_crash(LabGuard& guard, const std::vector<std::string>& args,
+                                      const std::string& log);
+
 // The agents a lab's state records: (pid, node).
 std::vector<std::pair<int, std::string>> agents_of(const std::string& lab);
 // A lab's state as the testbed reads it (state.json with its journal replayed), as JSON;

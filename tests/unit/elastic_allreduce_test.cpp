@@ -85,6 +85,8 @@ TEST(ElasticAllReduce, TheControllersMessagesAreReadByTheirContract) {
   EXPECT_EQ(reduce_command_from_json(to_json(c), 4).seq, 7u);
   EXPECT_EQ(commit_command_from_json(to_json(CommitCommand{7, 3}), 4).members, 3);
   EXPECT_EQ(round_ready_from_json(to_json(RoundReady{5})).round, 5u);
+  EXPECT_TRUE(round_ready_from_json(to_json(RoundReady{5, true})).last);
+  EXPECT_FALSE(round_ready_from_json({{"event", "round_ready"}, {"round", 2}}).last);
   EXPECT_EQ(round_reduced_from_json(to_json(RoundReduced{9})).seq, 9u);
   auto refused = [](auto read) {
     try {
@@ -109,6 +111,10 @@ TEST(ElasticAllReduce, TheControllersMessagesAreReadByTheirContract) {
   EXPECT_NE(refused([] {
               commit_command_from_json(to_json(CommitCommand{1, 0}), 4);
             }).find("members"),
+            std::string::npos);
+  EXPECT_NE(refused([] {
+              round_ready_from_json({{"event", "round_ready"}, {"round", 2}, {"last", "yes"}});
+            }).find("last"),
             std::string::npos);
   nlohmann::json extra = to_json(RoundReady{1});
   extra["x"] = 1;

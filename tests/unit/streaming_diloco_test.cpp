@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <tuple>
 
 #include "agent/contracts/message_fields.h"
 #include "agent/jobs/job.h"
@@ -307,6 +308,49 @@ TEST(StreamingDiloco, FourBitsLossIsEachDataCentersRoundingNotTheRing) {
   EXPECT_GT(once, 10 * fp32) << fp32 << " " << once;
   EXPECT_GT(ring, once * 0.8) << once << " " << ring;
   EXPECT_LT(ring, once * 1.5) << once << " " << ring;
+}
+
+// Elastic Streaming DiLoCo (docs/streaming-diloco.md#elastic-membership): a joiner takes
+// the shared model and every fragment's own momentum, and starts its local copy there; a
+// model of the wrong size is refused. Each fragment's round says whether it is the run's
+// last, as only the schedule knows: syncs after steps 5, 10, 15 and 20 of H 10, P 2.
+TEST(StreamingDiloco, AJoinerTakesTheModelAndEveryFragmentsMomentumAndTheLastRoundIsNamed) {
+  StreamingPolicy p;  // H 10, P 2, tau 1
+  p.diloco.elastic = true;
+  p.diloco.away = {3};
+  StreamingRounds member;
+  run_one_worker(member, to_json(p), 40);  // eight syncs: every momentum moved
+  StreamingRounds joiner;
+  TrainingSetup s;
+  s.policy = to_json(p);
+  joiner.configure(s);
+  EXPECT_TRUE(joiner.elastic());
+  EXPECT_TRUE(joiner.away(3));
+  EXPECT_FALSE(joiner.away(1));
+  joiner.start(std::vector<float>(member.evaluated().size(), 0.0f), 4);
+  const std::vector<float> state = member.shared_state();
+  ASSERT_EQ(state.size(), 2 * member.evaluated().size());
+  joiner.adopt(state);
+  EXPECT_EQ(joiner.evaluated(), member.evaluated());
+  EXPECT_EQ(joiner.working(), member.evaluated());
+  EXPECT_EQ(joiner.shared_state(), state);  // the momenta, fragment by fragment
+  bool moved = false;
+  for (size_t k = member.evaluated().size(); k < state.size(); ++k) moved = moved || state[k] != 0;
+  EXPECT_TRUE(moved);
+  EXPECT_THROW(joiner.adopt(std::vector<float>(3, 0.0f)), std::runtime_error);
+
+  for (const auto& [iterations, clock, last] : std::vector<std::tuple<int, uint64_t, bool>>{
+           {20, 4, false}, {20, 14, false}, {20, 19, true}, {18, 14, true}}) {
+    StreamingRounds r;
+    TrainingSetup t;
+    t.policy = to_json(p);
+    t.iterations = iterations;
+    r.configure(t);
+    r.start(std::vector<float>(8, 0.0f), 2);
+    const auto red = r.after_compute(clock, false);
+    ASSERT_TRUE(red) << clock;
+    EXPECT_EQ(red->last, last) << iterations << " " << clock;
+  }
 }
 
 }  // namespace

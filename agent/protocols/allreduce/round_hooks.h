@@ -27,6 +27,7 @@ namespace testbed {
 struct Reduction {
   std::vector<float> values;
   uint64_t apply_before = 0;
+  bool last = false;  // the run's last: no reduction follows it
 };
 
 class RoundHooks {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "agent/contracts/model_report.h"
 #include "agent/contracts/worker_events.h"
@@ -90,6 +91,7 @@ void RoundProtocol::start_clock() {
     }
     pending_.reset();
     hooks_->reduced(reduction_sum());
+    for (int to : std::exchange(deferred_sends_, {})) send_model(to);
   }
   const auto now = Clock::now();
   if (clock_ == 0 || clock_ == static_cast<uint64_t>(iterations_) || now >= next_eval_) {
@@ -114,7 +116,7 @@ void RoundProtocol::tick() {
     if (elastic_) {
       // Held until the controller names the members and commits the sum.
       elastic_->hold(std::move(r->values));
-      link_.reply(to_json(RoundReady{reductions_++}));
+      link_.reply(to_json(RoundReady{reductions_++, r->last}));
       pending_ = Pending{std::max(r->apply_before, clock_ + 1), false};
     } else {
       // One worker, or every message of the round came while this one computed: it is over.
@@ -159,28 +161,41 @@ bool RoundProtocol::elastic_command(const std::string& verb, const nlohmann::jso
     pending_->done = true;
     if (phase_ == Phase::kWaiting) start_clock();
   } else if (verb == SendModelCommand::kCmd) {
-    // A donor: the shared model as of the last commit, and the clock the joiner starts at
-    // (this worker's next, the new round's first).
+    // A donor: the shared model as of the last commit, once applied here.
     const SendModelCommand c = send_model_command_from_json(cmd, nodes_);
-    WireHeader h;
-    h.kind = WireKind::kRing;
-    h.flags = kDense;
-    h.origin = self_;
-    h.dest = c.to;
-    h.iteration = clock_;
-    h.chunk = kModelChunk;
-    link_.van().send_kv(c.to, h, {}, hooks_->shared_state());
+    if (pending_ && pending_->done)
+      deferred_sends_.push_back(c.to);
+    else
+      send_model(c.to);
   } else {
     // Drained: its last round is committed. It stays away, as a provider's machine that
     // left may come back: a later join sends it the model again. The clock it began is
     // not its (the log drops it), and the run's end finds it away.
     if (phase_ == Phase::kComputing || phase_ == Phase::kWaiting || phase_ == Phase::kIdle) {
+      // A donor told to leave at the commit that names its joiner: the sum goes in first,
+      // so the joiner gets the model the members go on with.
+      if (pending_ && pending_->done && !deferred_sends_.empty()) {
+        hooks_->reduced(reduction_sum());
+        for (int to : std::exchange(deferred_sends_, {})) send_model(to);
+      }
       pending_.reset();
       log_.left();
       phase_ = Phase::kAway;
     }
   }
   return true;
+}
+
+// The clock the joiner starts at is this worker's next: the new round's first.
+void RoundProtocol::send_model(int to) {
+  WireHeader h;
+  h.kind = WireKind::kRing;
+  h.flags = kDense;
+  h.origin = self_;
+  h.dest = to;
+  h.iteration = clock_;
+  h.chunk = kModelChunk;
+  link_.van().send_kv(to, h, {}, hooks_->shared_state());
 }
 
 void RoundProtocol::take_model(Received r) {

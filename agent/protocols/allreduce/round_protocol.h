@@ -51,6 +51,9 @@ class RoundProtocol : public Protocol {
   bool elastic_command(const std::string& verb, const nlohmann::json& cmd);
   // A joiner's model from a member (kModelChunk): taken when away, dropped otherwise.
   void take_model(Received r);
+  // A donor's send of the shared model (and its optimizer state) to joiner `to`, starting
+  // it at this worker's clock.
+  void send_model(int to);
   const std::vector<float>& reduction_sum() const {
     return elastic_ ? elastic_->sum() : channel_->sum();
   }
@@ -83,6 +86,10 @@ class RoundProtocol : public Protocol {
     bool done = false;
   };
   std::optional<Pending> pending_;
+  // Joiners whose model waits for a committed sum to be applied: an overlapping round
+  // (Streaming DiLoCo's) commits tau clocks before its outer step, and a joiner must get
+  // the model with that step in, or it would miss it for good.
+  std::vector<int> deferred_sends_;
   Clock::time_point next_eval_;
   EmulatedCompute emulated_;  // the clock's compute: waited, or burnt on the node's CPU
   bool stop_requested_ = false;

@@ -49,7 +49,7 @@ DilocoPolicy diloco_policy_from_json(const nlohmann::json& j) {
       r.in_range("inner_lr", r.required<double>("inner_lr"), 0.0, DilocoPolicy::kMostInnerLr);
   p.weight_decay = r.in_range("weight_decay", r.required<double>("weight_decay"), 0.0,
                               DilocoPolicy::kMostWeightDecay);
-  // Streaming DiLoCo, whose table has no elastic membership, sends none: off.
+  // Absent: off (a setup written before elastic runs).
   const auto elastic = r.optional<std::string>("elastic", "off");
   if (elastic != "on" && elastic != "off")
     throw r.error("elastic", "is '" + elastic + "', not on or off");

@@ -25,7 +25,7 @@ void DilocoRounds::step(uint64_t, const SparseUpdate& update) {
 
 std::optional<Reduction> DilocoRounds::after_compute(uint64_t clock, bool last) {
   if (++steps_in_round_ < policy_.inner_steps && !last) return std::nullopt;
-  return Reduction{pseudo_gradient(theta_, local_), clock + 1};
+  return Reduction{pseudo_gradient(theta_, local_), clock + 1, last};
 }
 
 void DilocoRounds::reduced(const std::vector<float>& sum) {

@@ -1,5 +1,6 @@
 #include "agent/protocols/streaming_diloco/streaming_rounds.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "agent/contracts/diloco/diloco_report.h"
@@ -9,6 +10,7 @@ namespace testbed {
 void StreamingRounds::configure(const TrainingSetup& s) {
   policy_ = streaming_policy_from_json(s.policy);
   schedule_.emplace(policy_.diloco.inner_steps, policy_.fragments);
+  iterations_ = static_cast<uint64_t>(std::max(s.iterations, 0));
 }
 
 void StreamingRounds::start(std::vector<float> initial, int workers) {
@@ -34,7 +36,17 @@ std::optional<Reduction> StreamingRounds::after_compute(uint64_t clock, bool) {
   std::vector<float> delta(e - b);
   for (size_t k = b; k < e; ++k) delta[k - b] = theta_[k] - local_[k];
   in_flight_ = *p;
-  return Reduction{std::move(delta), clock + 1 + static_cast<uint64_t>(policy_.overlap)};
+  return Reduction{std::move(delta), clock + 1 + static_cast<uint64_t>(policy_.overlap),
+                   !sync_after(clock + 1)};
+}
+
+// Syncs come at least every H steps, so at most H steps are looked at.
+bool StreamingRounds::sync_after(uint64_t step) const {
+  const uint64_t last =
+      std::min(iterations_, step + static_cast<uint64_t>(policy_.diloco.inner_steps));
+  for (uint64_t t = step + 1; t <= last; ++t)
+    if (schedule_->due_after(t)) return true;
+  return false;
 }
 
 void StreamingRounds::reduced(const std::vector<float>& sum) {
@@ -51,6 +63,34 @@ void StreamingRounds::reduced(const std::vector<float>& sum) {
     local_[k] = static_cast<float>(alpha * local_[k] + (1 - alpha) * theta_[k]);
   }
   ++outer_steps_;
+}
+
+bool StreamingRounds::away(int node) const {
+  const auto& away = policy_.diloco.away;
+  return std::find(away.begin(), away.end(), node) != away.end();
+}
+
+// The shared model, then each fragment's outer momentum in the fragments' order (together
+// the model's size: a fragment's momentum is its slice's).
+std::vector<float> StreamingRounds::shared_state() const {
+  std::vector<float> s = theta_;
+  for (const NesterovOuter& o : outer_)
+    for (double m : o.momentum()) s.push_back(static_cast<float>(m));
+  return s;
+}
+
+void StreamingRounds::adopt(const std::vector<float>& state) {
+  const size_t n = theta_.size();
+  if (state.size() != 2 * n) throw std::runtime_error("streaming diloco: a model of wrong size");
+  theta_.assign(state.begin(), state.begin() + static_cast<std::ptrdiff_t>(n));
+  for (int p = 0; p < policy_.fragments; ++p) {
+    const auto [b, e] = schedule_->bounds(p, n);
+    outer_[static_cast<size_t>(p)].set_momentum(
+        {state.begin() + static_cast<std::ptrdiff_t>(n + b),
+         state.begin() + static_cast<std::ptrdiff_t>(n + e)});
+  }
+  local_ = theta_;
+  in_flight_.reset();
 }
 
 // DiLoCo's section, its outer steps counted per fragment (P to a full model's worth).

@@ -34,11 +34,24 @@ class StreamingRounds : public RoundHooks {
   void reduced(const std::vector<float>& sum) override;
   const std::vector<float>& evaluated() const override { return theta_; }
   void report(nlohmann::json& stats, uint64_t dropped) const override;
+  // Elastic membership (INTELLECT-1's, built for DiLoCo, docs/diloco.md): a fragment's
+  // round reforms over who is in; a joiner takes the shared model and every fragment's
+  // momentum once the fragment in flight at its commit is applied (the core defers the
+  // send), and starts its local copy from the shared model, as a DiLoCo joiner does.
+  bool elastic() const override { return policy_.diloco.elastic; }
+  void members_changed(int workers) override { workers_ = workers; }
+  bool away(int node) const override;
+  std::vector<float> shared_state() const override;
+  void adopt(const std::vector<float>& state) override;
 
  private:
+  // Whether a fragment is due after some inner step in (`step`, the run's last].
+  bool sync_after(uint64_t step) const;
+
   StreamingPolicy policy_;
   std::optional<FragmentSchedule> schedule_;
   int workers_ = 1;
+  uint64_t iterations_ = 0;  // the run's inner steps: its last sync is its last round
   std::unique_ptr<InnerOptimizer> inner_;
   std::vector<NesterovOuter> outer_;  // one per fragment: its own momentum
   std::optional<int> in_flight_;      // the fragment whose reduction is under way

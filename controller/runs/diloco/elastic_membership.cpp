@@ -16,8 +16,6 @@ void ElasticMembership::setup(TrainingSetup& setup) {
   if (away_.size() == run_.worker_nodes().size())
     throw UsageError("every worker starts outside the elastic run: one must be in");
   if (!away_.empty()) setup.policy["away"] = std::vector<int>(away_.begin(), away_.end());
-  const int h = setup.policy.value("inner_steps", 1);
-  rounds_ = static_cast<uint64_t>((setup.iterations + h - 1) / std::max(h, 1));
 }
 
 void ElasticMembership::started(double start_unix_s) {
@@ -59,7 +57,7 @@ void ElasticMembership::commit(double t) {
   // Joiners: a member sends each the shared model; it is in the next round. Not after the
   // last round: there is none for it to take.
   for (int j : std::vector<int>(joining_.begin(), joining_.end())) {
-    if (commits_ >= rounds_ || members_.empty()) break;
+    if (last_round_ || members_.empty()) break;
     if (!away_.count(j)) continue;  // still draining: it comes back at the next commit
     joining_.erase(j);
     away_.erase(j);
@@ -85,8 +83,9 @@ bool ElasticMembership::event(size_t node, const nlohmann::json& e, double t) {
   const std::string kind = e.value("event", "");
   const int n = static_cast<int>(node);
   if (kind == RoundReady::kEvent) {
-    round_ready_from_json(e);
+    const RoundReady ready = round_ready_from_json(e);
     if (!in(node)) return true;
+    last_round_ = last_round_ || ready.last;
     // A joiner ready last: the others waited for it.
     if (const auto j = joined_change_.find(n); j != joined_change_.end()) {
       bool others_ready = true;

@@ -1,4 +1,5 @@
-// The controller's side of an elastic DiLoCo run (agent/contracts/elastic_messages.h):
+// The controller's side of an elastic DiLoCo or Streaming DiLoCo run (a round there is
+// one fragment's sync; agent/contracts/elastic_messages.h):
 // it holds who is in, as INTELLECT-1's ElasticDeviceMesh holds its global group in a
 // store. When every member's round is ready it names the attempt's members; when every
 // member has the sum it commits it. A member that crashes drops out: an attempt under way
@@ -62,7 +63,7 @@ class ElasticMembership {
   std::map<int, size_t> catching_up_;    // a joiner -> its change, until it has the model
   std::map<int, int> donor_;             // a joiner -> the member sending it the model
   std::map<int, size_t> joined_change_;  // a joiner with the model, until its first round
-  uint64_t rounds_ = 0;                  // the run's outer steps: no join after the last
+  bool last_round_ = false;              // the agents said so: no join after its commit
   uint64_t seq_ = 0;
   bool in_flight_ = false;
   uint64_t commits_ = 0;

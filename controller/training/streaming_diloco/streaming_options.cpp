@@ -10,8 +10,6 @@ std::vector<OptionSpec> streaming_diloco_options() {
   using P = StreamingPolicy;
   const P d;  // the defaults, the agents' own
   std::vector<OptionSpec> specs = diloco_options();
-  // Elastic membership is built for DiLoCo's rounds, not yet for fragments in flight.
-  std::erase_if(specs, [](const OptionSpec& s) { return s.name == "diloco-elastic"; });
   // The encoding is DiLoCo's field; Streaming DiLoCo names it its own way, as its paper's
   // quantization.
   for (auto& s : specs)
