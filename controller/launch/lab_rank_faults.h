@@ -2,7 +2,11 @@
 // which `testbed node` and the timeline write, a crash before its signals.
 #pragma once
 
+#include <chrono>
+#include <optional>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "controller/launch/job_runner.h"
 
@@ -16,7 +20,13 @@ class LabRankFaults : public RankFaults {
   std::optional<MembershipRequest> membership(const std::string& node) override;
 
  private:
+  // The runner asks every rank's node at each poll (every 0.25 s): one read serves a poll.
+  static constexpr std::chrono::milliseconds kStatesFreshFor{100};
+  const nlohmann::json& states_for_poll();
+
   std::string lab_dir_;
+  std::optional<std::chrono::steady_clock::time_point> read_at_;
+  nlohmann::json states_;
 };
 
 }  // namespace testbed
