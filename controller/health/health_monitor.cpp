@@ -37,22 +37,41 @@ void HealthMonitor::start() {
 }
 
 void HealthMonitor::loop() {
+  static_assert(kSamplePeriodMs % kProbePeriodMs == 0, "a sample falls on a probe's tick");
+  constexpr int kTicksPerSample = kSamplePeriodMs / kProbePeriodMs;
   const auto t0 = std::chrono::steady_clock::now();
   auto next = t0, next_publish = t0 + std::chrono::milliseconds(kPublishEveryMs);
+  int tick = 0;
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    next += std::chrono::milliseconds(kSamplePeriodMs);
+    next += std::chrono::milliseconds(kProbePeriodMs);
     if (wake_.wait_until(lock, next, [this] { return stopping_; })) break;
     const auto now = std::chrono::steady_clock::now();
-    sample(std::chrono::duration<double>(now - t0).count());
-    if (publish_ && now >= next_publish) {
-      next_publish = now + std::chrono::milliseconds(kPublishEveryMs);
-      lock.unlock();  // the delay-line round trips need not hold the meters
-      const auto lines = query_delay_lines(lab_dir_, delay_nodes_, kQueryTimeoutMs);
-      lock.lock();
-      publish_(report(lines));
+    if (++tick % kTicksPerSample != 0) {
+      probe();
+    } else {
+      sample(std::chrono::duration<double>(now - t0).count());
+      if (publish_ && now >= next_publish) {
+        next_publish = now + std::chrono::milliseconds(kPublishEveryMs);
+        lock.unlock();  // the delay-line round trips need not hold the meters
+        const auto lines = query_delay_lines(lab_dir_, delay_nodes_, kQueryTimeoutMs);
+        lock.lock();
+        publish_(report(lines));
+      }
     }
-    if (next < now) next = now;  // a starved thread skips samples rather than bunching them
+    if (next < now) next = now;  // a starved thread skips ticks rather than bunching them
+  }
+}
+
+void HealthMonitor::probe() {
+  for (size_t i = 0; i < directions_.size(); ++i) {
+    if (!meters_[i].backlogged_now()) continue;
+    try {
+      if (const auto s = kernel_->shaping(directions_[i].ns, directions_[i].dev))
+        meters_[i].probe(s->backlog_bytes);
+    } catch (const std::exception&) {
+      // The lab is going down under us: the next sample says so.
+    }
   }
 }
 

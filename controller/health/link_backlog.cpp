@@ -12,7 +12,8 @@ void BacklogMeter::add(const BacklogSample& s) {
     sent_total_ += s.sent_bytes - last_->sent_bytes;
     peak_ = std::max(peak_, static_cast<double>(s.sent_bytes - last_->sent_bytes) / dt);
     if (last_->backlog_bytes >= kMinBacklogBytes && s.backlog_bytes >= kMinBacklogBytes &&
-        s.rate_bytes_per_s > 0 && s.rate_bytes_per_s == last_->rate_bytes_per_s) {
+        !drained_inside_ && s.rate_bytes_per_s > 0 &&
+        s.rate_bytes_per_s == last_->rate_bytes_per_s) {
       const double sent = static_cast<double>(s.sent_bytes - last_->sent_bytes);
       const double allowed = static_cast<double>(s.rate_bytes_per_s) * dt;
       backlogged_s_ += dt;
@@ -22,6 +23,11 @@ void BacklogMeter::add(const BacklogSample& s) {
     }
   }
   last_ = s;  // a counter that went back (the class was replaced) starts afresh
+  drained_inside_ = false;
+}
+
+void BacklogMeter::probe(uint64_t backlog_bytes) {
+  if (backlog_bytes < kMinBacklogBytes) drained_inside_ = true;
 }
 
 std::optional<double> BacklogMeter::rate_ratio() const {

@@ -182,6 +182,42 @@ TEST(BacklogMeter, JudgesTheBestIntervalsOfThoseBackloggedAtBothEnds) {
   EXPECT_NEAR(*m.mean_ratio(), (300'000.0 + 7 * 360'000 + 200'000) / (400'000 + 8 * 400'000), 1e-9);
 }
 
+// Bursts at the interval's period (docs/intellect1.md, link_backlog.h): the queue holds a
+// chunk at each sample and drains in between. A look inside that finds it drained leaves
+// the interval out; a starved shaper's queue, full at every look, is judged as before.
+TEST(BacklogMeter, AnIntervalWhoseQueueDrainedInsideIsNotBacklogged) {
+  const uint64_t rate = 1'000'000;  // 200 KB per 200 ms interval
+  BacklogMeter bursts, starved;
+  uint64_t sent = 0;
+  bursts.add({0.0, 0, 50'000, rate});
+  starved.add({0.0, 0, 50'000, rate});
+  for (int i = 1; i <= 10; ++i) {
+    EXPECT_TRUE(bursts.backlogged_now());
+    bursts.probe(50'000);
+    bursts.probe(0);  // drained between two chunks
+    bursts.probe(0);
+    starved.probe(50'000);
+    starved.probe(50'000);
+    starved.probe(50'000);
+    sent += 70'000;  // 35% of the rate
+    bursts.add({0.2 * i, sent, 50'000, rate});
+    starved.add({0.2 * i, sent, 50'000, rate});
+  }
+  EXPECT_EQ(bursts.backlogged_s(), 0);
+  EXPECT_FALSE(bursts.rate_ratio());
+  EXPECT_NEAR(bursts.observed_s(), 2.0, 1e-9);
+  ASSERT_TRUE(starved.rate_ratio());
+  EXPECT_NEAR(*starved.rate_ratio(), 0.35, 1e-9);
+  // A probe counts for the interval under way only: the next one is judged on its own.
+  bursts.probe(0);
+  bursts.add({2.2, sent + 200'000, 50'000, rate});
+  bursts.add({2.4, sent + 400'000, 50'000, rate});
+  EXPECT_NEAR(bursts.backlogged_s(), 0.2, 1e-9);
+  BacklogMeter idle;
+  idle.add({0.0, 0, 0, rate});
+  EXPECT_FALSE(idle.backlogged_now());  // no look is spent on an idle direction
+}
+
 TEST(BacklogMeter, CountsWhatTheDirectionCarriedAndItsBusiestInterval) {
   BacklogMeter m;
   const uint64_t rate = 1'000'000;
