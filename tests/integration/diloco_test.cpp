@@ -5,6 +5,7 @@
 // quarter of fp32's bytes for about the same loss.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <fstream>
 
 #include "testbed_cli.h"
 
@@ -150,7 +151,7 @@ TEST_F(Diloco, ADataCenterThatLeftJoinsAgainWithTheSharedModel) {
   EXPECT_EQ(m["changes"][1]["change"], "join");
   EXPECT_EQ(m["changes"][1]["node"], "n2");
   EXPECT_EQ(m["changes"][1]["catch_up_bytes"], 2 * 65 * 4) << m;
-  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n3", "n4", "n2"}));
+  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n2", "n3", "n4"}));  // in ring order
   EXPECT_EQ(m["outer_steps_committed"], 60) << m;
   EXPECT_LT(s["diloco"]["outer_steps_per_data_center"]["n2"].get<int>(), 60);
   // Its time in is less than the run's; what it computed is over that time.
@@ -182,6 +183,50 @@ TEST_F(Diloco, ItsOptionsAreRefusedByNameBeforeAnyAgentStarts) {
     EXPECT_NE(r.output.find(says), std::string::npos) << r.output;
     EXPECT_TRUE(agents_of(kLab).empty());
   }
+}
+
+// Two data centers whose schedules bring them in at once join at one commit, and each
+// takes the model from a member that has it. Measured before the fix: the first joiner,
+// placed first in the ring (its place in the profile's order), became the second one's
+// donor, which then started from a stale model and clock 0, and the run stalled.
+TEST(DilocoJoins, TwoJoiningAtOneCommitEachTakeTheModelFromAMemberThatHasIt) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-join2");
+  const std::string profile = temp_file("tbt-join2.yaml");
+  // Joins at 10 s: the run is under way by then (a lab's `up` takes a second or two) and
+  // still is (1000 clocks of 20 ms at least).
+  std::ofstream(profile) << "lab: tbt-join2\nnodes:\n"
+                            "  n1: {schedule: [{at: 10s, event: join}]}\n"
+                            "  n2: {schedule: [{at: 10s, event: join}]}\n"
+                            "  n3: {}\n  n4: {}\n"
+                            "links:\n  - {endpoints: [n1, n2], bandwidth: 100mbit}\n"
+                            "  - {endpoints: [n2, n3], bandwidth: 100mbit}\n"
+                            "  - {endpoints: [n3, n4], bandwidth: 100mbit}\n";
+  const Result up = run_testbed({"up", profile, "--prometheus", "off"});
+  ASSERT_EQ(up.status, 0) << up.output;
+  BackgroundTrain trainer(
+      guard, "tbt-join2",
+      {"--strategy", "diloco", "--diloco-elastic", "on", "--model", "logreg", "--iterations",
+       "1000", "--compute-ms", "20", "--diloco-h", "5", "--json"},
+      "/tmp/tbt-diloco-join2.log");
+  const int status = trainer.wait();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << trainer.output();
+  const auto s = summary_of(trainer.output());
+  const auto& m = s["diloco"]["membership"];
+  ASSERT_EQ(m["changes"].size(), 2u) << m;
+  for (const auto& c : m["changes"]) {
+    EXPECT_EQ(c["change"], "join") << c;
+    EXPECT_EQ(c["catch_up_bytes"], 2 * 65 * 4) << c;
+  }
+  EXPECT_EQ(m["members_at_end"], nlohmann::json({"n1", "n2", "n3", "n4"}));  // ring order
+  EXPECT_EQ(m["outer_steps_committed"], 200) << m;
+  const auto& steps = s["diloco"]["outer_steps_per_data_center"];
+  for (const char* joiner : {"n1", "n2"}) {
+    EXPECT_GT(steps[joiner].get<int>(), 0) << steps;
+    EXPECT_LT(steps[joiner].get<int>(), 200) << steps;
+  }
+  EXPECT_EQ(steps["n3"], 200);
+  EXPECT_TRUE(agents_of("tbt-join2").empty());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "controller/runs/diloco/elastic_membership.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "agent/contracts/elastic_messages.h"
 #include "controller/dynamics/lab_json_file.h"
@@ -59,12 +60,22 @@ void ElasticMembership::commit(double t) {
   for (int j : std::vector<int>(joining_.begin(), joining_.end())) {
     if (last_round_ || members_.empty()) break;
     if (!away_.count(j)) continue;  // still draining: it comes back at the next commit
+    const std::optional<int> donor = donor_for(-1);
+    if (!donor) break;
     joining_.erase(j);
     away_.erase(j);
-    const int donor = members_.front();
-    donor_[j] = donor;
-    run_.agents().send(static_cast<size_t>(donor), to_json(SendModelCommand{j}));
-    members_.push_back(j);
+    donor_[j] = *donor;
+    run_.agents().send(static_cast<size_t>(*donor), to_json(SendModelCommand{j}));
+    // Into the ring at its place in the workers' order (the profile's), not at its end: a
+    // ring laid out across each continent in turn stays so, where an appended joiner
+    // would add ocean crossings to every round after (docs/intellect1.md).
+    const std::vector<int>& order = run_.worker_nodes();
+    const auto rank = [&](int n) {
+      return std::find(order.begin(), order.end(), n) - order.begin();
+    };
+    members_.insert(
+        std::find_if(members_.begin(), members_.end(), [&](int m) { return rank(m) > rank(j); }),
+        j);
     catching_up_[j] =
         ledger_.record({t, run_.names().at(static_cast<size_t>(j)), "join", commits_}, members_);
   }
@@ -77,6 +88,16 @@ void ElasticMembership::commit(double t) {
     away_.insert(m);  // it may come back: a join brings it in again
     ledger_.record({t, run_.names().at(static_cast<size_t>(m)), "leave", commits_}, members_);
   }
+}
+
+// A member that holds the shared model: not a joiner still catching up (its model is the
+// one it left with, or none), nor `except`. Measured: a joiner placed first in the ring
+// became the next joiner's donor at the same commit, which then started from its stale
+// model and clock, and the run stalled.
+std::optional<int> ElasticMembership::donor_for(int except) const {
+  for (int m : members_)
+    if (m != except && !catching_up_.count(m)) return m;
+  return std::nullopt;
 }
 
 bool ElasticMembership::event(size_t node, const nlohmann::json& e, double t) {
@@ -132,12 +153,10 @@ bool ElasticMembership::node_died(size_t node, double t) {
   // A joiner's donor died before sending: another member sends the model.
   for (auto& [joiner, donor] : donor_) {
     if (donor != n) continue;
-    for (int m : members_)
-      if (m != n && m != joiner) {
-        donor = m;
-        run_.agents().send(static_cast<size_t>(m), to_json(SendModelCommand{joiner}));
-        break;
-      }
+    if (const std::optional<int> m = donor_for(n)) {
+      donor = *m;
+      run_.agents().send(static_cast<size_t>(*m), to_json(SendModelCommand{joiner}));
+    }
   }
   std::erase(members_, n);
   ready_.erase(n);

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -53,6 +54,7 @@ class ElasticMembership {
   void try_reduce(double t);
   void issue(double t);
   void commit(double t);
+  std::optional<int> donor_for(int except) const;
 
   PsRun& run_;
   NodeRequests requests_;
