@@ -2,6 +2,8 @@
 """Writes a connected topology of N nodes and M links: a ring (so every node is
 reachable) plus random chords, with per-direction rates drawn from NetStorm's
 20..155 Mbit/s range; --flaps N makes N of its links (drawn with the seed) flap at random.
+--star N writes instead one hub and N leaves, each leaf's link with its own rate and
+delay (1..50 ms one way), as thousands of sites behind one coordinator.
 The seed makes it the same file every time."""
 import argparse
 import random
@@ -22,7 +24,24 @@ parser.add_argument("--up-mean", default="800ms", help="a flapping link's mean t
 parser.add_argument("--down-mean", default="200ms", help="a flapping link's mean time down")
 parser.add_argument("--reroute", default="",
                     help="route around dead links with this convergence delay (e.g. 300ms)")
+parser.add_argument("--star", type=int, default=0,
+                    help="one hub and this many leaves instead of a ring with chords")
 args = parser.parse_args()
+if args.star:
+    rng = random.Random(args.seed)
+    print(f"# a star: one hub, {args.star} leaves, seed {args.seed} (bench/gen_topology.py)")
+    print(f"lab: {args.lab}")
+    print("nodes:")
+    print("  hub: {}")
+    for i in range(args.star):
+        print(f"  l{i}: {{}}")
+    print("links:")
+    for i in range(args.star):
+        delay = f"{rng.randint(1, 50)}ms"
+        print(f"  - {{endpoints: [hub, l{i}], "
+              f"a2b: {{bandwidth: {rng.randint(20, 155)}mbit, delay: {delay}}}, "
+              f"b2a: {{bandwidth: {rng.randint(20, 155)}mbit, delay: {delay}}}}}")
+    raise SystemExit(0)
 if args.links < args.nodes or args.links > args.nodes * (args.nodes - 1) // 2:
     raise SystemExit("need nodes <= links <= nodes*(nodes-1)/2")
 

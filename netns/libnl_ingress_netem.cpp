@@ -81,7 +81,7 @@ void LibnlKernel::set_ingress_netem(const std::string& ns, const std::string& de
   // which must be taken after the delay: IFB's delivery stamps the packet again), then
   // every IPv4 packet to the IFB device.
   const int dev_index = ifindex(ns, dev);
-  attach_rx_timestamp_reset(sock, dev_index);
+  attach_rx_timestamp_reset(sock, dev_index, true);
   Act mirred(nl::check_alloc(rtnl_act_alloc(), "rtnl_act_alloc"));
   nl::check(rtnl_tc_set_kind(TC_CAST(mirred.get()), "mirred"), "rtnl_tc_set_kind(mirred)");
   rtnl_mirred_set_action(mirred.get(), TCA_EGRESS_REDIR);

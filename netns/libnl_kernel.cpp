@@ -11,6 +11,7 @@
 
 #include <fstream>
 #include <iomanip>
+#include <set>
 #include <sstream>
 
 #include "netns/mangle_table.h"
@@ -262,8 +263,18 @@ void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, con
       rtnl_qdisc_add(sock, make_leaf(index, s).get(), 0) >= 0) {
     return;
   }
-  const auto current = shaping(ns, dev);
   const std::string at = where(ns, dev);
+  // A device without a tree (every device of a fresh lab): made outright. Reading the tree
+  // first dumps every qdisc of the namespace, which for a hub of 2000 devices made its
+  // shaping cost time growing with the square of its devices (16.6 s of a 2000-leaf star).
+  if (rtnl_qdisc_add(sock, make_htb_root(index).get(), NLM_F_CREATE | NLM_F_EXCL) >= 0) {
+    nl::check(rtnl_class_add(sock, make_htb_class(index, s).get(), NLM_F_CREATE | NLM_F_EXCL),
+              "rtnl_class_add(htb 1:1 " + at + ")");
+    nl::check(rtnl_qdisc_add(sock, make_leaf(index, s).get(), NLM_F_CREATE | NLM_F_REPLACE),
+              std::string("rtnl_qdisc_add(") + leaf_kind(s) + " leaf " + at + ")");
+    return;
+  }
+  const auto current = shaping(ns, dev);
   if (!current) {
     nl::check(rtnl_qdisc_add(sock, make_htb_root(index).get(), NLM_F_CREATE | NLM_F_EXCL),
               "rtnl_qdisc_add(htb root " + at + ")");
@@ -338,14 +349,21 @@ void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& 
   const auto own = own_hooks_.find(ns);
   const IngressHooks existing = own != own_hooks_.end() ? own->second : ingress_delays(ns);
   std::string rules;
+  std::set<std::string> new_devs;
   for (const auto& [dev, d] : hooks) {
     rules += chain_rules(dev, d);
     if (!existing.count(dev)) {
-      attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev));
+      attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev), false);
       rules += "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n";
+      new_devs.insert(dev);
     }
   }
-  restore_mangle_rules(ns, rules, "delay hooks");
+  // Over nf_tables from this process where iptables reads nf_tables; else a process start.
+  if (iptables_nft_) {
+    write_nft_delay_hooks(context(ns).fd.get(), ns, hooks, new_devs);
+  } else {
+    restore_mangle_rules(ns, rules, "delay hooks");
+  }
   if (own != own_hooks_.end()) {
     for (const auto& [dev, d] : hooks) own->second[dev] = d;
   }

@@ -8,6 +8,7 @@
 
 #include "netns/kernel.h"
 #include "netns/named_netns.h"
+#include "netns/nft_delay_hooks.h"
 #include "netns/nl_objects.h"
 
 namespace testbed {
@@ -39,14 +40,16 @@ class LibnlKernel : public Kernel {
   void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   void delete_routes(const std::string& ns) override;
   void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
+  void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   std::optional<Received> received(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   bool is_cut(const std::string& ns, const std::string& dev) override;
   void set_cut(const std::string& ns, const std::string& dev, bool cut) override;
-  // The ingress hook is netlink (clsact, bpf filter) plus iptables rules, which have no
-  // stable library API: those go through iptables-restore inside the namespace.
+  // The ingress hook is netlink (an ingress qdisc, a bpf filter) plus mangle rules: one
+  // nf_tables transaction (nft_delay_hooks.h), or iptables-restore inside the namespace
+  // where iptables is the legacy one.
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void set_traffic_counters(const std::string& ns, const TrafficCounters& c) override;
@@ -85,6 +88,9 @@ class LibnlKernel : public Kernel {
   // else can have added any, so installing them needs no `iptables -S` first (a process
   // start per namespace: 7% of a 1000-node `up`'s CPU).
   std::map<std::string, IngressHooks> own_hooks_;
+  // Whether the delay hooks are written over nf_tables from this process
+  // (nft_delay_hooks.h), or by iptables-restore where iptables is the legacy one.
+  bool iptables_nft_ = iptables_is_nft();
 };
 
 }  // namespace testbed

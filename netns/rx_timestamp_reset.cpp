@@ -44,15 +44,20 @@ int load_program() {
 
 }  // namespace
 
-void attach_rx_timestamp_reset(nl_sock* sock, int ifindex) {
+void attach_rx_timestamp_reset(nl_sock* sock, int ifindex, bool clsact) {
   const int prog = load_program();
 
-  const nl::Qdisc clsact = make_clsact(ifindex);
-  nl::check(rtnl_tc_set_kind(TC_CAST(clsact.get()), "clsact"), "rtnl_tc_set_kind(clsact)");
-  nl::check(rtnl_qdisc_add(sock, clsact.get(), NLM_F_CREATE | NLM_F_EXCL),
-            "rtnl_qdisc_add(clsact)");
+  // Both are the qdisc at ffff: (TC_H_CLSACT and TC_H_INGRESS are one handle), so removing
+  // either is removing that qdisc.
+  const nl::Qdisc qdisc = make_clsact(ifindex);
+  const char* kind = clsact ? "clsact" : "ingress";
+  nl::check(rtnl_tc_set_kind(TC_CAST(qdisc.get()), kind),
+            std::string("rtnl_tc_set_kind(") + kind + ")");
+  nl::check(rtnl_qdisc_add(sock, qdisc.get(), NLM_F_CREATE | NLM_F_EXCL),
+            std::string("rtnl_qdisc_add(") + kind + ")");
 
   constexpr uint16_t kPriority = 1;  // first: the netem redirect (priority 2) follows it
+  // The ingress qdisc has one block, whichever minor the parent names.
   add_bpf_filter(sock, ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS), kPriority, 0, prog,
                  "tb_rx_tstamp");
 }

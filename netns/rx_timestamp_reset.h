@@ -11,7 +11,12 @@
 
 namespace testbed {
 
-// Adds a clsact qdisc and the filter to `ifindex` in the namespace of `sock`.
-void attach_rx_timestamp_reset(nl_sock* sock, int ifindex);
+// Adds the filter to `ifindex` in the namespace of `sock`, on a clsact qdisc where
+// `clsact` (netem's redirect follows it there) and else on an ingress qdisc. Every qdisc's
+// filter block is bound through a list of every block bound on the machine (the kernel's
+// flow_indr_dev_setup_offload walks it), so each costs time growing with the lab: clsact
+// binds two (ingress and egress), the ingress qdisc one. (The tcx hook binds none, but
+// waits out an RCU grace period per attach: 25 ms each here, 50 s for a 1000-node lab.)
+void attach_rx_timestamp_reset(nl_sock* sock, int ifindex, bool clsact);
 
 }  // namespace testbed

@@ -36,6 +36,7 @@ packages=(
   ninja-build ccache              # CI's fresh clones compile only what changed (CMakeLists.txt)
   libnl-3-dev libnl-route-3-dev   # netlink: namespaces' links, addresses, routes, qdiscs
   libnetfilter-queue-dev          # the userspace delay line (kernels without sch_netem)
+  libnftnl-dev libmnl-dev         # the delay hooks as one nf_tables transaction per namespace
   zlib1g-dev                      # reads /proc/config.gz: does the kernel have netem?
   libyaml-cpp-dev                 # topology profiles
   nlohmann-json3-dev              # plans, state files, --json output

@@ -17,6 +17,7 @@
 #include "netns/cpu_allowance.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
+#include "netns/nft_delay_hooks.h"
 #include "netns_shell.h"
 #include "testbed_cli.h"
 #include "tests/support/source_paths.h"
@@ -87,6 +88,52 @@ TEST(Scale, RoutesGoInBatchesAllOrNothingAndLeaveByOwnership) {
     EXPECT_NE(std::string(e.what()).find(bad[200].dst.str()), std::string::npos) << e.what();
   }
   EXPECT_TRUE(kernel.routes("tb-tsc-a").empty()) << "all or nothing";
+}
+
+// The delay hooks go in as one nf_tables transaction from the controller (no process per
+// namespace), written as iptables-nft writes them: iptables reads them back, a second
+// writing replaces a chain's rules without a second jump, and iptables-restore removes them.
+TEST(Scale, DelayHooksAreOneTransactionThatIptablesReadsAndRemoves) {
+  REQUIRE_ROOT();
+  if (!iptables_is_nft())
+    GTEST_SKIP() << "iptables is the legacy one: hooks go by iptables-restore";
+  const std::vector<std::string> names = {"tb-tsh-a", "tb-tsh-b"};
+  LibnlKernel kernel;
+  for (const auto& n : names) ASSERT_FALSE(kernel.namespace_exists(n)) << n << " exists already";
+  NamespacesGuard guard(names);
+  for (const auto& n : names) kernel.create_namespace(n);
+  kernel.create_veth("tb-tsh-a", "tb0-b", "tb-tsh-b", "tb0-a");
+  const Kernel::IngressHooks hooks = {{"tb0-a", IngressDelay{7, 0.01}}};
+  kernel.set_ingress_delays("tb-tsh-b", hooks);
+  const std::string rules = run_in_netns("tb-tsh-b", {"iptables", "-t", "mangle", "-S"}).output;
+  EXPECT_NE(rules.find("-A PREROUTING -i tb0-a -j TB-tb0-a"), std::string::npos) << rules;
+  EXPECT_NE(rules.find("-A TB-tb0-a -m statistic --mode random --probability 0.0099"),
+            std::string::npos)
+      << rules;
+  EXPECT_NE(rules.find("-A TB-tb0-a -j NFQUEUE --queue-num 7"), std::string::npos) << rules;
+  EXPECT_NE(
+      run_in_netns("tb-tsh-b", {"tc", "qdisc", "show", "dev", "tb0-a"}).output.find("ingress"),
+      std::string::npos)
+      << "the receive-timestamp reset's qdisc";
+  {
+    LibnlKernel fresh;  // knows nothing of what it did not install: reads iptables' view
+    const auto read = fresh.ingress_delays("tb-tsh-b");
+    ASSERT_EQ(read.size(), 1u);
+    EXPECT_EQ(read.at("tb0-a").queue, 7);
+    EXPECT_NEAR(read.at("tb0-a").loss, 0.01, 1e-6);
+  }
+  kernel.set_ingress_delays("tb-tsh-b", {{"tb0-a", IngressDelay{8, 0}}});
+  const std::string again = run_in_netns("tb-tsh-b", {"iptables", "-t", "mangle", "-S"}).output;
+  EXPECT_EQ(again.find("statistic"), std::string::npos) << "the chain was flushed: " << again;
+  EXPECT_NE(again.find("--queue-num 8"), std::string::npos) << again;
+  const std::string jump = "-A PREROUTING -i tb0-a";
+  EXPECT_EQ(again.find(jump), again.rfind(jump)) << "one jump only: " << again;
+  kernel.remove_ingress_delays("tb-tsh-b", {"tb0-a"});
+  const std::string after = run_in_netns("tb-tsh-b", {"iptables", "-t", "mangle", "-S"}).output;
+  EXPECT_EQ(after.find("TB-"), std::string::npos) << after;
+  EXPECT_EQ(
+      run_in_netns("tb-tsh-b", {"tc", "qdisc", "show", "dev", "tb0-a"}).output.find("ingress"),
+      std::string::npos);
 }
 
 // A ring of `n` nodes whose links each delay 5 ms: every node receives delayed links.
