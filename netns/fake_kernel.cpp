@@ -186,6 +186,14 @@ void FakeKernel::replace_routes(const std::string& ns, const std::vector<RouteSp
   }
 }
 
+void FakeKernel::withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) {
+  auto& routes = ns_or_throw("withdraw_routes", ns).routes;
+  mutate("withdraw_routes");
+  std::erase_if(routes, [&](const RouteSpec& r) {
+    return std::find(dsts.begin(), dsts.end(), r.dst) != dsts.end();
+  });
+}
+
 void FakeKernel::delete_routes(const std::string& ns) {
   auto& routes = ns_or_throw("delete_routes", ns).routes;
   mutate("delete_routes");

@@ -63,6 +63,7 @@ class FakeKernel : public Kernel {
   void add_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
   void delete_routes(const std::string& ns) override;
   void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) override;
+  void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   std::optional<Received> received(const std::string& ns, const std::string& dev) override;
   void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;

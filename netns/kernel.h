@@ -154,6 +154,9 @@ class Kernel {
   // refused route leaves those before it replaced, and KernelError names it (the next
   // convergence, from the same state, replaces the rest).
   virtual void replace_routes(const std::string& ns, const std::vector<RouteSpec>& routes) = 0;
+  // Removes the testbed's routes to exactly these prefixes (an aggregate a convergence no
+  // longer needs); those not there are skipped. Throws KernelError.
+  virtual void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) = 0;
 
   virtual std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) = 0;
   // What interface `dev` of `ns` received so far, by its own counters (as `ip -s link`

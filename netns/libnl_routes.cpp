@@ -191,6 +191,24 @@ void LibnlKernel::send_routes(const std::string& ns, const std::vector<RouteSpec
   }
 }
 
+void LibnlKernel::withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) {
+  for (const Ipv4Prefix& dst : dsts) {
+    // By destination and owner alone: the kernel matches a route by what the request names.
+    nl::Route route(nl::check_alloc(rtnl_route_alloc(), "rtnl_route_alloc"));
+    rtnl_route_set_family(route.get(), AF_INET);
+    rtnl_route_set_table(route.get(), RT_TABLE_MAIN);
+    rtnl_route_set_protocol(route.get(), kRouteProtocol);
+    // Any scope: without one, libnl guesses "host" for a route with no gateway, and the
+    // kernel then finds no such route.
+    rtnl_route_set_scope(route.get(), RT_SCOPE_NOWHERE);
+    nl::Address a = nl::ipv4(dst.network(), dst.length);
+    nl::check(rtnl_route_set_dst(route.get(), a.get()), "rtnl_route_set_dst");
+    const int err = rtnl_route_delete(context(ns).sock.get(), route.get(), 0);
+    if (err < 0 && err != -NLE_OBJ_NOTFOUND)
+      nl::check(err, "rtnl_route_delete(" + dst.str() + " in " + ns + ")");
+  }
+}
+
 void LibnlKernel::delete_routes(const std::string& ns) {
   for (const RouteSpec& r : routes(ns)) {
     nl::check(rtnl_route_delete(context(ns).sock.get(), route_object(ns, r).get(), 0),

@@ -98,9 +98,10 @@ std::optional<CurveKeyPair> load_host_key(const HostPlacement& placement, const 
 void print_up(const Plan& plan, const UpReport& report, bool timings) {
   if (!report.state.host.empty()) std::cout << "host " << report.state.host << ": ";
   std::cout << "lab " << plan.lab << " is up: " << plan.nodes.size() << " nodes, "
-            << plan.links.size() << " links, " << route_count(plan) << " routes ("
-            << report.kernel_changes << " kernel changes in " << std::fixed << std::setprecision(2)
-            << report.seconds << " s)\n";
+            << plan.links.size() << " links, " << route_count(plan) << " routes as "
+            << kernel_route_count(plan) << " prefixes (" << report.kernel_changes
+            << " kernel changes in " << std::fixed << std::setprecision(2) << report.seconds
+            << " s)\n";
   for (const auto& note : plan.notes) std::cout << "note: " << note << "\n";
   if (!plan.fit.is_null()) std::cout << "fit: " << plan.fit.value("why", "") << "\n";
   if (timings) {

@@ -48,13 +48,15 @@ RerouteResult Rerouter::converge() {
   const nlohmann::json state = read_json_object(lab_dir_ + "/routes.json");
   const std::set<size_t> before = state.value("dead_links", std::set<size_t>{});
   if (before == r.dead) return r;
-  const auto changes = changed_routes(base_.avoiding(before), base_.avoiding(r.dead));
+  const auto changes = changed_kernel_routes(base_.avoiding(before), base_.avoiding(r.dead));
   r.compute_ms = ms_since(started);
   const auto kernel_started = std::chrono::steady_clock::now();
-  for (const auto& [src, routes] : changes) {
+  for (const auto& [src, change] : changes) {
     if (src >= namespaces_.size() || namespaces_[src].empty()) continue;
-    kernel_.replace_routes(namespaces_[src], routes);
-    r.routes += routes.size();
+    // The new prefixes first: until the old ones go, a destination still has a route.
+    kernel_.replace_routes(namespaces_[src], change.replace);
+    kernel_.withdraw_routes(namespaces_[src], change.withdraw);
+    r.routes += change.replace.size() + change.withdraw.size();
     ++r.namespaces;
   }
   r.kernel_ms = ms_since(kernel_started);
@@ -90,11 +92,11 @@ std::optional<RerouteResult> converge_by_hand(const Plan& plan, const std::strin
 std::string reroute_summary(const std::optional<RerouteResult>& r) {
   if (!r) return "";
   char buf[200];
-  std::snprintf(buf, sizeof buf,
-                "routes: converged around %zu dead link%s, %zu routes replaced in %zu "
-                "namespaces (kernel %.1f ms)\n",
-                r->dead.size(), r->dead.size() == 1 ? "" : "s", r->routes, r->namespaces,
-                r->kernel_ms);
+  std::snprintf(
+      buf, sizeof buf,
+      "routes: converged around %zu dead link%s, %zu prefixes replaced or withdrawn in %zu "
+      "namespaces (kernel %.1f ms)\n",
+      r->dead.size(), r->dead.size() == 1 ? "" : "s", r->routes, r->namespaces, r->kernel_ms);
   return buf;
 }
 

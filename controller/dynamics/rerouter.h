@@ -28,7 +28,7 @@ std::set<size_t> dead_links(const std::vector<LiveDirection>& directions);
 
 struct RerouteResult {
   std::set<size_t> dead;  // converged to
-  size_t routes = 0;      // replaced
+  size_t routes = 0;      // prefixes replaced or withdrawn
   size_t namespaces = 0;  // touched
   double compute_ms = 0;  // the shortest paths and the difference
   double kernel_ms = 0;   // the netlink requests

@@ -1,5 +1,7 @@
 #include "controller/lab/plan.h"
 
+#include <set>
+
 #include "controller/lab/overloaded.h"
 #include "controller/lab/step_json.h"
 #include "controller/topology/burst_loss_parser.h"
@@ -196,6 +198,14 @@ size_t route_count(const Plan& plan) {
   return n;
 }
 
+size_t kernel_route_count(const Plan& plan) {
+  size_t n = 0;
+  for (const Step& step : plan.steps) {
+    if (const auto* r = std::get_if<AddRoutes>(&step)) n += r->routes.size();
+  }
+  return n;
+}
+
 std::vector<PlannedRoute> planned_routes(const Plan& plan) {
   std::vector<PlannedRoute> out;
   if (!plan.routes) return out;
@@ -218,8 +228,22 @@ nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::stri
     if (!src) continue;
     count += book.count_from(*src);
     if (!with_routes) continue;
+    // Each route with the prefix its node's kernel holds it under (the aggregated table).
+    const std::vector<RouteSpec> held = book.kernel_routes_from(*src);
+    std::set<Ipv4Prefix> prefixes;
+    for (const RouteSpec& k : held) prefixes.insert(k.dst);
     for (size_t dst = 0; dst < book.nodes().size(); ++dst) {
-      if (const auto r = book.route(*src, dst)) list.push_back(planned_route_to_json(*r));
+      const auto r = book.route(*src, dst);
+      if (!r) continue;
+      nlohmann::json entry = planned_route_to_json(*r);
+      for (int length = r->route.dst.length; length >= 0; --length) {
+        const Ipv4Prefix p{Ipv4Prefix{r->route.dst.address, length}.network(), length};
+        if (prefixes.count(p)) {
+          entry["kernel_prefix"] = p.str();
+          break;
+        }
+      }
+      list.push_back(std::move(entry));
     }
   }
   if (with_routes) return list;

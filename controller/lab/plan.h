@@ -162,6 +162,10 @@ struct Plan {
 
 // The plan's nodes' routes: every route of the whole lab, or a slice's share of them.
 size_t route_count(const Plan& plan);
+// The prefixes the kernels hold those routes as (aggregated: route_aggregation.h), as the
+// plan's steps install them; 0 for a plan read back from plan.json, whose steps do not
+// keep them.
+size_t kernel_route_count(const Plan& plan);
 std::vector<PlannedRoute> planned_routes(const Plan& plan);  // in node, destination order
 
 // Routes are written as their rule and count unless `with_routes` (`plan --routes`), which

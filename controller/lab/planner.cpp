@@ -259,7 +259,7 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   for (auto& [ns, h] : hooks) plan.steps.push_back(AddIngressHooks{ns, h});
 
   for (size_t src = 0; src < plan.nodes.size(); ++src) {
-    auto routes = book->specs_from(src);
+    auto routes = book->kernel_routes_from(src);
     if (!routes.empty()) plan.steps.push_back(AddRoutes{plan.nodes[src].ns, std::move(routes)});
   }
   if (!topo.cross_traffic.empty()) {

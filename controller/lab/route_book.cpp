@@ -1,7 +1,9 @@
 #include "controller/lab/route_book.h"
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "controller/lab/route_aggregation.h"
 #include "controller/lab/step_json.h"
 
 namespace testbed {
@@ -65,6 +67,25 @@ std::map<size_t, std::vector<RouteSpec>> changed_routes(const RouteBook& from,
   return out;
 }
 
+std::map<size_t, KernelRouteChange> changed_kernel_routes(const RouteBook& from,
+                                                          const RouteBook& to) {
+  std::map<size_t, KernelRouteChange> out;
+  for (const auto& [src, per_destination] : changed_routes(from, to)) {
+    const std::vector<RouteSpec> before = from.kernel_routes_from(src);
+    const std::vector<RouteSpec> after = to.kernel_routes_from(src);
+    KernelRouteChange change;
+    // Both sorted: what is new or changed goes in, prefixes no longer held come out.
+    std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                        std::back_inserter(change.replace));
+    std::set<Ipv4Prefix> kept;
+    for (const RouteSpec& r : after) kept.insert(r.dst);
+    for (const RouteSpec& r : before)
+      if (!kept.count(r.dst)) change.withdraw.push_back(r.dst);
+    if (!change.replace.empty() || !change.withdraw.empty()) out[src] = std::move(change);
+  }
+  return out;
+}
+
 std::string RouteBook::rule() const {
   return std::string("static shortest paths by ") +
          (metric_ == RouteMetric::kHops ? "hop count" : "delay") +
@@ -124,6 +145,28 @@ std::vector<RouteSpec> RouteBook::specs_from(size_t src) const {
     const NextHop& hop = table_[src][dst];
     if (hop.node != SIZE_MAX) out.push_back(spec(src, dst, hop));
   }
+  return out;
+}
+
+std::vector<RouteSpec> RouteBook::kernel_routes_from(size_t src) const {
+  // Next hops numbered by their link: a route is written out only for a prefix held.
+  std::vector<HopOf> destinations;
+  destinations.reserve(table_.size());
+  std::map<size_t, size_t> a_destination_by_link;
+  for (size_t dst = 0; dst < table_.size(); ++dst) {
+    const NextHop& hop = table_[src][dst];
+    if (hop.node == SIZE_MAX) continue;
+    destinations.push_back({Ipv4Prefix{nodes_[dst].address, 32}, static_cast<int>(hop.link)});
+    a_destination_by_link.emplace(hop.link, dst);
+  }
+  std::vector<RouteSpec> out;
+  for (const HeldPrefix& p : aggregate_hops(std::move(destinations))) {
+    const size_t dst = a_destination_by_link.at(static_cast<size_t>(p.hop));
+    RouteSpec r = spec(src, dst, table_[src][dst]);
+    r.dst = p.dst;
+    out.push_back(std::move(r));
+  }
+  std::sort(out.begin(), out.end());
   return out;
 }
 

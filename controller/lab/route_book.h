@@ -53,8 +53,11 @@ class RouteBook {
   std::optional<PlannedRoute> route(size_t src, size_t dst) const;
   // The kernel's route from src to dst alone (no path); nullopt when unreachable.
   std::optional<RouteSpec> spec_to(size_t src, size_t dst) const;
-  // What the kernel of src needs: one route per reachable destination.
+  // One route per reachable destination of src, as the book holds them.
   std::vector<RouteSpec> specs_from(size_t src) const;
+  // What the kernel of src holds: specs_from aggregated as a router would hold them
+  // (route_aggregation.h), forwarding every destination the same way.
+  std::vector<RouteSpec> kernel_routes_from(size_t src) const;
   // The sum over every path of the given per-link figures (a->b, b->a), in the same unit:
   // out[src][dst], 0 on the diagonal and where unreachable. Each node is visited once per
   // destination.
@@ -82,5 +85,14 @@ nlohmann::json planned_route_to_json(const PlannedRoute& r);
 // The routes that differ between two books of one lab (same nodes and links), as `to`
 // has them, by source node: what a convergence replaces in each namespace.
 std::map<size_t, std::vector<RouteSpec>> changed_routes(const RouteBook& from, const RouteBook& to);
+
+// What the kernels must change to go from `from`'s aggregated tables to `to`'s, for each
+// node whose routes changed: the prefixes to install or replace, then those to withdraw.
+struct KernelRouteChange {
+  std::vector<RouteSpec> replace;
+  std::vector<Ipv4Prefix> withdraw;
+};
+std::map<size_t, KernelRouteChange> changed_kernel_routes(const RouteBook& from,
+                                                          const RouteBook& to);
 
 }  // namespace testbed

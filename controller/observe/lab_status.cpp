@@ -372,11 +372,13 @@ void print_lab_status(std::ostream& out, const LabStatus& st) {
   if (!s.plan.traffic.empty()) print_cross_traffic(out, st);
   out << "\nroutes\n";
   if (st.routes.is_array()) {
-    TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "PATH"});
+    // HELD AS: the prefix the node's kernel routes it by (routes are aggregated as a router
+    // holds them: one prefix serves every destination with the same next hop beneath it).
+    TextTable routes({"NODE", "DESTINATION", "VIA", "DEV", "HELD AS", "PATH"});
     for (const auto& r : st.routes) {
       std::string path;
       for (const auto& hop : r["path"]) path += (path.empty() ? "" : ">") + hop.get<std::string>();
-      routes.add({r["node"], r["dst"], r["via"], r["dev"], path});
+      routes.add({r["node"], r["dst"], r["via"], r["dev"], r.value("kernel_prefix", "-"), path});
     }
     routes.print(out);
   } else if (st.routes.is_object()) {

@@ -4,7 +4,9 @@
 #include "controller/dynamics/rerouter.h"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
+#include "controller/lab/route_aggregation.h"
 
 #include <filesystem>
 
@@ -112,14 +114,20 @@ TEST(Reroute, ConvergingReplacesTheChangedRoutesOnceAndRecordsTheDeadSet) {
   ASSERT_TRUE(dirs[2].down);
   const RerouteResult r = rerouter.converge();
   EXPECT_EQ(r.dead, (std::set<size_t>{1}));
-  EXPECT_EQ(r.routes, 6u);
+  EXPECT_GT(r.routes, 0u);
   EXPECT_EQ(r.namespaces, 4u);
+  // The kernels hold aggregated prefixes: what matters is where each destination goes now,
+  // and that every node's table is exactly the book's around the cut (nothing stale left).
   const auto a_routes = kernel.routes("tb-rr-a");
-  const auto to_c = std::find_if(a_routes.begin(), a_routes.end(),
-                                 [](const RouteSpec& s) { return s.dst.str() == "198.18.0.3/32"; });
-  ASSERT_NE(to_c, a_routes.end());
+  const RouteSpec* to_c = longest_match(a_routes, *Ipv4Address::parse("198.18.0.3"));
+  ASSERT_NE(to_c, nullptr);
   EXPECT_EQ(to_c->dev, "tb3-e") << "a reaches c by e now";
-  EXPECT_EQ(a_routes.size(), 4u) << "replaced in place, none added";
+  const RouteBook around = route_book_of(read_back).avoiding({1});
+  for (size_t src = 0; src < read_back.nodes.size(); ++src) {
+    auto held = kernel.routes(read_back.nodes[src].ns);
+    std::sort(held.begin(), held.end());
+    EXPECT_EQ(held, around.kernel_routes_from(src)) << read_back.nodes[src].name;
+  }
   EXPECT_FALSE(rerouter.converge().changed()) << "converged already";
   EXPECT_EQ(read_json_object(dir + "/routes.json")["dead_links"], nlohmann::json::array({1}));
   std::filesystem::remove_all(dir);
