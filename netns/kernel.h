@@ -159,6 +159,11 @@ class Kernel {
   virtual void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) = 0;
 
   virtual std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) = 0;
+  // Between these, reads may share one dump per namespace: a sample of every direction
+  // (status, the exporter, the health check) reads a hub's namespace once, not once per
+  // device (ReadSnapshot below). Nothing may be changed in between.
+  virtual void begin_read_snapshot() {}
+  virtual void end_read_snapshot() {}
   // What interface `dev` of `ns` received so far, by its own counters (as `ip -s link`
   // shows them): whole frames. nullopt when it does not exist.
   struct Received {
@@ -224,6 +229,18 @@ class Kernel {
   void set_ingress_delay(const std::string& ns, const std::string& dev, const IngressDelay& d) {
     set_ingress_delays(ns, {{dev, d}});
   }
+};
+
+// Kernel::begin_read_snapshot for a scope.
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Kernel& kernel) : kernel_(kernel) { kernel_.begin_read_snapshot(); }
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+  ~ReadSnapshot() { kernel_.end_read_snapshot(); }
+
+ private:
+  Kernel& kernel_;
 };
 
 }  // namespace testbed

@@ -229,15 +229,23 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
   nl_sock* sock = context(ns).sock.get();
   const int index = ifindex(ns, dev);
   nl_cache* raw = nullptr;
-  nl::check(rtnl_qdisc_alloc_cache(sock, &raw), "rtnl_qdisc_alloc_cache(" + ns + ")");
-  nl::Cache qdiscs(raw);
-  nl::Qdisc root(rtnl_qdisc_get(qdiscs.get(), index, kHtbRootHandle));
+  nl::Cache own;
+  nl_cache* qdiscs = nullptr;
+  if (const auto kept = qdisc_snapshot_.find(ns); kept != qdisc_snapshot_.end()) {
+    qdiscs = kept->second.get();
+  } else {
+    nl::check(rtnl_qdisc_alloc_cache(sock, &raw), "rtnl_qdisc_alloc_cache(" + ns + ")");
+    own.reset(raw);
+    qdiscs = own.get();
+    if (snapshot_reads_) qdisc_snapshot_.emplace(ns, std::move(own));
+  }
+  nl::Qdisc root(rtnl_qdisc_get(qdiscs, index, kHtbRootHandle));
   if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "htb") return std::nullopt;
   nl::check(rtnl_class_alloc_cache(sock, index, &raw),
             "rtnl_class_alloc_cache(" + where(ns, dev) + ")");
   nl::Cache classes(raw);
   nl::Class cls(rtnl_class_get(classes.get(), index, kHtbClassHandle));
-  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs.get(), index, kHtbLeafHandle));
+  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs, index, kHtbLeafHandle));
   if (!cls || !leaf) return std::nullopt;
   ShapingState state;
   nl::check(rtnl_htb_get_rate64(cls.get(), &state.config.rate_bytes_per_s), "rtnl_htb_get_rate64");

@@ -27,6 +27,7 @@ int run_status(const Argv& argv) {
   }
   const bool live = missing_privileges("status").empty();
   std::unique_ptr<LibnlKernel> kernel = live ? std::make_unique<LibnlKernel>() : nullptr;
+  if (kernel) kernel->begin_read_snapshot();  // status changes nothing
 
   std::vector<std::string> labs;
   if (!args.positional(0).empty()) {

@@ -64,6 +64,7 @@ void HealthMonitor::loop() {
 }
 
 void HealthMonitor::probe() {
+  const ReadSnapshot snapshot(*kernel_);
   for (size_t i = 0; i < directions_.size(); ++i) {
     if (!meters_[i].backlogged_now()) continue;
     try {
@@ -76,6 +77,7 @@ void HealthMonitor::probe() {
 }
 
 void HealthMonitor::sample(double t_s) {
+  const ReadSnapshot snapshot(*kernel_);
   for (size_t i = 0; i < directions_.size(); ++i) {
     const auto& d = directions_[i];
     std::optional<ShapingState> s;

@@ -323,6 +323,14 @@ nlohmann::json plan_to_json(const Plan& plan, bool with_routes) {
   for (const auto& n : plan.nodes) names.push_back(n.name);
   j["routes"] =
       plan.routes ? routes_to_json(*plan.routes, names, with_routes) : nlohmann::json::array();
+  // What the kernels hold them as, known while the plan's steps carry their routes.
+  if (j["routes"].is_object()) {
+    if (const size_t held = kernel_route_count(plan); held > 0) {
+      j["routes"]["kernel_prefixes"] = held;
+    } else if (plan.route_summary.is_object() && plan.route_summary.contains("kernel_prefixes")) {
+      j["routes"]["kernel_prefixes"] = plan.route_summary["kernel_prefixes"];  // read back
+    }
+  }
   j["steps"] = nlohmann::json::array();
   for (const auto& step : plan.steps) j["steps"].push_back(step_to_json(step));
   j["notes"] = plan.notes;

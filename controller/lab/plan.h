@@ -150,6 +150,9 @@ struct Plan {
   // The whole lab's routes as a rule (route_book.h); a slice shares its lab's book and owns
   // the routes of its own nodes. Null only in a plan made by hand.
   std::shared_ptr<const RouteBook> routes;
+  // plan.json's "routes" as read back: {rule, count, kernel_prefixes} (null for a plan made
+  // here), so that `status` shows them without making the book again.
+  nlohmann::json route_summary;
   std::vector<PlannedDelayLine> delay_lines;
   bool has_schedules = false;
   std::vector<PlannedTraffic> traffic;  // the whole lab's cross traffic (cross_traffic_plan.h)

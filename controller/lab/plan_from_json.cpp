@@ -251,6 +251,7 @@ Plan plan_from_json(const nlohmann::json& j) {
   // "routes" is the book's rule and count (or, from `plan --routes`, every route): the book
   // itself is made again from the nodes and links, by route_book_of, when a verb needs it.
   if (!j.contains("routes")) throw r.error("routes", "is missing");
+  if (j["routes"].is_object() && j["routes"].contains("count")) p.route_summary = j["routes"];
   return p;
 }
 

@@ -89,7 +89,7 @@ std::map<size_t, KernelRouteChange> changed_kernel_routes(const RouteBook& from,
 std::string RouteBook::rule() const {
   return std::string("static shortest paths by ") +
          (metric_ == RouteMetric::kHops ? "hop count" : "delay") +
-         ", one /32 route per reachable pair; ties go to fewer hops, then to the lower-numbered "
+         ", one route per reachable pair; ties go to fewer hops, then to the lower-numbered "
          "next hop";
 }
 

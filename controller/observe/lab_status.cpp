@@ -144,11 +144,13 @@ nlohmann::json route_summary(const LabRoutes& routes, const LabState& s) {
 
 // The routes of the lab's nodes, listed when asked for or few: the plan keeps their rule,
 // and the whole lab's plan (every host's nodes and links) makes them again.
+bool listing_wanted(const LabStatus& st, RouteListing listing) {
+  return st.routes.is_object() && listing != RouteListing::kNone &&
+         list_routes(st.routes.value("count", size_t{0}), listing == RouteListing::kAll);
+}
+
 void list_routes_asked(LabStatus& st, const LabRoutes& routes, RouteListing listing) {
-  if (!st.routes.is_object() || listing == RouteListing::kNone ||
-      !list_routes(st.routes.value("count", size_t{0}), listing == RouteListing::kAll)) {
-    return;
-  }
+  if (!listing_wanted(st, listing)) return;
   if (!routes.book) {
     if (!routes.error.empty())
       st.routes_error = "cannot make the routes from the plan: " + routes.error;
@@ -238,9 +240,19 @@ LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kern
   for (const auto& n : plan.nodes) st.nodes.push_back({std::nullopt, states.at(n.name)});
   read_current_values(st, dir);
   read_timeline(st, dir);
-  const LabRoutes routes = lab_routes(store, st.state);
-  st.routes = route_summary(routes, st.state);
-  list_routes_asked(st, routes, listing);
+  // The count and rule as plan.json keeps them; the book (a million routes at 1000 nodes)
+  // is made only when they are to be listed, or when an older plan.json lacks them.
+  std::optional<LabRoutes> routes;
+  if (plan.route_summary.is_object()) {
+    st.routes = plan.route_summary;
+  } else {
+    routes = lab_routes(store, st.state);
+    st.routes = route_summary(*routes, st.state);
+  }
+  if (listing_wanted(st, listing)) {
+    if (!routes) routes = lab_routes(store, st.state);
+    list_routes_asked(st, *routes, listing);
+  }
   st.last_run = last_run_health(dir);
   st.compute = read_lab_compute(st.state);
   if (kernel) {
@@ -382,8 +394,10 @@ void print_lab_status(std::ostream& out, const LabStatus& st) {
     }
     routes.print(out);
   } else if (st.routes.is_object()) {
-    out << "  " << st.routes.value("count", 0) << " routes: " << st.routes.value("rule", "")
-        << " (--routes lists them)\n";
+    out << "  " << st.routes.value("count", 0) << " routes: " << st.routes.value("rule", "");
+    if (st.routes.contains("kernel_prefixes"))
+      out << ", held as " << st.routes["kernel_prefixes"] << " prefixes";
+    out << " (--routes lists them)\n";
   }
   if (st.last_run)
     print_health(out, {{"file", st.last_run->file}, {"health", st.last_run->health}});

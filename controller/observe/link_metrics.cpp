@@ -71,6 +71,7 @@ void TimelineTail::poll() {
 std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
                                           Kernel& kernel, const TimelineTail& timeline) {
   std::vector<DirectionSample> out;
+  const ReadSnapshot snapshot(kernel);
   for (const auto& d : directions) {
     if (!d.local_tx) continue;  // sent, and counted, on another host
     DirectionSample s;
