@@ -312,21 +312,14 @@ void LibnlKernel::remove_shaping(const std::string& ns, const std::string& dev) 
 
 namespace {
 
-// The chain holding one interface's loss and NFQUEUE rules, in the mangle table's
-// PREROUTING of the receiving namespace. Named after the device (at most 15 characters,
-// so within iptables' 28), and so ours by construction: the namespace is ours.
-std::string chain_of(const std::string& dev) {
-  return "TB-" + dev;
-}
-
 std::string chain_rules(const std::string& dev, const IngressDelay& d) {
   std::ostringstream rules;
-  rules << ":" << chain_of(dev) << " - [0:0]\n";  // declared: created, or flushed if present
+  rules << ":" << delay_chain_of(dev) << " - [0:0]\n";  // declared: created, or flushed if present
   if (d.loss > 0) {
-    rules << "-A " << chain_of(dev) << " -m statistic --mode random --probability "
+    rules << "-A " << delay_chain_of(dev) << " -m statistic --mode random --probability "
           << std::setprecision(10) << d.loss << " -j DROP\n";
   }
-  rules << "-A " << chain_of(dev) << " -j NFQUEUE --queue-num " << d.queue << "\n";
+  rules << "-A " << delay_chain_of(dev) << " -j NFQUEUE --queue-num " << d.queue << "\n";
   return rules.str();
 }
 
@@ -356,20 +349,22 @@ Kernel::IngressHooks LibnlKernel::ingress_delays(const std::string& ns) {
 void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& hooks) {
   const auto own = own_hooks_.find(ns);
   const IngressHooks existing = own != own_hooks_.end() ? own->second : ingress_delays(ns);
-  std::string rules;
   std::set<std::string> new_devs;
   for (const auto& [dev, d] : hooks) {
-    rules += chain_rules(dev, d);
-    if (!existing.count(dev)) {
-      attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev), false);
-      rules += "-A PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n";
-      new_devs.insert(dev);
-    }
+    if (existing.count(dev)) continue;
+    attach_rx_timestamp_reset(context(ns).sock.get(), ifindex(ns, dev), false);
+    new_devs.insert(dev);
   }
   // Over nf_tables from this process where iptables reads nf_tables; else a process start.
   if (iptables_nft_) {
     write_nft_delay_hooks(context(ns).fd.get(), ns, hooks, new_devs);
   } else {
+    std::string rules;
+    for (const auto& [dev, d] : hooks) {
+      rules += chain_rules(dev, d);
+      if (new_devs.count(dev))
+        rules += "-A PREROUTING -i " + dev + " -j " + delay_chain_of(dev) + "\n";
+    }
     restore_mangle_rules(ns, rules, "delay hooks");
   }
   if (own != own_hooks_.end()) {
@@ -381,8 +376,8 @@ void LibnlKernel::remove_ingress_delays(const std::string& ns,
                                         const std::vector<std::string>& devs) {
   std::string rules;
   for (const auto& dev : devs) {
-    rules += "-D PREROUTING -i " + dev + " -j " + chain_of(dev) + "\n-F " + chain_of(dev) +
-             "\n-X " + chain_of(dev) + "\n";
+    rules += "-D PREROUTING -i " + dev + " -j " + delay_chain_of(dev) + "\n-F " +
+             delay_chain_of(dev) + "\n-X " + delay_chain_of(dev) + "\n";
   }
   restore_mangle_rules(ns, rules, "remove delay hooks");
   if (const auto own = own_hooks_.find(ns); own != own_hooks_.end()) {

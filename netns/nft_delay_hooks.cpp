@@ -41,10 +41,6 @@ using Rule = std::unique_ptr<nftnl_rule, Freer<nftnl_rule, nftnl_rule_free>>;
 using Chain = std::unique_ptr<nftnl_chain, Freer<nftnl_chain, nftnl_chain_free>>;
 using Table = std::unique_ptr<nftnl_table, Freer<nftnl_table, nftnl_table_free>>;
 
-std::string chain_of(const std::string& dev) {
-  return "TB-" + dev;
-}
-
 // One transaction's messages, laid out as the kernel reads them: BEGIN, the requests, END.
 class Batch {
  public:
@@ -121,7 +117,7 @@ Rule rule_in(const std::string& chain) {
 
 // "-A TB-dev -m statistic --mode random --probability P -j DROP"
 Rule loss_rule(const std::string& dev, double loss) {
-  Rule r = rule_in(chain_of(dev));
+  Rule r = rule_in(delay_chain_of(dev));
   xt_statistic_info info{};
   info.mode = XT_STATISTIC_MODE_RANDOM;
   // As iptables' statistic extension scales it: the chance in 2^31ths.
@@ -137,7 +133,7 @@ Rule loss_rule(const std::string& dev, double loss) {
 
 // "-A TB-dev -j NFQUEUE --queue-num N", as revision 3, the one iptables-nft 1.8 writes.
 Rule queue_rule(const std::string& dev, uint16_t queue) {
-  Rule r = rule_in(chain_of(dev));
+  Rule r = rule_in(delay_chain_of(dev));
   add_counter(r.get());
   xt_NFQ_info_v3 info{};
   info.queuenum = queue;
@@ -162,7 +158,7 @@ Rule jump_rule(const std::string& dev) {
   nftnl_expr* jump = expr("immediate");
   nftnl_expr_set_u32(jump, NFTNL_EXPR_IMM_DREG, NFT_REG_VERDICT);
   nftnl_expr_set_u32(jump, NFTNL_EXPR_IMM_VERDICT, NFT_JUMP);
-  nftnl_expr_set_str(jump, NFTNL_EXPR_IMM_CHAIN, chain_of(dev).c_str());
+  nftnl_expr_set_str(jump, NFTNL_EXPR_IMM_CHAIN, delay_chain_of(dev).c_str());
   nftnl_rule_add_expr(r.get(), jump);
   return r;
 }
@@ -203,12 +199,12 @@ std::vector<char> transaction(const Kernel::IngressHooks& hooks,
               [&](nlmsghdr* h) { nftnl_chain_nlmsg_build_payload(h, pre.get()); });
   }
   for (const auto& [dev, d] : hooks) {
-    const Chain own = chain_named(chain_of(dev));
+    const Chain own = chain_named(delay_chain_of(dev));
     batch.add(NFT_MSG_NEWCHAIN, 0,
               [&](nlmsghdr* h) { nftnl_chain_nlmsg_build_payload(h, own.get()); });
     // A rule request naming only its chain deletes every rule of it: the chain is flushed,
     // as iptables-restore's ":TB-dev - [0:0]" does.
-    Rule flush = rule_in(chain_of(dev));
+    Rule flush = rule_in(delay_chain_of(dev));
     batch.add(NFT_MSG_DELRULE, 0,
               [&](nlmsghdr* h) { nftnl_rule_nlmsg_build_payload(h, flush.get()); });
     std::vector<Rule> rules;
@@ -257,6 +253,10 @@ int talk(mnl_socket* sock, const std::vector<char>& batch, const std::string& ns
 }
 
 }  // namespace
+
+std::string delay_chain_of(const std::string& dev) {
+  return "TB-" + dev;
+}
 
 bool iptables_is_nft() {
   for (const char* dir : {"/usr/sbin", "/sbin", "/usr/local/sbin"}) {

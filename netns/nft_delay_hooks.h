@@ -18,6 +18,11 @@ namespace testbed {
 // to iptables-restore then.
 bool iptables_is_nft();
 
+// The chain holding one receiving device's loss and NFQUEUE rules, in the mangle table's
+// PREROUTING: TB-<dev>. Named after the device (at most 15 characters, so within
+// iptables' 28), and so ours by construction: the namespace is ours.
+std::string delay_chain_of(const std::string& dev);
+
 // In the mangle table of the namespace open as `netns_fd` (named `ns` in errors): for each
 // device of `hooks` its chain TB-<dev>, created or flushed, dropping `loss` of the packets
 // and queueing the rest to `queue`; and for the devices in `new_devs` the PREROUTING rule

@@ -131,9 +131,9 @@ TEST(Dynamics, FivePercentLossLosesFivePercentOfPings) {
   EXPECT_NE(lines["lateness_histogram"].get<std::string>().find("max:"), std::string::npos);
 }
 
-TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
-  REQUIRE_ROOT();
-  LabGuard guard("tbt-steps");
+// One run of the three-step schedule: `up`, then iperf3 for 12 one-second intervals from
+// the schedule's start; Mbit/s per interval (empty, with a test failure, if it did not run).
+std::vector<double> three_step_intervals(LabGuard& guard) {
   const Result up = run_testbed(
       {"up", write_profile("tbt-steps",
                            "  - endpoints: [a, b]\n    delay: 5ms\n    b2a: {bandwidth: 100mbit}\n"
@@ -141,7 +141,8 @@ TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
                            "          - {at: 0s, bandwidth: 80mbit}\n"
                            "          - {at: 4s, bandwidth: 20mbit}\n"
                            "          - {at: 8s, bandwidth: 50mbit}\n")});
-  ASSERT_EQ(up.status, 0) << up.output;
+  EXPECT_EQ(up.status, 0) << up.output;
+  if (up.status != 0) return {};
   const auto t0 = std::chrono::steady_clock::now();
   // Data flows a -> b (iperf3 -R from b), so the intervals are measured where it arrives.
   const pid_t server =
@@ -150,21 +151,28 @@ TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
   wait_for_listener("tbt-steps", "a");
   const Result r = run_testbed({"exec", "--lab", "tbt-steps", "b", "--", "iperf3", "-c",
                                 "198.18.0.1", "-R", "-t", "12", "-i", "1", "-J"});
-  const double offset =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() - 12.0;
-  ASSERT_EQ(r.status, 0) << r.output;
+  const double offset = seconds_since(t0) - 12.0;
+  EXPECT_EQ(r.status, 0) << r.output;
   // The intervals checked below sit inside their step as long as iperf3 started less than
   // a second after the schedule did.
-  ASSERT_LT(offset, 1.0) << "iperf3 started too late to line up with the schedule";
+  EXPECT_LT(offset, 1.0) << "iperf3 started too late to line up with the schedule";
+  if (r.status != 0 || offset >= 1.0) return {};
   std::vector<double> mbit;
   const auto report = nlohmann::json::parse(r.output);
   for (const auto& i : report["intervals"]) {
     mbit.push_back(i["sum"]["bits_per_second"].get<double>() / 1e6);
   }
-  ASSERT_GE(mbit.size(), 12u);
   std::cout << "[ measured ] intervals:";
   for (double m : mbit) std::cout << " " << m;
   std::cout << "\n";
+  EXPECT_GE(mbit.size(), 12u);
+  if (mbit.size() < 12) return {};
+  return mbit;
+}
+
+TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-steps");
   // Each step's interior intervals (they lie inside the step while iperf3 started within a
   // second of the schedule). The shaper cannot deliver above its rate, so the best interval
   // shows the rate; a single interval may dip when TCP recovers from a loss, so the best one,
@@ -173,6 +181,27 @@ TEST(Dynamics, ThreeStepScheduleShowsInIperfIntervals) {
     std::vector<size_t> intervals;
     double rate;
   } steps[] = {{{1, 2}, 80.0}, {{5, 6}, 20.0}, {{9, 10, 11}, 50.0}};
+  // A moment without CPU only ever lowers a reading: CI once read 62, 17 and 45 Mbit/s
+  // against 76.5, 19.1 and 47.8 on a machine running a second suite beside it. So a run
+  // that reads low anywhere is run again, up to three runs, and the last one counts; a
+  // step shaped wrongly reads wrong in every run, and a reading above a rate is never
+  // retried.
+  std::vector<double> mbit;
+  for (int run = 0; run < 3; ++run) {
+    if (run > 0) ASSERT_EQ(run_testbed({"down", "tbt-steps"}).status, 0);
+    mbit = three_step_intervals(guard);
+    ASSERT_FALSE(mbit.empty());
+    bool low = false, high = false;
+    for (const auto& step : steps) {
+      double best = 0;
+      for (size_t i : step.intervals) {
+        best = std::max(best, mbit[i]);
+        high = high || mbit[i] >= step.rate * 1.1;
+      }
+      low = low || best < step.rate * kGoodputPerFrameByte - step.rate * 0.1;
+    }
+    if (high || !low) break;
+  }
   for (const auto& step : steps) {
     double best = 0;
     for (size_t i : step.intervals) {
