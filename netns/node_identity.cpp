@@ -101,19 +101,22 @@ std::string hosts_temp_path(const std::string& ns) {
   return hosts_file_path(ns) + ".tmp";
 }
 
-}  // namespace
-
-void write_hosts_file(const std::string& ns, const std::string& text) {
-  const std::string dir = hosts_dir(ns);
-  // 0755 and 0644 whatever the umask (the controller's is 077): like /etc/hosts, which this
-  // file stands in for, programs that run in the node as another user must read it.
-  for (const std::string& d : {std::string(kEtcNetns), dir}) {
+// 0755 whatever the umask (the controller's is 077): like /etc/hosts, which the file in it
+// stands in for, programs that run in the node as another user must read it.
+void make_hosts_dir(const std::string& ns) {
+  for (const std::string& d : {std::string(kEtcNetns), hosts_dir(ns)}) {
     if (mkdir(d.c_str(), 0755) == 0) {
       if (chmod(d.c_str(), 0755) != 0) throw_errno("chmod(" + d + ")");
     } else if (errno != EEXIST) {
       throw_errno("mkdir(" + d + ")");
     }
   }
+}
+
+}  // namespace
+
+void write_hosts_file(const std::string& ns, const std::string& text) {
+  make_hosts_dir(ns);
   const std::string path = hosts_file_path(ns), tmp = hosts_temp_path(ns);
   {
     FileDescriptor out(
@@ -128,6 +131,18 @@ void write_hosts_file(const std::string& ns, const std::string& text) {
     }
   }
   crash_point("identity:hosts.tmp written");
+  if (rename(tmp.c_str(), path.c_str()) != 0) throw_errno("rename(" + tmp + ")");
+}
+
+void link_hosts_file(const std::string& ns, const std::string& from_ns) {
+  make_hosts_dir(ns);
+  const std::string from = hosts_file_path(from_ns), path = hosts_file_path(ns),
+                    tmp = hosts_temp_path(ns);
+  // Linked under the temporary name, then renamed over: an earlier file is replaced whole,
+  // and a controller killed between the two leaves the link where remove_hosts_file looks.
+  if (unlink(tmp.c_str()) != 0 && errno != ENOENT) throw_errno("unlink(" + tmp + ")");
+  if (link(from.c_str(), tmp.c_str()) != 0) throw_errno("link(" + from + ", " + tmp + ")");
+  crash_point("identity:hosts.tmp linked");
   if (rename(tmp.c_str(), path.c_str()) != 0) throw_errno("rename(" + tmp + ")");
 }
 

@@ -34,6 +34,10 @@ void delete_uts_namespace(const std::string& ns);
 
 // Writes /etc/netns/NS/hosts (creating the directories), replacing any earlier one.
 void write_hosts_file(const std::string& ns, const std::string& text);
+// Gives `ns` the very file `from_ns` has (a hard link, replacing any earlier one): one
+// file for a lab whose nodes all read the same text. At 10,000 nodes a copy each was
+// 10,000 files of 10,000 lines, 4 GB written; a link each is a directory entry.
+void link_hosts_file(const std::string& ns, const std::string& from_ns);
 // Removes the file and its directory, and /etc/netns when that is left empty.
 void remove_hosts_file(const std::string& ns);
 

@@ -180,7 +180,7 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   int64_t max_rtt_us = 0;
   for (size_t s = 0; s < topo.nodes.size(); ++s) {
     for (size_t d = s + 1; d < topo.nodes.size(); ++d) {
-      max_rtt_us = std::max(max_rtt_us, one_way_us[s][d] + one_way_us[d][s]);
+      max_rtt_us = std::max(max_rtt_us, one_way_us(s, d) + one_way_us(d, s));
     }
   }
   const uint64_t tcp_max =

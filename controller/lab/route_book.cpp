@@ -43,10 +43,9 @@ RouteBook RouteBook::avoiding(const std::set<size_t>& dead) const {
       compute_routes(nodes_.size(), edges_of(metric_, links_, dead, link_of_edge));
   for (size_t src = 0; src < around.size(); ++src) {
     for (size_t dst = 0; dst < around.size(); ++dst) {
-      NextHop hop = around[src][dst];
-      if (hop.node == SIZE_MAX) continue;  // unreachable now: this book's route stays
-      hop.link = link_of_edge[hop.link];   // the edge's number among the links left
-      out.table_[src][dst] = hop;
+      const size_t edge = around.link(src, dst);
+      if (edge == SIZE_MAX) continue;  // unreachable now: this book's route stays
+      out.table_.set_link(src, dst, link_of_edge[edge]);  // the edge's number among the links left
     }
   }
   return out;
@@ -59,8 +58,8 @@ std::map<size_t, std::vector<RouteSpec>> changed_routes(const RouteBook& from,
   const RoutingTable& b = to.table();
   for (size_t src = 0; src < b.size(); ++src) {
     for (size_t dst = 0; dst < b.size(); ++dst) {
-      if (b[src][dst].node == SIZE_MAX) continue;
-      if (a[src][dst].node == b[src][dst].node && a[src][dst].link == b[src][dst].link) continue;
+      // The link names the next hop too: the same link from the same node, the same route.
+      if (b.link(src, dst) == SIZE_MAX || a.link(src, dst) == b.link(src, dst)) continue;
       out[src].push_back(*to.spec_to(src, dst));
     }
   }
@@ -100,7 +99,7 @@ std::optional<size_t> RouteBook::index(const std::string& node) const {
 
 size_t RouteBook::count_from(size_t src) const {
   size_t n = 0;
-  for (size_t dst = 0; dst < table_.size(); ++dst) n += table_[src][dst].node != SIZE_MAX;
+  for (size_t dst = 0; dst < table_.size(); ++dst) n += table_.link(src, dst) != SIZE_MAX;
   return n;
 }
 
@@ -110,8 +109,8 @@ size_t RouteBook::count() const {
   return n;
 }
 
-RouteSpec RouteBook::spec(size_t src, size_t dst, const NextHop& hop) const {
-  const Link& via_link = links_[hop.link];
+RouteSpec RouteBook::spec(size_t src, size_t dst, size_t link) const {
+  const Link& via_link = links_[link];
   const bool src_is_a = via_link.a == src;
   // The neighbour's address on the shared /30: .2 when we are endpoint a, else .1.
   const Ipv4Address via{via_link.subnet.address.value + (src_is_a ? 2u : 1u)};
@@ -121,29 +120,29 @@ RouteSpec RouteBook::spec(size_t src, size_t dst, const NextHop& hop) const {
 
 std::optional<PlannedRoute> RouteBook::route(size_t src, size_t dst) const {
   if (src >= table_.size() || dst >= table_.size()) return std::nullopt;
-  const NextHop& hop = table_[src][dst];
+  const NextHop hop = table_.at(src, dst);
   if (hop.node == SIZE_MAX) return std::nullopt;
   PlannedRoute r;
   r.node = nodes_[src].name;
   r.destination = nodes_[dst].name;
-  r.route = spec(src, dst, hop);
+  r.route = spec(src, dst, hop.link);
   r.cost = hop.cost;
   for (size_t n : route_path(table_, src, dst)) r.path.push_back(nodes_[n].name);
   return r;
 }
 
 std::optional<RouteSpec> RouteBook::spec_to(size_t src, size_t dst) const {
-  if (src >= table_.size() || dst >= table_.size() || table_[src][dst].node == SIZE_MAX)
+  if (src >= table_.size() || dst >= table_.size() || table_.link(src, dst) == SIZE_MAX)
     return std::nullopt;
-  return spec(src, dst, table_[src][dst]);
+  return spec(src, dst, table_.link(src, dst));
 }
 
 std::vector<RouteSpec> RouteBook::specs_from(size_t src) const {
   std::vector<RouteSpec> out;
   out.reserve(table_.size());
   for (size_t dst = 0; dst < table_.size(); ++dst) {
-    const NextHop& hop = table_[src][dst];
-    if (hop.node != SIZE_MAX) out.push_back(spec(src, dst, hop));
+    const size_t link = table_.link(src, dst);
+    if (link != SIZE_MAX) out.push_back(spec(src, dst, link));
   }
   return out;
 }
@@ -154,15 +153,15 @@ std::vector<RouteSpec> RouteBook::kernel_routes_from(size_t src) const {
   destinations.reserve(table_.size());
   std::map<size_t, size_t> a_destination_by_link;
   for (size_t dst = 0; dst < table_.size(); ++dst) {
-    const NextHop& hop = table_[src][dst];
-    if (hop.node == SIZE_MAX) continue;
-    destinations.push_back({Ipv4Prefix{nodes_[dst].address, 32}, static_cast<int>(hop.link)});
-    a_destination_by_link.emplace(hop.link, dst);
+    const size_t link = table_.link(src, dst);
+    if (link == SIZE_MAX) continue;
+    destinations.push_back({Ipv4Prefix{nodes_[dst].address, 32}, static_cast<int>(link)});
+    a_destination_by_link.emplace(link, dst);
   }
   std::vector<RouteSpec> out;
   for (const HeldPrefix& p : aggregate_hops(std::move(destinations))) {
     const size_t dst = a_destination_by_link.at(static_cast<size_t>(p.hop));
-    RouteSpec r = spec(src, dst, table_[src][dst]);
+    RouteSpec r = spec(src, dst, table_.link(src, dst));
     r.dst = p.dst;
     out.push_back(std::move(r));
   }
@@ -170,31 +169,33 @@ std::vector<RouteSpec> RouteBook::kernel_routes_from(size_t src) const {
   return out;
 }
 
-std::vector<std::vector<int64_t>> RouteBook::path_delays_us(
+PathDelays RouteBook::path_delays_us(
     const std::vector<std::pair<int64_t, int64_t>>& per_link) const {
   const size_t n = table_.size();
-  std::vector<std::vector<int64_t>> delay(n, std::vector<int64_t>(n, 0));
+  PathDelays delay(n);
   std::vector<size_t> chain;
+  std::vector<bool> known(n);
   for (size_t dst = 0; dst < n; ++dst) {
     // known[v]: v's delay to dst is final. Each node is walked once per destination: the
     // walk stops at the first node already known and fills the chain back from there.
-    std::vector<bool> known(n, false);
+    std::fill(known.begin(), known.end(), false);
     known[dst] = true;
     for (size_t src = 0; src < n; ++src) {
       chain.clear();
       size_t v = src;
-      while (!known[v] && table_[v][dst].node != SIZE_MAX && chain.size() <= n) {
+      while (!known[v] && table_.link(v, dst) != SIZE_MAX && chain.size() <= n) {
         chain.push_back(v);
-        v = table_[v][dst].node;
+        v = table_.next(v, dst);
       }
       if (!known[v]) {  // unreachable: every node on the chain is too
         for (size_t u : chain) known[u] = true;
         continue;
       }
       for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-        const NextHop& hop = table_[*it][dst];
-        const auto& [a2b, b2a] = per_link[hop.link];
-        delay[*it][dst] = delay[hop.node][dst] + (links_[hop.link].a == *it ? a2b : b2a);
+        const size_t link = table_.link(*it, dst);
+        const auto& [a2b, b2a] = per_link[link];
+        delay.set(*it, dst,
+                  delay(table_.next(*it, dst), dst) + (links_[link].a == *it ? a2b : b2a));
         known[*it] = true;
       }
     }

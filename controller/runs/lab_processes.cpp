@@ -129,7 +129,13 @@ void create_identities(const Plan& plan, const Plan& lab, const LabStore& store,
   const std::string hosts = node_hosts_text(lab);
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     state.identities[i].uts_inode = create_uts_namespace(plan.nodes[i].ns, plan.nodes[i].name);
-    write_hosts_file(plan.nodes[i].ns, hosts);
+    // One file, written once and linked into every other node's place: the text is the
+    // same for all (node_hosts.h).
+    if (i == 0) {
+      write_hosts_file(plan.nodes[i].ns, hosts);
+    } else {
+      link_hosts_file(plan.nodes[i].ns, plan.nodes[0].ns);
+    }
   }
   store.save(state);
 }

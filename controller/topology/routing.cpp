@@ -1,6 +1,8 @@
 #include "controller/topology/routing.h"
 
+#include <algorithm>
 #include <queue>
+#include <stdexcept>
 #include <tuple>
 
 namespace testbed {
@@ -30,6 +32,27 @@ RoutingTable compute_routes(const Topology& topo) {
   return compute_routes(topo.nodes.size(), links);
 }
 
+RoutingTable::RoutingTable(size_t nodes, std::vector<RouteEdge> edges)
+    : n_(nodes), edges_(std::move(edges)), link_(nodes * nodes, kUnreachable) {
+  if (edges_.size() >= kUnreachable) throw std::length_error("more links than a route can name");
+}
+
+NextHop RoutingTable::at(size_t src, size_t dst) const {
+  NextHop out;
+  out.link = link(src, dst);
+  if (out.link == SIZE_MAX) return out;
+  out.node = next(src, dst);
+  // A table rerouted around dead links may send a stale route into a loop: the walk stops
+  // after n steps, having summed what it walked.
+  for (size_t v = src; v != dst && v != SIZE_MAX && out.hops <= static_cast<int>(n_);) {
+    const RouteEdge& e = edges_[link(v, dst)];
+    out.cost += e.a == v ? e.a2b_weight : e.b2a_weight;
+    ++out.hops;
+    v = next(v, dst);
+  }
+  return out;
+}
+
 RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
   // incoming[v]: edges u->v, stored at v, since trees are grown from the destination.
   std::vector<std::vector<Edge>> incoming(n);
@@ -38,14 +61,16 @@ RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
     incoming[link.b].push_back({link.a, l, link.a2b_weight});
     incoming[link.a].push_back({link.b, l, link.b2a_weight});
   }
-  RoutingTable table(n, std::vector<NextHop>(n));
+  RoutingTable table(n, links);
+  // Ties are broken by (cost, hops, next-hop index) so that plans are reproducible.
+  using Entry = std::tuple<int64_t, int, size_t, size_t>;  // cost, hops, node, next hop
+  std::vector<NextHop> best(n);
+  std::vector<bool> done(n);
   for (size_t dst = 0; dst < n; ++dst) {
-    // Ties are broken by (cost, hops, next-hop index) so that plans are reproducible.
-    using Entry = std::tuple<int64_t, int, size_t, size_t>;  // cost, hops, node, next hop
     std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    std::vector<bool> done(n, false);
+    std::fill(done.begin(), done.end(), false);
+    std::fill(best.begin(), best.end(), NextHop{});
     queue.emplace(0, 0, dst, SIZE_MAX);
-    std::vector<NextHop> best(n);
     while (!queue.empty()) {
       auto [cost, hops, v, via] = queue.top();
       queue.pop();
@@ -63,7 +88,7 @@ RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
       }
     }
     for (size_t src = 0; src < n; ++src) {
-      if (src != dst) table[src][dst] = best[src];
+      if (src != dst && best[src].link != SIZE_MAX) table.set_link(src, dst, best[src].link);
     }
   }
   return table;
@@ -72,9 +97,9 @@ RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
 std::vector<size_t> route_path(const RoutingTable& table, size_t src, size_t dst) {
   std::vector<size_t> path{src};
   while (path.back() != dst) {
-    const NextHop& hop = table[path.back()][dst];
-    if (hop.node == SIZE_MAX || path.size() > table.size()) return {};
-    path.push_back(hop.node);
+    const size_t next = table.next(path.back(), dst);
+    if (next == SIZE_MAX || path.size() > table.size()) return {};
+    path.push_back(next);
   }
   return path;
 }

@@ -34,15 +34,27 @@ TEST(Bringup, Internet2PingsEveryOrderedPair) {
   ASSERT_EQ(nodes.size(), 9u);
   int pairs = 0;
   for (const auto& src : nodes) {
+    // Two pings to each destination, 0.2 s apart, and an answer to either: reachability is
+    // what this checks. One first packet of 72 went unanswered once in CI's emulated-CPU
+    // guest with the delay line (its cause not yet found: docs/development.md); RTT and loss
+    // are measured by the Dynamics tests. A source's pings run at once, from one `exec`:
+    // 72 process starts one after another took 98 s of CI's emulated-CPU guest.
+    std::string script;
     for (const auto& dst : nodes) {
       if (src == dst) continue;
-      // Two pings, 0.2 s apart, and an answer to either: reachability is what this checks.
-      // One first packet of 72 went unanswered once in CI's emulated-CPU guest with the delay
-      // line (its cause not yet found: docs/development.md); RTT and loss are measured by
-      // the Dynamics tests.
-      const Result ping = run_testbed({"exec", "--lab", "tbt-i2", src["name"], "--", "ping", "-c",
-                                       "2", "-i", "0.2", "-W", "5", "-q", dst["address"]});
-      EXPECT_EQ(ping.status, 0) << src["name"] << " -> " << dst["name"] << ": " << ping.output;
+      const std::string addr = dst["address"];
+      script +=
+          "(ping -c 2 -i 0.2 -W 5 -q " + addr + " >/dev/null 2>&1; echo \"" + addr + " $?\") & ";
+    }
+    script += "wait";
+    const Result r =
+        run_testbed({"exec", "--lab", "tbt-i2", src["name"], "--", "sh", "-c", script});
+    EXPECT_EQ(r.status, 0) << r.output;
+    for (const auto& dst : nodes) {
+      if (src == dst) continue;
+      const std::string addr = dst["address"];
+      EXPECT_NE(r.output.find(addr + " 0\n"), std::string::npos)
+          << src["name"] << " -> " << dst["name"] << " (" << addr << "): " << r.output;
       ++pairs;
     }
   }

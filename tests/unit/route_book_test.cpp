@@ -64,9 +64,9 @@ TEST(RouteBook, PathDelaysSumTheLinksOfEachRoute) {
   const auto d = plan.routes->path_delays_us(per_link);
   const size_t n1 = *plan.routes->index("n1"), n4 = *plan.routes->index("n4");
   // Links run n1->n4 in their a->b direction: 3 x 10 one way, 3 x 1 back.
-  EXPECT_EQ(d[n1][n4], 30);
-  EXPECT_EQ(d[n4][n1], 3);
-  EXPECT_EQ(d[n1][n1], 0);
+  EXPECT_EQ(d(n1, n4), 30);
+  EXPECT_EQ(d(n4, n1), 3);
+  EXPECT_EQ(d(n1, n1), 0);
 }
 
 TEST(RouteBook, SlicesShareTheBookAndEachCountsItsOwnNodes) {
