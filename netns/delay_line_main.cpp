@@ -55,6 +55,7 @@
 #include "netns/delay_line_control.h"
 #include "netns/delay_line_node.h"
 #include "netns/host_stall.h"
+#include "netns/open_files_limit.h"
 #include "netns/wake_margin.h"
 
 namespace {
@@ -287,6 +288,13 @@ int main(int argc, char** argv) {
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)  // best effort: health shows the cost
     std::fprintf(stderr, "testbed-delayline: sched_setscheduler(SCHED_FIFO): %s\n",
                  std::strerror(errno));
+  // Descriptors held per node: its namespace, its control socket and its directory, and
+  // one per queue; a process serving hundreds of nodes passes a usual soft limit of 1024
+  // (open_files_limit.h), so it raises its own.
+  constexpr size_t kPerNode = 3, kOtherFiles = 64;
+  size_t wanted = kOtherFiles;
+  for (const Node& n : nodes) wanted += kPerNode + n.queues.size();
+  testbed::ensure_open_files_limit(wanted);
   const int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (home < 0) return fail("open(/proc/self/ns/net)");
   for (Node& n : nodes) {

@@ -9,6 +9,11 @@
 #include <netlink/route/qdisc/fifo.h>
 #include <netlink/route/qdisc/htb.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iomanip>
 #include <set>
@@ -16,6 +21,8 @@
 
 #include "netns/mangle_table.h"
 #include "netns/netns_exec.h"
+#include "netns/open_files_limit.h"
+#include "netns/proc_sys.h"
 #include "netns/rx_timestamp_reset.h"
 #include "netns/tc_objects.h"
 
@@ -35,14 +42,23 @@ nl::Address nl::ipv4(Ipv4Address a, int prefix_length) {
   return addr;
 }
 
+FileDescriptor LibnlKernel::netns_fd(const std::string& ns) {
+  // "" is the namespace this process runs in (the host's network, for a VXLAN underlay).
+  return ns.empty() ? open_own_netns() : open_netns(ns);
+}
+
 LibnlKernel::Context& LibnlKernel::context(const std::string& ns) {
   auto it = contexts_.find(ns);
   if (it != contexts_.end()) return *it->second;
+  // One descriptor kept per namespace, its socket (the namespace itself is opened for the
+  // moment it is needed: netns_fd), and room for what else is open. A lab of thousands of
+  // namespaces passes a usual limit of 1024 (open_files_limit.h); one of 10,000 with a
+  // descriptor more each passed this project's machines' hard limit of 20,000.
+  constexpr size_t kOtherFiles = 256;  // sockets, files and pipes outside the contexts
+  ensure_open_files_limit(contexts_.size() + 1 + kOtherFiles);
   auto ctx = std::make_unique<Context>();
-  // "" is the namespace this process runs in (the host's network, for a VXLAN underlay).
-  ctx->fd = ns.empty() ? open_own_netns() : open_netns(ns);
   {
-    NetnsScope inside(ctx->fd.get());
+    NetnsScope inside(netns_fd(ns).get());
     ctx->sock.reset(nl::check_alloc(nl_socket_alloc(), "nl_socket_alloc"));
     nl::check(nl_connect(ctx->sock.get(), NETLINK_ROUTE), "nl_connect(" + ns + ")");
   }
@@ -60,6 +76,17 @@ uint64_t LibnlKernel::namespace_inode(const std::string& ns) {
 uint64_t LibnlKernel::create_namespace(const std::string& ns) {
   const uint64_t inode = create_netns(ns);
   own_hooks_[ns] = {};
+  // The lab's links carry IPv4 (198.18.0.0/15): devices made in the namespace from now on
+  // get no IPv6 (its loopback keeps ::1). Each IPv6 device sends router solicitations,
+  // duplicate-address probes and multicast reports over its shaped link, counted as
+  // traffic, and the kernel's addrconf worker then competes with `up` for the RTNL lock:
+  // in perf of a 10,000-leaf star's `up`, 20% waiting for that lock and 6% in the hub's
+  // IPv6 routes to its 10,000 link-local prefixes (__find_rr_leaf). A kernel without IPv6
+  // has no such file: nothing to turn off.
+  NetnsScope inside(netns_fd(ns).get());
+  const ProcSys& knobs = proc_sys_of(ns);
+  const std::string key = "net/ipv6/conf/default/disable_ipv6";
+  if (knobs.exists(key)) knobs.write(key, "1", ns);
   return inode;
 }
 
@@ -102,7 +129,8 @@ void LibnlKernel::create_veth(const std::string& ns_a, const std::string& if_a,
   rtnl_link_set_name(link.get(), if_a.c_str());
   nl::Link peer(rtnl_link_veth_get_peer(link.get()));
   rtnl_link_set_name(peer.get(), if_b.c_str());
-  rtnl_link_set_ns_fd(peer.get(), context(ns_b).fd.get());
+  const FileDescriptor peer_ns = netns_fd(ns_b);  // open until the request is sent
+  rtnl_link_set_ns_fd(peer.get(), peer_ns.get());
   nl::check(rtnl_link_add(context(ns_a).sock.get(), link.get(), NLM_F_CREATE | NLM_F_EXCL),
             "rtnl_link_add(veth " + where(ns_a, if_a) + " <-> " + where(ns_b, if_b) + ")");
 }
@@ -131,7 +159,8 @@ void LibnlKernel::create_vxlan(const std::string& underlay_ns, const std::string
   }
   // A point-to-point tunnel: one peer, so no learning of addresses behind it.
   nl::check(rtnl_link_vxlan_disable_learning(link.get()), what + ": learning");
-  rtnl_link_set_ns_fd(link.get(), context(ns).fd.get());
+  const FileDescriptor node_ns = netns_fd(ns);  // open until the request is sent
+  rtnl_link_set_ns_fd(link.get(), node_ns.get());
   nl::check(rtnl_link_add(context(underlay_ns).sock.get(), link.get(), NLM_F_CREATE | NLM_F_EXCL),
             what);
 }
@@ -199,21 +228,25 @@ void LibnlKernel::delete_address(const std::string& ns, const std::string& dev, 
 
 std::string LibnlKernel::sysctl(const std::string& ns, const std::string& key) {
   // /proc/sys/net resolves to the network namespace of the thread that opens it.
-  NetnsScope inside(context(ns).fd.get());
-  std::ifstream in("/proc/sys/" + key);
-  std::string value;
-  std::getline(in, value);
-  if (!in && !in.eof()) throw KernelError("read(/proc/sys/" + key + " in " + ns + ") failed");
-  return value;
+  NetnsScope inside(netns_fd(ns).get());
+  return proc_sys_of(ns).read(key, ns);
 }
 
 void LibnlKernel::set_sysctl(const std::string& ns, const std::string& key,
                              const std::string& value) {
-  NetnsScope inside(context(ns).fd.get());
-  std::ofstream out("/proc/sys/" + key);
-  out << value << "\n";
-  out.flush();
-  if (!out) throw KernelError("write(/proc/sys/" + key + " = " + value + " in " + ns + ") failed");
+  NetnsScope inside(netns_fd(ns).get());
+  proc_sys_of(ns).write(key, value, ns);
+}
+
+const ProcSys& LibnlKernel::proc_sys_of(const std::string& ns) {
+  // A plan sets a namespace's parameters one after another, then the next namespace's:
+  // the instance of the last one is kept, and a new one made when the namespace changes.
+  if (!proc_sys_ || proc_sys_ns_ != ns) {
+    proc_sys_.reset();  // its dentries go with it
+    proc_sys_ = std::make_unique<ProcSys>();
+    proc_sys_ns_ = ns;
+  }
+  return *proc_sys_;
 }
 
 std::optional<Kernel::Received> LibnlKernel::received(const std::string& ns,
@@ -357,7 +390,7 @@ void LibnlKernel::set_ingress_delays(const std::string& ns, const IngressHooks& 
   }
   // Over nf_tables from this process where iptables reads nf_tables; else a process start.
   if (iptables_nft_) {
-    write_nft_delay_hooks(context(ns).fd.get(), ns, hooks, new_devs);
+    write_nft_delay_hooks(netns_fd(ns).get(), ns, hooks, new_devs);
   } else {
     std::string rules;
     for (const auto& [dev, d] : hooks) {

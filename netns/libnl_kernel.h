@@ -10,6 +10,7 @@
 #include "netns/named_netns.h"
 #include "netns/nft_delay_hooks.h"
 #include "netns/nl_objects.h"
+#include "netns/proc_sys.h"
 
 namespace testbed {
 
@@ -84,11 +85,17 @@ class LibnlKernel : public Kernel {
 
  private:
   struct Context {
-    FileDescriptor fd;
-    nl::Socket sock;
+    nl::Socket sock;                     // bound to the namespace
     std::map<std::string, int> ifindex;  // devices seen; cleared when one is deleted
   };
   Context& context(const std::string& ns);
+  // The namespace, opened for the moment it is needed (entering it, or naming it to the
+  // kernel): kept open per namespace, it was a second descriptor each.
+  static FileDescriptor netns_fd(const std::string& ns);
+  // /proc/sys as `ns` sees it, through a procfs instance of its own (proc_sys.h).
+  const ProcSys& proc_sys_of(const std::string& ns);
+  std::string proc_sys_ns_;
+  std::unique_ptr<ProcSys> proc_sys_;
   nl::Link get_link(const std::string& ns, const std::string& dev);
   nl::Route route_object(const std::string& ns, const RouteSpec& route);
   // Route requests in batches (libnl_routes.cpp), with these netlink flags.

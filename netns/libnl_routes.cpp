@@ -138,7 +138,7 @@ void LibnlKernel::send_routes(const std::string& ns, const std::vector<RouteSpec
   // ("Message sequence number mismatch" at its next request).
   nl::Socket batch_socket(nl::check_alloc(nl_socket_alloc(), "nl_socket_alloc"));
   {
-    NetnsScope inside(context(ns).fd.get());
+    NetnsScope inside(netns_fd(ns).get());
     nl::check(nl_connect(batch_socket.get(), NETLINK_ROUTE), "nl_connect(" + ns + ")");
   }
   nl_sock* sock = batch_socket.get();

@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "netns/kernel_error.h"
+#include "netns/open_files_limit.h"
 
 namespace testbed {
 namespace {
@@ -35,6 +36,7 @@ struct EnterNamespace {
   template <typename Launcher>
   bp::error_code on_exec_setup(Launcher&, const bp::filesystem::path&, const char* const*) {
     const auto failed = [] { return bp::error_code{errno, bp::system_category()}; };
+    restore_open_files_limit_in_child();  // the host's usual limit, not the controller's
     // "0" names the writer itself, in both cgroup versions.
     for (size_t i = 0; i < cgroup_count; ++i)
       if (write(cgroup_fds[i], "0", 1) != 1) return failed();

@@ -71,14 +71,21 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
     for (const PlannedDelayLine* line : groups[g])
       waiting.emplace_back(pid, delay_line_socket(dir, line->node));
   }
-  // A delay line binds its queues, then its control socket: the socket means ready.
-  // Five seconds is far beyond the milliseconds this takes even on a loaded host.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // A delay line binds its queues, then its control socket: the socket means ready. It
+  // enters each of its namespaces to bind there, so the wait grows with the most any one
+  // process serves (5000 each of a 10,000-leaf star's on two cores): five seconds, far
+  // beyond what a few take even on a loaded host, and 5 ms more per namespace.
+  size_t most = 0;
+  for (const auto& g : groups) most = std::max(most, g.size());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5) +
+                        std::chrono::milliseconds(5) * most;
   for (const auto& [pid, socket] : waiting) {
     while (!std::filesystem::exists(socket)) {
-      if (process_start_time(pid) == 0 || std::chrono::steady_clock::now() > deadline) {
-        throw std::runtime_error("the delay line (pid " + std::to_string(pid) +
-                                 ") did not start; see " + dir + "/delayline-*.log");
+      const bool ended = process_start_time(pid) == 0;
+      if (ended || std::chrono::steady_clock::now() > deadline) {
+        throw std::runtime_error("the delay line (pid " + std::to_string(pid) + ") " +
+                                 (ended ? "ended before it was ready" : "was not ready in time") +
+                                 "; see " + dir + "/delayline-*.log");
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

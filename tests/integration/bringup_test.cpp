@@ -59,6 +59,12 @@ TEST(Bringup, Internet2PingsEveryOrderedPair) {
     }
   }
   EXPECT_EQ(pairs, 72);
+  // The links carry IPv4 alone: no link-local IPv6 address (whose probes and reports would
+  // cross the shaped links), and the loopback keeps ::1.
+  const Result v6 = run_testbed({"exec", "--lab", "tbt-i2", "chicago", "--", "ip", "-6", "addr"});
+  EXPECT_EQ(v6.status, 0) << v6.output;
+  EXPECT_NE(v6.output.find("::1/128"), std::string::npos) << v6.output;
+  EXPECT_EQ(v6.output.find("fe80:"), std::string::npos) << v6.output;
 }
 
 double iperf_mbit(const std::string& lab, const std::string& client, const std::string& server_addr,
