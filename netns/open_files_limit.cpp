@@ -26,8 +26,7 @@ void ensure_open_files_limit(size_t wanted) {
   struct rlimit now {};
   if (getrlimit(RLIMIT_NOFILE, &now) != 0) return;
   const rlim_t want = static_cast<rlim_t>(wanted);
-  if (now.rlim_cur != RLIM_INFINITY && now.rlim_cur >= want) return;
-  if (now.rlim_cur == RLIM_INFINITY) return;
+  if (now.rlim_cur == RLIM_INFINITY || now.rlim_cur >= want) return;
   if (!raised) original_limit = now;
   struct rlimit next = now;
   // At least double, so that a lab growing one namespace at a time raises it rarely.
