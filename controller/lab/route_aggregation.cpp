@@ -78,6 +78,22 @@ void emit(const TrieNode& n, int inherited, std::vector<HeldPrefix>& out) {
 
 std::vector<HeldPrefix> aggregate_hops(std::vector<HopOf> destinations) {
   if (destinations.empty()) return {};
+  // One next hop for all (a star's leaf, any node of one link): what the trie below would
+  // give, the root prefix alone, without building it. A 10,000-leaf star's plan built
+  // 10,000 tries of 10,000 destinations for this (2/3 of its 66 s in allocation).
+  const int only = destinations.front().hop;
+  if (std::all_of(destinations.begin(), destinations.end(),
+                  [&](const HopOf& d) { return d.hop == only; })) {
+    uint32_t low = UINT32_MAX, high = 0;
+    int root = 32;
+    for (const HopOf& d : destinations) {
+      low = std::min(low, d.dst.network().value);
+      high = std::max(high, d.dst.network().value);
+      root = std::min(root, d.dst.length);
+    }
+    if (low != high) root = std::min(root, std::countl_zero(low ^ high));
+    return {HeldPrefix{Ipv4Prefix{Ipv4Address{low & mask(root)}, root}, only}};
+  }
   std::vector<Entry> entries;
   entries.reserve(destinations.size());
   for (const HopOf& d : destinations)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <queue>
 #include <stdexcept>
+#include <thread>
 #include <tuple>
 
 namespace testbed {
@@ -62,35 +63,50 @@ RoutingTable compute_routes(size_t n, const std::vector<RouteEdge>& links) {
     incoming[link.a].push_back({link.b, l, link.b2a_weight});
   }
   RoutingTable table(n, links);
-  // Ties are broken by (cost, hops, next-hop index) so that plans are reproducible.
-  using Entry = std::tuple<int64_t, int, size_t, size_t>;  // cost, hops, node, next hop
-  std::vector<NextHop> best(n);
-  std::vector<bool> done(n);
-  for (size_t dst = 0; dst < n; ++dst) {
-    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-    std::fill(done.begin(), done.end(), false);
-    std::fill(best.begin(), best.end(), NextHop{});
-    queue.emplace(0, 0, dst, SIZE_MAX);
-    while (!queue.empty()) {
-      auto [cost, hops, v, via] = queue.top();
-      queue.pop();
-      if (done[v]) continue;
-      done[v] = true;
-      for (const Edge& e : incoming[v]) {
-        if (done[e.to]) continue;
-        const NextHop candidate{v, e.link, cost + e.weight, hops + 1};
-        const NextHop& current = best[e.to];
-        if (current.node == SIZE_MAX || std::tie(candidate.cost, candidate.hops, candidate.node) <
-                                            std::tie(current.cost, current.hops, current.node)) {
-          best[e.to] = candidate;
-          queue.emplace(candidate.cost, candidate.hops, e.to, v);
+  // One shortest-path tree per destination, each independent of the others: destinations
+  // are cut into a block per thread, and each tree writes only its own column of the table.
+  // A 10,000-leaf star's 10,000 trees took 13 s on one core.
+  const auto trees = [&](size_t first, size_t last) {
+    // Ties are broken by (cost, hops, next-hop index) so that plans are reproducible.
+    using Entry = std::tuple<int64_t, int, size_t, size_t>;  // cost, hops, node, next hop
+    std::vector<NextHop> best(n);
+    std::vector<bool> done(n);
+    for (size_t dst = first; dst < last; ++dst) {
+      std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+      std::fill(done.begin(), done.end(), false);
+      std::fill(best.begin(), best.end(), NextHop{});
+      queue.emplace(0, 0, dst, SIZE_MAX);
+      while (!queue.empty()) {
+        auto [cost, hops, v, via] = queue.top();
+        queue.pop();
+        if (done[v]) continue;
+        done[v] = true;
+        for (const Edge& e : incoming[v]) {
+          if (done[e.to]) continue;
+          const NextHop candidate{v, e.link, cost + e.weight, hops + 1};
+          const NextHop& current = best[e.to];
+          if (current.node == SIZE_MAX || std::tie(candidate.cost, candidate.hops, candidate.node) <
+                                              std::tie(current.cost, current.hops, current.node)) {
+            best[e.to] = candidate;
+            queue.emplace(candidate.cost, candidate.hops, e.to, v);
+          }
         }
       }
+      for (size_t src = 0; src < n; ++src) {
+        if (src != dst && best[src].link != SIZE_MAX) table.set_link(src, dst, best[src].link);
+      }
     }
-    for (size_t src = 0; src < n; ++src) {
-      if (src != dst && best[src].link != SIZE_MAX) table.set_link(src, dst, best[src].link);
-    }
-  }
+  };
+  // Threads only where there is work to share: below a few hundred nodes a thread's start
+  // costs more than the trees.
+  constexpr size_t kNodesPerThread = 256, kMaxThreads = 8;
+  const size_t threads = std::clamp<size_t>(
+      std::min<size_t>(std::thread::hardware_concurrency(), n / kNodesPerThread), 1, kMaxThreads);
+  std::vector<std::thread> workers;
+  for (size_t t = 1; t < threads; ++t)
+    workers.emplace_back(trees, n * t / threads, n * (t + 1) / threads);
+  trees(0, n / threads);
+  for (auto& w : workers) w.join();
   return table;
 }
 

@@ -45,6 +45,18 @@ TEST(RouteAggregation, AStarsLeafHoldsOneRouteForEveryOtherNode) {
   EXPECT_EQ(table[0].dst.str(), "198.18.0.0/18");
 }
 
+TEST(RouteAggregation, OneNextHopForPrefixesOfAnyLengthIsTheirCommonPrefix) {
+  const Ipv4Address src = node_address(0);
+  const Ipv4Address gw{(198u << 24) | (19u << 16) | 2u};
+  const std::vector<RouteSpec> routes = {
+      {Ipv4Prefix{Ipv4Address{(198u << 24) | (18u << 16) | (1u << 8)}, 24}, gw, "tb0", src},
+      {Ipv4Prefix{Ipv4Address{(198u << 24) | (18u << 16) | 5u}, 32}, gw, "tb0", src}};
+  const auto table = aggregate_routes(routes);
+  ASSERT_EQ(table.size(), 1u);
+  EXPECT_EQ(table[0].dst.str(), "198.18.0.0/23");  // where 198.18.1.0/24 and .0.5 part
+  expect_same_forwarding(routes, table);
+}
+
 TEST(RouteAggregation, RandomNextHopsStillForwardEveryDestinationAsBefore) {
   std::mt19937 rng(7);
   std::vector<RouteSpec> routes;
