@@ -20,10 +20,12 @@ namespace {
 // A node's queues' figures; the kernel's drop counters are per namespace: the node's.
 void write_stats(const std::string& name, const Node& node, int home) {
   std::string text;
-  inside(node.netns_fd, home, [&] {
-    std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
-    text.assign(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>());
-  });
+  if (!inside(node.netns, home, [&] {
+        std::ifstream table("/proc/self/net/netfilter/nfnetlink_queue");
+        text.assign(std::istreambuf_iterator<char>(table), std::istreambuf_iterator<char>());
+      }))
+    std::fprintf(stderr, "testbed-delayline: entering %s: %s\n", node.netns.c_str(),
+                 std::strerror(errno));
   const auto drops = parse_nfqueue_table(text);
   std::vector<DelayLineQueueStats> stats;
   for (const auto& [num, q] : node.queues) {

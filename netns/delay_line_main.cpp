@@ -211,13 +211,10 @@ int fail(const std::string& call) {
 
 // Binds a node's queues inside its namespace, then its control socket; 0, or the exit
 // status after saying which call failed.
-int open_node(Node& node, int home) {
-  if (!node.netns.empty()) {
-    node.netns_fd = open(node.netns.c_str(), O_RDONLY | O_CLOEXEC);
-    if (node.netns_fd < 0) return fail("open(" + node.netns + ")");
-  }
+// `dirs`: the control directories this process holds open, by path (one for a lab).
+int open_node(Node& node, int home, std::map<std::string, int>& dirs) {
   std::string failed;
-  const bool back = inside(node.netns_fd, home, [&] {
+  const bool back = inside(node.netns, home, [&] {
     for (auto& [num, q] : node.queues) {
       q.nfq = nfq_open();
       if (!q.nfq) {
@@ -238,7 +235,7 @@ int open_node(Node& node, int home) {
       nfq_set_queue_flags(q.handle, NFQA_CFG_F_GSO, NFQA_CFG_F_GSO);
     }
   });
-  if (!back) return fail("setns(" + node.netns + ")");
+  if (!back) return fail("entering " + node.netns + " or leaving it");
   if (!failed.empty()) return fail(failed + " in " + (node.netns.empty() ? "here" : node.netns));
   node.ctl = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   sockaddr_un addr{};
@@ -247,7 +244,9 @@ int open_node(Node& node, int home) {
   unlink(node.control.c_str());
   const auto slash = node.control.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : node.control.substr(0, slash);
-  node.control_dir = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  auto [held, fresh] = dirs.try_emplace(dir, -1);
+  if (fresh) held->second = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  node.control_dir = held->second;
   if (node.control_dir < 0) return fail("open(" + dir + ")");
   const int on = 1;
   if (node.ctl < 0 || setsockopt(node.ctl, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0)
@@ -288,17 +287,18 @@ int main(int argc, char** argv) {
   if (sched_setscheduler(0, SCHED_FIFO, &realtime) != 0)  // best effort: health shows the cost
     std::fprintf(stderr, "testbed-delayline: sched_setscheduler(SCHED_FIFO): %s\n",
                  std::strerror(errno));
-  // Descriptors held per node: its namespace, its control socket and its directory, and
-  // one per queue; a process serving hundreds of nodes passes a usual soft limit of 1024
-  // (open_files_limit.h), so it raises its own.
-  constexpr size_t kPerNode = 3, kOtherFiles = 64;
+  // Descriptors held per node: its control socket, and one per queue (its namespace is
+  // opened when entered, its directory shared); a process serving hundreds of nodes passes
+  // a usual soft limit of 1024 (open_files_limit.h), so it raises its own.
+  constexpr size_t kPerNode = 1, kOtherFiles = 64;
   size_t wanted = kOtherFiles;
   for (const Node& n : nodes) wanted += kPerNode + n.queues.size();
   testbed::ensure_open_files_limit(wanted);
   const int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (home < 0) return fail("open(/proc/self/ns/net)");
+  std::map<std::string, int> dirs;
   for (Node& n : nodes) {
-    if (const int status = open_node(n, home); status != 0) return status;
+    if (const int status = open_node(n, home, dirs); status != 0) return status;
   }
 
   // Held open for its option alone: while a socket of the host asks for receive

@@ -4,6 +4,7 @@
 // delay_line_args.cpp: the command line).
 #pragma once
 
+#include <fcntl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <sched.h>
 #include <unistd.h>
@@ -44,20 +45,31 @@ int64_t release_window(int64_t delay_us, int64_t cap_us) {
 // One node served: its namespace, its queues bound there, its control socket.
 struct Node {
   std::string control;
-  int control_dir = -1;  // the directory of `control`: where stats files go
-  std::string netns;     // empty: the namespace this process runs in
-  int netns_fd = -1;     // held, to read the node's kernel drop counters there
+  int control_dir = -1;  // the directory of `control`, shared by the process's nodes
+  // Empty: the namespace this process runs in. Opened by name when entered (binding, and
+  // reading its kernel drop counters), not held: a process serving thousands of nodes
+  // keeps a descriptor per queue and per control socket only.
+  std::string netns;
   int ctl = -1;
   std::map<uint16_t, Queue> queues;
 };
 
-// Runs `f` inside `ns_fd`'s network namespace (or where we are, for -1), then returns to
-// `home`. Netlink sockets opened inside stay bound to that namespace.
+// Runs `f` inside the network namespace at `netns` (or where we are, for ""), then
+// returns to `home`. Netlink sockets opened inside stay bound to that namespace. False,
+// with errno, when it could not enter or return (f did not run, or did).
 template <typename F>
-bool inside(int ns_fd, int home, F f) {
-  if (ns_fd >= 0 && setns(ns_fd, CLONE_NEWNET) != 0) return false;
+bool inside(const std::string& netns, int home, F f) {
+  if (netns.empty()) {
+    f();
+    return true;
+  }
+  const int ns_fd = open(netns.c_str(), O_RDONLY | O_CLOEXEC);
+  if (ns_fd < 0) return false;
+  const bool entered = setns(ns_fd, CLONE_NEWNET) == 0;
+  close(ns_fd);
+  if (!entered) return false;
   f();
-  return ns_fd < 0 || setns(home, CLONE_NEWNET) == 0;
+  return setns(home, CLONE_NEWNET) == 0;
 }
 
 }  // namespace testbed::delay_line

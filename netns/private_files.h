@@ -35,8 +35,9 @@ void write_output_file(const std::string& path, std::string_view text);
 // The same checks, without writing: for a command to refuse a path before it does its work.
 void check_output_file(const std::string& path);
 // A file the user names that is written as it goes (`capture --out`): its directory checked
-// as above, what stands at its name removed (only when it is this user's own), then made new (O_EXCL, O_NOFOLLOW, 0600). Throws std::runtime_error naming the
-// path and why otherwise; a link or file planted in between is refused, never followed.
+// as above, what stands at its name removed (only when it is this user's own), then made new
+// (O_EXCL, O_NOFOLLOW, 0600). Throws std::runtime_error naming the path and why otherwise; a link
+// or file planted in between is refused, never followed.
 FileDescriptor create_output_file(const std::string& path);
 
 class OutputDir {

@@ -22,8 +22,14 @@ constexpr size_t kMaxDelayLineProcesses = 16;
 // up, at least one and at most kMaxDelayLineProcesses.
 size_t delay_line_processes(const CpuAllowance& allowance);
 
-// The delay lines of `lines` cut into at most `processes` runs of consecutive nodes, as
-// even as they divide. Pure.
+// What a node weighs on its process: its queues and its control socket, one descriptor
+// each (a process serving 5000 nodes of a 10,000-leaf star holds tens of thousands, where
+// this machine's hard limit is 20,000), and a queue is a packet stream to wake for.
+size_t delay_line_weight(const PlannedDelayLine& line);
+
+// The delay lines of `lines` cut into at most `processes` runs of consecutive nodes of
+// about equal weight: a star's hub, with a queue per leaf, weighs as much as half its
+// leaves. Pure.
 std::vector<std::vector<const PlannedDelayLine*>> delay_line_groups(
     const std::vector<PlannedDelayLine>& lines, size_t processes = kMaxDelayLineProcesses);
 

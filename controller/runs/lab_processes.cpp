@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -22,6 +23,15 @@
 
 namespace testbed {
 namespace {
+
+// The last non-empty line of a process's log, or a note that it wrote none.
+std::string last_line_of(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return last.empty() ? "its log " + path + " is empty" : "its log ends \"" + last + "\"";
+}
 
 // ":ge=P,R,BAD,GOOD" of a delay line's --queue: the probabilities printed exactly (%.17g
 // parses back to the same double).
@@ -42,7 +52,11 @@ double unix_now_s() {
 // schedules. Waits until every delay line has bound its queues.
 void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   const std::string dir = store.dir(plan.lab);
-  std::vector<std::pair<pid_t, std::string>> waiting;  // pid, control socket
+  struct Waiting {
+    pid_t pid;
+    std::string socket, log;
+  };
+  std::vector<Waiting> waiting;
   const auto groups =
       delay_line_groups(plan.delay_lines, delay_line_processes(read_cpu_allowance()));
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -66,10 +80,11 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
     // A process of one node is named after it (its log, and the node in its record).
     const bool one = groups[g].size() == 1;
     const std::string name = one ? groups[g].front()->node : "group" + std::to_string(g);
-    const pid_t pid = spawn_recorded(store, state, "", argv, dir + "/delayline-" + name + ".log",
-                                     one ? groups[g].front()->node : "");
+    const std::string log = dir + "/delayline-" + name + ".log";
+    const pid_t pid =
+        spawn_recorded(store, state, "", argv, log, one ? groups[g].front()->node : "");
     for (const PlannedDelayLine* line : groups[g])
-      waiting.emplace_back(pid, delay_line_socket(dir, line->node));
+      waiting.push_back({pid, delay_line_socket(dir, line->node), log});
   }
   // A delay line binds its queues, then its control socket: the socket means ready. It
   // enters each of its namespaces to bind there, so the wait grows with the most any one
@@ -79,13 +94,14 @@ void start_processes(const Plan& plan, const LabStore& store, LabState& state) {
   for (const auto& g : groups) most = std::max(most, g.size());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5) +
                         std::chrono::milliseconds(5) * most;
-  for (const auto& [pid, socket] : waiting) {
-    while (!std::filesystem::exists(socket)) {
-      const bool ended = process_start_time(pid) == 0;
+  for (const auto& w : waiting) {
+    while (!std::filesystem::exists(w.socket)) {
+      const bool ended = process_start_time(w.pid) == 0;
       if (ended || std::chrono::steady_clock::now() > deadline) {
-        throw std::runtime_error("the delay line (pid " + std::to_string(pid) + ") " +
+        // Its log's last line is in the error: the rollback removes the log with the lab.
+        throw std::runtime_error("the delay line (pid " + std::to_string(w.pid) + ") " +
                                  (ended ? "ended before it was ready" : "was not ready in time") +
-                                 "; see " + dir + "/delayline-*.log");
+                                 ": " + last_line_of(w.log));
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

@@ -99,5 +99,27 @@ TEST(DelayLineGroups, OnePerNodeUpToSixteenThenEvenRuns) {
   EXPECT_TRUE(delay_line_groups({}).empty());
 }
 
+TEST(DelayLineGroups, AHubWeighsItsQueues) {
+  // A star's: the hub receives from 1000 leaves, each leaf from the hub.
+  std::vector<PlannedDelayLine> lines(1001);
+  lines[0].queues.resize(1000);
+  for (size_t i = 1; i < lines.size(); ++i) lines[i].queues.resize(1);
+  const auto groups = delay_line_groups(lines, 2);
+  ASSERT_EQ(groups.size(), 2u);
+  size_t first = 0, second = 0;
+  for (const PlannedDelayLine* l : groups[0]) first += delay_line_weight(*l);
+  for (const PlannedDelayLine* l : groups[1]) second += delay_line_weight(*l);
+  EXPECT_EQ(first + second, 1001u + 2000u);
+  EXPECT_LE(first > second ? first - second : second - first, 2u) << first << " " << second;
+  EXPECT_EQ(groups[0].size(), 1u + 250u);  // the hub (1001) and 250 leaves (2 each)
+
+  // More processes than there is weight to share: still one node each, none empty.
+  std::vector<PlannedDelayLine> heavy_first(3);
+  heavy_first[0].queues.resize(100);
+  const auto three = delay_line_groups(heavy_first, 3);
+  ASSERT_EQ(three.size(), 3u);
+  for (const auto& g : three) EXPECT_EQ(g.size(), 1u);
+}
+
 }  // namespace
 }  // namespace testbed
