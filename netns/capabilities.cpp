@@ -73,7 +73,6 @@ std::vector<Capability> probe_capabilities() {
   try {
     k.create_veth(ns, "tbdoc0", ns, "tbdoc1");
     caps.push_back({"veth", true, "pair created in a scratch namespace"});
-    caps.push_back(probe_qdisc(k, ns, "tbdoc0", "htb", [](rtnl_qdisc*) {}));
     caps.push_back(probe_qdisc(k, ns, "tbdoc1", "tbf", [](rtnl_qdisc* q) {
       rtnl_qdisc_tbf_set_limit(q, 100000);           // bytes of queue: any valid value will do
       rtnl_qdisc_tbf_set_rate(q, 125000, 10000, 0);  // 1 Mbit/s, 10 KB bucket

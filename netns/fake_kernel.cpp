@@ -208,10 +208,13 @@ std::optional<Kernel::Received> FakeKernel::received(const std::string& ns,
 
 std::optional<ShapingState> FakeKernel::shaping(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev) || !namespaces_[ns].links[dev].shaping) return std::nullopt;
-  return ShapingState{*namespaces_[ns].links[dev].shaping};
+  const auto& link = namespaces_[ns].links[dev];
+  ShapingState state{*link.shaping};
+  if (link.cut) state.config.queue = QueueLimit{QueueLimit::Unit::kBytes, 0};  // as the kernel's
+  return state;
 }
 
-void FakeKernel::set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) {
+void FakeKernel::set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) {
   auto& link = link_or_throw("set_shaping", ns, dev);
   mutate("set_shaping");
   link.shaping = s;
@@ -288,10 +291,12 @@ bool FakeKernel::is_cut(const std::string& ns, const std::string& dev) {
   return link_exists(ns, dev) && namespaces_[ns].links[dev].cut;
 }
 
-void FakeKernel::set_cut(const std::string& ns, const std::string& dev, bool cut) {
+void FakeKernel::set_cut(const std::string& ns, const std::string& dev, bool cut,
+                         const RateShaping& shaping) {
   auto& link = link_or_throw("set_cut", ns, dev);
-  if (!link.shaping) throw KernelError("set_cut(" + dev + "@" + ns + "): no HTB tree");
+  if (!link.shaping) throw KernelError("set_cut(" + dev + "@" + ns + "): no TBF to cut");
   mutate("set_cut");
+  if (link.cut && !cut) link.shaping->queue = shaping.queue;  // the leaf made again
   link.cut = cut;
 }
 

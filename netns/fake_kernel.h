@@ -19,12 +19,12 @@ class FakeKernel : public Kernel {
     std::string peer_ns, peer_dev;  // empty for loopback
     bool up = false;
     std::set<Ipv4Prefix> addresses;
-    std::optional<HtbShaping> shaping;
+    std::optional<RateShaping> shaping;
     std::optional<IngressDelay> ingress;
     std::optional<VxlanSpec> vxlan;    // a tunnel end (peer_ns empty)
     std::optional<NetemParams> netem;  // an IFB device's root netem
     std::string redirect;              // the IFB device every received packet goes to
-    bool cut = false;                  // a fault: the HTB drops everything
+    bool cut = false;                  // a fault: the TBF drops everything
     Received received;                 // what a test says arrived
   };
   struct Namespace {
@@ -66,10 +66,11 @@ class FakeKernel : public Kernel {
   void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   std::optional<Received> received(const std::string& ns, const std::string& dev) override;
-  void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
+  void set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   bool is_cut(const std::string& ns, const std::string& dev) override;
-  void set_cut(const std::string& ns, const std::string& dev, bool cut) override;
+  void set_cut(const std::string& ns, const std::string& dev, bool cut,
+               const RateShaping& shaping) override;
   IngressHooks ingress_delays(const std::string& ns) override;
   void set_ingress_delays(const std::string& ns, const IngressHooks& hooks) override;
   void remove_ingress_delays(const std::string& ns, const std::vector<std::string>& devs) override;

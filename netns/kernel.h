@@ -41,21 +41,26 @@ struct NetemParams {
   bool operator==(const NetemParams&) const = default;
 };
 
-// Rate shaping of one interface's egress: an HTB root with one class and a FIFO leaf, the
-// link's queue. Delay and loss are applied on the receiving side, by either backend.
-struct HtbShaping {
+// Rate shaping of one interface's egress: a token bucket (TBF) at the root, and a FIFO leaf
+// under it, the link's queue. Delay and loss are applied on the receiving side, by either
+// backend. Why TBF and not HTB's root, class and leaf (tc_objects.h): every filter block a
+// qdisc or class binds goes into one machine-wide list that each new block searches, and
+// HTB binds two per device where TBF binds none.
+struct RateShaping {
   uint64_t rate_bytes_per_s = 0;
+  // The bucket: the most that may leave at once after an idle moment. TBF splits a GSO
+  // super-packet larger than its bucket into frames, so the planner sizes it to hold one
+  // (planner.cpp, size_shaping).
   uint32_t burst_bytes = 0;
-  uint32_t quantum_bytes = 0;
   QueueLimit queue;
-  bool operator==(const HtbShaping&) const = default;
+  bool operator==(const RateShaping&) const = default;
 };
 
 // The receiving side of one link direction where the kernel has sch_netem: the device's tc
 // ingress hands every IPv4 packet (matchall, mirred) to an IFB device in the same namespace,
 // whose root netem qdisc delays, jitters and drops it; IFB then delivers it as if received
-// on the device. Rate and queue stay in the sender's HTB, as with the delay line, so both
-// backends queue alike. netem as the HTB class's leaf instead (the textbook arrangement)
+// on the device. Rate and queue stay in the sender's TBF, as with the delay line, so both
+// backends queue alike. netem as the sender's leaf instead (the textbook arrangement)
 // counted its queue in packets, where a packet is a GSO super-packet of up to 45 frames:
 // measured under Debian's 6.1 kernel at 50 Mbit/s and 30 ms each way, a loaded ping saw
 // 305 ms median RTT with a limit sized to one bandwidth-delay product, 64 ms this way.
@@ -76,11 +81,13 @@ struct IngressDelay {
 };
 
 struct ShapingState {
-  HtbShaping config;  // as read back (burst is not compared: the kernel stores ticks)
+  // As read back (burst is not compared: the kernel stores ticks). A cut port (set_cut)
+  // reads as a queue of 0 bytes: it holds nothing.
+  RateShaping config;
   uint64_t sent_bytes = 0;
   uint64_t sent_packets = 0;
   uint64_t dropped_packets = 0;
-  // What waits in the class's leaf now: the health monitor's backlog signal.
+  // What waits in the queue now: the health monitor's backlog signal.
   uint32_t backlog_bytes = 0;
 };
 
@@ -170,14 +177,17 @@ class Kernel {
     uint64_t packets = 0, bytes = 0;
   };
   virtual std::optional<Received> received(const std::string& ns, const std::string& dev) = 0;
-  // Creates the HTB tree, or changes an existing one in place (no queue flush).
-  virtual void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) = 0;
+  // Creates the TBF and its leaf, or changes them in place (no queue flush). On a cut port
+  // the leaf stays cut: set_cut makes it again when the port is up.
+  virtual void set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;
-  // A cut link direction (a fault): the device's HTB drops everything it is given (a
-  // matchall filter whose action is drop), and what its queue held when the cut came is
-  // dropped too, as a cut fibre loses what the port was about to send. Needs the HTB tree.
+  // A cut link direction (a fault): the device's TBF drops everything it is given (its leaf
+  // is a blackhole), and what its queue held when the cut came is dropped too, as a cut
+  // fibre loses what the port was about to send. Needs the TBF (set_shaping). Up again, the
+  // leaf is made from `shaping`, the direction's shaping as it is now.
   virtual bool is_cut(const std::string& ns, const std::string& dev) = 0;
-  virtual void set_cut(const std::string& ns, const std::string& dev, bool cut) = 0;
+  virtual void set_cut(const std::string& ns, const std::string& dev, bool cut,
+                       const RateShaping& shaping) = 0;
 
   // The delay hooks of a namespace, by device. Several devices at once, because installing
   // them costs a process start (iptables-restore) per call, not per device.
@@ -195,7 +205,7 @@ class Kernel {
   // or is forwarded. Counting by port at every hop, because a mark does not survive the
   // crossing into the next namespace and the job's own traffic uses other ports. The rest
   // of what arrives is counted by a rule after them (`other`): both in the same unit, IP
-  // packets as they arrive after GRO merged them, which the sender's HTB counts otherwise
+  // packets as they arrive after GRO merged them, which the sender's TBF counts otherwise
   // (a frame's headers per segment: 4.6% more for full TCP segments).
   struct TrafficCounters {
     uint16_t first_port = 0, last_port = 0;

@@ -39,9 +39,7 @@ void load_ifb_module(const std::string& ns) {
 
 void send_netem(nl_sock* sock, int ifindex, const NetemParams& n, int flags,
                 const std::string& what) {
-  Message msg = make_netem_request(ifindex, n, flags);
-  nl::check(nl_send_auto(sock, msg.get()), "nl_send(" + what + ")");
-  nl::check(nl_wait_for_ack(sock), what);
+  nl::check(send_request(sock, make_netem_request(ifindex, n, flags)), what);
 }
 
 }  // namespace

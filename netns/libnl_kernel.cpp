@@ -7,7 +7,7 @@
 #include <netlink/route/link/veth.h>
 #include <netlink/route/link/vxlan.h>
 #include <netlink/route/qdisc/fifo.h>
-#include <netlink/route/qdisc/htb.h>
+#include <netlink/route/qdisc/tbf.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -257,90 +257,91 @@ std::optional<Kernel::Received> LibnlKernel::received(const std::string& ns,
                   rtnl_link_get_stat(link.get(), RTNL_LINK_RX_BYTES)};
 }
 
+nl_cache* LibnlKernel::qdiscs_of(const std::string& ns, nl::Cache& own) {
+  if (const auto kept = qdisc_snapshot_.find(ns); kept != qdisc_snapshot_.end())
+    return kept->second.get();
+  nl_cache* raw = nullptr;
+  nl::check(rtnl_qdisc_alloc_cache(context(ns).sock.get(), &raw),
+            "rtnl_qdisc_alloc_cache(" + ns + ")");
+  own.reset(raw);
+  if (!snapshot_reads_) return own.get();
+  return qdisc_snapshot_.emplace(ns, std::move(own)).first->second.get();
+}
+
 std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev)) return std::nullopt;
-  nl_sock* sock = context(ns).sock.get();
   const int index = ifindex(ns, dev);
-  nl_cache* raw = nullptr;
   nl::Cache own;
-  nl_cache* qdiscs = nullptr;
-  if (const auto kept = qdisc_snapshot_.find(ns); kept != qdisc_snapshot_.end()) {
-    qdiscs = kept->second.get();
-  } else {
-    nl::check(rtnl_qdisc_alloc_cache(sock, &raw), "rtnl_qdisc_alloc_cache(" + ns + ")");
-    own.reset(raw);
-    qdiscs = own.get();
-    if (snapshot_reads_) qdisc_snapshot_.emplace(ns, std::move(own));
-  }
-  nl::Qdisc root(rtnl_qdisc_get(qdiscs, index, kHtbRootHandle));
-  if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "htb") return std::nullopt;
-  nl::check(rtnl_class_alloc_cache(sock, index, &raw),
-            "rtnl_class_alloc_cache(" + where(ns, dev) + ")");
-  nl::Cache classes(raw);
-  nl::Class cls(rtnl_class_get(classes.get(), index, kHtbClassHandle));
-  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs, index, kHtbLeafHandle));
-  if (!cls || !leaf) return std::nullopt;
+  nl_cache* qdiscs = qdiscs_of(ns, own);
+  nl::Qdisc root(rtnl_qdisc_get(qdiscs, index, kTbfRootHandle));
+  if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "tbf") return std::nullopt;
   ShapingState state;
-  nl::check(rtnl_htb_get_rate64(cls.get(), &state.config.rate_bytes_per_s), "rtnl_htb_get_rate64");
-  state.config.burst_bytes = rtnl_htb_get_rbuffer(cls.get());
-  state.config.quantum_bytes = rtnl_htb_get_quantum(cls.get());
-  read_leaf(leaf.get(), state.config);
-  state.sent_bytes = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BYTES);
-  state.sent_packets = rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_PACKETS);
+  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs, index, kLeafHandle));
+  if (leaf) {
+    read_leaf(leaf.get(), state.config);
+  } else if (nl::Qdisc cut(rtnl_qdisc_get(qdiscs, index, kCutLeafHandle)); cut) {
+    state.config.queue = QueueLimit{QueueLimit::Unit::kBytes, 0};  // a cut port holds nothing
+  } else {
+    return std::nullopt;
+  }
+  // libnl reads TBF's 32-bit rate field; the kernel fills it saturated above 2^32 - 1
+  // bytes/s (34.4 Gbit/s), where the planner caps a direction's rate (planner.cpp).
+  state.config.rate_bytes_per_s = static_cast<uint32_t>(rtnl_qdisc_tbf_get_rate(root.get()));
+  state.config.burst_bytes = static_cast<uint32_t>(rtnl_qdisc_tbf_get_rate_bucket(root.get()));
+  // TBF's own counters: what it sent, what waits in its leaf, and every drop below it (a
+  // leaf that overflows, and a cut's blackhole, report their drops to it).
+  state.sent_bytes = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_BYTES);
+  state.sent_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_PACKETS);
   state.backlog_bytes =
-      static_cast<uint32_t>(rtnl_tc_get_stat(TC_CAST(cls.get()), RTNL_TC_BACKLOG));
-  state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS) +
-                          rtnl_tc_get_stat(TC_CAST(leaf.get()), RTNL_TC_DROPS);
+      static_cast<uint32_t>(rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_BACKLOG));
+  state.dropped_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_DROPS);
   return state;
 }
 
-void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) {
+void LibnlKernel::set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) {
   nl_sock* sock = context(ns).sock.get();
   const int index = ifindex(ns, dev);
-  // A live change (the timeline, `link set`) finds the tree in place: change the class and
-  // the leaf directly, two round trips instead of reading the tree first. This fails when
-  // there is no tree yet or the leaf is of another kind; the full path below handles both.
-  if (rtnl_class_add(sock, make_htb_class(index, s).get(), 0) >= 0 &&
-      rtnl_qdisc_add(sock, make_leaf(index, s).get(), 0) >= 0) {
-    return;
-  }
   const std::string at = where(ns, dev);
-  // A device without a tree (every device of a fresh lab): made outright. Reading the tree
-  // first dumps every qdisc of the namespace, which for a hub of 2000 devices made its
-  // shaping cost time growing with the square of its devices (16.6 s of a 2000-leaf star).
-  if (rtnl_qdisc_add(sock, make_htb_root(index).get(), NLM_F_CREATE | NLM_F_EXCL) >= 0) {
-    nl::check(rtnl_class_add(sock, make_htb_class(index, s).get(), NLM_F_CREATE | NLM_F_EXCL),
-              "rtnl_class_add(htb 1:1 " + at + ")");
-    nl::check(rtnl_qdisc_add(sock, make_leaf(index, s).get(), NLM_F_CREATE | NLM_F_REPLACE),
-              std::string("rtnl_qdisc_add(") + leaf_kind(s) + " leaf " + at + ")");
+  const auto leaf_error = [&] {
+    return std::string("rtnl_qdisc_add(") + leaf_kind(s) + " leaf " + at + ")";
+  };
+  // A live change (the timeline, `link set`) finds the leaf in place: changed, then TBF,
+  // two round trips without reading anything first. TBF hands its limit to its leaf, so the
+  // leaf goes first: its change fails when the port is cut, where the limit must stay 0.
+  if (rtnl_qdisc_add(sock, make_leaf(index, s).get(), 0) >= 0) {
+    nl::check(send_request(sock, make_tbf_request(index, s, 0)),
+              "rtnl_qdisc_change(tbf " + at + ")");
     return;
   }
-  const auto current = shaping(ns, dev);
-  if (!current) {
-    nl::check(rtnl_qdisc_add(sock, make_htb_root(index).get(), NLM_F_CREATE | NLM_F_EXCL),
-              "rtnl_qdisc_add(htb root " + at + ")");
+  // A device without a TBF (every device of a fresh lab): made, then its leaf, without
+  // reading the namespace's qdiscs (a hub's thousands) first.
+  if (send_request(sock, make_tbf_request(index, s, NLM_F_CREATE | NLM_F_EXCL)) >= 0) {
+    nl::check(rtnl_qdisc_add(sock, make_leaf(index, s).get(), NLM_F_CREATE | NLM_F_REPLACE),
+              leaf_error());
+    return;
   }
-  // Without NLM_F_CREATE an existing class is changed in place, keeping its leaf, queue
-  // and counters: a bandwidth change never flushes packets.
-  nl::check(
-      rtnl_class_add(sock, make_htb_class(index, s).get(), current ? 0 : NLM_F_CREATE | NLM_F_EXCL),
-      std::string("rtnl_class_add(htb 1:1 ") + at + (current ? ", change)" : ")"));
-  if (current && current->config.queue == s.queue) return;
-  // Same kind: change in place. Another kind: replace (this flushes the leaf's queue, which
-  // only switching between packets and bytes can cause).
-  const bool same_kind = current && std::string(leaf_kind(current->config)) == leaf_kind(s);
-  nl::check(
-      rtnl_qdisc_add(sock, make_leaf(index, s).get(), same_kind ? 0 : NLM_F_CREATE | NLM_F_REPLACE),
-      std::string("rtnl_qdisc_add(") + leaf_kind(s) + " leaf " + at + ")");
+  // A TBF whose leaf did not change: cut, or of the other unit.
+  if (is_cut(ns, dev)) {
+    RateShaping holding_nothing = s;  // made again from the shaping then, when it is up
+    holding_nothing.queue = QueueLimit{QueueLimit::Unit::kBytes, 0};
+    nl::check(send_request(sock, make_tbf_request(index, holding_nothing, 0)),
+              "rtnl_qdisc_change(tbf " + at + ", cut)");
+    return;
+  }
+  // Another unit: replaced, which flushes the queue (only a change between packets and
+  // bytes does this).
+  nl::check(rtnl_qdisc_add(sock, make_leaf(index, s).get(), NLM_F_CREATE | NLM_F_REPLACE),
+            leaf_error());
+  nl::check(send_request(sock, make_tbf_request(index, s, 0)), "rtnl_qdisc_change(tbf " + at + ")");
 }
 
 void LibnlKernel::remove_shaping(const std::string& ns, const std::string& dev) {
   nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
   rtnl_tc_set_ifindex(TC_CAST(root.get()), ifindex(ns, dev));
   rtnl_tc_set_parent(TC_CAST(root.get()), TC_H_ROOT);
-  rtnl_tc_set_handle(TC_CAST(root.get()), kHtbRootHandle);
+  rtnl_tc_set_handle(TC_CAST(root.get()), kTbfRootHandle);
   nl::check(rtnl_qdisc_delete(context(ns).sock.get(), root.get()),
-            "rtnl_qdisc_delete(htb root " + where(ns, dev) + ")");
+            "rtnl_qdisc_delete(tbf " + where(ns, dev) + ")");
 }
 
 namespace {

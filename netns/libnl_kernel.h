@@ -44,10 +44,11 @@ class LibnlKernel : public Kernel {
   void withdraw_routes(const std::string& ns, const std::vector<Ipv4Prefix>& dsts) override;
   std::optional<ShapingState> shaping(const std::string& ns, const std::string& dev) override;
   std::optional<Received> received(const std::string& ns, const std::string& dev) override;
-  void set_shaping(const std::string& ns, const std::string& dev, const HtbShaping& s) override;
+  void set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) override;
   void remove_shaping(const std::string& ns, const std::string& dev) override;
   bool is_cut(const std::string& ns, const std::string& dev) override;
-  void set_cut(const std::string& ns, const std::string& dev, bool cut) override;
+  void set_cut(const std::string& ns, const std::string& dev, bool cut,
+               const RateShaping& shaping) override;
   // The ingress hook is netlink (an ingress qdisc, a bpf filter) plus mangle rules: one
   // nf_tables transaction (nft_delay_hooks.h), or iptables-restore inside the namespace
   // where iptables is the legacy one.
@@ -84,6 +85,10 @@ class LibnlKernel : public Kernel {
   int ifindex(const std::string& ns, const std::string& dev);
 
  private:
+  // The namespace's qdiscs: the snapshot's dump when one is open, else a fresh dump that
+  // `own` keeps.
+  nl_cache* qdiscs_of(const std::string& ns, nl::Cache& own);
+
   struct Context {
     nl::Socket sock;                     // bound to the namespace
     std::map<std::string, int> ifindex;  // devices seen; cleared when one is deleted

@@ -2,12 +2,12 @@
 
 #include <linux/pkt_sched.h>
 #include <netlink/route/qdisc/fifo.h>
-#include <netlink/route/qdisc/htb.h>
 #include <netlink/route/qdisc/netem.h>
 
 #include <netlink/attr.h>
 #include <netlink/utils.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -30,41 +30,69 @@ void base(rtnl_tc* tc, int ifindex, uint32_t parent, uint32_t handle, const char
   nl::check(rtnl_tc_set_kind(tc, kind), std::string("rtnl_tc_set_kind(") + kind + ")");
 }
 
-}  // namespace
-
-const char* leaf_kind(const HtbShaping& s) {
-  return s.queue.unit == QueueLimit::Unit::kBytes ? "bfifo" : "pfifo";
+// A root qdisc request, up to its options: the header and the kind.
+Message root_qdisc_request(int ifindex, uint32_t handle, const char* kind, int flags) {
+  Message msg(nl::check_alloc(nlmsg_alloc_simple(RTM_NEWQDISC, flags), "nlmsg_alloc"));
+  tcmsg tc{};
+  tc.tcm_family = AF_UNSPEC;
+  tc.tcm_ifindex = ifindex;
+  tc.tcm_parent = TC_H_ROOT;
+  tc.tcm_handle = handle;
+  nl::check(nlmsg_append(msg.get(), &tc, sizeof tc, NLMSG_ALIGNTO), "nlmsg_append(tcmsg)");
+  nl::check(nla_put_string(msg.get(), TCA_KIND, kind), "nla_put(TCA_KIND)");
+  return msg;
 }
 
-nl::Qdisc make_htb_root(int ifindex) {
-  nl::Qdisc root(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-  base(TC_CAST(root.get()), ifindex, TC_H_ROOT, kHtbRootHandle, "htb");
-  nl::check(rtnl_htb_set_defcls(root.get(), kHtbClassHandle & 0xffff), "rtnl_htb_set_defcls");
-  return root;
-}
-
-nl::Class make_htb_class(int ifindex, const HtbShaping& s) {
-  // The class message must carry rate, ceil, both buffers and the quantum every time: the
-  // kernel falls back to about one MTU for an omitted buffer.
-  nl::Class cls(nl::check_alloc(rtnl_class_alloc(), "rtnl_class_alloc"));
-  base(TC_CAST(cls.get()), ifindex, kHtbRootHandle, kHtbClassHandle, "htb");
-  nl::check(rtnl_htb_set_rate64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_rate64");
-  nl::check(rtnl_htb_set_ceil64(cls.get(), s.rate_bytes_per_s), "rtnl_htb_set_ceil64");
-  nl::check(rtnl_htb_set_rbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_rbuffer");
-  nl::check(rtnl_htb_set_cbuffer(cls.get(), s.burst_bytes), "rtnl_htb_set_cbuffer");
-  nl::check(rtnl_htb_set_quantum(cls.get(), s.quantum_bytes), "rtnl_htb_set_quantum");
-  return cls;
-}
-
-nl::Qdisc make_leaf(int ifindex, const HtbShaping& s) {
+nl::Qdisc make_fifo(int ifindex, uint32_t handle, const char* kind, uint32_t limit) {
   nl::Qdisc leaf(nl::check_alloc(rtnl_qdisc_alloc(), "rtnl_qdisc_alloc"));
-  base(TC_CAST(leaf.get()), ifindex, kHtbClassHandle, kHtbLeafHandle, leaf_kind(s));
-  nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(s.queue.limit)),
+  base(TC_CAST(leaf.get()), ifindex, kTbfClassHandle, handle, kind);
+  nl::check(rtnl_qdisc_fifo_set_limit(leaf.get(), static_cast<int>(limit)),
             "rtnl_qdisc_fifo_set_limit");
   return leaf;
 }
 
-void read_leaf(rtnl_qdisc* leaf, HtbShaping& s) {
+}  // namespace
+
+const char* leaf_kind(const RateShaping& s) {
+  return s.queue.unit == QueueLimit::Unit::kBytes ? "bfifo" : "pfifo";
+}
+
+Message make_tbf_request(int ifindex, const RateShaping& s, int flags) {
+  Message msg = root_qdisc_request(ifindex, kTbfRootHandle, "tbf", flags);
+  nlattr* opts = nla_nest_start(msg.get(), TCA_OPTIONS);
+  tc_tbf_qopt q{};
+  // The 32-bit field saturates; the kernel takes the larger of it and TCA_TBF_RATE64.
+  q.rate.rate = static_cast<uint32_t>(std::min<uint64_t>(s.rate_bytes_per_s, UINT32_MAX));
+  // Ethernet framing: the kernel then computes transmission times itself and needs no rate
+  // table (sch_tbf.c, tbf_change).
+  q.rate.linklayer = TC_LINKLAYER_ETHERNET;
+  // TBF hands its limit to its FIFO leaf on every change (fifo_set_limit), so it is the
+  // leaf's own, in the leaf's unit. A new TBF gets none (0: no default leaf of its own to
+  // replace); the leaf is grafted right after it.
+  q.limit = (flags & NLM_F_CREATE) ? 0 : s.queue.limit;
+  nl::check(nla_put(msg.get(), TCA_TBF_PARMS, sizeof q, &q), "nla_put(TCA_TBF_PARMS)");
+  nl::check(nla_put_u64(msg.get(), TCA_TBF_RATE64, s.rate_bytes_per_s), "nla_put(TCA_TBF_RATE64)");
+  // The bucket in bytes: the kernel derives its time from the rate.
+  nl::check(nla_put_u32(msg.get(), TCA_TBF_BURST, s.burst_bytes), "nla_put(TCA_TBF_BURST)");
+  nla_nest_end(msg.get(), opts);
+  return msg;
+}
+
+int send_request(nl_sock* sock, const Message& msg) {
+  const int sent = nl_send_auto(sock, msg.get());
+  return sent < 0 ? sent : nl_wait_for_ack(sock);
+}
+
+nl::Qdisc make_leaf(int ifindex, const RateShaping& s) {
+  return make_fifo(ifindex, kLeafHandle, leaf_kind(s), s.queue.limit);
+}
+
+nl::Qdisc make_cut_leaf(int ifindex) {
+  // A byte FIFO that holds nothing: every packet is dropped, and counted, at the port.
+  return make_fifo(ifindex, kCutLeafHandle, "bfifo", 0);
+}
+
+void read_leaf(rtnl_qdisc* leaf, RateShaping& s) {
   const std::string kind = rtnl_tc_get_kind(TC_CAST(leaf));
   s.queue.unit = kind == "bfifo" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
   s.queue.limit = static_cast<uint32_t>(rtnl_qdisc_fifo_get_limit(leaf));
@@ -77,15 +105,8 @@ Message make_netem_request(int ifindex, const NetemParams& n, int flags) {
   // netem_enqueue): max(arrival + delay, previous release) + length / rate, the delay
   // line's FIFO rule. At the largest rate the attribute holds (2^32 - 1 bytes/s) the
   // length term is 0.35 us per full frame, 15 us per 64 KiB GSO packet: nothing to the
-  // link, whose rate is the sender's HTB. Rate 0 (reorder allowed) turns it off again.
-  Message msg(nl::check_alloc(nlmsg_alloc_simple(RTM_NEWQDISC, flags), "nlmsg_alloc"));
-  tcmsg tc{};
-  tc.tcm_family = AF_UNSPEC;
-  tc.tcm_ifindex = ifindex;
-  tc.tcm_parent = TC_H_ROOT;
-  tc.tcm_handle = kNetemRootHandle;
-  nl::check(nlmsg_append(msg.get(), &tc, sizeof tc, NLMSG_ALIGNTO), "nlmsg_append(tcmsg)");
-  nl::check(nla_put_string(msg.get(), TCA_KIND, "netem"), "nla_put(TCA_KIND)");
+  // link, whose rate is the sender's TBF. Rate 0 (reorder allowed) turns it off again.
+  Message msg = root_qdisc_request(ifindex, kNetemRootHandle, "netem", flags);
   // TCA_OPTIONS: the fixed tc_netem_qopt, then netem's own attributes after it (not nested
   // in one of their own: the kernel parses them from the end of the struct).
   nlattr* opts = nla_nest_start(msg.get(), TCA_OPTIONS);

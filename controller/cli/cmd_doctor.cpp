@@ -60,14 +60,13 @@ int run_doctor(const Argv& argv) {
   for (const auto& c : caps) t.add({c.name, c.available ? "yes" : "no", c.detail});
   t.print(std::cout, "");
   const bool core =
-      has_capability(caps, "netns") && has_capability(caps, "veth") && has_capability(caps, "htb");
+      has_capability(caps, "netns") && has_capability(caps, "veth") && has_capability(caps, "tbf");
   const NetemSupport netem = detect_netem();
-  std::cout
-      << "\nthe testbed will use:\n"
-      << "  topology:  network namespaces joined by veth pairs"
-      << (core ? "" : "  (UNAVAILABLE: the testbed cannot run here)") << "\n"
-      << "  bandwidth: an HTB class per link direction on the sender's egress, changed in place\n"
-      << "  delay, jitter, loss (backend auto): ";
+  std::cout << "\nthe testbed will use:\n"
+            << "  topology:  network namespaces joined by veth pairs"
+            << (core ? "" : "  (UNAVAILABLE: the testbed cannot run here)") << "\n"
+            << "  bandwidth: a TBF per link direction on the sender's egress, changed in place\n"
+            << "  delay, jitter, loss (backend auto): ";
   if (netem.available) {
     std::cout << "netem on an IFB device at each receiving side; sch_netem is " << netem.how
               << "\n";

@@ -13,7 +13,7 @@ nlohmann::json to_json(const CurrentLinks& links) {
                 {"jitter_us", d.jitter.us},
                 {"loss", d.loss.value},
                 {"down", d.down},
-                {"htb", htb_to_json(d.htb)}};
+                {"shaping", shaping_to_json(d.shaping)}};
     if (d.netem) all[key]["netem"] = netem_to_json(*d.netem);
   }
   return all;
@@ -29,7 +29,8 @@ CurrentLinks current_links_from_json(const nlohmann::json& j, const std::string&
         (key.substr(colon) != ":a2b" && key.substr(colon) != ":b2a"))
       throw file.error(key, "is no link direction (LINK:a2b or LINK:b2a)");
     const FieldReader r(value, where + "." + key);
-    r.refuse_unknown({"rate_bits_per_s", "delay_us", "jitter_us", "loss", "down", "htb", "netem"});
+    r.refuse_unknown(
+        {"rate_bits_per_s", "delay_us", "jitter_us", "loss", "down", "shaping", "netem"});
     CurrentDirection d;
     d.rate = Rate{r.required<uint64_t>("rate_bits_per_s")};
     const auto at_least_0 = [&](const char* field) {
@@ -39,7 +40,7 @@ CurrentLinks current_links_from_json(const nlohmann::json& j, const std::string&
     d.jitter = Duration{at_least_0("jitter_us")};
     d.loss = Fraction{r.in_range("loss", r.required<double>("loss"), 0.0, 1.0)};
     d.down = r.required<bool>("down");
-    d.htb = r.part("htb", htb_from_json);
+    d.shaping = r.part("shaping", shaping_from_json);
     if (r.json().contains("netem")) d.netem = r.part("netem", netem_from_json);
     links[key] = d;
   }

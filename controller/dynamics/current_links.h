@@ -21,7 +21,7 @@ struct CurrentDirection {
   Duration delay, jitter;
   Fraction loss;
   bool down = false;                  // cut by a fault until it is up again
-  HtbShaping htb;                     // the sender's class, as sized for `rate`
+  RateShaping shaping;                // the sender's class, as sized for `rate`
   std::optional<IngressNetem> netem;  // netem backend: the receiver's
 };
 

@@ -59,9 +59,9 @@ std::vector<LiveDirection> live_directions(const Plan& plan, const CurrentLinks&
       d.local_rx = here.count(d.rx_ns) > 0;
       d.queue = p.queue;
       d.stream = p.stream;
-      // The planned values (its profile's, queue aside: the planner sized it into `htb`).
+      // The planned values (its profile's, queue aside: the planner sized it into `shaping`).
       d.params = p.params;
-      d.htb = p.htb;
+      d.shaping = p.shaping;
       d.netem = p.netem;
       if (const auto it = current.find(d.key()); it != current.end()) {
         const CurrentDirection& now = it->second;
@@ -70,7 +70,7 @@ std::vector<LiveDirection> live_directions(const Plan& plan, const CurrentLinks&
         d.params.jitter = now.jitter;
         d.params.loss = now.loss;
         d.down = now.down;
-        d.htb = now.htb;
+        d.shaping = now.shaping;
         if (now.netem) d.netem = now.netem;
       }
       out.push_back(d);
@@ -93,11 +93,11 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
   const bool delay_changed = next.delay != d.params.delay;
   const bool loss_changed = next.loss != d.params.loss;
 
-  HtbShaping htb = d.htb;
+  RateShaping shaping = d.shaping;
   if (backend_ == ImpairmentBackend::kNetem) {
     if (next.rate != d.params.rate) {
-      htb = size_htb(next);
-      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
+      shaping = size_shaping(next);
+      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, shaping);
     }
     // The receiver's netem, made on the first delay or loss a direction gets. Its limit
     // follows the rate too (planner.cpp, size_netem).
@@ -115,8 +115,8 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
                                "came up); declare one in the profile");
     }
     if (next.rate != d.params.rate) {
-      htb = size_htb(next);
-      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, htb);
+      shaping = size_shaping(next);
+      if (d.local_tx) kernel_.set_shaping(d.ns, d.dev, shaping);
     }
     // A receiving end on another host is changed there, by that host's own timeline.
     if (delay_changed && d.local_rx) {
@@ -130,10 +130,10 @@ void LinkChanger::apply(LiveDirection& d, const ScheduleChange& change) {
   // Last: a cut drops the queue the changes above may have resized. Only the sender cuts;
   // a receiving end on another host learns of it from current.json.
   if (change.down && *change.down != d.down && d.local_tx)
-    kernel_.set_cut(d.ns, d.dev, *change.down);
+    kernel_.set_cut(d.ns, d.dev, *change.down, shaping);
   if (change.down) d.down = *change.down;
   d.params = next;
-  d.htb = htb;
+  d.shaping = shaping;
 }
 
 void record_current(const std::string& lab_dir, const std::vector<const LiveDirection*>& changed) {
@@ -142,7 +142,7 @@ void record_current(const std::string& lab_dir, const std::vector<const LiveDire
   CurrentLinks all = current_links_from_json(read_json_object(path), path);
   for (const LiveDirection* d : changed)
     all[d->key()] = {d->params.rate, d->params.delay, d->params.jitter, d->params.loss,
-                     d->down,        d->htb,          d->netem};
+                     d->down,        d->shaping,      d->netem};
   replace_json(path, to_json(all));
 }
 

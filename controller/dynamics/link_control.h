@@ -1,4 +1,4 @@
-// Changing a live link direction in place: the rate through an HTB class change (no qdisc
+// Changing a live link direction in place: the rate through a TBF change (no qdisc
 // delete, no queue flush), delay and jitter through the receiver's netem or the delay line's
 // control socket, loss through that netem or the iptables statistic rule. Shared by the timeline
 // and `testbed link set`; current values are kept in the lab's current.json for `status`.
@@ -24,7 +24,7 @@ struct LiveDirection {
   uint64_t stream = 0;
   DirectionParams params;             // current values
   bool down = false;                  // cut by a fault (kernel.h, set_cut) until it is up
-  HtbShaping htb;                     // as configured now
+  RateShaping shaping;                // as configured now
   std::optional<IngressNetem> netem;  // netem backend: the receiver's, once there is one
   // Whether this host holds the sending (shaping) and the receiving (delay line, loss) end.
   // Both, on one box; on a slice of a lab spread over hosts, a link between hosts has its

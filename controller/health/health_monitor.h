@@ -1,9 +1,8 @@
 // Watches the emulation while a run goes on, on its own thread: every kSamplePeriod it
-// reads each shaped direction's HTB counters and /proc/stat, and in between looks again
-// at the queues of the directions that were backlogged (link_backlog.h); at the start and the end it
-// asks the delay lines for their lateness histograms. stop() returns the run's
-// HealthReport. Every few seconds the running figures go to a MetricsSink for the
-// dashboards.
+// reads each shaped direction's TBF counters and /proc/stat, and in between looks again
+// at the queues of the directions that were backlogged (link_backlog.h); at the start and the end
+// it asks the delay lines for their lateness histograms. stop() returns the run's HealthReport.
+// Every few seconds the running figures go to a MetricsSink for the dashboards.
 //
 // The Kernel is used only on the monitor's thread (netlink handles are not shared), so
 // the caller hands over one of its own; tests pass a FakeKernel.

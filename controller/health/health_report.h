@@ -30,7 +30,8 @@ struct HealthThresholds {
   // The same limit on the whole lateness turns the host's stalls into a note.
   double max_p99_lateness_ms = 1.0;
   // Backlogged links must carry 90% of their rate: HTB on a light lab gave 98.8-99.2%
-  // (tests/integration/health_test.cpp's lab); 10% short is beyond counter granularity.
+  // (tests/integration/health_test.cpp's lab), and TBF, which replaced it, carries the
+  // same iperf3 goodput (docs/benchmarks.md); 10% short is beyond counter granularity.
   double min_rate_ratio = 0.9;
   // Saturated half the run: at that point the other two signals are at risk even where
   // they were not caught (short backlogs, links without delay).

@@ -1,5 +1,5 @@
 // Whether a shaped link direction delivers its configured rate when it has work, from the
-// sender's HTB class (bytes sent, bytes waiting, rate), sampled every 200 ms.
+// sender's TBF (bytes sent, bytes waiting, rate), sampled every 200 ms.
 //
 // An interval between two samples counts as backlogged when bytes waited at both ends and
 // the configured rate did not change in between. The queue may still have emptied and

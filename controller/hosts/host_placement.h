@@ -44,7 +44,7 @@ struct HostPlacement {
 struct HostLoad {
   std::string host;
   size_t nodes = 0;
-  uint64_t shaped_bits_per_s = 0;   // HTB on the links its nodes send on
+  uint64_t shaped_bits_per_s = 0;   // TBF on the links its nodes send on
   uint64_t delayed_bits_per_s = 0;  // delay lines on the impaired links its nodes receive
   size_t links_to_other_hosts = 0;  // each end counted at its own host
   uint64_t cross_bits_per_s = 0;    // both directions of those links

@@ -1,6 +1,6 @@
 // The pods of `testbed export k8s`: one per data center, named as its meshnet Topology, with
 // the testbed as a native sidecar that applies that node's slice of the plan inside the
-// pod's network namespace (HTB, the delay line, routes, the timeline), and a ConfigMap
+// pod's network namespace (TBF, the delay line, routes, the timeline), and a ConfigMap
 // holding the profile and the placement the sidecars read. Pure: text in, resources out.
 #pragma once
 

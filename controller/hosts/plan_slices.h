@@ -1,7 +1,7 @@
 // A plan cut into one slice per host (docs/multihost.md). Every step of the plan lands on
 // exactly one host; a veth whose ends are on different hosts becomes an ExpectInterface
 // step at each end (the link is made by meshnet or a VXLAN), and the shaping, delay hooks,
-// addresses and routes around it stay where they are in the whole plan: HTB on the
+// addresses and routes around it stay where they are in the whole plan: TBF on the
 // sender's host, the delay line on the receiver's. Pure.
 #pragma once
 

@@ -69,8 +69,9 @@ bool Applier::in_effect(const Step& step) {
                    auto current = kernel_.shaping(s.ns, s.dev);
                    // The kernel keeps burst as timer ticks and reports it rounded; rate, quantum
                    // and queue are what decide the behaviour and come back exactly.
-                   return current && current->config.rate_bytes_per_s == s.htb.rate_bytes_per_s &&
-                          current->config.queue == s.htb.queue;
+                   return current &&
+                          current->config.rate_bytes_per_s == s.shaping.rate_bytes_per_s &&
+                          current->config.queue == s.shaping.queue;
                  },
                  [&](const AddRoutes& s) { return missing_routes(s).empty(); },
                  [&](const AddTrafficCounters& s) {
@@ -126,7 +127,7 @@ void Applier::execute(const Step& step, Done& done) {
                 done.previous_shaping = cur->config;
               }
             }
-            kernel_.set_shaping(s.ns, s.dev, s.htb);
+            kernel_.set_shaping(s.ns, s.dev, s.shaping);
           },
           // Some may be there already (a lab applied again after a route was lost):
           // only the missing ones are asked for, as the kernel refuses duplicates.

@@ -72,8 +72,8 @@ class Applier {
  private:
   struct Done {
     size_t step;
-    std::optional<HtbShaping> previous_shaping;  // what a changed shaping replaced
-    std::optional<std::string> previous_value;   // what a changed sysctl held
+    std::optional<RateShaping> previous_shaping;  // what a changed shaping replaced
+    std::optional<std::string> previous_value;    // what a changed sysctl held
   };
 
   bool in_effect(const Step& step);

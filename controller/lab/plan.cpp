@@ -21,19 +21,17 @@ nlohmann::json queue_json(const QueueLimit& q) {
 
 }  // namespace
 
-nlohmann::json htb_to_json(const HtbShaping& h) {
+nlohmann::json shaping_to_json(const RateShaping& h) {
   nlohmann::json j = {{"rate_bits_per_s", h.rate_bytes_per_s * 8},
                       {"burst_bytes", h.burst_bytes},
-                      {"quantum_bytes", h.quantum_bytes},
                       {"queue", queue_json(h.queue)}};
   return j;
 }
 
-HtbShaping htb_from_json(const nlohmann::json& j) {
-  HtbShaping h;
+RateShaping shaping_from_json(const nlohmann::json& j) {
+  RateShaping h;
   h.rate_bytes_per_s = j.at("rate_bits_per_s").get<uint64_t>() / 8;
   h.burst_bytes = j.at("burst_bytes").get<uint32_t>();
-  h.quantum_bytes = j.at("quantum_bytes").get<uint32_t>();
   h.queue.limit = j.at("queue").at("limit").get<uint32_t>();
   h.queue.unit =
       j.at("queue").at("unit") == "bytes" ? QueueLimit::Unit::kBytes : QueueLimit::Unit::kPackets;
@@ -92,7 +90,7 @@ nlohmann::json direction_json(const PlannedDirection& d) {
                       {"stream", d.stream},
                       {"queue", d.queue},
                       {"schedule", schedule_to_json(d.params.schedule)},
-                      {"htb", htb_to_json(d.htb)}};
+                      {"shaping", shaping_to_json(d.shaping)}};
   if (d.params.burst_loss) {
     j["loss"] = format_burst_loss(*d.params.burst_loss);
     j["gilbert_elliott"] = burst_loss_to_json(*d.params.burst_loss);
@@ -158,9 +156,9 @@ std::string describe_step(const Step& step) {
                    " limit " + std::to_string(s.netem.netem.limit_packets) + "pkt";
           },
           [](const ShapeEgress& s) {
-            return "htb " + s.dev + "@" + s.ns + " rate " +
-                   format_rate(Rate{s.htb.rate_bytes_per_s * 8}) + " burst " +
-                   std::to_string(s.htb.burst_bytes) + "b queue " + queue_str(s.htb.queue);
+            return "tbf " + s.dev + "@" + s.ns + " rate " +
+                   format_rate(Rate{s.shaping.rate_bytes_per_s * 8}) + " burst " +
+                   std::to_string(s.shaping.burst_bytes) + "b queue " + queue_str(s.shaping.queue);
           },
           [](const AddRoutes& s) {
             std::string out = std::to_string(s.routes.size()) + " routes in " + s.ns;

@@ -51,7 +51,7 @@ struct SetSysctl {
 };
 struct ShapeEgress {
   std::string ns, dev;
-  HtbShaping htb;
+  RateShaping shaping;
 };
 // A node's routes, one per destination, installed together (netlink requests batched);
 // undone by deleting every route the testbed owns in the namespace (kernel.h).
@@ -105,7 +105,7 @@ struct PlannedDirection {
   std::string ns, dev;        // where the egress shaping sits (the sender)
   std::string rx_ns, rx_dev;  // where the packets arrive (the receiver)
   DirectionParams params;
-  HtbShaping htb;
+  RateShaping shaping;
   uint64_t stream = 0;                // seeds this direction's random schedule and jitter
   int queue = -1;                     // NFQUEUE number with the delay-line backend, else -1
   std::optional<IngressNetem> netem;  // with the netem backend, when delayed or lossy
@@ -191,8 +191,8 @@ const PlannedNode* plan_node(const Plan& plan, const std::string& name);
 std::set<std::string> plan_namespaces(const Plan& plan);
 nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::string>& nodes,
                               bool with_routes);
-nlohmann::json htb_to_json(const HtbShaping& h);
-HtbShaping htb_from_json(const nlohmann::json& j);
+nlohmann::json shaping_to_json(const RateShaping& h);
+RateShaping shaping_from_json(const nlohmann::json& j);
 nlohmann::json burst_loss_to_json(const GilbertElliott& m);
 GilbertElliott burst_loss_from_json(const nlohmann::json& j);
 nlohmann::json netem_to_json(const IngressNetem& n);

@@ -109,7 +109,7 @@ PlannedDirection direction_from(const FieldReader& r) {
                     "stream",
                     "queue",
                     "schedule",
-                    "htb",
+                    "shaping",
                     "gilbert_elliott",
                     "netem",
                     "faults"});
@@ -131,7 +131,7 @@ PlannedDirection direction_from(const FieldReader& r) {
   d.stream = r.required<uint64_t>("stream");
   d.queue = r.required<int>("queue");
   d.params.schedule = read_part(r, "schedule", schedule_from_json);
-  d.htb = read_part(r, "htb", htb_from_json);
+  d.shaping = read_part(r, "shaping", shaping_from_json);
   if (r.json().contains("gilbert_elliott"))
     d.params.burst_loss = read_part(r, "gilbert_elliott", burst_loss_from_json);
   if (r.json().contains("netem")) d.netem = read_part(r, "netem", netem_from_json);

@@ -13,25 +13,32 @@ namespace {
 constexpr size_t kMaxInterfaceName = 15;  // IFNAMSIZ (16) less the terminating NUL
 constexpr uint32_t kFrameBytes = 1514;    // a full Ethernet frame at MTU 1500
 
-// HTB refills its bucket from timers. With iproute2's default bucket (about one frame)
-// a 1 Gbit/s class delivered 92% of its rate here; a bucket holding 2 ms of traffic
-// delivered the ideal TCP goodput (95.6% = 1448/1514 payload per frame). 2 ms rides out
-// timer and scheduling jitter on a loaded 2-core host while capping bursts at 2 ms.
+// The token bucket refills from timers. With a bucket of about one frame (iproute2's
+// default for HTB, as this planner used before TBF) a 1 Gbit/s direction delivered 92% of
+// its rate here; a bucket holding 2 ms of traffic delivered the ideal TCP goodput (95.6% =
+// 1448/1514 payload per frame). 2 ms rides out timer and scheduling jitter on a loaded
+// 2-core host while capping bursts at 2 ms.
 constexpr uint64_t kBurstMicros = 2000;
 // Below 65 Mbit/s, 2 ms is under 16 KiB; keep at least about ten frames so low rates are
 // not throttled by the refill granularity.
 constexpr uint32_t kMinBurstBytes = 16 * 1024;
 
-// HTB's own default quantum is rate / r2q with r2q = 10; the kernel warns outside
-// [1000, 200000] bytes. With one class per qdisc the quantum only decides that warning,
-// so clamp it to one frame .. 200000.
-constexpr uint64_t kRateToQuantum = 10;
-constexpr uint64_t kMaxQuantum = 200000;
+// Plus one GSO super-packet (kGsoPacketBytes below): TBF splits a packet larger than its
+// bucket into frames, which then cross the receiver's delay line one by one. Measured here
+// through a veth pair at 66 Mbit/s, iperf3 for 6 s: with a bucket of 2 ms (16.5 KB) the
+// receiver counted 31,256 packets, with this one 1,608, and HTB's old tree (which never
+// splits: it lets a whole super-packet through on any credit, so its largest burst was the
+// bucket plus one super-packet, as TBF's is now) 1,652; goodput 63.1 Mbit/s in all three.
+
+// The largest rate TBF's read-back carries: libnl reads its 32-bit field (2^32 - 1
+// bytes/s, 34.4 Gbit/s). A faster direction is shaped at this: more than a veth pair and a
+// delay line carry on a machine of this kind, and the plan shows it.
+constexpr uint64_t kMaxShapedBytesPerS = UINT32_MAX;
 
 // Default queue: one bandwidth-delay product (the classic buffer-sizing rule), with the
 // round trip taken as twice this direction's delay but at least 20 ms so that multi-hop
 // paths over zero-delay links still absorb TCP's bursts. Never below two GSO super-packets
-// as HTB counts them (64 KiB of payload is 45 segments of 1514 bytes each, 68,130 bytes):
+// as a qdisc counts them (64 KiB of payload is 45 segments of 1514 bytes each, 68,130 bytes):
 // a FIFO smaller than one drops every such packet and TCP stalls (measured here: 0.5 Mbit/s
 // through a 10 Mbit/s link with a 64 KiB queue).
 constexpr int64_t kMinQueueRttMicros = 20000;
@@ -39,7 +46,7 @@ constexpr uint64_t kGsoPacketBytes = 45 * kFrameBytes;
 constexpr uint64_t kMinQueueBytes = 2 * kGsoPacketBytes;
 
 // netem, on the receiving side, holds only the packets in flight through the delay: they
-// arrive at most at the link's rate (the sender's HTB sees to that) and leave when due, so
+// arrive at most at the link's rate (the sender's TBF sees to that) and leave when due, so
 // nothing queues there and its limit is no buffer, only a cap that must never drop. Counted
 // in packets, so sized for the smallest (a 64-byte minimum Ethernet frame, an ACK's size)
 // over delay plus jitter at the full rate; never below netem's own default of 1000.
@@ -74,13 +81,12 @@ std::string ifb_name(size_t link_index, const std::string& sender) {
   return ("tbi" + std::to_string(link_index) + "-" + sender).substr(0, kMaxInterfaceName);
 }
 
-HtbShaping size_htb(const DirectionParams& params) {
-  HtbShaping h;
-  h.rate_bytes_per_s = params.rate.bytes_per_s();
+RateShaping size_shaping(const DirectionParams& params) {
+  RateShaping h;
+  h.rate_bytes_per_s = std::min(params.rate.bytes_per_s(), kMaxShapedBytesPerS);
   h.burst_bytes =
-      clamp_u32(std::max<uint64_t>(h.rate_bytes_per_s * kBurstMicros / 1000000, kMinBurstBytes));
-  h.quantum_bytes = static_cast<uint32_t>(
-      std::clamp<uint64_t>(h.rate_bytes_per_s / kRateToQuantum, kFrameBytes, kMaxQuantum));
+      clamp_u32(std::max<uint64_t>(h.rate_bytes_per_s * kBurstMicros / 1000000, kMinBurstBytes) +
+                kGsoPacketBytes);
   if (params.queue) {
     h.queue.unit = params.queue->unit == QueueSize::Unit::kBytes ? QueueLimit::Unit::kBytes
                                                                  : QueueLimit::Unit::kPackets;
@@ -215,9 +221,9 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     const auto direction = [&](const PlannedNode& from, const PlannedNode& to,
                                const std::string& dev, const std::string& rx_dev,
                                const DirectionParams& p, bool b2a) {
-      PlannedDirection d{from.name, to.name,     from.ns,
-                         dev,       to.ns,       rx_dev,
-                         p,         size_htb(p), direction_stream(l, b2a),
+      PlannedDirection d{from.name, to.name,         from.ns,
+                         dev,       to.ns,           rx_dev,
+                         p,         size_shaping(p), direction_stream(l, b2a),
                          -1,        std::nullopt};
       if (use_netem && impaired(p)) d.netem = IngressNetem{ifb_name(l, from.name), size_netem(p)};
       plan.has_schedules =
@@ -242,8 +248,8 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
     plan.steps.push_back(SetLinkUp{b.ns, pl.if_b});
     plan.steps.push_back(AddAddress{a.ns, pl.if_a, addr_a});
     plan.steps.push_back(AddAddress{b.ns, pl.if_b, addr_b});
-    plan.steps.push_back(ShapeEgress{a.ns, pl.if_a, pl.a2b.htb});
-    plan.steps.push_back(ShapeEgress{b.ns, pl.if_b, pl.b2a.htb});
+    plan.steps.push_back(ShapeEgress{a.ns, pl.if_a, pl.a2b.shaping});
+    plan.steps.push_back(ShapeEgress{b.ns, pl.if_b, pl.b2a.shaping});
     for (const PlannedDirection* d : {&pl.a2b, &pl.b2a}) {
       if (d->netem) plan.steps.push_back(AddIngressNetem{d->rx_ns, d->rx_dev, *d->netem});
     }
@@ -283,10 +289,10 @@ Plan make_plan(const Topology& topo, bool kernel_has_netem) {
   }
   for (const auto& l : plan.links) {
     for (const PlannedDirection* d : {&l.a2b, &l.b2a}) {
-      const auto& q = d->htb.queue;
+      const auto& q = d->shaping.queue;
       if (q.unit == QueueLimit::Unit::kBytes && q.limit < kGsoPacketBytes) {
         plan.notes.push_back("queue of " + d->from + "->" + d->to + " (" + std::to_string(q.limit) +
-                             " bytes) is smaller than one GSO packet as HTB counts it (" +
+                             " bytes) is smaller than one GSO packet as a qdisc counts it (" +
                              std::to_string(kGsoPacketBytes) + "): TCP will stall on it");
       }
     }

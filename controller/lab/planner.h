@@ -19,8 +19,8 @@ std::string interface_name(size_t link_index, const std::string& peer);
 // (netem backend), in the receiver's namespace.
 std::string ifb_name(size_t link_index, const std::string& sender);
 
-// HTB parameters that make one direction shape accurately at its rate (see planner.cpp).
-HtbShaping size_htb(const DirectionParams& params);
+// Token-bucket parameters that make one direction shape accurately at its rate (see planner.cpp).
+RateShaping size_shaping(const DirectionParams& params);
 // netem's parameters for one direction's delay, jitter and loss, on the receiving side.
 NetemParams size_netem(const DirectionParams& params);
 

@@ -87,7 +87,7 @@ json step_to_json(const Step& step) {
             return r;
           },
           [](const ShapeEgress& s) {
-            json r = htb_to_json(s.htb);
+            json r = shaping_to_json(s.shaping);
             r["ns"] = s.ns;
             r["dev"] = s.dev;
             return r;
@@ -139,7 +139,7 @@ Step step_from_json(const json& j) {
   if (op == "add_ingress_netem") {
     return AddIngressNetem{text(j, "ns"), text(j, "dev"), netem_from_json(j)};
   }
-  if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), htb_from_json(j)};
+  if (op == "shape_egress") return ShapeEgress{text(j, "ns"), text(j, "dev"), shaping_from_json(j)};
   if (op == "add_routes") return AddRoutes{text(j, "ns"), {}};
   if (op == "add_traffic_counters") {
     AddTrafficCounters s{text(j, "ns"), {}};

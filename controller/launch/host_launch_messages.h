@@ -69,7 +69,7 @@ struct HostRanksDone {
   std::vector<RankOutcome> outcomes;  // in the same order
   std::string error;                  // the ranks could not be started: why (then no ranks)
   // What the host's own link directions sent during the job, by "from>to" (the kernel's
-  // HTB counters there): the lab's WAN bytes are every host's.
+  // TBF counters there): the lab's WAN bytes are every host's.
   std::map<std::string, uint64_t> wan_bytes;
   // Their health while the ranks ran (health/health_wire.h), judged by the controller
   // with the lab's other links; none when the host could not watch them.

@@ -114,7 +114,7 @@ nlohmann::json launch_summary(const LaunchRequest& request, const std::vector<Ra
        "reported once; t counts from the launch"},
       {"wan_bytes",
        "bytes sent on every link direction of the lab while the job ran, all "
-       "traffic included, from the kernel's HTB counters"}};
+       "traffic included, from the kernel's TBF counters"}};
   return s;
 }
 

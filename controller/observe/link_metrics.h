@@ -1,6 +1,6 @@
 // The link half of the testbed's Prometheus metrics: per link direction, what is
 // configured now (rate, delay, jitter, loss; from current.json, so schedules and `link set`
-// both show), what the kernel counted on the sending interface's HTB class, and the lag of
+// both show), what the kernel counted on the sending interface's TBF, and the lag of
 // the last scheduled change (from timeline.csv).
 //
 // Sampling reads netlink, which is not thread-safe, so the exporter samples on its own
@@ -76,7 +76,7 @@ std::vector<prometheus::MetricFamily> fault_families(const std::string& lab,
 std::vector<DirectionSample> sample_links(const std::vector<LiveDirection>& directions,
                                           Kernel& kernel, const TimelineTail& timeline);
 
-// Bytes each direction's sender has transmitted so far, by "from>to": the kernel's HTB
+// Bytes each direction's sender has transmitted so far, by "from>to": the kernel's TBF
 // counters, read twice around a run to give its WAN bytes.
 std::map<std::string, uint64_t> transmitted_bytes(const std::vector<LiveDirection>& directions,
                                                   Kernel& kernel);

@@ -13,7 +13,7 @@
 namespace testbed::placement {
 
 // TCP's payload per Ethernet frame (1448 of 1514 bytes: 1500-byte MTU less 20 IP, 20 TCP
-// and 12 timestamp-option bytes; plus the 14-byte Ethernet header HTB counts): the paced
+// and 12 timestamp-option bytes; plus the 14-byte Ethernet header the shaper counts): the paced
 // mode sends payload at b_f times this, so that the frames fill b_f of the link exactly.
 constexpr double kTcpGoodput = 1448.0 / 1514.0;
 

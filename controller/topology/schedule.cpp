@@ -194,7 +194,7 @@ std::vector<ScheduleChange> load_mahimahi_trace(const std::string& path, int64_t
   }
   period_us = last_ms * 1000;
   for (size_t b = 0; b < counts.size() && static_cast<int64_t>(b) * bin_us < period_us; ++b) {
-    // A bin without opportunities still gets one packet's worth: HTB cannot shape to zero.
+    // A bin without opportunities still gets one packet's worth: TBF cannot shape to zero.
     const int64_t packets = std::max<int64_t>(counts[b], 1);
     const Rate rate{static_cast<uint64_t>(packets * kMahimahiPacketBits * 1000000 / bin_us)};
     if (!out.empty() && out.back().rate == rate) continue;  // unchanged: no event needed

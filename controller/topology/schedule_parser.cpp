@@ -237,7 +237,7 @@ std::optional<Schedule> parse_schedule(const YAML::Node& node, const std::string
         fail(body["loop"], "loop: expected true or false");
       }
     }
-    // Mahimahi traces are per-millisecond; 100 ms bins keep HTB changes cheap while
+    // Mahimahi traces are per-millisecond; 100 ms bins keep shaper changes cheap while
     // following the trace's variation at the time scale TCP reacts on.
     int64_t bin_us = 100000;
     if (body["bin"]) {

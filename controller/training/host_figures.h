@@ -1,5 +1,5 @@
 // What another host reports of its own links when a run across hosts asks
-// (docs/multihost.md#every-hosts-links): its kernel alone sees the HTB counters and the
+// (docs/multihost.md#every-hosts-links): its kernel alone sees the TBF counters and the
 // delay lines of the links its nodes send on, so the lab's WAN bytes and health are the
 // controller host's and every other host's together. One struct per message, both ends:
 //   controller -> host  {"cmd":"figures","request":N,"health":B}

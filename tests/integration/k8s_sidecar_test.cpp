@@ -198,7 +198,7 @@ TEST(K8sSidecar, ThePodsOfTheExportBringUpTheirSlicesAndTakeThemDownOnSigterm) {
   ASSERT_TRUE(std::regex_search(ping.output, m, std::regex(R"(= [\d.]+/([\d.]+)/)")));
   EXPECT_NEAR(std::stod(m[1]), 40.0, 3.0) << ping.output;
   std::cout << "[ measured ] pod to pod RTT " << m[1] << " ms for 20 ms each way\n";
-  EXPECT_NE(in_pod(left, {"tc", "qdisc", "show"}).output.find("htb"), std::string::npos);
+  EXPECT_NE(in_pod(left, {"tc", "qdisc", "show"}).output.find("tbf"), std::string::npos);
   // The exporter listens on the pod's addresses, for the cluster's Prometheus: here asked
   // from the other pod, at left's end of the link.
   const std::string port =
@@ -215,7 +215,7 @@ TEST(K8sSidecar, ThePodsOfTheExportBringUpTheirSlicesAndTakeThemDownOnSigterm) {
   Pod& leaving = pods.pods.at("left");
   EXPECT_EQ(Pods::stop_sidecar(leaving), 0);
   EXPECT_FALSE(fs::exists(leaving.run_dir + "/" + kLab + "/state.json"));
-  EXPECT_EQ(in_pod(leaving, {"tc", "qdisc", "show"}).output.find("htb"), std::string::npos);
+  EXPECT_EQ(in_pod(leaving, {"tc", "qdisc", "show"}).output.find("tbf"), std::string::npos);
   EXPECT_EQ(in_pod(leaving, {"ip", "route"}).output.find(" via "), std::string::npos);
   EXPECT_NE(in_pod(leaving, {"ip", "-o", "addr"}).output.find(left_ip), std::string::npos);
   EXPECT_TRUE(ready(right)) << "the other pod's slice is still up";

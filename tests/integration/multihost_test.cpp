@@ -347,7 +347,7 @@ TEST(MultiHost, Internet2OverThreeHostsKeepsOneBoxRttAndRateAndSurvivesAHostLeav
     if (host != "host2") continue;
     const std::string ns = ns_of.at(node);
     EXPECT_EQ(run_in_netns(ns, {"ip", "route"}).output.find(" via "), std::string::npos) << ns;
-    EXPECT_EQ(run_in_netns(ns, {"tc", "qdisc", "show"}).output.find("htb"), std::string::npos)
+    EXPECT_EQ(run_in_netns(ns, {"tc", "qdisc", "show"}).output.find("tbf"), std::string::npos)
         << ns;
     for (const auto& c : cross) {
       if (c.a_ns != ns && c.b_ns != ns) continue;

@@ -69,11 +69,11 @@ TEST(Vxlan, NodesOnTwoHostsReachEachOtherThroughTheTunnelAndItsShapingHolds) {
   // sizes a 40 Mbit/s link.
   DirectionParams forty;
   forty.rate = Rate{40'000'000};
-  const HtbShaping htb = size_htb(forty);
-  kernel.set_shaping("tb-tvx-n1", "tb0-n2", htb);
+  const RateShaping shaping = size_shaping(forty);
+  kernel.set_shaping("tb-tvx-n1", "tb0-n2", shaping);
   const auto state = kernel.shaping("tb-tvx-n1", "tb0-n2");
   ASSERT_TRUE(state.has_value());
-  EXPECT_EQ(state->config.rate_bytes_per_s, htb.rate_bytes_per_s);
+  EXPECT_EQ(state->config.rate_bytes_per_s, shaping.rate_bytes_per_s);
 
   // iperf3 through it gets the shaped rate, as through a veth (bringup_test.cpp: within
   // 5%). The tunnel costs the inner frames 50 bytes of MTU (VXLAN, UDP, IP and the inner

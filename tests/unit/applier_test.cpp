@@ -168,8 +168,8 @@ TEST(Applier, RollbackOverExistingLabRestoresWhatWasThere) {
       std::get<ShapeEgress>(*std::find_if(plan.steps.begin(), plan.steps.end(), [](const Step& s) {
         return std::holds_alternative<ShapeEgress>(s);
       }));
-  const uint64_t old_rate = shape.htb.rate_bytes_per_s;
-  shape.htb.rate_bytes_per_s = 1000;
+  const uint64_t old_rate = shape.shaping.rate_bytes_per_s;
+  shape.shaping.rate_bytes_per_s = 1000;
   const auto& routes = std::get<AddRoutes>(plan.steps.back());
   kernel.delete_routes(routes.ns);
   kernel.fail_on("add_routes", 1);

@@ -17,7 +17,7 @@ CurrentLinks some_links() {
   cut.jitter = Duration{2'000};
   cut.loss = Fraction{0.01};
   cut.down = true;
-  cut.htb = HtbShaping{6'250'000, 15'000, 1'514, QueueLimit{QueueLimit::Unit::kPackets, 100}};
+  cut.shaping = RateShaping{6'250'000, 15'000, QueueLimit{QueueLimit::Unit::kPackets, 100}};
   CurrentDirection netem = cut;
   netem.down = false;
   netem.netem = IngressNetem{"tbifb3", NetemParams{15'000, 2'000, 0.01, 1000, true, {}}};
@@ -45,7 +45,7 @@ TEST(CurrentLinks, WhatIsWrittenReadsBackFieldForField) {
     EXPECT_EQ(o.jitter.us, d.jitter.us) << key;
     EXPECT_DOUBLE_EQ(o.loss.value, d.loss.value) << key;
     EXPECT_EQ(o.down, d.down) << key;
-    EXPECT_EQ(o.htb, d.htb) << key;
+    EXPECT_EQ(o.shaping, d.shaping) << key;
     EXPECT_EQ(o.netem, d.netem) << key;
   }
   EXPECT_TRUE(current_links_from_json(nlohmann::json::object(), "x").empty());
@@ -66,8 +66,9 @@ TEST(CurrentLinks, AFileNotAsWrittenIsRefusedNamingTheDirectionAndField) {
   EXPECT_NE(with("3:a2b", "loss", 1.5).find("lab/current.json.3:a2b.loss"), std::string::npos);
   EXPECT_NE(with("3:a2b", "jitter_us", -1).find("3:a2b.jitter_us"), std::string::npos);
   EXPECT_NE(with("12:b2a", "down", nullptr).find("12:b2a.down is missing"), std::string::npos);
-  EXPECT_NE(with("12:b2a", "htb", {{"rate_bits_per_s", 1}}).find("12:b2a.htb is not as written"),
-            std::string::npos);
+  EXPECT_NE(
+      with("12:b2a", "shaping", {{"rate_bits_per_s", 1}}).find("12:b2a.shaping is not as written"),
+      std::string::npos);
   EXPECT_NE(with("12:b2a", "speed", 1).find("12:b2a.speed is not a field"), std::string::npos);
   nlohmann::json stray = good;
   stray["3:sideways"] = good["3:a2b"];

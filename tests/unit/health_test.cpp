@@ -345,9 +345,9 @@ TEST(HealthMonitor, SamplesEveryShapedDirectionOfAFakeLab) {
   auto kernel = std::make_unique<FakeKernel>();
   kernel->create_namespace("tbx-a");
   kernel->create_veth("tbx-a", "eth0", "tbx-a", "eth1");
-  HtbShaping htb;
-  htb.rate_bytes_per_s = 1000;
-  kernel->set_shaping("tbx-a", "eth0", htb);
+  RateShaping shaping;
+  shaping.rate_bytes_per_s = 1000;
+  kernel->set_shaping("tbx-a", "eth0", shaping);
   LiveDirection d;
   d.from = "a";
   d.to = "b";

@@ -169,7 +169,7 @@ TEST(PlanSlices, ShapeOnTheSendersHostAndDelayOnTheReceivers) {
   for (const auto& l : plan.links) {
     for (const PlannedDirection* d : {&l.a2b, &l.b2a}) {
       const Plan& sender = *by_host.at(placement.host_of.at(d->from));
-      EXPECT_TRUE(has(sender, ShapeEgress{d->ns, d->dev, d->htb})) << d->from << "->" << d->to;
+      EXPECT_TRUE(has(sender, ShapeEgress{d->ns, d->dev, d->shaping})) << d->from << "->" << d->to;
       const Plan& receiver = *by_host.at(placement.host_of.at(d->to));
       EXPECT_TRUE(std::any_of(receiver.delay_lines.begin(), receiver.delay_lines.end(),
                               [&](const PlannedDelayLine& line) { return line.node == d->to; }))

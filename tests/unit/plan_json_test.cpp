@@ -84,7 +84,7 @@ TEST(PlanJson, EveryPlanReadsBackAsItWasWritten) {
     }
     ASSERT_EQ(back.links.size(), plan.links.size());
     for (size_t i = 0; i < plan.links.size(); ++i) {
-      EXPECT_EQ(back.links[i].a2b.htb, plan.links[i].a2b.htb);
+      EXPECT_EQ(back.links[i].a2b.shaping, plan.links[i].a2b.shaping);
       EXPECT_EQ(back.links[i].b2a.netem, plan.links[i].b2a.netem);
       EXPECT_EQ(back.links[i].b2a.params.faults, plan.links[i].b2a.params.faults);
     }
@@ -137,8 +137,8 @@ TEST(PlanJson, AMissingMistypedOrUnknownFieldIsNamed) {
             "plan.nodes[2].name 'a' is a second node of that name");
   // A part read by its own reader (the HTB's) is named where it sits.
   EXPECT_EQ(with([](auto& j) {
-              j["links"][0]["a2b"]["htb"].erase("burst_bytes");
-            }).rfind("plan.links[0].a2b.htb is not as written", 0),
+              j["links"][0]["a2b"]["shaping"].erase("burst_bytes");
+            }).rfind("plan.links[0].a2b.shaping is not as written", 0),
             0u);
   EXPECT_EQ(with([](auto& j) { j["steps"][0]["op"] = "launch_rocket"; }),
             "plan.steps[0]: unknown step op 'launch_rocket'");

@@ -49,27 +49,30 @@ TEST(Planner, NamesStartWithTbAndFitTheKernel) {
   EXPECT_EQ(plan.delay_lines.size(), 9u);  // every node receives a 30 ms link
 }
 
-TEST(Planner, HtbSizedForTheRate) {
+TEST(Planner, ShapingSizedForTheRate) {
   DirectionParams gigabit =
       direction(Rate{1000000000}, Duration{30000}, Duration{}, Fraction{}, std::nullopt);
-  const HtbShaping h = size_htb(gigabit);
+  const RateShaping h = size_shaping(gigabit);
   EXPECT_EQ(h.rate_bytes_per_s, 125000000u);
-  EXPECT_EQ(h.burst_bytes, 250000u);    // 2 ms at 1 Gbit/s
-  EXPECT_EQ(h.quantum_bytes, 200000u);  // clamped to the kernel's quiet range
+  EXPECT_EQ(h.burst_bytes, 250000u + 68130u);  // 2 ms at 1 Gbit/s, and one GSO packet
   EXPECT_EQ(h.queue.unit, QueueLimit::Unit::kBytes);
   EXPECT_EQ(h.queue.limit, 7500000u);  // one BDP at a 60 ms round trip
 
   DirectionParams mbit =
       direction(Rate{1000000}, Duration{0}, Duration{}, Fraction{}, std::nullopt);
-  EXPECT_EQ(size_htb(mbit).quantum_bytes, 12500u);  // rate / 10, HTB's own rule
-  EXPECT_EQ(size_htb(mbit).queue.limit, 136260u);   // the floor: two GSO packets as HTB counts them
+  EXPECT_EQ(size_shaping(mbit).burst_bytes, 16384u + 68130u);  // the floor, and a GSO packet
+  EXPECT_EQ(size_shaping(mbit).queue.limit, 136260u);          // the floor: two GSO packets
 
   DirectionParams slow = direction(Rate{100000}, Duration{0}, Duration{}, Fraction{},
                                    QueueSize{QueueSize::Unit::kPackets, 50});
-  const HtbShaping s = size_htb(slow);
-  EXPECT_EQ(s.burst_bytes, 16384u);   // the floor
-  EXPECT_EQ(s.quantum_bytes, 1514u);  // one frame
+  const RateShaping s = size_shaping(slow);
   EXPECT_EQ(s.queue, (QueueLimit{QueueLimit::Unit::kPackets, 50}));
+}
+
+TEST(Planner, AFasterDirectionThanTheReadBackCarriesIsShapedAtItsLargest) {
+  DirectionParams fast = direction(Rate{40000000000ULL}, Duration{0}, Duration{}, Fraction{},
+                                   std::nullopt);                        // 40 Gbit/s
+  EXPECT_EQ(size_shaping(fast).rate_bytes_per_s, uint64_t{UINT32_MAX});  // 34.4 Gbit/s
 }
 
 }  // namespace

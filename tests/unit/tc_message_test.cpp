@@ -85,7 +85,7 @@ TEST(TcMessages, NetemLimitIsNeverBelowNetemsOwnDefault) {
 
 TEST(TcMessages, FifoLeafWhenNotImpaired) {
   DirectionParams d = direction(Rate{100000000}, Duration{0}, Duration{}, Fraction{}, std::nullopt);
-  nl::Qdisc leaf = make_leaf(3, size_htb(d));
+  nl::Qdisc leaf = make_leaf(3, size_shaping(d));
   nl_msg* raw = nullptr;
   ASSERT_EQ(rtnl_qdisc_build_add_request(leaf.get(), NLM_F_CREATE, &raw), 0);
   Msg msg(raw);
@@ -97,27 +97,47 @@ TEST(TcMessages, FifoLeafWhenNotImpaired) {
   EXPECT_EQ(opt.limit, 250000u);  // 100 Mbit/s x 20 ms
 }
 
-TEST(TcMessages, HtbClassCarriesBurstQuantumAnd64BitRates) {
-  DirectionParams d = direction(Rate{40000000000ULL}, Duration{0}, Duration{}, Fraction{},
-                                std::nullopt);  // 40 Gbit/s
-  const HtbShaping h = size_htb(d);
-  nl::Class cls = make_htb_class(5, h);
-  nl_msg* raw = nullptr;
-  ASSERT_EQ(rtnl_class_build_add_request(cls.get(), NLM_F_CREATE, &raw), 0);
-  Msg msg(raw);
-  nlmsghdr* hdr = nlmsg_hdr(msg.get());
+// The TBF request's options, parsed back as the kernel reads them.
+struct TbfOptions {
+  tc_tbf_qopt parms{};
+  uint64_t rate64 = 0;
+  uint32_t burst = 0;
+};
+
+TbfOptions tbf_options(nl_msg* msg) {
   nlattr* tb[TCA_MAX + 1] = {};
-  ASSERT_EQ(nlmsg_parse(hdr, sizeof(tcmsg), tb, TCA_MAX, nullptr), 0);
-  nlattr* htb[TCA_HTB_MAX + 1] = {};
-  ASSERT_EQ(nla_parse_nested(htb, TCA_HTB_MAX, tb[TCA_OPTIONS], nullptr), 0);
-  ASSERT_TRUE(htb[TCA_HTB_PARMS]);
-  tc_htb_opt opt;
-  std::memcpy(&opt, nla_data(htb[TCA_HTB_PARMS]), sizeof opt);
-  EXPECT_EQ(opt.quantum, 200000u);
-  // Rates past 2^32 bytes/s travel in the 64-bit attributes.
-  ASSERT_TRUE(htb[TCA_HTB_RATE64]);
-  EXPECT_EQ(nla_get_u64(htb[TCA_HTB_RATE64]), 5000000000ULL);
-  ASSERT_TRUE(htb[TCA_HTB_CEIL64]);
+  EXPECT_EQ(nlmsg_parse(nlmsg_hdr(msg), sizeof(tcmsg), tb, TCA_MAX, nullptr), 0);
+  EXPECT_EQ(std::string(static_cast<const char*>(nla_data(tb[TCA_KIND]))), "tbf");
+  nlattr* tbf[TCA_TBF_MAX + 1] = {};
+  EXPECT_EQ(nla_parse_nested(tbf, TCA_TBF_MAX, tb[TCA_OPTIONS], nullptr), 0);
+  TbfOptions o;
+  if (tbf[TCA_TBF_PARMS]) std::memcpy(&o.parms, nla_data(tbf[TCA_TBF_PARMS]), sizeof o.parms);
+  if (tbf[TCA_TBF_RATE64]) o.rate64 = nla_get_u64(tbf[TCA_TBF_RATE64]);
+  if (tbf[TCA_TBF_BURST]) o.burst = nla_get_u32(tbf[TCA_TBF_BURST]);
+  return o;
+}
+
+TEST(TcMessages, TbfCarriesItsRateBucketInBytesAndEthernetFraming) {
+  DirectionParams d =
+      direction(Rate{100000000}, Duration{30000}, Duration{}, Fraction{}, std::nullopt);
+  const RateShaping s = size_shaping(d);
+  const Message change = make_tbf_request(5, s, 0);
+  const TbfOptions o = tbf_options(change.get());
+  EXPECT_EQ(nlmsg_hdr(change.get())->nlmsg_type, RTM_NEWQDISC);
+  EXPECT_EQ(o.parms.rate.rate, 12500000u);
+  EXPECT_EQ(o.rate64, 12500000u);
+  EXPECT_EQ(o.burst, s.burst_bytes);
+  // No rate table needed: the kernel computes transmission times for Ethernet framing.
+  EXPECT_EQ(o.parms.rate.linklayer, TC_LINKLAYER_ETHERNET);
+  // A change hands the leaf its limit (fifo_set_limit), so it is the leaf's own.
+  EXPECT_EQ(o.parms.limit, s.queue.limit);
+}
+
+TEST(TcMessages, ANewTbfHasNoDefaultLeafToReplace) {
+  DirectionParams d =
+      direction(Rate{100000000}, Duration{30000}, Duration{}, Fraction{}, std::nullopt);
+  const Message create = make_tbf_request(5, size_shaping(d), NLM_F_CREATE | NLM_F_EXCL);
+  EXPECT_EQ(tbf_options(create.get()).parms.limit, 0u);
 }
 
 }  // namespace
