@@ -8,7 +8,7 @@
 namespace testbed {
 
 struct Capability {
-  std::string name;  // "netns", "veth", "htb", "tbf", "netem", "ifb", "nfqueue"
+  std::string name;  // "netns", "veth", "tbf", "netem", "ifb", "nfqueue"
   bool available = false;
   std::string detail;  // how it was found, or the error
 };

@@ -20,7 +20,7 @@ std::string at(const std::string& where, size_t i) {
   return where + "[" + std::to_string(i) + "]";
 }
 
-// The pieces other files read (htb, netem, schedules, cross traffic) throw nlohmann's or
+// The pieces other files read (shaping, netem, schedules, cross traffic) throw nlohmann's or
 // std's errors that name the key but not where it sits: FieldReader::part gives the path.
 template <class F>
 auto read_part(const FieldReader& r, const char* field, F read) {
