@@ -12,5 +12,8 @@ namespace testbed::delay_line {
 // Reads every datagram waiting on `node`'s control socket and acts on it; a datagram
 // from another user is dropped, counted and logged. `home`: this process's namespace.
 void handle_control(Node& node, int64_t window_cap_us, int home);
+// Sends the answers the turn's "stats" requests gathered, one datagram per asker where
+// they fit (those that do not go to their files): once a turn, after every node's control.
+void send_answers();
 
 }  // namespace testbed::delay_line

@@ -25,9 +25,11 @@
 // ge= gives the queue bursty loss (netns/burst_loss.h), decided here per packet.
 // Control datagrams on a node's PATH (a filesystem socket, reachable from any namespace):
 //   "set NUM DELAY_US JITTER_US"   changes a queue's delay for packets that arrive from then on
-//   "stats NAME"                   writes the node's queues' release lateness and kernel drops
-//                                  (see delay_line_stats.h) to the file NAME beside PATH (a
-//                                  plain name: no directory), atomically by rename
+//   "stats NAME [REPLY]"           sends the node's queues' release lateness and kernel drops
+//                                  (see delay_line_stats.h) to the socket REPLY beside PATH,
+//                                  in one datagram with the turn's other answers to it, or
+//                                  when it does not fit writes them to the file NAME beside
+//                                  PATH, atomically by rename (both plain names: no directory)
 // The control socket is its owner's alone (mode 0600), and a datagram from any other user
 // (its SCM_CREDENTIALS uid) is dropped, counted and logged: a request makes root write.
 #include <arpa/inet.h>
@@ -375,6 +377,7 @@ int main(int argc, char** argv) {
     for (auto& n : nodes) {
       for (auto& [num, q] : n.queues) release(q, woke, stall);
     }
+    send_answers();  // after the releases, which are due now
     asleep = now_us();
   }
   std::fprintf(stderr, "testbed-delayline: %llu turns, %llu packets, %llu verdicts\n", g_turns,

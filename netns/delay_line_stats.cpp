@@ -15,6 +15,27 @@ std::string format_delay_line_stats(const std::vector<DelayLineQueueStats>& queu
   return out.str();
 }
 
+std::vector<std::pair<std::string, std::string>> split_stats_sections(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string mark = kStatsSection;
+  for (size_t at = 0; at < text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string line = text.substr(at, end - at);
+    if (line.compare(0, mark.size(), mark) == 0) {
+      if (line.size() == mark.size())
+        throw std::invalid_argument("delay-line answer: a section without a name");
+      out.emplace_back(line.substr(mark.size()), "");
+    } else if (out.empty()) {
+      throw std::invalid_argument("delay-line answer: '" + line + "' before any section");
+    } else {
+      out.back().second += line + "\n";
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 std::vector<DelayLineQueueStats> parse_delay_line_stats(const std::string& text) {
   std::vector<DelayLineQueueStats> out;
   std::istringstream lines(text);

@@ -1,4 +1,6 @@
-// What a delay line reports about itself on request ("stats PATH" on its control socket):
+// What a delay line reports about itself on request ("stats FILE [REPLY]" on its control
+// socket: in a datagram to the asker's socket REPLY when it fits, else in the file FILE;
+// both are plain names in the lab's directory):
 // per queue, the packets it released, how late (a LatenessHistogram), how late less the
 // delay line's own wake-up stalls (the emulator's part), and what the kernel dropped
 // before we saw it. All counts are cumulative over the delay line's life; readers
@@ -14,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "netns/lateness_histogram.h"
@@ -29,7 +32,20 @@ struct DelayLineQueueStats {
   LatenessHistogram lateness, emulator_lateness;
 };
 
+// The largest answer sent as a datagram; a larger one (a hub's thousands of queues) goes to
+// the file. Below the 212,992-byte socket buffers Linux gives by default, which bound a
+// Unix datagram's size, with room for the kernel's own accounting of it.
+constexpr size_t kMaxStatsReplyBytes = 60000;
+
+// A datagram answer holds the answers of the nodes one process serves that were asked in
+// one turn, each after a line naming the node's control socket: "from delayline-N.sock".
+constexpr const char* kStatsSection = "from ";
+
 std::string format_delay_line_stats(const std::vector<DelayLineQueueStats>& queues);
+// A datagram answer's sections: each node's control socket's name and its answer's text.
+// Text before the first section line, or a section without a name, throws
+// std::invalid_argument.
+std::vector<std::pair<std::string, std::string>> split_stats_sections(const std::string& text);
 // Throws std::invalid_argument naming the line that is malformed.
 std::vector<DelayLineQueueStats> parse_delay_line_stats(const std::string& text);
 

@@ -3,12 +3,15 @@
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -34,13 +37,16 @@ std::string answer_name(const std::string& node, uint64_t call) {
   return "health-" + node + "-" + std::to_string(getpid()) + "-" + std::to_string(call) + ".stats";
 }
 
-// Sends "stats FILE" to `node`'s delay line on `fd`; false when its socket is not there.
-bool ask(int fd, const std::string& lab_dir, const std::string& node, uint64_t call) {
+// Sends "stats FILE REPLY" to `node`'s delay line on `fd` (REPLY: this call's socket, when
+// it has one); false when its socket is not there.
+bool ask(int fd, const std::string& lab_dir, const std::string& node, uint64_t call,
+         const std::string& reply) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s",
                 delay_line_socket(lab_dir, node).c_str());
-  const std::string message = "stats " + answer_name(node, call);
+  const std::string message =
+      "stats " + answer_name(node, call) + (reply.empty() ? "" : " " + reply);
   // Not waiting: a starved delay line's full socket is a delay line that did not answer.
   return sendto(fd, message.data(), message.size(), MSG_DONTWAIT,
                 reinterpret_cast<const sockaddr*>(&addr),
@@ -61,29 +67,110 @@ std::optional<std::vector<DelayLineQueueStats>> take_answer(const std::string& f
   }
 }
 
-// Takes each awaited answer as inotify reports its rename into `lab_dir`, until none is
-// awaited or the deadline; those still awaited stay in `awaited`.
-void take_as_they_land(int watch, const std::string& lab_dir,
-                       std::chrono::steady_clock::time_point deadline,
-                       std::map<std::string, std::string>& awaited, DelayLineSnapshot& out) {
+// This call's socket for answers sent as datagrams (delay_line_stats.h), bound in the lab's
+// directory for the call's length. Unbound (fd -1) when the path is too long for a socket's
+// name or the bind fails: every answer then comes as a file.
+class ReplySocket {
+ public:
+  ReplySocket(const std::string& lab_dir, uint64_t call)
+      : name_("stats-" + std::to_string(getpid()) + "-" + std::to_string(call) + ".sock"),
+        path_(lab_dir + "/" + name_) {
+    sockaddr_un addr{};
+    if (path_.size() >= sizeof addr.sun_path) return;
+    fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd_ < 0) return;
+    // Every answer of a 1000-node lab may land before the first is read: about 1 KB each,
+    // and the kernel counts each datagram at several times its size.
+    constexpr int kBuffer = 16 << 20;
+    if (setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &kBuffer, sizeof kBuffer) != 0)
+      setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &kBuffer, sizeof kBuffer);
+    addr.sun_family = AF_UNIX;
+    std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
+    if (bind(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||
+        chmod(path_.c_str(), 0600) != 0) {
+      close(fd_);
+      fd_ = -1;
+      unlink(path_.c_str());
+    }
+  }
+  ~ReplySocket() {
+    if (fd_ < 0) return;
+    close(fd_);
+    unlink(path_.c_str());
+  }
+  ReplySocket(const ReplySocket&) = delete;
+  ReplySocket& operator=(const ReplySocket&) = delete;
+  int fd() const { return fd_; }
+  std::string name() const { return fd_ < 0 ? "" : name_; }
+
+ private:
+  std::string name_, path_;
+  int fd_ = -1;
+};
+
+// The answers awaited, by the file each may come in, and by the socket each may come from.
+struct Awaited {
+  std::map<std::string, std::string> by_file;    // answer's file name -> node
+  std::map<std::string, std::string> by_sender;  // node's control socket -> answer's file
+};
+
+// Takes every answer waiting on the reply socket: each datagram holds the answers of one
+// delay line's turn (split_stats_sections). A section from a socket not awaited, or that
+// does not parse, is dropped: a node whose answer does not parse has no figures.
+void take_replies(int fd, const std::string& lab_dir, Awaited& awaited, DelayLineSnapshot& out) {
+  if (fd < 0) return;
+  std::string buf(kMaxStatsReplyBytes + 1, '\0');
+  for (;;) {
+    const ssize_t n = recv(fd, buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n < 0) return;
+    std::vector<std::pair<std::string, std::string>> sections;
+    try {
+      sections = split_stats_sections(buf.substr(0, static_cast<size_t>(n)));
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    for (const auto& [socket_name, text] : sections) {
+      const auto sender = awaited.by_sender.find(lab_dir + "/" + socket_name);
+      if (sender == awaited.by_sender.end()) continue;
+      const auto file = awaited.by_file.find(sender->second);
+      if (file != awaited.by_file.end()) {
+        try {
+          for (const auto& q : parse_delay_line_stats(text)) out[file->second][q.queue] = q;
+        } catch (const std::invalid_argument&) {
+        }
+        awaited.by_file.erase(file);
+      }
+      awaited.by_sender.erase(sender);
+    }
+  }
+}
+
+// Takes each awaited answer as inotify reports its rename into `lab_dir`, or as it lands on
+// the reply socket, until none is awaited or the deadline; those still awaited stay.
+void take_as_they_land(int watch, int reply, const std::string& lab_dir,
+                       std::chrono::steady_clock::time_point deadline, Awaited& awaited,
+                       DelayLineSnapshot& out) {
   alignas(inotify_event) char buf[16384];
-  while (!awaited.empty()) {
+  while (!awaited.by_file.empty()) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
-    pollfd p{watch, POLLIN, 0};
-    if (poll(&p, 1, static_cast<int>(left.count()) + 1) <= 0) continue;
+    pollfd p[2] = {{watch, POLLIN, 0}, {reply, POLLIN, 0}};
+    if (poll(p, reply < 0 ? 1 : 2, static_cast<int>(left.count()) + 1) <= 0) continue;
+    if (p[1].revents & POLLIN) take_replies(reply, lab_dir, awaited, out);
+    if (!(p[0].revents & POLLIN)) continue;
     const ssize_t n = read(watch, buf, sizeof buf);
     for (ssize_t at = 0; n > 0 && at < n;) {
       const auto* e = reinterpret_cast<const inotify_event*>(buf + at);
       at += static_cast<ssize_t>(sizeof(inotify_event) + e->len);
       if (e->len == 0) continue;
-      const auto it = awaited.find(e->name);
-      if (it == awaited.end()) continue;
+      const auto it = awaited.by_file.find(e->name);
+      if (it == awaited.by_file.end()) continue;
       if (auto stats = take_answer(lab_dir + "/" + it->first)) {
         for (const auto& q : *stats) out[it->second][q.queue] = q;
       }
-      awaited.erase(it);
+      awaited.by_sender.erase(delay_line_socket(lab_dir, it->second));
+      awaited.by_file.erase(it);
     }
   }
 }
@@ -109,50 +196,55 @@ DelayLineSnapshot query_delay_lines(const std::string& lab_dir,
     close(watch);
     watch = -1;
   }
+  // Answers come as datagrams where they fit (no file made and removed per answer).
+  const ReplySocket reply(lab_dir, call);
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     if (watch >= 0) close(watch);
     return out;
   }
   std::vector<int> full;
-  std::vector<std::string> pending;
+  Awaited awaited;
   for (const auto& node : nodes) {
-    bool sent = ask(fd, lab_dir, node, call);
+    bool sent = ask(fd, lab_dir, node, call, reply.name());
     if (!sent && errno == EAGAIN) {
       full.push_back(fd);
       fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
       if (fd < 0) break;
-      sent = ask(fd, lab_dir, node, call);
+      sent = ask(fd, lab_dir, node, call, reply.name());
     }
-    if (sent) pending.push_back(node);
+    if (!sent) continue;
+    awaited.by_file[answer_name(node, call)] = node;
+    awaited.by_sender[delay_line_socket(lab_dir, node)] = answer_name(node, call);
+    // The first answers come while the rest are asked: taken now, the delay lines need not
+    // wait for room (a socket queues 10 datagrams).
+    take_replies(reply.fd(), lab_dir, awaited, out);
   }
   if (fd >= 0) close(fd);
   for (const int f : full) close(f);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   if (watch >= 0) {
-    std::map<std::string, std::string> awaited;  // answer's file name -> node
-    for (const auto& node : pending) awaited[answer_name(node, call)] = node;
-    take_as_they_land(watch, lab_dir, deadline, awaited, out);
+    take_as_they_land(watch, reply.fd(), lab_dir, deadline, awaited, out);
     close(watch);
-    pending.clear();
-    for (const auto& [file, node] : awaited) pending.push_back(node);
   }
-  while (!pending.empty()) {
-    std::vector<std::string> still;
-    for (const auto& node : pending) {
-      const std::string file = lab_dir + "/" + answer_name(node, call);
+  while (!awaited.by_file.empty()) {
+    take_replies(reply.fd(), lab_dir, awaited, out);
+    for (auto it = awaited.by_file.begin(); it != awaited.by_file.end();) {
+      const std::string file = lab_dir + "/" + it->first;
       if (!std::filesystem::exists(file)) {
-        still.push_back(node);
-      } else if (auto stats = take_answer(file)) {
-        for (const auto& q : *stats) out[node][q.queue] = q;
+        ++it;
+        continue;
       }
+      if (auto stats = take_answer(file)) {
+        for (const auto& q : *stats) out[it->second][q.queue] = q;
+      }
+      it = awaited.by_file.erase(it);
     }
-    pending.swap(still);
-    if (pending.empty() || std::chrono::steady_clock::now() > deadline) break;
+    if (awaited.by_file.empty() || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(kAnswerPoll);
   }
   // A late answer must not be left behind in the lab's directory.
-  for (const auto& node : pending) std::filesystem::remove(lab_dir + "/" + answer_name(node, call));
+  for (const auto& [file, node] : awaited.by_file) std::filesystem::remove(lab_dir + "/" + file);
   return out;
 }
 

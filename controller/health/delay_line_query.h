@@ -1,5 +1,6 @@
-// Asks a lab's delay lines for their figures: a "stats FILE" datagram on each control
-// socket, then the file the delay line writes (by rename, so it is whole when it exists).
+// Asks a lab's delay lines for their figures: a "stats FILE REPLY" datagram on each control
+// socket, then the answer as a datagram on this call's socket REPLY, or, too large for one,
+// the file the delay line writes (by rename, so it is whole when it exists).
 #pragma once
 
 #include <map>

@@ -132,6 +132,26 @@ TEST(DelayLineStats, RoundTripsAndNamesABadLine) {
   }
 }
 
+TEST(DelayLineStats, ADatagramHoldsEachNodesAnswerAfterItsSocketsName) {
+  LatenessHistogram h;
+  h.add(40);
+  const std::string a = format_delay_line_stats({{1, 4, 0, 0, h, {}}});
+  const std::string b = format_delay_line_stats({{2, 0, 0, 0, {}, {}}, {3, 0, 0, 0, {}, {}}});
+  const auto sections = split_stats_sections(std::string(kStatsSection) + "delayline-n1.sock\n" +
+                                             a + kStatsSection + "delayline-n2.sock\n" + b);
+  ASSERT_EQ(sections.size(), 2u);
+  EXPECT_EQ(sections[0].first, "delayline-n1.sock");
+  EXPECT_EQ(parse_delay_line_stats(sections[0].second)[0].lateness.max_us(), 40);
+  EXPECT_EQ(sections[1].first, "delayline-n2.sock");
+  EXPECT_EQ(parse_delay_line_stats(sections[1].second).size(), 2u);
+  // A node with no queues answers nothing after its name.
+  EXPECT_TRUE(split_stats_sections("from delayline-n3.sock\n")[0].second.empty());
+  // What a peer sends is not trusted: text before any section, or a section without a name.
+  EXPECT_THROW(split_stats_sections(a), std::invalid_argument);
+  EXPECT_THROW(split_stats_sections("from \n" + a), std::invalid_argument);
+  EXPECT_TRUE(split_stats_sections("").empty());
+}
+
 TEST(DelayLineStats, ReadsTheKernelsQueueTable) {
   // As /proc/net/netfilter/nfnetlink_queue prints it (seq_printf "%5u %6u %5u %1u %5u ...").
   const auto t = parse_nfqueue_table(
