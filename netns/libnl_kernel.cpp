@@ -96,7 +96,21 @@ void LibnlKernel::delete_namespace(const std::string& ns) {
   delete_netns(ns);
 }
 
+std::optional<nl::Link> LibnlKernel::snapshot_link(const std::string& ns,
+                                                   const std::string& dev) {
+  if (!snapshot_reads_) return std::nullopt;
+  auto kept = link_snapshot_.find(ns);
+  if (kept == link_snapshot_.end()) {
+    nl_cache* raw = nullptr;
+    nl::check(rtnl_link_alloc_cache(context(ns).sock.get(), AF_UNSPEC, &raw),
+              "rtnl_link_alloc_cache(" + ns + ")");
+    kept = link_snapshot_.emplace(ns, nl::Cache(raw)).first;
+  }
+  return nl::Link(rtnl_link_get_by_name(kept->second.get(), dev.c_str()));
+}
+
 nl::Link LibnlKernel::get_link(const std::string& ns, const std::string& dev) {
+  if (auto kept = snapshot_link(ns, dev); kept && *kept) return std::move(*kept);
   rtnl_link* link = nullptr;
   nl::check(rtnl_link_get_kernel(context(ns).sock.get(), 0, dev.c_str(), &link),
             "rtnl_link_get_kernel(" + where(ns, dev) + ")");
@@ -113,6 +127,7 @@ int LibnlKernel::ifindex(const std::string& ns, const std::string& dev) {
 
 bool LibnlKernel::link_exists(const std::string& ns, const std::string& dev) {
   if (!netns_exists(ns)) return false;
+  if (const auto kept = snapshot_link(ns, dev)) return static_cast<bool>(*kept);
   rtnl_link* link = nullptr;
   const int err = rtnl_link_get_kernel(context(ns).sock.get(), 0, dev.c_str(), &link);
   nl::Link owned(link);

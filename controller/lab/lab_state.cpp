@@ -14,6 +14,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 namespace testbed {
@@ -176,10 +177,17 @@ void write_plan(const std::string& path, const Plan& plan) {
   if (!out) throw std::runtime_error("cannot write " + path);
 }
 
+// The whole file, read at once: nlohmann's parser reads a stream a character at a time
+// through a virtual call, twice as slow as from memory (a 1000-node lab's 4.8 MB plan:
+// 0.2 s of its `status`).
+std::string whole_file(std::ifstream& in) {
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
 // Throws naming the file: the JSON's own error, or the first field plan_from_json refuses.
 Plan read_plan(const std::string& path) {
   std::ifstream in(path);
-  const auto j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto j = nlohmann::json::parse(whole_file(in), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw std::runtime_error(path + ": not JSON");
   try {
     return plan_from_json(j);
@@ -195,7 +203,7 @@ LabState LabStore::load(const std::string& lab) const {
   if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
   LabState state;
   try {
-    state = state_from_json(nlohmann::json::parse(in));
+    state = state_from_json(nlohmann::json::parse(whole_file(in)));
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error(state_path(lab) + ": unreadable state: " + e.what());
   }
