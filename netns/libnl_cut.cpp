@@ -25,7 +25,7 @@ namespace testbed {
 bool LibnlKernel::is_cut(const std::string& ns, const std::string& dev) {
   if (!link_exists(ns, dev)) return false;
   nl::Cache own;
-  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs_of(ns, own), ifindex(ns, dev), kCutLeafHandle));
+  const nl::Qdisc leaf = find_qdisc(ns, qdiscs_of(ns, own), ifindex(ns, dev), kCutLeafHandle);
   return leaf != nullptr;
 }
 

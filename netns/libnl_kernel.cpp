@@ -96,17 +96,24 @@ void LibnlKernel::delete_namespace(const std::string& ns) {
   delete_netns(ns);
 }
 
-std::optional<nl::Link> LibnlKernel::snapshot_link(const std::string& ns,
-                                                   const std::string& dev) {
+std::optional<nl::Link> LibnlKernel::snapshot_link(const std::string& ns, const std::string& dev) {
   if (!snapshot_reads_) return std::nullopt;
   auto kept = link_snapshot_.find(ns);
   if (kept == link_snapshot_.end()) {
     nl_cache* raw = nullptr;
     nl::check(rtnl_link_alloc_cache(context(ns).sock.get(), AF_UNSPEC, &raw),
               "rtnl_link_alloc_cache(" + ns + ")");
-    kept = link_snapshot_.emplace(ns, nl::Cache(raw)).first;
+    LinkDump dump{nl::Cache(raw), {}};
+    for (nl_object* o = nl_cache_get_first(raw); o; o = nl_cache_get_next(o)) {
+      auto* link = reinterpret_cast<rtnl_link*>(o);
+      if (const char* name = rtnl_link_get_name(link)) dump.by_name[name] = link;
+    }
+    kept = link_snapshot_.emplace(ns, std::move(dump)).first;
   }
-  return nl::Link(rtnl_link_get_by_name(kept->second.get(), dev.c_str()));
+  const auto it = kept->second.by_name.find(dev);
+  if (it == kept->second.by_name.end()) return nl::Link();
+  nl_object_get(OBJ_CAST(it->second));  // the caller's reference, as libnl's lookups give
+  return nl::Link(it->second);
 }
 
 nl::Link LibnlKernel::get_link(const std::string& ns, const std::string& dev) {
@@ -274,13 +281,29 @@ std::optional<Kernel::Received> LibnlKernel::received(const std::string& ns,
 
 nl_cache* LibnlKernel::qdiscs_of(const std::string& ns, nl::Cache& own) {
   if (const auto kept = qdisc_snapshot_.find(ns); kept != qdisc_snapshot_.end())
-    return kept->second.get();
+    return kept->second.cache.get();
   nl_cache* raw = nullptr;
   nl::check(rtnl_qdisc_alloc_cache(context(ns).sock.get(), &raw),
             "rtnl_qdisc_alloc_cache(" + ns + ")");
   own.reset(raw);
   if (!snapshot_reads_) return own.get();
-  return qdisc_snapshot_.emplace(ns, std::move(own)).first->second.get();
+  QdiscDump dump{std::move(own), {}};
+  for (nl_object* o = nl_cache_get_first(raw); o; o = nl_cache_get_next(o)) {
+    auto* q = reinterpret_cast<rtnl_qdisc*>(o);
+    dump.by_port[{rtnl_tc_get_ifindex(TC_CAST(q)), rtnl_tc_get_handle(TC_CAST(q))}] = q;
+  }
+  return qdisc_snapshot_.emplace(ns, std::move(dump)).first->second.cache.get();
+}
+
+nl::Qdisc LibnlKernel::find_qdisc(const std::string& ns, nl_cache* qdiscs, int index,
+                                  uint32_t handle) {
+  const auto kept = qdisc_snapshot_.find(ns);
+  if (kept == qdisc_snapshot_.end() || kept->second.cache.get() != qdiscs)
+    return nl::Qdisc(rtnl_qdisc_get(qdiscs, index, handle));
+  const auto it = kept->second.by_port.find({index, handle});
+  if (it == kept->second.by_port.end()) return nl::Qdisc();
+  nl_object_get(OBJ_CAST(it->second));  // the caller's reference, as rtnl_qdisc_get gives
+  return nl::Qdisc(it->second);
 }
 
 std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const std::string& dev) {
@@ -288,13 +311,13 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
   const int index = ifindex(ns, dev);
   nl::Cache own;
   nl_cache* qdiscs = qdiscs_of(ns, own);
-  nl::Qdisc root(rtnl_qdisc_get(qdiscs, index, kTbfRootHandle));
+  nl::Qdisc root = find_qdisc(ns, qdiscs, index, kTbfRootHandle);
   if (!root || std::string(rtnl_tc_get_kind(TC_CAST(root.get()))) != "tbf") return std::nullopt;
   ShapingState state;
-  nl::Qdisc leaf(rtnl_qdisc_get(qdiscs, index, kLeafHandle));
+  nl::Qdisc leaf = find_qdisc(ns, qdiscs, index, kLeafHandle);
   if (leaf) {
     read_leaf(leaf.get(), state.config);
-  } else if (nl::Qdisc cut(rtnl_qdisc_get(qdiscs, index, kCutLeafHandle)); cut) {
+  } else if (find_qdisc(ns, qdiscs, index, kCutLeafHandle)) {
     state.config.queue = QueueLimit{QueueLimit::Unit::kBytes, 0};  // a cut port holds nothing
   } else {
     return std::nullopt;

@@ -5,6 +5,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include "netns/kernel.h"
 #include "netns/named_netns.h"
@@ -93,6 +95,10 @@ class LibnlKernel : public Kernel {
   // The namespace's qdiscs: the snapshot's dump when one is open, else a fresh dump that
   // `own` keeps.
   nl_cache* qdiscs_of(const std::string& ns, nl::Cache& own);
+  // The qdisc `handle` of device `index` in `qdiscs` (from qdiscs_of), or null. libnl
+  // searches a cache from its start: a hub's 10,000 ports each searching its 20,000 qdiscs
+  // was quadratic, so a snapshot's dump is indexed.
+  nl::Qdisc find_qdisc(const std::string& ns, nl_cache* qdiscs, int index, uint32_t handle);
   // Within a snapshot, the device `dev` of the namespace's one dump (null when it has none);
   // outside one, nullopt: ask the kernel.
   std::optional<nl::Link> snapshot_link(const std::string& ns, const std::string& dev);
@@ -125,8 +131,17 @@ class LibnlKernel : public Kernel {
   // (nft_delay_hooks.h), or by iptables-restore where iptables is the legacy one.
   bool iptables_nft_ = iptables_is_nft();
   bool snapshot_reads_ = false;
-  std::map<std::string, nl::Cache> qdisc_snapshot_;  // by namespace, when snapshot_reads_
-  std::map<std::string, nl::Cache> link_snapshot_;   // likewise
+  // By namespace, when snapshot_reads_: each dump and its index.
+  struct QdiscDump {
+    nl::Cache cache;
+    std::map<std::pair<int, uint32_t>, rtnl_qdisc*> by_port;  // (ifindex, handle)
+  };
+  struct LinkDump {
+    nl::Cache cache;
+    std::unordered_map<std::string, rtnl_link*> by_name;
+  };
+  std::map<std::string, QdiscDump> qdisc_snapshot_;
+  std::map<std::string, LinkDump> link_snapshot_;
 };
 
 }  // namespace testbed
