@@ -43,10 +43,11 @@ def up(plan):
         elif op == "shape_egress":
             ns, dev, rate, burst = s["ns"], s["dev"], s["rate_bits_per_s"], s["burst_bytes"]
             leaf = "bfifo" if s["queue"]["unit"] == "bytes" else "pfifo"
-            yield f"tc -n {ns} qdisc add dev {dev} root handle 1: htb default 1"
-            yield (f"tc -n {ns} class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit "
-                   f"ceil {rate}bit burst {burst} cburst {burst} quantum {s['quantum_bytes']}")
-            yield (f"tc -n {ns} qdisc add dev {dev} parent 1:1 handle 10: {leaf} "
+            # TBF at the root, its FIFO leaf under it (netns/tc_objects.h). tc wants a
+            # limit for a TBF, which sizes the default FIFO that the leaf then replaces.
+            yield (f"tc -n {ns} qdisc add dev {dev} root handle 1: tbf rate {rate}bit "
+                   f"burst {burst} limit {burst}")
+            yield (f"tc -n {ns} qdisc replace dev {dev} parent 1:1 handle 10: {leaf} "
                    f"limit {s['queue']['limit']}")
         elif op == "add_routes":
             # The node's routes are the plan's (`plan --json --routes` lists them), one

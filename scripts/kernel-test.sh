@@ -59,7 +59,7 @@ if [ "$ci" -eq 1 ]; then
   # Left out under netem: an iperf3 interval's timing against the timeline's steps, which
   # TCG's slow process starts shift by a second (it fails so with both backends there and
   # passes on real hardware), and the two stall tests, which wait out a 30 s budget over a
-  # rate change: rates are the sender's HTB with either backend, run on the host. And the
+  # rate change: rates are the sender's TBF with either backend, run on the host. And the
   # scheduled cut and the partition, which are the live cut (run here) applied by the
   # timeline (run on the host), and whose pings TCG's slow process starts would push past
   # the partition's end. And the node faults by schedule and by `pause --for`: signals to
@@ -68,7 +68,7 @@ if [ "$ci" -eq 1 ]; then
   # And the reroutes: routes replaced by netlink, the same on any kernel, timed against a
   # convergence delay of 300 ms that TCG's process starts would swamp. And, for CI's time
   # (45 minutes in all), three whose kernel parts the others cover: the bottleneck rates
-  # of a three-hop path (the sender's HTB with either backend; under TCG iperf3 itself
+  # of a three-hop path (the sender's TBF with either backend; under TCG iperf3 itself
   # cannot fill 80 Mbit/s: 61.7 measured), `up` killed anywhere in B4 (Internet2's crash
   # test makes and removes the same kinds of objects) and the 5 s pause (signals, the same
   # on any kernel; the crash by hand stays). And a train's agent killed by its memory limit
@@ -193,8 +193,9 @@ EOF
       echo '[ $r -eq 0 ] || rc=$r'
     done
   fi
-  # netem as an HTB leaf made the kernel warn "htb: netem qdisc ... is non-work-conserving?"
-  # for every link; on the receiving side's IFB it has no parent to warn.
+  # netem as an HTB leaf (HTB shaped the links then) made the kernel warn "htb: netem qdisc
+  # ... is non-work-conserving?" for every link; on the receiving side's IFB it has no
+  # parent to warn.
   echo 'echo "kernel-test: kernel warnings of non-work-conserving qdiscs: $(dmesg | grep -c non-work-conserving)"'
   echo 'echo "kernel-test: guest exit $rc"'
   # The power-off runs asynchronously: init waits for it rather than exit (a kernel panic).

@@ -79,11 +79,9 @@ class ReplySocket {
     if (path_.size() >= sizeof addr.sun_path) return;
     fd_ = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd_ < 0) return;
-    // Every answer of a 1000-node lab may land before the first is read: about 1 KB each,
-    // and the kernel counts each datagram at several times its size.
-    constexpr int kBuffer = 16 << 20;
-    if (setsockopt(fd_, SOL_SOCKET, SO_RCVBUFFORCE, &kBuffer, sizeof kBuffer) != 0)
-      setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &kBuffer, sizeof kBuffer);
+    // What waits here is bounded by count (net.unix.max_dgram_qlen, 10 by default), not by
+    // this socket's buffer: the delay lines send a turn's answers in one datagram, and the
+    // asker takes them while it still asks (query_delay_lines).
     addr.sun_family = AF_UNIX;
     std::memcpy(addr.sun_path, path_.c_str(), path_.size() + 1);
     if (bind(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 ||

@@ -16,7 +16,7 @@ namespace testbed::it {
 namespace {
 
 // TCP payload per full frame: MSS 1448 (1500 - 20 IP - 32 TCP with timestamps) in a
-// 1514-byte Ethernet frame. HTB shapes frames, iperf3 counts payload.
+// 1514-byte Ethernet frame. TBF shapes frames, iperf3 counts payload.
 constexpr double kGoodputPerFrameByte = 1448.0 / 1514.0;
 
 nlohmann::json status_json(const std::string& lab) {

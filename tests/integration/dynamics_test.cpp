@@ -83,7 +83,7 @@ TEST(Dynamics, SlowLinkWithoutDelayKeepsTcpAtRate) {
   const double mbit = report["end"]["sum_received"]["bits_per_second"].get<double>() / 1e6;
   // The defect held TCP to 5% of the rate. Below, 15% is allowed: in the 6.1 guest, whose CPU
   // is emulated, one CI run measured 8.998 Mbit/s (94% of goodput) where the host measures 99%;
-  // above, 5%, because HTB must never let more through than configured.
+  // above, 5%, because the shaper must never let more through than configured.
   const double goodput = 10 * kGoodputPerFrameByte;
   EXPECT_GE(mbit, goodput * 0.85);
   EXPECT_LE(mbit, goodput * 1.05);

@@ -69,11 +69,11 @@ TEST(Fit, ALabOverTheBudgetIsRefusedScaledOrRunAsWrittenAsAsked) {
   const Result up = run_testbed({"up", profile, "--fit", "scale", "--prometheus", "off"}, env);
   ASSERT_EQ(up.status, 0) << up.output;
   EXPECT_NE(up.output.find("scaled by 0.5"), std::string::npos) << up.output;
-  // The kernel shapes the scaled rate, on a's end of the link to b.
+  // The kernel shapes the scaled rate, on a's end of the link to b (its TBF).
   const std::string dev = nlohmann::json::parse(
       std::ifstream(std::string("/run/testbed/") + kLab + "/plan.json"))["links"][0]["if_a"];
   const Result tc =
-      run_testbed({"exec", "--lab", kLab, "a", "--", "tc", "class", "show", "dev", dev});
+      run_testbed({"exec", "--lab", kLab, "a", "--", "tc", "qdisc", "show", "dev", dev});
   ASSERT_EQ(tc.status, 0) << tc.output;
   EXPECT_NE(tc.output.find("rate 10Mbit"), std::string::npos) << tc.output;
 
@@ -108,7 +108,7 @@ TEST(Fit, ALabOverTheBudgetIsRefusedScaledOrRunAsWrittenAsAsked) {
   ASSERT_EQ(as_written.status, 0) << as_written.output;
   EXPECT_NE(as_written.output.find("run as written"), std::string::npos) << as_written.output;
   const Result tc_off =
-      run_testbed({"exec", "--lab", kLab, "a", "--", "tc", "class", "show", "dev", dev});
+      run_testbed({"exec", "--lab", kLab, "a", "--", "tc", "qdisc", "show", "dev", dev});
   EXPECT_NE(tc_off.output.find("rate 20Mbit"), std::string::npos) << tc_off.output;
 }
 

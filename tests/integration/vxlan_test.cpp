@@ -78,7 +78,7 @@ TEST(Vxlan, NodesOnTwoHostsReachEachOtherThroughTheTunnelAndItsShapingHolds) {
   // iperf3 through it gets the shaped rate, as through a veth (bringup_test.cpp: within
   // 5%). The tunnel costs the inner frames 50 bytes of MTU (VXLAN, UDP, IP and the inner
   // Ethernet header on a 1500-byte underlay), so TCP carries 1398 bytes of each 1464-byte
-  // inner frame that HTB counts. Measured here at 100 Mbit/s and 1 Gbit/s, three runs each:
+  // inner frame that the shaper counts. Measured here at 100 Mbit/s and 1 Gbit/s, three runs each:
   // 0.998-1.000 of a veth's goodput at the same rate.
   const double mbit = iperf3_mbit("tb-tvx-n1", "tb-tvx-n2", "198.19.255.2");
   constexpr double kTunnelGoodputPerFrameByte = 1398.0 / 1464.0;
