@@ -182,8 +182,8 @@ class Kernel {
   virtual void set_shaping(const std::string& ns, const std::string& dev, const RateShaping& s) = 0;
   virtual void remove_shaping(const std::string& ns, const std::string& dev) = 0;
   // A cut link direction (a fault): the device's TBF drops everything it is given (its leaf
-  // is a blackhole), and what its queue held when the cut came is dropped too, as a cut
-  // fibre loses what the port was about to send. Needs the TBF (set_shaping). Up again, the
+  // is an empty FIFO, libnl_cut.cpp), and what its queue held when the cut came is dropped too, as
+  // a cut fibre loses what the port was about to send. Needs the TBF (set_shaping). Up again, the
   // leaf is made from `shaping`, the direction's shaping as it is now.
   virtual bool is_cut(const std::string& ns, const std::string& dev) = 0;
   virtual void set_cut(const std::string& ns, const std::string& dev, bool cut,

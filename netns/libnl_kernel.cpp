@@ -327,7 +327,7 @@ std::optional<ShapingState> LibnlKernel::shaping(const std::string& ns, const st
   state.config.rate_bytes_per_s = static_cast<uint32_t>(rtnl_qdisc_tbf_get_rate(root.get()));
   state.config.burst_bytes = static_cast<uint32_t>(rtnl_qdisc_tbf_get_rate_bucket(root.get()));
   // TBF's own counters: what it sent, what waits in its leaf, and every drop below it (a
-  // leaf that overflows, and a cut's blackhole, report their drops to it).
+  // leaf that overflows, and a cut's empty leaf, report their drops to it).
   state.sent_bytes = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_BYTES);
   state.sent_packets = rtnl_tc_get_stat(TC_CAST(root.get()), RTNL_TC_PACKETS);
   state.backlog_bytes =
