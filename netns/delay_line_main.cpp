@@ -36,7 +36,6 @@
 #include <fcntl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
 #include <linux/netfilter.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -58,6 +57,7 @@
 #include "netns/delay_line_node.h"
 #include "netns/host_stall.h"
 #include "netns/open_files_limit.h"
+#include "netns/readiness_set.h"
 #include "netns/wake_margin.h"
 
 namespace {
@@ -206,6 +206,13 @@ class Receiver {
   std::vector<mmsghdr> msgs_;
 };
 
+// What a watch of the loop's ReadinessSet is: a node's control socket (no queue), or one of
+// its queues' sockets.
+struct Watched {
+  Node* node;
+  Queue* queue;
+};
+
 int fail(const std::string& call) {
   std::fprintf(stderr, "testbed-delayline: %s: %s\n", call.c_str(), std::strerror(errno));
   return 1;
@@ -311,12 +318,21 @@ int main(int argc, char** argv) {
   if (stamp_sock < 0 || setsockopt(stamp_sock, SOL_SOCKET, SO_TIMESTAMP, &on, sizeof on) != 0)
     std::fprintf(stderr, "testbed-delayline: SO_TIMESTAMP: %s\n", std::strerror(errno));
   Receiver receiver;
-  // Per node: its control socket, then one descriptor per queue, -1 while not watched.
-  std::vector<pollfd> fds;
-  for (const Node& n : nodes) {
-    fds.push_back({n.ctl, POLLIN, 0});
-    for (const auto& [num, q] : n.queues) fds.push_back({nfq_fd(q.nfq), POLLIN, 0});
+  // Every node's control socket, always watched, and its queues' sockets, watched while
+  // their queues are empty; a watch's tag is its index in `watched`.
+  testbed::ReadinessSet waits;
+  if (!waits.ok()) return fail("epoll_create1");
+  std::vector<Watched> watched;
+  for (Node& n : nodes) {
+    watched.push_back({&n, nullptr});
+    if (!waits.add(n.ctl, watched.size() - 1, true)) return fail("epoll_ctl(control)");
+    for (auto& [num, q] : n.queues) {
+      q.tag = watched.size();
+      watched.push_back({&n, &q});
+      if (!waits.add(nfq_fd(q.nfq), q.tag, q.watched())) return fail("epoll_ctl(queue)");
+    }
   }
+  std::vector<uint32_t> ready;
   // The host's stalls, told from the emulator's own lateness (see host_stall.h). At
   // SCHED_FIFO no task of this host outranks us, so a stall is the host not running our
   // loop: a virtual machine's CPU taken by its hypervisor, an interrupt storm, a kernel
@@ -331,11 +347,9 @@ int main(int argc, char** argv) {
   g_wall_offset = clock_us(CLOCK_REALTIME) - asleep;
   while (!g_stop) {
     int64_t next = -1;
-    size_t f = 0;
     for (auto& n : nodes) {
-      ++f;  // the control socket: always watched
       for (auto& [num, q] : n.queues) {
-        fds[f++].fd = q.watched() ? nfq_fd(q.nfq) : -1;
+        if (!waits.set(q.tag, q.watched())) return fail("epoll_ctl");
         const int64_t r = q.delay.next_release();
         const int64_t w = margin.before(r, q.window_us);
         if (r >= 0 && (next < 0 || w < next)) next = w;
@@ -348,11 +362,11 @@ int main(int argc, char** argv) {
       tp = &timeout;
     }
     const int64_t ran_asleep = ran_us();
-    if (ppoll(fds.data(), fds.size(), tp, nullptr) < 0 && errno != EINTR) return fail("ppoll");
+    if (waits.wait(tp, ready) < 0) return fail("waiting");
     const int64_t woke = now_us(), ran_woke = ran_us();
     ++g_turns;
     if (next >= 0 && woke >= next) margin.woke(next, woke);
-    // Asked: until the next release is due (from when ppoll began, if that was later), or
+    // Asked: until the next release is due (from when the wait began, if that was later), or
     // until a packet comes; a packet may end it sooner. The turn is accounted at its
     // wake-up: the host's stall is in the wall time since the last wake-up beyond our own
     // CPU before this sleep and the sleep asked (host_stall.h).
@@ -366,13 +380,12 @@ int main(int argc, char** argv) {
       g_wall_offset = clock_us(CLOCK_REALTIME) - woke;
       wall_offset_at = woke;
     }
-    f = 0;
-    for (auto& n : nodes) {
-      if (fds[f++].revents & POLLIN) handle_control(n, window_cap_us, home);
-      for (auto& [num, q] : n.queues) {
-        if (fds[f].fd >= 0 && (fds[f].revents & POLLIN)) receiver.drain(q);
-        ++f;
-      }
+    for (const uint32_t tag : ready) {
+      const Watched& w = watched[tag];
+      if (w.queue)
+        receiver.drain(*w.queue);
+      else
+        handle_control(*w.node, window_cap_us, home);
     }
     for (auto& n : nodes) {
       for (auto& [num, q] : n.queues) release(q, woke, stall);

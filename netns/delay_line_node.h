@@ -34,6 +34,7 @@ struct Queue {
   // Bursty loss, decided here (iptables' statistic match can only drop independently).
   std::optional<GilbertElliottLoss> burst;
   bool stamped = true;  // every packet so far carried the kernel's arrival stamp
+  uint32_t tag = 0;     // its socket's watch in the loop's ReadinessSet
   // Whether an arrival must wake the loop: see the top of delay_line_main.cpp.
   bool watched() const { return delay.size() == 0 || delay.params().reorder || !stamped; }
 };

@@ -8,7 +8,7 @@
 namespace testbed {
 
 // How early to wake for a release, so that a wake-up that comes late still releases on
-// time: the old design's 200 us (where a window allows), or twice ppoll's recent lateness
+// time: the old design's 200 us (where a window allows), or twice the wait's recent lateness
 // on a host whose timers are slower, but never more than half the window: release() takes
 // all due by then + the window, so the other half batches the packets due after the first.
 // Whatever the host's stalls beyond it, health reports as lateness, split from our own
