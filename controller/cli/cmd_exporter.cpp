@@ -62,7 +62,7 @@ int run_exporter(const Argv& argv) {
   LabStore store;
   const std::string lab = args.positional(0);
   const std::string dir = store.dir(lab);
-  const LabState state = store.load(lab);
+  const LabState state = store.load(lab, LabStore::PlanSteps::kSkipped);  // it reads only
   const Plan& plan = state.plan;
 
   auto registry = std::make_shared<prometheus::Registry>();

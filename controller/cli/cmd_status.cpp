@@ -43,7 +43,7 @@ int run_status(const Argv& argv) {
     }
     TextTable t({"LAB", "PHASE", "NODES", "LINKS", "SOURCE"});
     for (const auto& lab : labs) {
-      const LabState s = store.load(lab);
+      const LabState s = store.load(lab, LabStore::PlanSteps::kSkipped);
       t.add({s.lab, s.phase, std::to_string(s.plan.nodes.size()),
              std::to_string(s.plan.links.size()), s.source});
     }

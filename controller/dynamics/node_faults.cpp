@@ -121,9 +121,12 @@ std::map<std::string, std::string> lab_node_states(const LabStore& store, const 
     for (const auto& n : plan.nodes) out[n.name] = "running";
     return out;
   }
-  return node_states_now(store.load(lab), recorded, [](const ProcessRecord& p) {
-    return p.start_time != 0 && process_start_time(p.pid) == p.start_time;
-  });
+  // The processes as now recorded (a restarted node's are new); the plan's steps are not
+  // needed, and the exporter asks at every sample.
+  return node_states_now(store.load(lab, LabStore::PlanSteps::kSkipped), recorded,
+                         [](const ProcessRecord& p) {
+                           return p.start_time != 0 && process_start_time(p.pid) == p.start_time;
+                         });
 }
 
 void record_node_state(const std::string& lab_dir, const NodeFaultResult& r, double at_unix_s) {

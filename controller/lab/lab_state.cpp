@@ -185,10 +185,19 @@ std::string whole_file(std::ifstream& in) {
 }
 
 // Throws naming the file: the JSON's own error, or the first field plan_from_json refuses.
-Plan read_plan(const std::string& path) {
+// Without steps, the top-level "steps" array is dropped as it is parsed (checked as JSON,
+// never built) and read as empty.
+Plan read_plan(const std::string& path, LabStore::PlanSteps steps = LabStore::PlanSteps::kRead) {
   std::ifstream in(path);
-  const auto j = nlohmann::json::parse(whole_file(in), nullptr, /*allow_exceptions=*/false);
+  nlohmann::json::parser_callback_t skip = nullptr;
+  if (steps == LabStore::PlanSteps::kSkipped) {
+    skip = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "steps");
+    };
+  }
+  auto j = nlohmann::json::parse(whole_file(in), skip, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw std::runtime_error(path + ": not JSON");
+  if (steps == LabStore::PlanSteps::kSkipped && j.is_object()) j["steps"] = nlohmann::json::array();
   try {
     return plan_from_json(j);
   } catch (const std::exception& e) {
@@ -198,7 +207,7 @@ Plan read_plan(const std::string& path) {
 
 }  // namespace
 
-LabState LabStore::load(const std::string& lab) const {
+LabState LabStore::load(const std::string& lab, PlanSteps steps) const {
   std::ifstream in(state_path(lab));
   if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
   LabState state;
@@ -220,7 +229,7 @@ LabState LabStore::load(const std::string& lab) const {
   std::ifstream plan(plan_path(lab));
   if (plan) {
     try {
-      state.plan = read_plan(plan_path(lab));
+      state.plan = read_plan(plan_path(lab), steps);
     } catch (const std::exception& e) {
       state.plan_problem = e.what();
     }

@@ -233,7 +233,7 @@ void print_cross_traffic(std::ostream& out, const LabStatus& st) {
 LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
                      RouteListing listing) {
   LabStatus st;
-  st.state = store.load(lab);
+  st.state = store.load(lab, LabStore::PlanSteps::kSkipped);  // status changes nothing
   const std::string dir = store.dir(lab);
   const Plan& plan = st.state.plan;
   // Each node's state after its last crash, pause or resume (node_faults.h).

@@ -152,17 +152,22 @@ class PlanFileTest : public testing::Test {
     std::filesystem::remove_all(root_);
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
+  // A lab "every", up, with the plan of every optional part, saved in `store`.
+  static LabState saved_lab(const LabStore& store) {
+    LabState s;
+    s.lab = "every";
+    s.phase = "up";
+    s.plan = everything(false);
+    store.save(s);
+    store.save_plan(s.lab, s.plan);
+    return s;
+  }
   std::string root_;
 };
 
 TEST_F(PlanFileTest, ADamagedPlanLeavesTheLabRemovableAndSaysWhy) {
   LabStore store(root_);
-  LabState s;
-  s.lab = "every";
-  s.phase = "up";
-  s.plan = everything(false);
-  store.save(s);
-  store.save_plan(s.lab, s.plan);
+  const LabState s = saved_lab(store);
   const LabState back = store.load("every");
   EXPECT_TRUE(back.plan_problem.empty()) << back.plan_problem;
   EXPECT_EQ(back.plan.nodes.size(), 3u);
@@ -178,6 +183,30 @@ TEST_F(PlanFileTest, ADamagedPlanLeavesTheLabRemovableAndSaysWhy) {
 
   std::ofstream(store.plan_path("every")) << "{not json";
   EXPECT_EQ(store.load("every").plan_problem, store.plan_path("every") + ": not JSON");
+}
+
+// What only reads a lab loads its plan without the steps: the rest is the same plan, and
+// steps damaged beyond reading do not stop it (they are checked as JSON, not read).
+TEST_F(PlanFileTest, APlanLoadedWithoutItsStepsIsTheSamePlanWithNone) {
+  LabStore store(root_);
+  const LabState s = saved_lab(store);
+  ASSERT_FALSE(s.plan.steps.empty());
+  const LabState whole = store.load("every");
+  const LabState reading = store.load("every", LabStore::PlanSteps::kSkipped);
+  EXPECT_TRUE(reading.plan_problem.empty()) << reading.plan_problem;
+  EXPECT_EQ(whole.plan.steps.size(), s.plan.steps.size());
+  EXPECT_TRUE(reading.plan.steps.empty());
+  // The same plan but its steps (a link's schedule of steps included).
+  nlohmann::json without = plan_to_json(whole.plan);
+  without["steps"] = nlohmann::json::array();
+  EXPECT_EQ(plan_to_json(reading.plan), without);
+  EXPECT_NE(without.dump().find("\"kind\":\"steps\""), std::string::npos);
+
+  nlohmann::json j = plan_to_json(s.plan);
+  j["steps"][0] = {{"op", "no_such_step"}};
+  std::ofstream(store.plan_path("every")) << j.dump();
+  EXPECT_FALSE(store.load("every").plan_problem.empty());
+  EXPECT_TRUE(store.load("every", LabStore::PlanSteps::kSkipped).plan_problem.empty());
 }
 
 }  // namespace
