@@ -16,19 +16,40 @@ double seconds_between(StallWatch::Clock::time_point a, StallWatch::Clock::time_
 }  // namespace
 
 StallWatch::StallWatch(std::vector<std::string> names, std::vector<std::string> addresses,
-                       uint16_t port, QueueReader read, Clock::time_point start, double stuck_after)
+                       uint16_t port, QueueReader read, Clock::time_point start, double stuck_after,
+                       std::function<Clock::time_point()> clock)
     : names_(std::move(names)),
       addresses_(std::move(addresses)),
       port_(port),
       read_(std::move(read)),
+      clock_(std::move(clock)),
+      tables_(names_.size()),
+      read_at_(names_.size()),
       start_(start),
-      stuck_after_(stuck_after) {}
+      stuck_after_(stuck_after) {
+  for (size_t n = 0; n < addresses_.size(); ++n) node_at_.emplace(addresses_[n], n);
+}
+
+std::vector<bool> StallWatch::read_some(Clock::time_point now) {
+  std::vector<bool> fresh(names_.size(), false);
+  const auto began = clock_();
+  for (size_t k = 0; k < names_.size(); ++k) {
+    const size_t n = cursor_;
+    cursor_ = (cursor_ + 1) % names_.size();
+    tables_[n] = read_(n);
+    read_at_[n] = now;
+    fresh[n] = true;
+    if (clock_() - began >= kReadBudget) break;
+  }
+  return fresh;
+}
 
 std::vector<StuckPair> StallWatch::sample(Clock::time_point now) {
   const auto node_of = [&](const std::string& address) {
-    return static_cast<size_t>(std::find(addresses_.begin(), addresses_.end(), address) -
-                               addresses_.begin());
+    const auto it = node_at_.find(address);
+    return it == node_at_.end() ? names_.size() : it->second;
   };
+  const std::vector<bool> fresh = read_some(now);
   std::map<std::pair<size_t, size_t>, uint64_t> sent, unread;
   // Pairs with a connection in loss recovery: a timeout fired, or zero-window probes went
   // out, since the last acknowledgement that moved. A queue that holds the same bytes at
@@ -36,7 +57,7 @@ std::vector<StuckPair> StallWatch::sample(Clock::time_point now) {
   // hundred bytes queued whenever a look falls), not stuck.
   std::set<std::pair<size_t, size_t>> recovering;
   for (size_t n = 0; n < names_.size(); ++n) {
-    for (const auto& s : read_(n)) {
+    for (const auto& s : tables_[n]) {
       if (s.state != kEstablished) continue;
       // n's connection to a peer's agent: what n sent that the peer has not acknowledged.
       if (s.local_address == addresses_[n] && s.remote_port == port_) {
@@ -53,15 +74,20 @@ std::vector<StuckPair> StallWatch::sample(Clock::time_point now) {
       }
     }
   }
-  std::vector<StuckPair> stuck;
+  // A queue is looked at when its sender's table is read, and unchanged from the read it
+  // last changed at to the sender's last read.
   for (auto& [pair, q] : queues_)
-    if (!sent.count(pair)) sent[pair] = 0;  // a connection gone: its queue is empty
+    if (fresh[pair.first] && !sent.count(pair)) sent[pair] = 0;  // a connection gone: empty
   for (const auto& [pair, bytes] : sent) {
+    if (!fresh[pair.first]) continue;
     auto [it, added] = queues_.try_emplace(pair, Queue{bytes, now});
     if (!added && it->second.bytes != bytes) it->second = {bytes, now};
-    const double still = seconds_between(it->second.changed, now);
-    if (bytes > 0 && still >= stuck_after_ && recovering.count(pair))
-      stuck.push_back({names_[pair.first], names_[pair.second], bytes, unread[pair], still});
+  }
+  std::vector<StuckPair> stuck;
+  for (const auto& [pair, q] : queues_) {
+    const double still = seconds_between(q.changed, read_at_[pair.first]);
+    if (q.bytes > 0 && still >= stuck_after_ && recovering.count(pair))
+      stuck.push_back({names_[pair.first], names_[pair.second], q.bytes, unread[pair], still});
   }
   return stuck;
 }

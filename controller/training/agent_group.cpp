@@ -189,6 +189,23 @@ std::optional<std::pair<size_t, nlohmann::json>> AgentGroup::next_event(
   }
 }
 
+std::runtime_error AgentGroup::silent_agents(const std::string& event,
+                                             const std::vector<nlohmann::json>& answers) const {
+  // Named, a few at most: at 1000 nodes the list is the lab.
+  constexpr size_t kNamed = 8;
+  std::vector<std::string> silent;
+  for (size_t n = 0; n < answers.size(); ++n)
+    if (answers[n].is_null()) silent.push_back(names_[n]);
+  std::string named;
+  for (size_t k = 0; k < std::min(silent.size(), kNamed); ++k) named += (k ? ", " : "") + silent[k];
+  if (silent.size() > kNamed) named += " and " + std::to_string(silent.size() - kNamed) + " more";
+  return std::runtime_error(
+      "agents did not answer '" + event + "' within " +
+      std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kAgentTimeout).count()) +
+      " s: " + std::to_string(silent.size()) + " of " + std::to_string(names_.size()) +
+      " silent (" + named + ")");
+}
+
 std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
   std::vector<nlohmann::json> out(names_.size());
   size_t got = 0;
@@ -199,8 +216,7 @@ std::vector<nlohmann::json> AgentGroup::gather(const std::string& event) {
   }
   const auto deadline = std::chrono::steady_clock::now() + kAgentTimeout;
   while (got < names_.size()) {
-    if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error("agents did not answer");
+    if (std::chrono::steady_clock::now() > deadline) throw silent_agents(event, out);
     auto e = next_event(kLivenessCheck);
     if (!e) continue;
     auto& [n, j] = *e;

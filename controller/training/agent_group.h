@@ -148,6 +148,10 @@ class AgentGroup {
   uint64_t malformed_host_reports() const { return malformed_host_reports_; }
 
  private:
+  // The error when some agents have not answered `event` in kAgentTimeout: which, and how
+  // many of how many.
+  std::runtime_error silent_agents(const std::string& event,
+                                   const std::vector<nlohmann::json>& answers) const;
   zmq::socket_t router_;
   void check_alive();
   void check_stall();

@@ -115,6 +115,46 @@ TEST(StallWatch, OtherSocketsOfTheNamespaceAreNotTheRuns) {
   for (int t = 0; t <= 20; ++t) EXPECT_FALSE(s.at(t));
 }
 
+// Reading a namespace's table costs milliseconds (the kernel walks every namespace's
+// sockets), so a sample reads nodes in turn within a budget of time; a queue is unchanged
+// only from one read of its sender to the next, never for the time between.
+TEST(StallWatch, ASampleReadsNodesInTurnWithinItsBudgetAndStillFindsTheStall) {
+  const std::vector<std::string> names = {"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7"};
+  std::vector<std::string> addresses;
+  for (size_t n = 0; n < names.size(); ++n)
+    addresses.push_back("198.18.0." + std::to_string(n + 1));
+  const Clock::time_point t0 = Clock::now();
+  Clock::time_point read_clock = t0;  // each read takes 40 ms of it
+  std::vector<size_t> reads;
+  StallWatch watch(
+      names, addresses, kPort,
+      [&](size_t n) -> std::vector<TcpQueue> {
+        reads.push_back(n);
+        read_clock += std::chrono::milliseconds(40);
+        if (n != 5) return {};
+        return {{addresses[5], addresses[6], 40000, kPort, 1, 3000, 0, 2, 0}};  // stuck
+      },
+      t0, StallWatch::kStuckAfter, [&] { return read_clock; });
+  // 100 ms a sample: three reads of 40 ms, the third past the budget.
+  EXPECT_FALSE(watch.poll(t0));
+  EXPECT_EQ(reads, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_FALSE(watch.poll(t0 + seconds(1)));
+  EXPECT_EQ(reads, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
+  // Sample k reads nodes 3k, 3k + 1 and 3k + 2 (mod 8): n5 at 1 s, 4 s, 7 s, 9 s and 12 s.
+  // Its queue, the same since the read at 1 s, has been unchanged 10 s only at the read at
+  // 12 s: not at 11 s, when n5 was last read at 9 s.
+  for (int at = 2; at < 12; ++at) EXPECT_FALSE(watch.poll(t0 + seconds(at))) << at;
+  const auto begun = watch.poll(t0 + seconds(12));
+  ASSERT_TRUE(begun);
+  ASSERT_EQ(begun->pairs.size(), 1u);
+  EXPECT_EQ(begun->pairs[0].from, "n5");
+  EXPECT_EQ(begun->pairs[0].to, "n6");
+  EXPECT_DOUBLE_EQ(begun->pairs[0].seconds, 11);
+  // Every node was read in turn, none twice before all once.
+  for (size_t k = 0; k < reads.size(); ++k) EXPECT_EQ(reads[k], k % names.size()) << k;
+  EXPECT_EQ(reads.size(), 13u * 3);
+}
+
 TEST(ProcNetTcp, ParsesTheKernelsTableAndSkipsWhatItCannotRead) {
   const std::string table =
       "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  "
