@@ -1,5 +1,7 @@
 #include "controller/health/health_monitor.h"
 
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 
@@ -36,30 +38,56 @@ void HealthMonitor::start() {
   thread_ = std::thread([this] { loop(); });
 }
 
+std::chrono::milliseconds HealthMonitor::sample_period(std::chrono::nanoseconds took) {
+  const auto spaced = std::chrono::ceil<std::chrono::milliseconds>(took * kMaxCostShare);
+  return std::clamp(spaced, std::chrono::milliseconds(kSamplePeriodMs),
+                    std::chrono::milliseconds(kMaxSamplePeriodMs));
+}
+
+namespace {
+
+// The CPU this thread has run.
+std::chrono::nanoseconds thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
+}
+
+}  // namespace
+
 void HealthMonitor::loop() {
+  using std::chrono::milliseconds;
+  using std::chrono::steady_clock;
   static_assert(kSamplePeriodMs % kProbePeriodMs == 0, "a sample falls on a probe's tick");
-  constexpr int kTicksPerSample = kSamplePeriodMs / kProbePeriodMs;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto next = t0, next_publish = t0 + std::chrono::milliseconds(kPublishEveryMs);
-  int tick = 0;
+  const auto t0 = steady_clock::now();
+  auto next_probe = t0, next_sample = t0 + milliseconds(kSamplePeriodMs);
+  auto next_publish = t0 + milliseconds(kPublishEveryMs);
+  milliseconds period{kSamplePeriodMs};
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    next += std::chrono::milliseconds(kProbePeriodMs);
-    if (wake_.wait_until(lock, next, [this] { return stopping_; })) break;
-    const auto now = std::chrono::steady_clock::now();
-    if (++tick % kTicksPerSample != 0) {
-      probe();
-    } else {
+    next_probe += milliseconds(kProbePeriodMs);
+    if (wake_.wait_until(lock, std::min(next_probe, next_sample), [this] { return stopping_; }))
+      break;
+    const auto now = steady_clock::now();
+    if (now >= next_sample) {
+      const auto cpu_before = thread_cpu();
       sample(std::chrono::duration<double>(now - t0).count());
+      // On the 200 ms grid while a sample is cheap; spaced out from now when it is not.
+      period = sample_period(thread_cpu() - cpu_before);
+      longest_period_ = std::max(longest_period_, period);
+      next_sample = period.count() == kSamplePeriodMs ? next_sample + period : now + period;
+      if (next_sample < now) next_sample = now + period;  // a starved thread skips samples
       if (publish_ && now >= next_publish) {
-        next_publish = now + std::chrono::milliseconds(kPublishEveryMs);
+        next_publish = now + milliseconds(kPublishEveryMs);
         lock.unlock();  // the delay-line round trips need not hold the meters
         const auto lines = query_delay_lines(lab_dir_, delay_nodes_, kQueryTimeoutMs);
         lock.lock();
         publish_(report(lines));
       }
+    } else if (period.count() == kSamplePeriodMs) {
+      probe();  // only while samples are cheap: a probe reads the backlogged directions again
     }
-    if (next < now) next = now;  // a starved thread skips ticks rather than bunching them
+    if (next_probe < now) next_probe = now;  // a starved thread skips ticks, not bunches them
   }
 }
 
@@ -101,6 +129,7 @@ HealthReport HealthMonitor::report(const DelayLineSnapshot& end) const {
   HealthReport r;
   r.thresholds = thresholds_;
   r.duration_s = elapsed_s_;
+  r.sample_period_s = std::chrono::duration<double>(longest_period_).count();
   r.cpu_saturated_share = cpu_.saturated_share();
   r.cpu_busy_p50 = cpu_.busy_quantile(0.5);
   r.cpu_busy_p90 = cpu_.busy_quantile(0.9);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -39,6 +40,19 @@ class HealthMonitor {
   // looks an interval; on a 150-direction lab sampled every 50 ms instead, the CPUs' median
   // busy share went from 0.12 to 0.30, which the looks at backlogged directions only avoid.
   static constexpr int kProbePeriodMs = 50;
+  // A sample may cost at most this share of the time between samples: past it, samples
+  // are spaced out to this multiple of the CPU the last one took (the monitor's own, not
+  // the wall time, which on a loaded host is mostly waiting for a CPU), and the probes
+  // stop. A sample reads every direction's shaper, a link dump and a qdisc dump per
+  // namespace: 0.25 s at 1000 nodes, so at 200 ms the monitor held a core and the run it
+  // watched was judged by CPUs it had saturated itself. 10: a tenth of a core, and every
+  // lab of up to about 80 nodes is sampled every 200 ms as before.
+  static constexpr int kMaxCostShare = 10;
+  // But never further apart than this: the CPUs' saturation is judged per interval, and a
+  // saturated second hides in a long interval's average.
+  static constexpr int kMaxSamplePeriodMs = 2000;
+  // The time to the next sample after one that took `took` of the monitor's CPU.
+  static std::chrono::milliseconds sample_period(std::chrono::nanoseconds took);
   // Running figures go out this often (they cost a delay-line round trip each).
   static constexpr int kPublishEveryMs = 5000;
   // A delay line answers in microseconds; a starved one may take longer, not this long.
@@ -79,6 +93,7 @@ class HealthMonitor {
   CpuSaturation cpu_;
   std::optional<CpuTimes> last_cpu_;
   double elapsed_s_ = 0;
+  std::chrono::milliseconds longest_period_{kSamplePeriodMs};  // reported: sample_period_s
 };
 
 }  // namespace testbed

@@ -141,6 +141,7 @@ nlohmann::json HealthReport::to_json() const {
                         {"problems", problems()},
                         {"notes", notes()},
                         {"duration_s", duration_s},
+                        {"sample_period_s", sample_period_s},
                         {"release_lateness_ms", lateness_json(lateness())},
                         {"emulator_lateness_ms", lateness_json(emulator_lateness())},
                         {"nfqueue_dropped", nfqueue_dropped()},

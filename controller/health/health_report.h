@@ -61,6 +61,9 @@ struct DirectionHealth {
 
 struct HealthReport {
   double duration_s = 0;
+  // The longest time between two samples of the run: 0.2 s, or more where a sample was
+  // costly (a large lab: health_monitor.h).
+  double sample_period_s = 0.2;
   double cpu_saturated_share = 0, cpu_busy_p50 = 0, cpu_busy_p90 = 0;
   size_t cpu_intervals = 0;
   std::vector<DirectionHealth> directions;

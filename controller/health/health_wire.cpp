@@ -88,14 +88,20 @@ nlohmann::json health_to_wire(const HealthReport& r) {
                     {"peak_bytes_per_s", d.peak_bytes_per_s},
                     {"shaper_drops", d.shaper_drops}});
   }
-  return {{"duration_s", r.duration_s},       {"cpu_saturated_share", r.cpu_saturated_share},
-          {"cpu_busy_p50", r.cpu_busy_p50},   {"cpu_busy_p90", r.cpu_busy_p90},
-          {"cpu_intervals", r.cpu_intervals}, {"directions", dirs}};
+  return {{"duration_s", r.duration_s},
+          {"sample_period_s", r.sample_period_s},
+          {"cpu_saturated_share", r.cpu_saturated_share},
+          {"cpu_busy_p50", r.cpu_busy_p50},
+          {"cpu_busy_p90", r.cpu_busy_p90},
+          {"cpu_intervals", r.cpu_intervals},
+          {"directions", dirs}};
 }
 
 HealthReport health_from_wire(const nlohmann::json& j, size_t max_directions) {
   HealthReport r;
   r.duration_s = figure(j, "duration_s");
+  // From a host whose build predates it: its samples were 200 ms apart.
+  if (j.contains("sample_period_s")) r.sample_period_s = figure(j, "sample_period_s");
   r.cpu_saturated_share = figure(j, "cpu_saturated_share");
   r.cpu_busy_p50 = figure(j, "cpu_busy_p50");
   r.cpu_busy_p90 = figure(j, "cpu_busy_p90");
@@ -169,6 +175,7 @@ HealthReport merge_host_health(HealthReport mine, const std::string& my_host,
   for (const auto& [host, r] : others) {
     for (const auto& d : r.directions) add_direction(out.directions, d);
     out.duration_s = std::max(out.duration_s, r.duration_s);
+    out.sample_period_s = std::max(out.sample_period_s, r.sample_period_s);
     if (r.cpu_intervals > 0 &&
         (out.cpu_intervals == 0 || r.cpu_saturated_share > out.cpu_saturated_share)) {
       out.cpu_saturated_share = r.cpu_saturated_share;

@@ -385,6 +385,21 @@ TEST(HealthMonitor, SamplesEveryShapedDirectionOfAFakeLab) {
   EXPECT_TRUE(r.healthy() || r.cpu_saturated_share > 0.5);
 }
 
+// A sample costs what the lab's directions cost to read; past a tenth of the time between
+// samples they are spaced out, so that the monitor does not hold the CPUs it judges, up to
+// 2 s apart.
+TEST(HealthMonitor, SamplesAreSpacedOutToTenTimesWhatTheLastOneTook) {
+  using std::chrono::milliseconds;
+  EXPECT_EQ(HealthMonitor::sample_period(std::chrono::microseconds(300)), milliseconds(200));
+  EXPECT_EQ(HealthMonitor::sample_period(milliseconds(20)), milliseconds(200));
+  EXPECT_EQ(HealthMonitor::sample_period(milliseconds(21)), milliseconds(210));
+  EXPECT_EQ(HealthMonitor::sample_period(std::chrono::microseconds(25001)), milliseconds(251));
+  EXPECT_EQ(HealthMonitor::sample_period(milliseconds(150)), milliseconds(1500));
+  // Never more than 2 s apart, whatever a sample costs: saturation is judged per interval.
+  EXPECT_EQ(HealthMonitor::sample_period(milliseconds(250)), milliseconds(2000));
+  EXPECT_EQ(HealthMonitor::sample_period(std::chrono::seconds(4)), milliseconds(2000));
+}
+
 TEST(FormatFactor, PrintsTheFactorAsWritten) {
   EXPECT_EQ(format_factor(0.25), "0.25");
   EXPECT_EQ(format_factor(0.1), "0.1");

@@ -31,6 +31,7 @@ DirectionHealth direction(const std::string& from, const std::string& to, double
 HealthReport report(double cpu_saturated, std::vector<DirectionHealth> dirs) {
   HealthReport r;
   r.duration_s = 12.5;
+  r.sample_period_s = 1.5;  // a large lab's samples, spaced out
   r.cpu_saturated_share = cpu_saturated;
   r.cpu_busy_p50 = 0.4;
   r.cpu_busy_p90 = 0.8;
