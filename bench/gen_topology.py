@@ -35,10 +35,13 @@ if args.star:
     print("  hub: {}")
     for i in range(args.star):
         print(f"  l{i}: {{}}")
+    # --every: each leaf's link redraws both directions' rates (the timeline's load at scale)
+    every = (f"schedule: {{random: {{every: {args.every}, bandwidth: 20mbit..155mbit}}}}, "
+             if args.every else "")
     print("links:")
     for i in range(args.star):
         delay = f"{rng.randint(1, 50)}ms"
-        print(f"  - {{endpoints: [hub, l{i}], "
+        print(f"  - {{endpoints: [hub, l{i}], {every}"
               f"a2b: {{bandwidth: {rng.randint(20, 155)}mbit, delay: {delay}}}, "
               f"b2a: {{bandwidth: {rng.randint(20, 155)}mbit, delay: {delay}}}}}")
     raise SystemExit(0)

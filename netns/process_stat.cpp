@@ -1,5 +1,7 @@
 #include "netns/process_stat.h"
 
+#include <time.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -31,6 +33,12 @@ std::optional<ProcessStat> read_process_stat(int pid) {
   std::string line;
   if (!std::getline(in, line)) return std::nullopt;
   return parse_process_stat(line);
+}
+
+std::chrono::nanoseconds thread_cpu() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
 }
 
 }  // namespace testbed

@@ -4,6 +4,7 @@
 // its last ')'; written once here so that no reader gets that wrong.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -21,5 +22,9 @@ struct ProcessStat {
 std::optional<ProcessStat> parse_process_stat(const std::string& text);
 // nullopt when there is no such process.
 std::optional<ProcessStat> read_process_stat(int pid);
+
+// The CPU the calling thread has run: what a sampler's own sample cost it, whatever the
+// host's load did to its wall time.
+std::chrono::nanoseconds thread_cpu();
 
 }  // namespace testbed

@@ -25,6 +25,7 @@
 #include "controller/cli/commands.h"
 #include "controller/dynamics/link_control.h"
 #include "controller/dynamics/node_faults.h"
+#include "controller/health/sample_spacing.h"
 #include "controller/lab/fit/fit_decision.h"
 #include "controller/lab/lab_state.h"
 #include "controller/observe/compute_metrics.h"
@@ -36,12 +37,19 @@
 #include "controller/observe/train_metrics.h"
 #include "netns/job_cgroup.h"
 #include "netns/libnl_kernel.h"
+#include "netns/process_stat.h"
 #include "netns/stop_signals.h"
 
 namespace testbed::cli {
 namespace {
 
 constexpr auto kSampleEvery = std::chrono::seconds(1);  // as often as Prometheus scrapes
+// A sample of a large lab costs a share of a core (a netlink dump per namespace): spaced
+// to ten times its CPU, so sampling holds at most a tenth of a core, but at most 10 s
+// apart, so that `testbed report`'s rates still have a point every 10 s. The 10,000-leaf
+// star's samples took about 1.8 s of CPU each, so there it holds 18% (docs/benchmarks.md).
+constexpr int kSampleCostShare = 10;
+constexpr auto kSampleAtMost = std::chrono::seconds(10);
 // The links are sampled while the lab is watched: /metrics read, or a run's event received,
 // within this window. A lab at rest then costs no CPU: at 1000 nodes one sample of 4000
 // directions (a netlink dump per namespace) took 23% of a core, every second, for no
@@ -132,7 +140,7 @@ int run_exporter(const Argv& argv) {
     const bool watched = now - std::max(last_event, links->last_collected()) < kWatchWindow;
     if (now >= next_sample && (watched || first)) {
       first = false;
-      next_sample = now + kSampleEvery;
+      const auto cpu_before = thread_cpu();
       timeline.poll();
       try {
         const auto directions = live_directions(plan, read_current(dir));
@@ -176,6 +184,8 @@ int run_exporter(const Argv& argv) {
         // `down` is removing the namespaces under us: keep the last snapshot, say why.
         std::cerr << "testbed _exporter: sampling links: " << e.what() << "\n";
       }
+      next_sample = now + spaced_by_cost(thread_cpu() - cpu_before, kSampleCostShare, kSampleEvery,
+                                         kSampleAtMost);
     }
     if (now >= next_sample) next_sample = now + kSampleEvery;  // unwatched: look again then
     // The events' socket and the stop signals' pipe in one poll: a SIGTERM wakes it at once,

@@ -1,9 +1,10 @@
 #include "controller/health/health_monitor.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
+
+#include "controller/health/sample_spacing.h"
+#include "netns/process_stat.h"
 
 namespace testbed {
 
@@ -39,21 +40,9 @@ void HealthMonitor::start() {
 }
 
 std::chrono::milliseconds HealthMonitor::sample_period(std::chrono::nanoseconds took) {
-  const auto spaced = std::chrono::ceil<std::chrono::milliseconds>(took * kMaxCostShare);
-  return std::clamp(spaced, std::chrono::milliseconds(kSamplePeriodMs),
-                    std::chrono::milliseconds(kMaxSamplePeriodMs));
+  return spaced_by_cost(took, kMaxCostShare, std::chrono::milliseconds(kSamplePeriodMs),
+                        std::chrono::milliseconds(kMaxSamplePeriodMs));
 }
-
-namespace {
-
-// The CPU this thread has run.
-std::chrono::nanoseconds thread_cpu() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec);
-}
-
-}  // namespace
 
 void HealthMonitor::loop() {
   using std::chrono::milliseconds;

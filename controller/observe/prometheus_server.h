@@ -18,12 +18,19 @@ namespace testbed {
 // 128 random bits as hex, from the kernel's entropy: a nonce, or a password.
 std::string random_hex128();
 
+// How often a lab of `directions` link directions is scraped, in whole seconds (the
+// timeout the same): every second up to 5000 directions, the size of every lab the
+// dashboards were made on; a larger lab's /metrics takes longer to write than a second
+// allows, so its scrapes are spaced to hold the exporter to about a sixth of a core
+// (docs/observability.md).
+int prometheus_scrape_interval_s(size_t directions);
 // The scrape configuration for a lab's exporter, as prometheus.yml text; also what
 // `up --prometheus=existing` prints for a server the user runs.
-std::string prometheus_scrape_job(const std::string& lab, int exporter_port);
+std::string prometheus_scrape_job(const std::string& lab, int exporter_port, size_t directions);
 // `nonce` becomes an external label (testbed_nonce), shown by the server's
 // /api/v1/status/config: how `up` knows the server is the one it configured.
-std::string prometheus_config(const std::string& lab, int exporter_port, const std::string& nonce);
+std::string prometheus_config(const std::string& lab, int exporter_port, size_t directions,
+                              const std::string& nonce);
 
 // The prometheus binary, if installed.
 std::optional<std::string> find_prometheus();

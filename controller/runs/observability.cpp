@@ -107,7 +107,8 @@ int start_prometheus(const LabStore& store, LabState& state, const std::string& 
                      int exporter_port) {
   const std::string dir = store.dir(state.lab), log = dir + "/prometheus.log";
   const std::string nonce = random_hex128();
-  std::ofstream(dir + "/prometheus.yml") << prometheus_config(state.lab, exporter_port, nonce);
+  std::ofstream(dir + "/prometheus.yml")
+      << prometheus_config(state.lab, exporter_port, 2 * state.plan.links.size(), nonce);
   const pid_t pid = start(store, state, prometheus_argv(binary, dir), "prometheus.log");
   const int port =
       wait_for(pid, "prometheus", log, [&] { return prometheus_listening_port(read_text(log)); });
@@ -168,7 +169,7 @@ std::vector<std::string> start_observability(const LabStore& store, LabState& st
   if (options.prometheus == PrometheusMode::kExisting) {
     lines.push_back("metrics: " + state.urls["exporter"] +
                     "; add this job to your Prometheus's scrape_configs:\n" +
-                    prometheus_scrape_job(state.lab, exporter_port));
+                    prometheus_scrape_job(state.lab, exporter_port, 2 * state.plan.links.size()));
   } else if (options.prometheus == PrometheusMode::kOn) {
     if (const auto binary = find_prometheus()) {
       state.urls["prometheus"] = url(start_prometheus(store, state, *binary, exporter_port));

@@ -10,6 +10,7 @@
 #include "controller/health/health_monitor.h"
 #include "controller/health/health_report.h"
 #include "controller/health/link_backlog.h"
+#include "controller/health/sample_spacing.h"
 #include "controller/observe/health_metrics.h"
 #include "controller/topology/units.h"
 #include "netns/delay_line_stats.h"
@@ -398,6 +399,17 @@ TEST(HealthMonitor, SamplesAreSpacedOutToTenTimesWhatTheLastOneTook) {
   // Never more than 2 s apart, whatever a sample costs: saturation is judged per interval.
   EXPECT_EQ(HealthMonitor::sample_period(milliseconds(250)), milliseconds(2000));
   EXPECT_EQ(HealthMonitor::sample_period(std::chrono::seconds(4)), milliseconds(2000));
+}
+
+// The exporter's rule (cmd_exporter.cpp): ten times a sample's CPU, 1 to 10 s apart.
+TEST(SampleSpacing, TenTimesTheCostWithinTheExportersBounds) {
+  using std::chrono::milliseconds;
+  const auto exporter = [](std::chrono::nanoseconds took) {
+    return spaced_by_cost(took, 10, milliseconds(1000), milliseconds(10000));
+  };
+  EXPECT_EQ(exporter(milliseconds(15)), milliseconds(1000));  // 1000 nodes: every second
+  EXPECT_EQ(exporter(std::chrono::microseconds(400100)), milliseconds(4001));
+  EXPECT_EQ(exporter(std::chrono::seconds(3)), milliseconds(10000));
 }
 
 TEST(FormatFactor, PrintsTheFactorAsWritten) {

@@ -34,5 +34,21 @@ TEST(ServerListen, GrafanaNamesTheListenerItBound) {
     EXPECT_FALSE(grafana_listening_port(bad)) << bad;
 }
 
+// A lab of up to 5000 directions is scraped every second, as the dashboards were made
+// for; a larger one at 0.54 ms a direction, with a timeout as long, so that a scrape of
+// the 10,000-leaf star (1.2 s of wall time) is not cut off at one second.
+TEST(ScrapeInterval, EverySecondUpTo5000DirectionsThenSpacedByTheLabsSize) {
+  EXPECT_EQ(prometheus_scrape_interval_s(0), 1);
+  EXPECT_EQ(prometheus_scrape_interval_s(4000), 1);  // 1000 nodes, 2000 links
+  EXPECT_EQ(prometheus_scrape_interval_s(5000), 1);
+  EXPECT_EQ(prometheus_scrape_interval_s(5001), 3);    // 2.7 s, in whole seconds
+  EXPECT_EQ(prometheus_scrape_interval_s(20000), 11);  // the 10,000-leaf star: 10.8 s
+  const std::string job = prometheus_scrape_job("tbx", 9100, 20000);
+  EXPECT_NE(job.find("scrape_interval: 11s\n"), std::string::npos) << job;
+  EXPECT_NE(job.find("scrape_timeout: 11s\n"), std::string::npos) << job;
+  EXPECT_NE(prometheus_config("tbx", 9100, 8, "n").find("scrape_interval: 1s\n"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace testbed
