@@ -35,7 +35,7 @@ int run_clean(const Argv& argv) {
       ++cleaned;
       continue;
     }
-    LabState state = store.load(lab);
+    LabState state = store.load(lab, LabStore::PlanSteps::kIfAdopted);
     if (state.phase == "up" && !args.flag("all")) {
       const size_t records = state.processes.size();
       const int ended = end_orphans(state);

@@ -41,7 +41,7 @@ int run_down(const Argv& argv) {
   LabStore store;
   const std::string lab = store.resolve(args.positional(0));
   auto lock = store.lock(lab, /*wait=*/true);
-  return remove_lab(store, store.load(lab), "down");
+  return remove_lab(store, store.load(lab, LabStore::PlanSteps::kIfAdopted), "down");
 }
 
 }  // namespace testbed::cli

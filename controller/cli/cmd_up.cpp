@@ -69,7 +69,7 @@ int stay_up(const LabStore& store, std::optional<LabLock> lock, const std::strin
   WaitSet signals(&stop);
   while (!stop.stopping()) signals.wait(WaitSet::kForever);  // wakes at the signal
   auto again = store.lock(lab, /*wait=*/true);
-  return remove_lab(store, store.load(lab), "up");
+  return remove_lab(store, store.load(lab, LabStore::PlanSteps::kIfAdopted), "up");
 }
 
 // With keys in the placement, this host's key pair: --key FILE, or HOST.key beside the

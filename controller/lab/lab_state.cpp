@@ -229,7 +229,9 @@ LabState LabStore::load(const std::string& lab, PlanSteps steps) const {
   std::ifstream plan(plan_path(lab));
   if (plan) {
     try {
-      state.plan = read_plan(plan_path(lab), steps);
+      const bool with_steps = steps == PlanSteps::kRead ||
+                              (steps == PlanSteps::kIfAdopted && !state.adopted_steps.empty());
+      state.plan = read_plan(plan_path(lab), with_steps ? PlanSteps::kRead : PlanSteps::kSkipped);
     } catch (const std::exception& e) {
       state.plan_problem = e.what();
     }

@@ -119,7 +119,10 @@ class LabStore {
   // `clean` and a resumed `up` work from). What only reads a lab (`status`, the exporter)
   // skips them: at 1000 nodes they are half of plan.json's 5 MB, and making them was a
   // third of `status`. A state so loaded has no steps and is not to be applied or saved.
-  enum class PlanSteps { kRead, kSkipped };
+  // kIfAdopted: read only where a slice adopted namespaces, whose steps `down` undoes one
+  // by one; a lab's own namespaces take their steps with them (reading them was half of
+  // a 1000-node `down`'s CPU).
+  enum class PlanSteps { kRead, kSkipped, kIfAdopted };
   // Throws std::runtime_error.
   LabState load(const std::string& lab, PlanSteps steps = PlanSteps::kRead) const;
   void save(const LabState& state) const;  // atomic: write then rename; not the plan

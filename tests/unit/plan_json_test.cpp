@@ -209,5 +209,20 @@ TEST_F(PlanFileTest, APlanLoadedWithoutItsStepsIsTheSamePlanWithNone) {
   EXPECT_TRUE(store.load("every", LabStore::PlanSteps::kSkipped).plan_problem.empty());
 }
 
+// `down` and `clean` read the steps only where a slice adopted namespaces: it undoes those
+// steps one by one, where a lab's own namespaces take theirs with them.
+TEST_F(PlanFileTest, DownReadsTheStepsOnlyOfALabThatAdoptedNamespaces) {
+  LabStore store(root_);
+  LabState s = saved_lab(store);
+  EXPECT_TRUE(store.load("every", LabStore::PlanSteps::kIfAdopted).plan.steps.empty());
+  s.host = "h1";  // adopting is what a host's slice does (up --adopt)
+  s.adopted = {s.plan.nodes[0].ns};
+  s.adopted_steps = {0, 2};
+  store.save(s);
+  const LabState adopting = store.load("every", LabStore::PlanSteps::kIfAdopted);
+  EXPECT_EQ(adopting.plan.steps.size(), s.plan.steps.size());
+  EXPECT_EQ(adopting.adopted_steps, s.adopted_steps);
+}
+
 }  // namespace
 }  // namespace testbed
