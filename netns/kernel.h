@@ -171,6 +171,11 @@ class Kernel {
   // device (ReadSnapshot below). Nothing may be changed in between.
   virtual void begin_read_snapshot() {}
   virtual void end_read_snapshot() {}
+  // Within a snapshot: makes these namespaces' dumps now, so that the reads that follow
+  // answer from memory. For a reader with other work to do meanwhile on another thread
+  // (`status` parses the plan); nothing else may use this object until it returns. A
+  // namespace that does not exist is passed over.
+  virtual void read_ahead(const std::vector<std::string>& namespaces) { (void)namespaces; }
   // What interface `dev` of `ns` received so far, by its own counters (as `ip -s link`
   // shows them): whole frames. nullopt when it does not exist.
   struct Received {

@@ -86,10 +86,11 @@ class LibnlKernel : public Kernel {
     link_snapshot_.clear();
     snapshot_reads_ = false;
   }
+  void read_ahead(const std::vector<std::string>& namespaces) override;
 
   // For probes beyond the interface (doctor): the socket of a namespace.
   nl_sock* socket(const std::string& ns) { return context(ns).sock.get(); }
-  int ifindex(const std::string& ns, const std::string& dev);
+  int ifindex(const std::string& ns, const std::string& dev);  // throws when there is none
 
  private:
   // The namespace's qdiscs: the snapshot's dump when one is open, else a fresh dump that
@@ -116,6 +117,8 @@ class LibnlKernel : public Kernel {
   std::string proc_sys_ns_;
   std::unique_ptr<ProcSys> proc_sys_;
   nl::Link get_link(const std::string& ns, const std::string& dev);
+  // The index of `dev` in `ns` as the kernel has it now; nullopt when there is no such device.
+  std::optional<int> device_index(const std::string& ns, const std::string& dev);
   nl::Route route_object(const std::string& ns, const RouteSpec& route);
   // Route requests in batches (libnl_routes.cpp), with these netlink flags.
   void send_routes(const std::string& ns, const std::vector<RouteSpec>& routes, int flags,

@@ -184,22 +184,11 @@ std::string whole_file(std::ifstream& in) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-// Throws naming the file: the JSON's own error, or the first field plan_from_json refuses.
-// Without steps, the top-level "steps" array is dropped as it is parsed (checked as JSON,
-// never built) and read as empty.
+// Throws naming the file: "not JSON", or the first field plan_from_json_text refuses.
 Plan read_plan(const std::string& path, LabStore::PlanSteps steps = LabStore::PlanSteps::kRead) {
   std::ifstream in(path);
-  nlohmann::json::parser_callback_t skip = nullptr;
-  if (steps == LabStore::PlanSteps::kSkipped) {
-    skip = [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-      return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "steps");
-    };
-  }
-  auto j = nlohmann::json::parse(whole_file(in), skip, /*allow_exceptions=*/false);
-  if (j.is_discarded()) throw std::runtime_error(path + ": not JSON");
-  if (steps == LabStore::PlanSteps::kSkipped && j.is_object()) j["steps"] = nlohmann::json::array();
   try {
-    return plan_from_json(j);
+    return plan_from_json_text(whole_file(in), steps != LabStore::PlanSteps::kSkipped);
   } catch (const std::exception& e) {
     throw std::runtime_error(path + ": " + e.what());
   }
@@ -208,6 +197,12 @@ Plan read_plan(const std::string& path, LabStore::PlanSteps steps = LabStore::Pl
 }  // namespace
 
 LabState LabStore::load(const std::string& lab, PlanSteps steps) const {
+  LabState state = load_records(lab);
+  load_plan(lab, state, steps);
+  return state;
+}
+
+LabState LabStore::load_records(const std::string& lab) const {
   std::ifstream in(state_path(lab));
   if (!in) throw std::runtime_error("lab '" + lab + "' has no state file " + state_path(lab));
   LabState state;
@@ -226,17 +221,19 @@ LabState LabStore::load(const std::string& lab, PlanSteps steps) const {
     } catch (const nlohmann::json::exception&) {
     }
   }
-  std::ifstream plan(plan_path(lab));
-  if (plan) {
-    try {
-      const bool with_steps = steps == PlanSteps::kRead ||
-                              (steps == PlanSteps::kIfAdopted && !state.adopted_steps.empty());
-      state.plan = read_plan(plan_path(lab), with_steps ? PlanSteps::kRead : PlanSteps::kSkipped);
-    } catch (const std::exception& e) {
-      state.plan_problem = e.what();
-    }
-  }
   return state;
+}
+
+void LabStore::load_plan(const std::string& lab, LabState& state, PlanSteps steps) const {
+  const std::string path = plan_path(lab);
+  if (!std::ifstream(path)) return;
+  try {
+    const bool with_steps = steps == PlanSteps::kRead ||
+                            (steps == PlanSteps::kIfAdopted && !state.adopted_steps.empty());
+    state.plan = read_plan(path, with_steps ? PlanSteps::kRead : PlanSteps::kSkipped);
+  } catch (const std::exception& e) {
+    state.plan_problem = e.what();
+  }
 }
 
 void LabStore::save_plan(const std::string& lab, const Plan& plan) const {

@@ -125,6 +125,12 @@ class LabStore {
   enum class PlanSteps { kRead, kSkipped, kIfAdopted };
   // Throws std::runtime_error.
   LabState load(const std::string& lab, PlanSteps steps = PlanSteps::kRead) const;
+  // load() in its two parts, for a reader with other work to do while the plan is parsed
+  // (`status`: the plan is most of its time at 1000 nodes). The records (state.json and its
+  // journal) without the plan, throwing as load() does; then the plan into them, a problem
+  // with it kept in `plan_problem`.
+  LabState load_records(const std::string& lab) const;
+  void load_plan(const std::string& lab, LabState& state, PlanSteps steps) const;
   void save(const LabState& state) const;  // atomic: write then rename; not the plan
   // One record added to the saved state without rewriting it: appended to the lab's journal,
   // which load() replays and save() folds in. `up` records each namespace before making it

@@ -181,6 +181,12 @@ nlohmann::json plan_links_to_json(const Plan& plan);
 // ContractError (agent/contracts/message_fields.h) naming the first that is missing, of the
 // wrong type, out of range or unknown. `routes` is left null: route_book_of makes the book.
 Plan plan_from_json(const nlohmann::json& j);
+// The same from plan.json's text, each element of its lists (nodes, links, delay lines,
+// steps) read as soon as it is parsed and its tree dropped: at 1000 nodes the whole tree
+// was tens of megabytes, each page of it a fault, and most of `status`'s reading of the
+// plan. Without `with_steps` the steps are checked as JSON but neither built nor read.
+// Throws ContractError, "not JSON" when it is not.
+Plan plan_from_json_text(const std::string& text, bool with_steps);
 // The plan's routes made again from its own nodes and links (a slice's: its own share of
 // the graph; the whole lab's book comes from the whole plan). Throws when a link's end is
 // not a node of the plan.

@@ -3,7 +3,10 @@
 // the plan through here and never by key. Fields are checked by name, as the agents'
 // contracts are (agent/contracts/message_fields.h): a missing, mistyped or unknown field
 // is refused with its path ("plan.links[2].a2b.delay_us is missing").
+#include <algorithm>
+#include <array>
 #include <set>
+#include <string_view>
 
 #include "agent/contracts/message_fields.h"
 #include "controller/lab/plan.h"
@@ -175,14 +178,46 @@ PlannedDelayLine delay_line_from(const FieldReader& r, const std::string& where)
   return dl;
 }
 
-}  // namespace
+// The lists of plan.json, which are most of it: each element is read into the plan by
+// itself (plan_from_json_text reads each as soon as it is parsed).
+constexpr std::array<std::string_view, 4> kLists = {"delay_lines", "nodes", "links", "steps"};
 
-Plan plan_from_json(const nlohmann::json& j) {
+class ListReader {
+ public:
+  explicit ListReader(Plan& p) : p_(p) {}
+  // Element `i` of list `list` (one of kLists).
+  void read(std::string_view list, size_t i, const json& e) {
+    const std::string where = at("plan." + std::string(list), i);
+    if (list == "delay_lines") {
+      p_.delay_lines.push_back(delay_line_from(FieldReader(e, where), where));
+    } else if (list == "nodes") {
+      p_.nodes.push_back(node_from(FieldReader(e, where), where));
+      if (!names_.insert(p_.nodes.back().name).second)
+        throw ContractError(where + ".name '" + p_.nodes.back().name +
+                            "' is a second node of that name");
+    } else if (list == "links") {
+      p_.links.push_back(link_from(FieldReader(e, where)));
+    } else {
+      try {
+        p_.steps.push_back(step_from_json(e));
+      } catch (const std::exception& ex) {
+        throw ContractError(where + ": " + ex.what());
+      }
+    }
+  }
+
+ private:
+  Plan& p_;
+  std::set<std::string> names_;
+};
+
+// Everything of plan.json but its lists' elements.
+void read_fields(const json& j, Plan& p) {
   const FieldReader r(j, "plan");
   r.refuse_unknown({"lab", "source", "pool", "routing", "backend", "backend_reason", "seed",
                     "workload", "has_schedules", "release_window_us", "reroute", "cross_traffic",
                     "delay_lines", "nodes", "links", "routes", "steps", "notes", "fit"});
-  Plan p;
+  for (const auto list : kLists) array_field(r, std::string(list).c_str());
   p.lab = r.required<std::string>("lab");
   p.source_file = r.required<std::string>("source");
   p.pool = prefix_field(r, "pool");
@@ -215,31 +250,6 @@ Plan plan_from_json(const nlohmann::json& j) {
       }
     }
   }
-  const json& lines = array_field(r, "delay_lines");
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string where = at("plan.delay_lines", i);
-    p.delay_lines.push_back(delay_line_from(FieldReader(lines[i], where), where));
-  }
-  const json& nodes = array_field(r, "nodes");
-  std::set<std::string> names;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const std::string where = at("plan.nodes", i);
-    p.nodes.push_back(node_from(FieldReader(nodes[i], where), where));
-    if (!names.insert(p.nodes.back().name).second)
-      throw ContractError(where + ".name '" + p.nodes.back().name +
-                          "' is a second node of that name");
-  }
-  const json& links = array_field(r, "links");
-  for (size_t i = 0; i < links.size(); ++i)
-    p.links.push_back(link_from(FieldReader(links[i], at("plan.links", i))));
-  const json& steps = array_field(r, "steps");
-  for (size_t i = 0; i < steps.size(); ++i) {
-    try {
-      p.steps.push_back(step_from_json(steps[i]));
-    } catch (const std::exception& e) {
-      throw ContractError(at("plan.steps", i) + ": " + e.what());
-    }
-  }
   p.notes = r.required<std::vector<std::string>>("notes");
   if (j.contains("fit")) {
     const auto& fit = j["fit"];
@@ -252,6 +262,56 @@ Plan plan_from_json(const nlohmann::json& j) {
   // itself is made again from the nodes and links, by route_book_of, when a verb needs it.
   if (!j.contains("routes")) throw r.error("routes", "is missing");
   if (j["routes"].is_object() && j["routes"].contains("count")) p.route_summary = j["routes"];
+}
+
+}  // namespace
+
+Plan plan_from_json(const nlohmann::json& j) {
+  Plan p;
+  const FieldReader r(j, "plan");
+  ListReader lists(p);
+  for (const auto list : kLists) {
+    if (!j.is_object() || !j.contains(list) || !j.at(list).is_array()) continue;  // read_fields
+    const json& a = j.at(list);
+    for (size_t i = 0; i < a.size(); ++i) lists.read(list, i, a[i]);
+  }
+  read_fields(j, p);
+  return p;
+}
+
+Plan plan_from_json_text(const std::string& text, bool with_steps) {
+  Plan p;
+  ListReader lists(p);
+  // Where the parser is: the top-level key whose value it is in, whether that value is one
+  // of kLists, and how many of its elements were read.
+  std::string key;
+  bool in_list = false;
+  size_t next = 0;
+  using event = json::parse_event_t;
+  const json::parser_callback_t read_each = [&](int depth, event e, json& parsed) {
+    if (depth == 1) {
+      if (e == event::key) {
+        key = parsed.get<std::string>();
+        in_list = false;
+        next = 0;
+        return with_steps || key != "steps";  // skipped: checked as JSON, never built
+      }
+      if (e == event::array_start)
+        in_list = std::find(kLists.begin(), kLists.end(), key) != kLists.end();
+      return true;
+    }
+    // An element ends: an object as it should be, or anything else, refused by the same
+    // reader with the same words as from a whole tree.
+    if (depth != 2 || !in_list ||
+        (e != event::object_end && e != event::array_end && e != event::value))
+      return true;
+    lists.read(key, next++, parsed);
+    return false;  // read: its tree is dropped at once, not kept to the end
+  };
+  json j = json::parse(text, read_each, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ContractError("not JSON");
+  if (!with_steps && j.is_object()) j["steps"] = json::array();
+  read_fields(j, p);
   return p;
 }
 

@@ -163,8 +163,8 @@ void list_routes_asked(LabStatus& st, const LabRoutes& routes, RouteListing list
 // The delay lines' figures now, cumulative since `up`: packets released and dropped, and
 // how late. Asked of every node; a node without a delay line has no socket and answers at
 // once.
-std::optional<DelayLinesStatus> read_delay_lines(const LabStatus& st, const std::string& dir) {
-  std::vector<std::string> nodes = node_names(st.state.plan);
+std::optional<DelayLinesStatus> read_delay_lines(const std::string& dir,
+                                                 const std::vector<std::string>& nodes) {
   constexpr int kTimeoutMs = 500;  // a delay line answers within milliseconds unless starved
   const DelayLineSnapshot lines = query_delay_lines(dir, nodes, kTimeoutMs);
   if (lines.empty()) return std::nullopt;
@@ -228,13 +228,56 @@ void print_cross_traffic(std::ostream& out, const LabStatus& st) {
   delivered.print(out);
 }
 
+// What `status` reads of the lab's own processes and control groups: the delay lines'
+// answers and each node's compute, in the order of `nodes` and `namespaces`.
+struct NodeReadings {
+  std::optional<DelayLinesStatus> lines;
+  std::optional<LabCompute> compute;
+};
+
+NodeReadings read_nodes(const std::string& dir, const std::vector<std::string>& cgroups,
+                        const std::vector<std::string>& nodes,
+                        const std::vector<std::string>& namespaces) {
+  return {read_delay_lines(dir, nodes), read_lab_compute(cgroups, namespaces)};
+}
+
+// The namespaces the lab's records name (its own and those a slice adopted): the kernel's
+// dumps of them are made before the plan says which devices to look at.
+std::vector<std::string> recorded_namespaces(const LabState& s) {
+  std::vector<std::string> names = s.adopted;
+  for (const auto& ns : s.namespaces) names.push_back(ns.name);
+  return names;
+}
+
 }  // namespace
 
 LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
                      RouteListing listing) {
   LabStatus st;
-  st.state = store.load(lab, LabStore::PlanSteps::kSkipped);  // status changes nothing
+  // The records first (state.json): they name the nodes, their namespaces and control
+  // groups (every planned node has an identity, in the plan's order), so that the kernel,
+  // the delay lines and the groups are read while the plan is parsed. At 1000 nodes the
+  // plan (5 MB) took 0.2 s, the kernel's dumps as long, the delay lines' answers 0.16 s and
+  // the groups 0.1 s: one after the other they made `status` 0.56 s.
+  st.state = store.load_records(lab);
   const std::string dir = store.dir(lab);
+  std::vector<std::string> nodes, namespaces;
+  for (const auto& id : st.state.identities) {
+    nodes.push_back(id.node);
+    namespaces.push_back(id.ns);
+  }
+  std::future<void> kernel_ahead;
+  std::future<NodeReadings> readings;
+  if (kernel) {
+    kernel_ahead = std::async(std::launch::async, [kernel, ns = recorded_namespaces(st.state)] {
+      kernel->read_ahead(ns);
+    });
+    // Root's: the delay lines' sockets are root's.
+    if (!nodes.empty())
+      readings =
+          std::async(std::launch::async, read_nodes, dir, st.state.cgroups, nodes, namespaces);
+  }
+  store.load_plan(lab, st.state, LabStore::PlanSteps::kSkipped);  // status changes nothing
   const Plan& plan = st.state.plan;
   // Each node's state after its last crash, pause or resume (node_faults.h).
   const auto states = lab_node_states(store, lab, plan);
@@ -260,15 +303,18 @@ LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kern
     return st;
   }
   st.live = true;
-  // The delay lines answer, and the control groups are read, while the kernel is (root:
-  // the delay lines' sockets are root's). Each part fills its own fields of `st`.
-  auto lines = std::async(std::launch::async, [&] {
-    auto answers = read_delay_lines(st, dir);
-    st.compute = read_lab_compute(st.state);
-    return answers;
-  });
+  kernel_ahead.get();
   read_kernel(st, *kernel);
-  st.delay_lines = lines.get();
+  NodeReadings r = readings.valid() ? readings.get() : NodeReadings{};
+  // Read again by the plan's nodes where the records do not name them in its order (a lab
+  // recorded before identities were kept): each node's figures are shown beside it.
+  if (nodes != node_names(plan)) {
+    std::vector<std::string> plan_namespaces;
+    for (const auto& n : plan.nodes) plan_namespaces.push_back(n.ns);
+    r = read_nodes(dir, st.state.cgroups, node_names(plan), plan_namespaces);
+  }
+  st.delay_lines = std::move(r.lines);
+  st.compute = std::move(r.compute);
   return st;
 }
 

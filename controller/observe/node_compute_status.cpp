@@ -21,7 +21,14 @@ std::string fixed(double v, int digits) {
 }  // namespace
 
 std::optional<LabCompute> read_lab_compute(const LabState& s) {
-  if (!any_node_group(s.cgroups)) return std::nullopt;
+  std::vector<std::string> namespaces;
+  for (const auto& n : s.plan.nodes) namespaces.push_back(n.ns);
+  return read_lab_compute(s.cgroups, namespaces);
+}
+
+std::optional<LabCompute> read_lab_compute(const std::vector<std::string>& cgroups,
+                                           const std::vector<std::string>& namespaces) {
+  if (!any_node_group(cgroups)) return std::nullopt;
   CgroupLayout layout;
   try {
     layout = host_cgroup_layout();
@@ -29,7 +36,7 @@ std::optional<LabCompute> read_lab_compute(const LabState& s) {
     return std::nullopt;
   }
   LabCompute c{version_name(layout), {}};
-  for (const auto& n : s.plan.nodes) c.nodes.push_back(read_node_cgroup(layout, n.ns));
+  for (const auto& ns : namespaces) c.nodes.push_back(read_node_cgroup(layout, ns));
   return c;
 }
 

@@ -22,6 +22,9 @@ struct LabCompute {
   std::vector<NodeCgroupUsage> nodes;
 };
 std::optional<LabCompute> read_lab_compute(const LabState& s);
+// The same for these nodes' namespaces (a lab's identities, known before its plan is read).
+std::optional<LabCompute> read_lab_compute(const std::vector<std::string>& cgroups,
+                                           const std::vector<std::string>& namespaces);
 // A node's "compute_used" in status --json.
 nlohmann::json compute_used_to_json(const std::string& cgroup, const NodeCgroupUsage& u);
 // The table of it beside each node's limits (the plan's).

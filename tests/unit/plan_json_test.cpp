@@ -57,12 +57,20 @@ nlohmann::json without_routes(nlohmann::json j) {
 }
 
 std::string refusal(const nlohmann::json& j) {
+  std::string from_tree = "accepted", from_text = "accepted";
   try {
     plan_from_json(j);
   } catch (const ContractError& e) {
-    return e.what();
+    from_tree = e.what();
   }
-  return "accepted";
+  // Read from its text, each list's element as it is parsed: the same words.
+  try {
+    plan_from_json_text(j.dump(), true);
+  } catch (const ContractError& e) {
+    from_text = e.what();
+  }
+  EXPECT_EQ(from_text, from_tree);
+  return from_tree;
 }
 
 TEST(PlanJson, EveryPlanReadsBackAsItWasWritten) {
@@ -75,6 +83,10 @@ TEST(PlanJson, EveryPlanReadsBackAsItWasWritten) {
     const nlohmann::json written = plan_to_json(plan);
     const Plan back = plan_from_json(written);
     EXPECT_EQ(without_routes(plan_to_json(back)), without_routes(written)) << plan.lab;
+    // From its text, as the verbs read plan.json: the same plan.
+    EXPECT_EQ(without_routes(plan_to_json(plan_from_json_text(written.dump(1), true))),
+              without_routes(written))
+        << plan.lab;
     // The typed fields, not only their JSON: the verbs read these.
     ASSERT_EQ(back.nodes.size(), plan.nodes.size());
     for (size_t i = 0; i < plan.nodes.size(); ++i) {
@@ -143,6 +155,11 @@ TEST(PlanJson, AMissingMistypedOrUnknownFieldIsNamed) {
   EXPECT_EQ(with([](auto& j) { j["steps"][0]["op"] = "launch_rocket"; }),
             "plan.steps[0]: unknown step op 'launch_rocket'");
   EXPECT_EQ(refusal(nlohmann::json::array()), "plan: not an object");
+  EXPECT_EQ(with([](auto& j) { j["links"][1] = 7; }), "plan.links[1]: not an object");
+  EXPECT_EQ(with([](auto& j) { j["delay_lines"][0] = nlohmann::json::array({1}); }),
+            "plan.delay_lines[0]: not an object");
+  EXPECT_EQ(with([](auto& j) { j["nodes"] = {{"n", 1}}; }), "plan.nodes is not a list");
+  EXPECT_EQ(with([](auto& j) { j.erase("links"); }), "plan.links is missing");
 }
 
 class PlanFileTest : public testing::Test {
@@ -207,6 +224,27 @@ TEST_F(PlanFileTest, APlanLoadedWithoutItsStepsIsTheSamePlanWithNone) {
   std::ofstream(store.plan_path("every")) << j.dump();
   EXPECT_FALSE(store.load("every").plan_problem.empty());
   EXPECT_TRUE(store.load("every", LabStore::PlanSteps::kSkipped).plan_problem.empty());
+}
+
+// `status` reads a lab's records first and its plan after (the kernel and the delay lines
+// are asked meanwhile): the two parts make the same state as load(), a damaged plan
+// included.
+TEST_F(PlanFileTest, TheRecordsReadFirstAndThePlanAfterMakeTheSameState) {
+  LabStore store(root_);
+  saved_lab(store);
+  LabState records = store.load_records("every");
+  EXPECT_EQ(records.phase, "up");
+  EXPECT_TRUE(records.plan.nodes.empty());
+  store.load_plan("every", records, LabStore::PlanSteps::kSkipped);
+  const LabState at_once = store.load("every", LabStore::PlanSteps::kSkipped);
+  EXPECT_EQ(plan_to_json(records.plan), plan_to_json(at_once.plan));
+  EXPECT_EQ(records.plan.nodes.size(), 3u);
+
+  std::ofstream(store.plan_path("every")) << "{not json";
+  LabState damaged = store.load_records("every");
+  store.load_plan("every", damaged, LabStore::PlanSteps::kSkipped);
+  EXPECT_EQ(damaged.plan_problem, store.plan_path("every") + ": not JSON");
+  EXPECT_EQ(damaged.phase, "up");
 }
 
 // `down` and `clean` read the steps only where a slice adopted namespaces: it undoes those
