@@ -225,7 +225,11 @@ bool LibnlKernel::link_is_up(const std::string& ns, const std::string& dev) {
 }
 
 void LibnlKernel::set_link_up(const std::string& ns, const std::string& dev, bool up) {
-  nl::Link current = get_link(ns, dev);
+  // The device by its index alone: the request changes IFF_UP only (the change's mask), so
+  // nothing else of the device need be fetched first (a link request and its parse were
+  // half of each of a 1000-node `up`'s 5000 links brought up).
+  nl::Link current(nl::check_alloc(rtnl_link_alloc(), "rtnl_link_alloc"));
+  rtnl_link_set_ifindex(current.get(), ifindex(ns, dev));
   nl::Link change(nl::check_alloc(rtnl_link_alloc(), "rtnl_link_alloc"));
   if (up) {
     rtnl_link_set_flags(change.get(), IFF_UP);
