@@ -268,10 +268,10 @@ void read_fields(const json& j, Plan& p) {
 
 Plan plan_from_json(const nlohmann::json& j) {
   Plan p;
-  const FieldReader r(j, "plan");
+  FieldReader(j, "plan");  // refuses what is not an object before any list is looked at
   ListReader lists(p);
   for (const auto list : kLists) {
-    if (!j.is_object() || !j.contains(list) || !j.at(list).is_array()) continue;  // read_fields
+    if (!j.contains(list) || !j.at(list).is_array()) continue;  // refused by read_fields
     const json& a = j.at(list);
     for (size_t i = 0; i < a.size(); ++i) lists.read(list, i, a[i]);
   }
