@@ -60,9 +60,18 @@ int run_status(const Argv& argv) {
                                                   : RouteListing::kFew;
   for (const auto& lab : labs) out.push_back(lab_status(store, lab, kernel.get(), routes));
   if (args.flag("json")) {
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& st : out) all.push_back(to_json(st));
-    std::cout << (one ? all[0] : all).dump(2) << "\n";
+    if (one) {
+      write_status_json(std::cout, out[0]);
+      std::cout << "\n";
+      return kExitOk;
+    }
+    // Every lab, as a list (as dump(2) writes one).
+    std::cout << (out.empty() ? "[]" : "[");
+    for (size_t i = 0; i < out.size(); ++i) {
+      std::cout << (i ? ",\n  " : "\n  ");
+      write_status_json(std::cout, out[i], 1);
+    }
+    std::cout << (out.empty() ? "\n" : "\n]\n");
     return kExitOk;
   }
   print_lab_status(std::cout, out[0]);

@@ -248,39 +248,43 @@ nlohmann::json routes_to_json(const RouteBook& book, const std::vector<std::stri
   return {{"rule", book.rule()}, {"count", count}};
 }
 
+nlohmann::json plan_node_to_json(const PlannedNode& n) {
+  nlohmann::json node = {{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}};
+  for (const auto& ev : n.events) {
+    node["events"].push_back(
+        {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
+    if (ev.kind == NodeEvent::Kind::kCpus)
+      node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
+  }
+  if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
+  if (n.straggler)
+    node["straggler"] = {{"chance", n.straggler->chance},
+                         {"slowdown", n.straggler->slowdown},
+                         {"every_us", n.straggler->every_us},
+                         {"seed", n.straggler->seed}};
+  return node;
+}
+
+nlohmann::json plan_link_to_json(const PlannedLink& l) {
+  return {{"index", l.index},
+          {"a", l.a},
+          {"b", l.b},
+          {"if_a", l.if_a},
+          {"if_b", l.if_b},
+          {"subnet", l.subnet.str()},
+          {"a2b", direction_json(l.a2b)},
+          {"b2a", direction_json(l.b2a)}};
+}
+
 nlohmann::json plan_nodes_to_json(const Plan& plan) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& n : plan.nodes) {
-    nlohmann::json node = {{"name", n.name}, {"namespace", n.ns}, {"address", n.address.str()}};
-    for (const auto& ev : n.events) {
-      node["events"].push_back(
-          {{"at_us", ev.at_us}, {"event", node_event_name(ev.kind)}, {"for_us", ev.for_us}});
-      if (ev.kind == NodeEvent::Kind::kCpus)
-        node["events"].back()["cpus"] = ev.cpus ? nlohmann::json(*ev.cpus) : nlohmann::json();
-    }
-    if (n.compute.any()) node["compute"] = compute_to_json(n.compute);
-    if (n.straggler)
-      node["straggler"] = {{"chance", n.straggler->chance},
-                           {"slowdown", n.straggler->slowdown},
-                           {"every_us", n.straggler->every_us},
-                           {"seed", n.straggler->seed}};
-    out.push_back(std::move(node));
-  }
+  for (const auto& n : plan.nodes) out.push_back(plan_node_to_json(n));
   return out;
 }
 
 nlohmann::json plan_links_to_json(const Plan& plan) {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& l : plan.links) {
-    out.push_back({{"index", l.index},
-                   {"a", l.a},
-                   {"b", l.b},
-                   {"if_a", l.if_a},
-                   {"if_b", l.if_b},
-                   {"subnet", l.subnet.str()},
-                   {"a2b", direction_json(l.a2b)},
-                   {"b2a", direction_json(l.b2a)}});
-  }
+  for (const auto& l : plan.links) out.push_back(plan_link_to_json(l));
   return out;
 }
 

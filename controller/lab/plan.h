@@ -174,9 +174,11 @@ std::vector<PlannedRoute> planned_routes(const Plan& plan);  // in node, destina
 // Routes are written as their rule and count unless `with_routes` (`plan --routes`), which
 // lists every one with its path: at 1000 nodes that is 999,000 records and half a gigabyte.
 nlohmann::json plan_to_json(const Plan& plan, bool with_routes = false);
-// Its "nodes" and "links", as `status` shows them too.
+// Its "nodes" and "links", as `status` shows them too; one of each.
 nlohmann::json plan_nodes_to_json(const Plan& plan);
 nlohmann::json plan_links_to_json(const Plan& plan);
+nlohmann::json plan_node_to_json(const PlannedNode& node);
+nlohmann::json plan_link_to_json(const PlannedLink& link);
 // plan.json read back (plan_from_json.cpp): every field checked by its path; throws
 // ContractError (agent/contracts/message_fields.h) naming the first that is missing, of the
 // wrong type, out of range or unknown. `routes` is left null: route_book_of makes the book.

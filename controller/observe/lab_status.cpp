@@ -18,8 +18,6 @@
 namespace testbed {
 namespace {
 
-constexpr std::array<const char*, 2> kDirections = {"a2b", "b2a"};
-
 const PlannedDirection& direction_of(const PlannedLink& l, size_t d) {
   return d ? l.b2a : l.a2b;
 }
@@ -34,7 +32,7 @@ void read_current_values(LabStatus& st, const std::string& dir) {
       const DirectionParams& p = direction_of(l, d).params;
       DirectionNow& now = pair[d].now;
       now = {p.rate.bits_per_s, p.delay.us, p.loss.value, false};
-      const std::string key = std::to_string(l.index) + ":" + kDirections[d];
+      const std::string key = std::to_string(l.index) + ":" + kLinkDirections[d];
       if (const auto it = current.find(key); it != current.end())
         now = {it->second.rate.bits_per_s, it->second.delay.us, it->second.loss.value,
                it->second.down};
@@ -316,79 +314,6 @@ LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kern
   st.delay_lines = std::move(r.lines);
   st.compute = std::move(r.compute);
   return st;
-}
-
-nlohmann::json to_json(const LabStatus& st) {
-  const LabState& s = st.state;
-  // The plan's own JSON (plan.cpp) for its nodes, links and cross traffic, so that status
-  // and plan.json name every field alike; the readings beside each.
-  nlohmann::json j = {
-      {"lab", s.lab},
-      {"phase", s.phase},
-      {"source", s.source},
-      {"created_at", s.created_at},
-      {"nodes", plan_nodes_to_json(s.plan)},
-      {"links", plan_links_to_json(s.plan)},
-      {"routes", st.routes},
-      {"backend", s.plan.nodes.empty() ? "" : backend_name(s.plan.backend)},
-      {"backend_reason", s.plan.backend_reason},
-      {"time_scale", s.time_scale},
-      {"timeline", {{"changes_applied", st.changes_applied}, {"max_lag_ms", st.max_lag_ms}}}};
-  if (!st.routes_error.empty()) j["routes_error"] = st.routes_error;
-  for (const auto& t : s.plan.traffic) j["cross_traffic"].push_back(traffic_to_json(t));
-  if (!s.plan_problem.empty()) j["plan_problem"] = s.plan_problem;
-  // Where to watch it: prometheus_url and grafana_url when they run, metrics_url always.
-  for (const auto& [what, key] :
-       {std::pair{"exporter", "metrics_url"}, std::pair{"prometheus", "prometheus_url"},
-        std::pair{"grafana", "grafana_url"}}) {
-    if (const auto it = s.urls.find(what); it != s.urls.end()) j[key] = it->second;
-  }
-  for (size_t i = 0; i < st.nodes.size(); ++i) {
-    auto& node = j["nodes"][i];
-    node["state"] = st.nodes[i].state;
-    node["present"] = st.nodes[i].present ? nlohmann::json(*st.nodes[i].present) : nlohmann::json();
-    if (st.compute && i < st.compute->nodes.size())
-      node["compute_used"] = compute_used_to_json(st.compute->cgroup, st.compute->nodes[i]);
-  }
-  for (size_t i = 0; i < st.links.size(); ++i) {
-    for (size_t d = 0; d < 2; ++d) {
-      const DirectionStatus& ds = st.links[i][d];
-      auto& out = j["links"][i][kDirections[d]];
-      out["current"] = {{"rate_bits_per_s", ds.now.rate_bits_per_s},
-                        {"delay_us", ds.now.delay_us},
-                        {"loss", ds.now.loss},
-                        {"down", ds.now.down}};
-      if (!ds.kernel_asked) continue;
-      if (!ds.kernel) {
-        out["kernel"] = nullptr;
-        continue;
-      }
-      const DirectionKernel& k = *ds.kernel;
-      out["kernel"] = {{"rate_bits_per_s", k.rate_bits_per_s},
-                       {"sent_bytes", k.sent_bytes},
-                       {"sent_packets", k.sent_packets},
-                       {"dropped_packets", k.dropped_packets}};
-      if (k.counts_background)
-        out["kernel"]["background_bytes"] =
-            k.background_bytes ? nlohmann::json(*k.background_bytes) : nlohmann::json();
-    }
-  }
-  if (st.last_run)
-    j["last_run_health"] = {{"file", st.last_run->file}, {"health", st.last_run->health}};
-  // The histogram itself ("B:COUNT ... max:US", lateness_histogram.h), so that a reader
-  // polling status can subtract two and see one interval's lateness (bench/soak.sh).
-  if (st.delay_lines) {
-    const LatenessHistogram& late = st.delay_lines->lateness;
-    j["delay_lines"] = {{"answering", st.delay_lines->answering},
-                        {"released", st.delay_lines->released},
-                        {"dropped", st.delay_lines->dropped},
-                        {"lateness_ms",
-                         {{"p50", static_cast<double>(late.quantile_us(0.5)) / 1000},
-                          {"p99", static_cast<double>(late.quantile_us(0.99)) / 1000},
-                          {"max", static_cast<double>(late.max_us()) / 1000}}},
-                        {"lateness_histogram", late.format()}};
-  }
-  return j;
 }
 
 void print_lab_status(std::ostream& out, const LabStatus& st) {

@@ -2,8 +2,8 @@
 // where to watch it), each direction's current values (what the timeline or `link set`
 // changed since `up`) and what the kernel reports of it with counters, each node's presence,
 // state and compute, the timeline's lag, the routes, the delay lines' figures and the
-// emulation health of its newest run. The verb prints it as tables, or as JSON (to_json:
-// the plan's own JSON of each node and link, with the readings beside it).
+// emulation health of its newest run. The verb prints it as tables, or as JSON
+// (write_status_json: the plan's own JSON of each node and link, the readings beside it).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -64,6 +64,10 @@ struct LastRunHealth {
   nlohmann::json health;
 };
 
+// A link's two directions as LabStatus::links holds them, named as status's JSON and the
+// lab's current values (current.json) name them.
+inline constexpr std::array<const char*, 2> kLinkDirections = {"a2b", "b2a"};
+
 struct LabStatus {
   LabState state;                 // the record: phase, source, plan, where to watch it
   std::vector<NodeStatus> nodes;  // in the plan's order
@@ -87,7 +91,11 @@ enum class RouteListing { kNone, kFew, kAll };
 LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kernel,
                      RouteListing routes = RouteListing::kNone);
 
-nlohmann::json to_json(const LabStatus& status);
+// The lab as `status --json` shows it (lab_status_json.cpp): the plan's own JSON of each
+// node and link, the readings beside each. Written a node and a link at a time, the text
+// nlohmann's dump(2) would give of the whole document, set `depth` levels in (a lab in a
+// list of labs) without building its whole tree.
+void write_status_json(std::ostream& out, const LabStatus& status, int depth = 0);
 
 // The tables of one lab's status.
 void print_lab_status(std::ostream& out, const LabStatus& status);
