@@ -1,6 +1,7 @@
 #include "agent/transport/van.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -22,6 +23,9 @@ constexpr int kRefusedEvents = ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
                                ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
 // A connection cut after its handshake (a frame over the limit; a peer that went away).
 constexpr int kDroppedEvents = ZMQ_EVENT_DISCONNECTED;
+// A peer's connection this node could not take (out of descriptors): the peer waits on it
+// for good, so it is said in the node's log, where a silent peer's cause is looked for.
+constexpr int kAcceptFailedEvents = ZMQ_EVENT_ACCEPT_FAILED;
 
 // A connection by its routing id: a member's is its node index; a stranger's is ZeroMQ's
 // binary id, written in hex so that reports stay text.
@@ -48,6 +52,7 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
       endpoints_(std::move(endpoints)),
       router_(context, zmq::socket_type::router),
       inbox_(context, zmq::socket_type::pair),
+      stop_(context, zmq::socket_type::pair),
       secret_(secret),
       curve_(std::move(curve)) {
   router_.set(zmq::sockopt::rcvhwm, kHighWaterMark);
@@ -74,7 +79,7 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
     router_.set(zmq::sockopt::zap_domain, "testbed");
   }
   if (zmq_socket_monitor(router_.handle(), monitor_address.c_str(),
-                         kRefusedEvents | kDroppedEvents) != 0)
+                         kRefusedEvents | kDroppedEvents | kAcceptFailedEvents) != 0)
     throw std::runtime_error(std::string("zmq_socket_monitor: ") + zmq_strerror(zmq_errno()));
   monitor.set(zmq::sockopt::linger, 0);
   monitor.connect(monitor_address);
@@ -86,48 +91,70 @@ Van::Van(zmq::context_t& context, int self, std::vector<std::string> endpoints,
   inbox_.set(zmq::sockopt::linger, 0);
   const std::string address = "inproc://van-inbox-" + std::to_string(self_);
   inbox_.bind(address);
-  receiver_ =
-      std::thread([this, address, zap = std::move(zap), monitor = std::move(monitor)]() mutable {
-        zmq::socket_t out(context_, zmq::socket_type::pair);
-        out.set(zmq::sockopt::sndhwm, 0);
-        out.set(zmq::sockopt::linger, 0);
-        out.connect(address);
-        while (!stop_) {
-          zmq::pollitem_t items[3] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
-                                      {monitor.handle(), 0, ZMQ_POLLIN, 0},
-                                      {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
-          // Wake every 100 ms to notice stop_.
-          if (zmq::poll(items, zap ? 3 : 2, std::chrono::milliseconds(100)) <= 0) continue;
-          if (items[2].revents & ZMQ_POLLIN) answer_zap(*zap);
-          if (items[1].revents & ZMQ_POLLIN) {
-            // The event (a 16-bit number, then a 32-bit value) and its endpoint.
-            std::vector<zmq::message_t> event;
-            if (zmq::recv_multipart(monitor, std::back_inserter(event)) && !event.empty() &&
-                event[0].size() >= sizeof(uint16_t)) {
-              uint16_t number = 0;
-              std::memcpy(&number, event[0].data(), sizeof number);
-              ++(number & kDroppedEvents ? dropped_ : refused_);
-            }
-          }
-          if (!(items[0].revents & ZMQ_POLLIN)) continue;
-          std::vector<zmq::message_t> frames;
-          if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
-          const int64_t now = monotonic_ns();
-          out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
-          zmq::send_multipart(out, frames);
+  // The receiving thread sleeps until something arrives, its stop included: it used to wake
+  // every 100 ms to look at a flag, and a box of 1000 idle agents spent both its CPUs on
+  // those 10,000 wake-ups a second (a hypervisor call each on a paravirtualized guest).
+  zmq::socket_t stopped(context, zmq::socket_type::pair);
+  const std::string stop_address = "inproc://van-stop-" + std::to_string(self_);
+  stopped.set(zmq::sockopt::linger, 0);
+  stopped.bind(stop_address);
+  stop_.set(zmq::sockopt::linger, 0);
+  stop_.connect(stop_address);
+  receiver_ = std::thread([this, address, zap = std::move(zap), monitor = std::move(monitor),
+                           stopped = std::move(stopped)]() mutable {
+    zmq::socket_t out(context_, zmq::socket_type::pair);
+    out.set(zmq::sockopt::sndhwm, 0);
+    out.set(zmq::sockopt::linger, 0);
+    out.connect(address);
+    for (;;) {
+      zmq::pollitem_t items[4] = {{router_.handle(), 0, ZMQ_POLLIN, 0},
+                                  {monitor.handle(), 0, ZMQ_POLLIN, 0},
+                                  {stopped.handle(), 0, ZMQ_POLLIN, 0},
+                                  {zap ? zap->handle() : nullptr, 0, ZMQ_POLLIN, 0}};
+      if (zmq::poll(items, zap ? 4 : 3, std::chrono::milliseconds(-1)) <= 0) continue;
+      if (items[2].revents & ZMQ_POLLIN) break;
+      if (items[3].revents & ZMQ_POLLIN) answer_zap(*zap);
+      if (items[1].revents & ZMQ_POLLIN) {
+        // The event (a 16-bit number, then a 32-bit value) and its endpoint.
+        std::vector<zmq::message_t> event;
+        if (zmq::recv_multipart(monitor, std::back_inserter(event)) && !event.empty() &&
+            event[0].size() >= sizeof(uint16_t)) {
+          uint16_t number = 0;
+          std::memcpy(&number, event[0].data(), sizeof number);
+          if (number & kAcceptFailedEvents)
+            note_accept_failure(event[0]);
+          else
+            ++(number & kDroppedEvents ? dropped_ : refused_);
         }
-        // The monitor is stopped here, while its receiving end is still open. ZeroMQ's I/O
-        // thread sends each event blocking, holding the socket's monitor lock; with the
-        // receiving end closed (as it is once this thread returns), an event of peers
-        // leaving at the end of a run (several quit together) blocked it for good, and the
-        // stop waited on that lock: an agent that never exited after quit, seen under load.
-        zmq_socket_monitor(router_.handle(), nullptr, 0);
-      });
+      }
+      if (!(items[0].revents & ZMQ_POLLIN)) continue;
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(router_, std::back_inserter(frames))) continue;
+      const int64_t now = monotonic_ns();
+      out.send(zmq::buffer(&now, sizeof now), zmq::send_flags::sndmore);
+      zmq::send_multipart(out, frames);
+    }
+    // The monitor is stopped here, while its receiving end is still open. ZeroMQ's I/O
+    // thread sends each event blocking, holding the socket's monitor lock; with the
+    // receiving end closed (as it is once this thread returns), an event of peers
+    // leaving at the end of a run (several quit together) blocked it for good, and the
+    // stop waited on that lock: an agent that never exited after quit, seen under load.
+    zmq_socket_monitor(router_.handle(), nullptr, 0);
+  });
 }
 
 Van::~Van() {
-  stop_ = true;
+  stop_.send(zmq::str_buffer("stop"), zmq::send_flags::dontwait);
   receiver_.join();
+}
+
+void Van::note_accept_failure(const zmq::message_t& event) {
+  if (accept_failures_++ > 0) return;  // once: the same cause repeats for every try
+  uint32_t error = 0;
+  if (event.size() >= sizeof(uint16_t) + sizeof error)
+    std::memcpy(&error, static_cast<const char*>(event.data()) + sizeof(uint16_t), sizeof error);
+  std::fprintf(stderr, "testbed-agent: node %d cannot accept a peer's connection: %s\n", self_,
+               std::strerror(static_cast<int>(error)));
 }
 
 void Van::answer_zap(zmq::socket_t& zap) {

@@ -92,11 +92,12 @@ class Van {
   zmq::context_t& context_;
   int self_;
   std::vector<std::string> endpoints_;
-  void answer_zap(zmq::socket_t& zap);  // on the receiving thread
+  void answer_zap(zmq::socket_t& zap);                    // on the receiving thread
+  void note_accept_failure(const zmq::message_t& event);  // on the receiving thread
 
   zmq::socket_t router_;  // used by the receiving thread only, once it runs
   zmq::socket_t inbox_;   // what that thread received, stamped, for this one
-  std::atomic<bool> stop_{false};
+  zmq::socket_t stop_;    // a message on it ends the receiving thread
   std::thread receiver_;
   std::map<int, zmq::socket_t> dealers_;
   std::map<int, uint64_t> bytes_sent_, bytes_received_;
@@ -106,6 +107,7 @@ class Van {
   std::map<std::string, uint64_t> malformed_;
   std::atomic<uint64_t> refused_{0};  // written by the receiving thread
   std::atomic<uint64_t> dropped_{0};  // written by the receiving thread
+  uint64_t accept_failures_ = 0;      // the receiving thread's alone
 };
 
 }  // namespace testbed

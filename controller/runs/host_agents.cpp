@@ -337,6 +337,8 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                                             control,
                                             "--node",
                                             std::to_string(i),
+                                            "--nodes",
+                                            std::to_string(whole.nodes.size()),
                                             "--control-netns",
                                             host_netns,
                                             "--lab-dir",

@@ -175,6 +175,8 @@ std::vector<pid_t> start_agents(LabStore& store, const std::string& lab, const L
                                           "ipc://" + socket_path,
                                           "--node",
                                           std::to_string(n),
+                                          "--nodes",
+                                          std::to_string(nodes.names.size()),
                                           "--lab-dir",
                                           dir};
     pids.push_back(spawn_in_netns(
