@@ -11,6 +11,7 @@
 #include "netns/mangle_table.h"
 #include "netns/named_netns.h"
 #include "netns/netns_exec.h"
+#include "netns/nft_delay_hooks.h"
 
 namespace testbed {
 namespace {
@@ -44,6 +45,12 @@ std::vector<int> rules_holding(const std::string& text, const std::string& chain
 
 }  // namespace
 
+IptablesJobMarks::IptablesJobMarks() : nft_(iptables_is_nft()) {}
+
+bool IptablesJobMarks::chain_exists(const std::string& ns, const char* chain) const {
+  return nft_ ? nft_mangle_chain_exists(ns, chain) : mangle_rules(ns, chain).has_value();
+}
+
 int job_dscp(int slot) {
   return ((slot - 1) << 2) | 3;
 }
@@ -54,9 +61,9 @@ void IptablesJobMarks::add(const std::string& ns, const std::vector<std::string>
   std::ostringstream rules;
   // A chain is declared only when absent: declaring an existing one flushes it, and the
   // other jobs' rules (and the counts so far) are in it.
-  if (!mangle_rules(ns, kMarkChain))
+  if (!chain_exists(ns, kMarkChain))
     rules << ":" << kMarkChain << " - [0:0]\n-A OUTPUT -j " << kMarkChain << "\n";
-  if (!mangle_rules(ns, kCountChain)) {
+  if (!chain_exists(ns, kCountChain)) {
     // First, a rule per device that counts everything and goes on (no target): the link's
     // total, which no job's coming or going resets.
     rules << ":" << kCountChain << " - [0:0]\n";
@@ -72,6 +79,17 @@ void IptablesJobMarks::add(const std::string& ns, const std::vector<std::string>
 }
 
 void IptablesJobMarks::remove(const std::string& ns, int slot) {
+  if (nft_) {
+    // Each chain's rules of the slot's code point, by handle: in TBJM the one setting it,
+    // in TBJC the counting ones.
+    for (const char* chain : {kMarkChain, kCountChain}) {
+      std::vector<uint64_t> handles;
+      for (const MangleRule& r : read_nft_mangle_rules(ns, chain))
+        if (r.dscp == job_dscp(slot)) handles.push_back(r.handle);
+      delete_nft_mangle_rules(ns, chain, handles);
+    }
+    return;
+  }
   const std::string dscp = hex(job_dscp(slot));
   std::ostringstream rules;
   if (const auto text = mangle_rules(ns, kMarkChain))
@@ -85,35 +103,47 @@ void IptablesJobMarks::remove(const std::string& ns, int slot) {
 }
 
 std::map<std::string, JobArrivals> IptablesJobMarks::arrivals(const std::string& ns) {
+  if (nft_) return job_arrivals(read_nft_mangle_rules(ns, kCountChain));
   const auto text = mangle_rules(ns, kCountChain);
   return text ? parse_job_counters(*text) : std::map<std::string, JobArrivals>{};
 }
 
 std::map<std::string, JobArrivals> parse_job_counters(const std::string& text) {
+  return job_arrivals(job_counting_rules(text));
+}
+
+std::vector<MangleRule> job_counting_rules(const std::string& text) {
   // "-A TBJC -i DEV -c PACKETS BYTES" for everything that arrived over DEV, and
   // "-A TBJC -i DEV -m dscp --dscp 0x0b -c PACKETS BYTES -j RETURN" for a job.
-  std::map<std::string, JobArrivals> out;
+  std::vector<MangleRule> out;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     std::istringstream words(line);
-    std::string verb, chain, dev;
-    uint64_t packets = 0, bytes = 0;
-    int dscp = -1;
+    std::string verb, chain;
+    MangleRule r;
     if (!(words >> verb >> chain) || verb != "-A" || chain != kCountChain) continue;
     for (std::string w; words >> w;) {
-      if (w == "-i") words >> dev;
-      if (w == "-c") words >> packets >> bytes;
-      if (w == "--dscp" && words >> w) dscp = static_cast<int>(std::stoul(w, nullptr, 0));
+      if (w == "-i") words >> r.dev;
+      if (w == "-c") words >> r.packets >> r.bytes;
+      if (w == "--dscp" && words >> w) r.dscp = static_cast<int>(std::stoul(w, nullptr, 0));
     }
-    if (dev.empty()) continue;
-    JobArrivals& a = out[dev];
-    if (dscp < 0) {
-      a.packets += packets;
-      a.bytes += bytes;
-    } else if ((dscp & 3) == 3) {  // code points outside pool 2 are no job's (job_dscp)
-      const int slot = (dscp >> 2) + 1;
-      a.slot_packets[slot] += packets;
-      a.slot_bytes[slot] += bytes;
+    out.push_back(r);
+  }
+  return out;
+}
+
+std::map<std::string, JobArrivals> job_arrivals(const std::vector<MangleRule>& rules) {
+  std::map<std::string, JobArrivals> out;
+  for (const MangleRule& r : rules) {
+    if (r.dev.empty()) continue;
+    JobArrivals& a = out[r.dev];
+    if (r.dscp < 0) {
+      a.packets += r.packets;
+      a.bytes += r.bytes;
+    } else if ((r.dscp & 3) == 3) {  // code points outside pool 2 are no job's (job_dscp)
+      const int slot = (r.dscp >> 2) + 1;
+      a.slot_packets[slot] += r.packets;
+      a.slot_bytes[slot] += r.bytes;
     }
   }
   return out;

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "netns/nft_mangle_rules.h"
+
 namespace testbed {
 
 constexpr int kMaxJobs = 16;  // pool 2's code points
@@ -46,13 +48,22 @@ class JobMarks {
   virtual std::map<std::string, JobArrivals> arrivals(const std::string& ns) = 0;
 };
 
-// The real one: iptables, as the cross traffic's counters (traffic_counters.cpp).
+// The real one: iptables, as the cross traffic's counters (traffic_counters.cpp). Where
+// iptables is iptables-nft, only the rules' writing is left to iptables-restore: the chains
+// are read and a job's rules deleted over nf_tables' netlink from this process
+// (nft_mangle_rules.h), so that a job's start, each of the exporter's samples and its end
+// start no process per namespace but the one that writes.
 class IptablesJobMarks : public JobMarks {
  public:
+  IptablesJobMarks();
   void add(const std::string& ns, const std::vector<std::string>& devs, int slot,
            const std::string& path) override;
   void remove(const std::string& ns, int slot) override;
   std::map<std::string, JobArrivals> arrivals(const std::string& ns) override;
+
+ private:
+  bool chain_exists(const std::string& ns, const char* chain) const;
+  bool nft_;  // iptables is iptables-nft: read and delete over nf_tables' netlink
 };
 
 // What devices `devs` of namespace `ns` (a node's link ends) received so far, as IP bytes
@@ -66,5 +77,8 @@ uint64_t received_ip_bytes_from(const std::string& proc_net_dev,
 
 // Pure: `iptables -t mangle -S TBJC -v` text -> arrivals by device.
 std::map<std::string, JobArrivals> parse_job_counters(const std::string& text);
+// Pure: TBJC's rules, as iptables prints them or as nf_tables gives them -> the same.
+std::vector<MangleRule> job_counting_rules(const std::string& text);
+std::map<std::string, JobArrivals> job_arrivals(const std::vector<MangleRule>& rules);
 
 }  // namespace testbed

@@ -25,56 +25,19 @@
 
 #include "netns/kernel_error.h"
 #include "netns/named_netns.h"
+#include "netns/nft_socket.h"
 
 namespace testbed {
 namespace {
 
-constexpr const char* kTable = "mangle";
+using nft::Freer;
+using nft::Rule;
+using nft::rule_in;
+constexpr const char* kTable = nft::kMangle;
 constexpr const char* kPrerouting = "PREROUTING";
 
-// The deleter of unique_ptr for a C object freed by `Free` (libnftnl's take const pointers).
-template <typename T, auto Free>
-struct Freer {
-  void operator()(T* p) const { Free(p); }
-};
-using Rule = std::unique_ptr<nftnl_rule, Freer<nftnl_rule, nftnl_rule_free>>;
 using Chain = std::unique_ptr<nftnl_chain, Freer<nftnl_chain, nftnl_chain_free>>;
 using Table = std::unique_ptr<nftnl_table, Freer<nftnl_table, nftnl_table_free>>;
-
-// One transaction's messages, laid out as the kernel reads them: BEGIN, the requests, END.
-class Batch {
- public:
-  Batch() { add_raw(nftnl_batch_begin(next(), seq_++)); }
-
-  // A request of `type` with NLM_F_CREATE and `flags`, its payload written by `fill`.
-  template <typename Fill>
-  void add(uint16_t type, uint16_t flags, Fill fill) {
-    nlmsghdr* h = nftnl_nlmsg_build_hdr(next(), type, NFPROTO_IPV4, NLM_F_CREATE | flags, seq_++);
-    fill(h);
-    add_raw(h);
-  }
-
-  // Ends the transaction and returns its bytes.
-  const std::vector<char>& finish() {
-    add_raw(nftnl_batch_end(next(), seq_++));
-    return bytes_;
-  }
-
- private:
-  // Room for the next message at the end: a rule's request is well under a page.
-  static constexpr size_t kMessageRoom = 4096;
-  char* next() {
-    bytes_.resize(used_ + kMessageRoom);
-    return bytes_.data() + used_;
-  }
-  void add_raw(const nlmsghdr* h) {
-    used_ += NLMSG_ALIGN(h->nlmsg_len);
-    bytes_.resize(used_);
-  }
-  std::vector<char> bytes_;
-  size_t used_ = 0;
-  uint32_t seq_ = 1;
-};
 
 nftnl_expr* expr(const char* name) {
   nftnl_expr* e = nftnl_expr_alloc(name);
@@ -104,15 +67,6 @@ void add_xt(nftnl_rule* r, bool target, const char* name, uint32_t revision, con
   nftnl_expr_set_u32(e, rev_attr, revision);
   nftnl_expr_set(e, info_attr, padded, size);
   nftnl_rule_add_expr(r, e);
-}
-
-Rule rule_in(const std::string& chain) {
-  Rule r(nftnl_rule_alloc());
-  if (!r) throw KernelError(errno, "nftnl_rule_alloc");
-  nftnl_rule_set_u32(r.get(), NFTNL_RULE_FAMILY, NFPROTO_IPV4);
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_TABLE, kTable);
-  nftnl_rule_set_str(r.get(), NFTNL_RULE_CHAIN, chain.c_str());
-  return r;
 }
 
 // "-A TB-dev -m statistic --mode random --probability P -j DROP"
@@ -185,7 +139,7 @@ Chain prerouting_chain() {
 
 std::vector<char> transaction(const Kernel::IngressHooks& hooks,
                               const std::set<std::string>& new_devs) {
-  Batch batch;
+  nft::Batch batch;
   Table table(nftnl_table_alloc());
   if (!table) throw KernelError(errno, "nftnl_table_alloc");
   nftnl_table_set_u32(table.get(), NFTNL_TABLE_FAMILY, NFPROTO_IPV4);
@@ -219,39 +173,6 @@ std::vector<char> transaction(const Kernel::IngressHooks& hooks,
   return batch.finish();
 }
 
-void close_mnl(mnl_socket* s) {
-  mnl_socket_close(s);
-}
-using MnlSocket = std::unique_ptr<mnl_socket, Freer<mnl_socket, close_mnl>>;
-
-// Sends the transaction, then a request for the ruleset's generation. The kernel answers on
-// one socket in order, so every refusal of the transaction has arrived when the
-// generation does; the first refusal's errno is returned, 0 when none.
-int talk(mnl_socket* sock, const std::vector<char>& batch, const std::string& ns) {
-  if (mnl_socket_sendto(sock, batch.data(), batch.size()) < 0)
-    throw KernelError(errno, "nf_tables transaction (delay hooks in " + ns + ")");
-  std::vector<char> ask(MNL_SOCKET_BUFFER_SIZE);
-  nlmsghdr* h = nftnl_nlmsg_build_hdr(ask.data(), NFT_MSG_GETGEN, AF_UNSPEC, 0, 0);
-  if (mnl_socket_sendto(sock, h, h->nlmsg_len) < 0)
-    throw KernelError(errno, "nf_tables generation (in " + ns + ")");
-  int error = 0;
-  std::vector<char> buf(MNL_SOCKET_BUFFER_SIZE);
-  for (;;) {
-    const ssize_t n = mnl_socket_recvfrom(sock, buf.data(), buf.size());
-    if (n < 0) throw KernelError(errno, "nf_tables replies (delay hooks in " + ns + ")");
-    int left = static_cast<int>(n);
-    for (auto* m = reinterpret_cast<nlmsghdr*>(buf.data()); mnl_nlmsg_ok(m, left);
-         m = mnl_nlmsg_next(m, &left)) {
-      if (m->nlmsg_type == NLMSG_ERROR) {
-        const auto* e = static_cast<const nlmsgerr*>(mnl_nlmsg_get_payload(m));
-        if (e->error != 0 && error == 0) error = -e->error;
-      } else if (NFNL_MSG_TYPE(m->nlmsg_type) == NFT_MSG_NEWGEN) {
-        return error;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 std::string delay_chain_of(const std::string& dev) {
@@ -270,19 +191,12 @@ bool iptables_is_nft() {
 void write_nft_delay_hooks(int netns_fd, const std::string& ns, const Kernel::IngressHooks& hooks,
                            const std::set<std::string>& new_devs) {
   const std::vector<char> batch = transaction(hooks, new_devs);
-  MnlSocket sock;
-  {
-    NetnsScope inside(netns_fd);  // a netlink socket speaks for the namespace it opened in
-    sock.reset(mnl_socket_open(NETLINK_NETFILTER));
-  }
-  if (!sock) throw KernelError(errno, "socket(NETLINK_NETFILTER in " + ns + ")");
+  const nft::Socket sock = nft::open_socket(netns_fd, ns);
   // One transaction for a hub's thousands of devices can outgrow the default send buffer;
   // as root the buffer may be set to fit it.
   const int size = static_cast<int>(batch.size()) + MNL_SOCKET_BUFFER_SIZE;
   setsockopt(mnl_socket_get_fd(sock.get()), SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
-  if (mnl_socket_bind(sock.get(), 0, MNL_SOCKET_AUTOPID) < 0)
-    throw KernelError(errno, "bind(NETLINK_NETFILTER in " + ns + ")");
-  if (const int error = talk(sock.get(), batch, ns); error != 0)
+  if (const int error = nft::transact(sock.get(), batch, "delay hooks in " + ns); error != 0)
     throw KernelError(error, "nf_tables transaction (delay hooks in " + ns + ")");
 }
 
