@@ -306,11 +306,8 @@ LabStatus lab_status(const LabStore& store, const std::string& lab, Kernel* kern
   NodeReadings r = readings.valid() ? readings.get() : NodeReadings{};
   // Read again by the plan's nodes where the records do not name them in its order (a lab
   // recorded before identities were kept): each node's figures are shown beside it.
-  if (nodes != node_names(plan)) {
-    std::vector<std::string> plan_namespaces;
-    for (const auto& n : plan.nodes) plan_namespaces.push_back(n.ns);
-    r = read_nodes(dir, st.state.cgroups, node_names(plan), plan_namespaces);
-  }
+  if (const auto planned = node_names(plan); nodes != planned)
+    r = {read_delay_lines(dir, planned), read_lab_compute(st.state)};
   st.delay_lines = std::move(r.lines);
   st.compute = std::move(r.compute);
   return st;
