@@ -2,6 +2,7 @@
 // (kRouteProtocol). A lab of N nodes has N-1 routes in each namespace; one netlink round
 // trip per route made route installs most of a 1000-node `up` (999,000 of them).
 #include <arpa/inet.h>
+#include <libmnl/libmnl.h>
 #include <linux/if.h>
 #include <linux/rtnetlink.h>
 #include <netlink/msg.h>
@@ -54,6 +55,36 @@ int on_error(sockaddr_nl*, nlmsgerr* err, void* arg) {
 int accept_any_sequence(nl_msg*, void*) {
   return NL_OK;
 }
+
+// One request as rtnl_route_build_add_request writes it for route_object's route (the same
+// header and attributes), written straight into the batch: building each through libnl's
+// objects (a route, three addresses, a next hop and a page-sized message, all allocated)
+// took a third of the routes' time in a 1000-node `up`, the kernel's insertions the rest.
+// Returns the request's length.
+size_t put_route_request(char* at, const RouteSpec& r, int ifindex, uint16_t flags, uint32_t seq,
+                         uint32_t port) {
+  nlmsghdr* hdr = mnl_nlmsg_put_header(at);
+  hdr->nlmsg_type = RTM_NEWROUTE;
+  hdr->nlmsg_flags = static_cast<uint16_t>(NLM_F_REQUEST | flags);
+  hdr->nlmsg_seq = seq;
+  hdr->nlmsg_pid = port;
+  auto* rtm = static_cast<rtmsg*>(mnl_nlmsg_put_extra_header(hdr, sizeof(rtmsg)));
+  rtm->rtm_family = AF_INET;
+  rtm->rtm_dst_len = static_cast<unsigned char>(r.dst.length);
+  rtm->rtm_table = RT_TABLE_MAIN;
+  rtm->rtm_protocol = kRouteProtocol;
+  rtm->rtm_scope = RT_SCOPE_UNIVERSE;
+  rtm->rtm_type = RTN_UNICAST;
+  mnl_attr_put_u32(hdr, RTA_TABLE, RT_TABLE_MAIN);
+  mnl_attr_put_u32(hdr, RTA_DST, htonl(r.dst.address.value));
+  mnl_attr_put_u32(hdr, RTA_PREFSRC, htonl(r.src.value));
+  mnl_attr_put_u32(hdr, RTA_GATEWAY, htonl(r.via.value));
+  mnl_attr_put_u32(hdr, RTA_OIF, static_cast<uint32_t>(ifindex));
+  return NLMSG_ALIGN(hdr->nlmsg_len);
+}
+
+// Room for one request: the header, rtmsg and five 4-byte attributes take 68 bytes.
+constexpr size_t kRouteRequestRoom = 128;
 
 std::string describe(const RouteSpec& r, const std::string& ns) {
   return r.dst.str() + " via " + r.via.str() + " dev " + r.dev + " in " + ns;
@@ -153,25 +184,20 @@ void LibnlKernel::send_routes(const std::string& ns, const std::vector<RouteSpec
   nl_cb_set(cb.get(), NL_CB_SEQ_CHECK, NL_CB_CUSTOM, accept_any_sequence, nullptr);
   nl_cb_err(cb.get(), NL_CB_CUSTOM, on_error, &replies);
 
-  std::vector<char> batch;
+  const uint32_t port = nl_socket_get_local_port(sock);
+  std::vector<char> batch(kRoutesPerSend * kRouteRequestRoom);
   for (size_t first = 0; first < routes.size(); first += kRoutesPerSend) {
     const size_t end = std::min(routes.size(), first + kRoutesPerSend);
-    batch.clear();
+    size_t used = 0;
     const unsigned int first_seq = kBatchSeq + static_cast<unsigned int>(first);
     for (size_t i = first; i < end; ++i) {
-      nl_msg* raw = nullptr;
-      nl::check(rtnl_route_build_add_request(route_object(ns, routes[i]).get(), flags, &raw),
-                "rtnl_route_build_add_request(" + describe(routes[i], ns) + ")");
-      std::unique_ptr<nl_msg, nl::Deleter<nl_msg, nlmsg_free>> msg(raw);
-      nlmsghdr* hdr = nlmsg_hdr(msg.get());
-      hdr->nlmsg_seq = kBatchSeq + static_cast<unsigned int>(i);
-      hdr->nlmsg_pid = nl_socket_get_local_port(sock);
-      hdr->nlmsg_flags |= NLM_F_REQUEST | (i + 1 == end ? NLM_F_ACK : 0);
-      const char* bytes = reinterpret_cast<const char*>(hdr);
-      batch.insert(batch.end(), bytes, bytes + NLMSG_ALIGN(hdr->nlmsg_len));
+      const auto ack = static_cast<uint16_t>(i + 1 == end ? NLM_F_ACK : 0);
+      used += put_route_request(batch.data() + used, routes[i], ifindex(ns, routes[i].dev),
+                                static_cast<uint16_t>(flags) | ack,
+                                kBatchSeq + static_cast<unsigned int>(i), port);
     }
     replies = BatchReplies{first_seq + static_cast<unsigned int>(end - first - 1)};
-    nl::check(nl_sendto(sock, batch.data(), batch.size()), "nl_sendto(routes of " + ns + ")");
+    nl::check(nl_sendto(sock, batch.data(), used), "nl_sendto(routes of " + ns + ")");
     while (!replies.done) {
       const int err = nl_recvmsgs(sock, cb.get());
       if (err < 0 && !replies.done) nl::check(err, "nl_recvmsgs(routes of " + ns + ")");
