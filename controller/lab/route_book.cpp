@@ -158,8 +158,10 @@ std::vector<RouteSpec> RouteBook::kernel_routes_from(size_t src) const {
     destinations.push_back({Ipv4Prefix{nodes_[dst].address, 32}, static_cast<int>(link)});
     a_destination_by_link.emplace(link, dst);
   }
+  const std::vector<HeldPrefix> held = aggregate_hops(std::move(destinations));
   std::vector<RouteSpec> out;
-  for (const HeldPrefix& p : aggregate_hops(std::move(destinations))) {
+  out.reserve(held.size());
+  for (const HeldPrefix& p : held) {
     const size_t dst = a_destination_by_link.at(static_cast<size_t>(p.hop));
     RouteSpec r = spec(src, dst, table_.link(src, dst));
     r.dst = p.dst;
