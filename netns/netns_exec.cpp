@@ -68,7 +68,8 @@ CommandResult run_in_netns(const std::string& ns, const std::vector<std::string>
 }
 
 pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv,
-                     const std::string& log_path, const RecordStarted& record) {
+                     const std::string& log_path, const RecordStarted& record,
+                     int parent_death_signal) {
   FileDescriptor ns_fd = ns.empty() ? FileDescriptor() : open_netns(ns);
   // O_NOFOLLOW: the log is in the lab's own directory; a link there is not ours to follow.
   FileDescriptor log(
@@ -90,6 +91,7 @@ pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv
   spec.stdin_fd = gate_read.get();
   spec.stdout_fd = spec.stderr_fd = log.get();
   spec.new_session = true;  // Ctrl-C in the controller's terminal must not reach it
+  spec.parent_death_signal = parent_death_signal;
   spec.uts_fd = identity.uts.get();
   spec.hosts_file = identity.hosts_file;
   spec.cgroup_fds = identity.cgroup_fds();

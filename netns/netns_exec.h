@@ -30,8 +30,11 @@ using RecordStarted = std::function<void(pid_t)>;
 // so Ctrl-C in the controller's shell does not reach it, with stdout and stderr appended
 // to `log_path`, and returns its pid. The process waits at a gate until `record` has
 // returned: a caller killed before recording it leaves a process that exits by itself
-// (the gate reads end of file) instead of one nothing knows about.
+// (the gate reads end of file) instead of one nothing knows about. `parent_death_signal`
+// (0: none) is sent to the process when the calling thread ends, as LaunchSpec's: for a
+// process that must not outlive the command that started it (a train's agents).
 pid_t spawn_in_netns(const std::string& ns, const std::vector<std::string>& argv,
-                     const std::string& log_path, const RecordStarted& record = {});
+                     const std::string& log_path, const RecordStarted& record = {},
+                     int parent_death_signal = 0);
 
 }  // namespace testbed

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "netns/kernel_error.h"
@@ -29,6 +30,13 @@ void on_signal(int sig) {
   errno = saved;
 }
 
+// SIGPIPE: the reader of our output went away (`testbed train ... | head`, a closed
+// terminal's pipe). Its default kills the verb half-way, before it ends what it started: a
+// train killed so left its agents running. Caught, a write to it fails with EPIPE and the
+// verb goes on to its end. A handler, not SIG_IGN, so that programs we start (which
+// inherit an ignored signal across exec, but not a handler) keep the default.
+void on_broken_pipe(int) {}
+
 }  // namespace
 
 StopSignals::StopSignals(std::initializer_list<int> signals) {
@@ -51,6 +59,15 @@ StopSignals::StopSignals(std::initializer_list<int> signals) {
     struct sigaction old {};
     sigaction(sig, &sa, &old);
     previous_.emplace_back(sig, old);
+  }
+  if (std::find(signals.begin(), signals.end(), SIGPIPE) == signals.end()) {
+    struct sigaction pipe_sa {
+    }, old{};
+    pipe_sa.sa_handler = on_broken_pipe;
+    sigemptyset(&pipe_sa.sa_mask);
+    pipe_sa.sa_flags = SA_RESTART;
+    sigaction(SIGPIPE, &pipe_sa, &old);
+    previous_.emplace_back(SIGPIPE, old);
   }
 }
 

@@ -4,7 +4,9 @@
 // StopSignals and hands `received()` (the signal, or 0) or `stopping()` to whatever loop
 // polls, and `fd()` to a loop that sleeps in poll(2) (a byte arrives on it per signal, the
 // self-pipe way, so a sleeper wakes at once rather than at its next tick). The previous
-// handlers come back when it is destroyed.
+// handlers come back when it is destroyed. While it lives, SIGPIPE (a reader of our output
+// gone) is caught and ignored, so a write fails with EPIPE instead of killing the verb
+// before it ends what it started.
 //
 // A loop that also waits for children or pipes polls fd() beside their descriptors in a
 // WaitSet (wait_set.h).

@@ -2,6 +2,7 @@
 // their start time) and namespaces by recorded identity. Used by `down` and `clean`.
 #pragma once
 
+#include <csignal>
 #include <functional>
 
 #include <string>
@@ -33,6 +34,13 @@ void forget_processes(const LabStore& store, const std::string& lab, const std::
 
 // `p`, owned by this process: `clean` ends it if this process dies without doing so.
 ProcessRecord owned_by_me(ProcessRecord p);
+
+// What a command's agents get when the command is killed outright (spawn_in_netns'
+// parent_death_signal): they end with it. Waiting on for a controller that is gone, a
+// train's agents held its job's control groups, so the next train on the lab spent 2 s
+// per node freeing them, then its own agents' connections lost to theirs on the lab's
+// agent socket, and it hung.
+constexpr int kAgentParentDied = SIGKILL;
 
 // Ends the processes whose owner is gone (a train or launch killed outright), by recorded
 // pid and start time, and forgets them and any record of an exited owned process. The

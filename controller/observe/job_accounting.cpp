@@ -33,8 +33,7 @@ bool owner_alive(const JobRecord& r) {
 // A process that ended a moment ago may still be leaving its group (the kernel empties it
 // as the process exits): a busy group is tried again for up to two seconds, as teardown
 // does for the nodes' groups. False when it still holds processes then.
-bool remove_group(const std::string& dir) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+bool remove_group(const std::string& dir, std::chrono::steady_clock::time_point deadline) {
   for (;;) {
     try {
       remove_cgroup_dir(dir);
@@ -56,9 +55,12 @@ bool undo_job(const std::string& dir, const JobRecord& r, JobMarks& marks, LabSt
       // A namespace half gone: its rules go with it.
     }
   }
+  // One wait for the whole job, not one per group: a group still busy past it means
+  // processes the job left, and waiting again at each of 300 nodes' groups took 10 minutes.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   bool all = true;
   for (const auto& g : r.groups) {
-    if (remove_group(g)) {
+    if (remove_group(g, deadline)) {
       std::erase(state.cgroups, g);
     } else {
       all = false;
@@ -182,6 +184,9 @@ JobAccounting::JobAccounting(const LabStore& store, const std::string& lab,
   }
   auto lock = store_.lock(lab_, /*wait=*/true);
   LabState state = store_.load(lab_);
+  // What a command killed outright left (its agents or ranks, by recorded pid): ended
+  // first, so that its job's groups are empty and its slot free.
+  end_orphans(state);
   std::vector<int> taken;
   std::vector<std::string> running;
   for (const auto& r : read_records(dir_, /*under_lock=*/true)) {

@@ -348,12 +348,14 @@ int run_host_agents(LabStore& store, const std::string& lab, const std::string& 
                                             "--server-key",
                                             curve.server_public};
       // Recorded (owned by this command, so `clean` ends it if we die) before it runs.
-      const pid_t pid =
-          spawn_in_netns(n.ns, cmd, dir + "/agent-" + name + ".log", [&](pid_t started) {
+      const pid_t pid = spawn_in_netns(
+          n.ns, cmd, dir + "/agent-" + name + ".log",
+          [&](pid_t started) {
             state.processes.push_back(
                 owned_by_me({started, process_start_time(started), name, cmd}));
             store.record_process(lab, state.processes.back());
-          });
+          },
+          kAgentParentDied);
       agents.push_back({i, name, pid});
     }
     store.save(state);

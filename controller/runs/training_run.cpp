@@ -157,7 +157,8 @@ void check_before_agents(const TrainOptions& o, const std::string& lab, const La
 }
 
 // This host's agents, one in each of its nodes' namespaces, each recorded before it runs
-// (if the train is killed outright, `clean` ends them). A node on another host gets pid 0:
+// and ended by the kernel if the train is killed outright (kAgentParentDied; `clean` and
+// the next job on the lab forget their records). A node on another host gets pid 0:
 // its host starts and watches it (remote_hosts.h).
 std::vector<pid_t> start_agents(LabStore& store, const std::string& lab, const LabNodes& nodes,
                                 const std::string& socket_path) {
@@ -180,10 +181,12 @@ std::vector<pid_t> start_agents(LabStore& store, const std::string& lab, const L
                                           "--lab-dir",
                                           dir};
     pids.push_back(spawn_in_netns(
-        nodes.namespaces[n], cmd, dir + "/agent-" + nodes.names[n] + ".log", [&](pid_t p) {
+        nodes.namespaces[n], cmd, dir + "/agent-" + nodes.names[n] + ".log",
+        [&](pid_t p) {
           state.processes.push_back(owned_by_me({p, process_start_time(p), nodes.names[n], cmd}));
           store.record_process(lab, state.processes.back());
-        }));
+        },
+        kAgentParentDied));
   }
   store.save(state);
   return pids;
