@@ -2,6 +2,7 @@
 // installed in batches and removed by ownership, one delay-line process serving many nodes,
 // and an exporter that samples the links only while someone watches.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/resource.h>
 
 #include <chrono>
@@ -9,12 +10,14 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "controller/lab/delay_line_groups.h"
 #include "controller/observe/prometheus_server.h"
+#include "host_snapshot.h"
 #include "netns/cpu_allowance.h"
 #include "netns/libnl_kernel.h"
 #include "netns/netns_exec.h"
@@ -202,6 +205,41 @@ TEST(Scale, AHubWithMorePeersThanTheSoftLimitOnOpenFilesTrains) {
   ASSERT_EQ(setrlimit(RLIMIT_NOFILE, &before), 0);
   ASSERT_TRUE(summary.is_object()) << "the run failed (above)";
   EXPECT_EQ(summary["iterations"], 3);
+}
+
+// Every node's agent listens with room for all the others connecting at once: a hub's
+// leaves do, at a run's start. ZeroMQ's default queue of 100 overflowed at 1000 leaves (the
+// hub's ListenOverflows 112), and each connection dropped so waits out SYN retries. `ss`
+// shows a listening socket's queue length as its Send-Q.
+TEST(Scale, AHubListensWithRoomForEveryLeafAtOnce) {
+  REQUIRE_ROOT();
+  LabGuard guard("tbt-hubq");
+  constexpr int kLeaves = 150;
+  const std::string profile = "/tmp/tbt-hubq.yaml";
+  {
+    std::ofstream out(profile);
+    out << "lab: tbt-hubq\ndefaults: {bandwidth: 100mbit}\nnodes:\n  hub: {}\n";
+    for (int i = 0; i < kLeaves; ++i) out << "  leaf" << i << ": {}\n";
+    out << "links:\n";
+    for (int i = 0; i < kLeaves; ++i) out << "  - {endpoints: [hub, leaf" << i << "]}\n";
+  }
+  const Result up = run_testbed({"up", profile, "--prometheus", "off"});
+  ASSERT_EQ(up.status, 0) << up.output;
+  BackgroundTrain trainer(guard, "tbt-hubq",
+                          {"--strategy", "async", "--servers", "hub", "--model", "logreg",
+                           "--iterations", "100000", "--compute-ms", "20"},
+                          "/tmp/tbt-hubq.log");
+  ASSERT_TRUE(trainer.wait_for("iteration 1/", 120)) << trainer.output();
+  // The agents' port (7100) in the hub's namespace: "LISTEN 0 QUEUE ADDRESS:7100 ...".
+  const std::string listen = shell_output("ip netns exec tb-tbt-hubq-hub ss -ltnH 'sport = :7100'");
+  ASSERT_EQ(kill(trainer.pid(), SIGINT), 0);
+  trainer.wait();
+  std::istringstream fields(listen);
+  std::string state;
+  long recv_q = -1, queue = -1;
+  fields >> state >> recv_q >> queue;
+  EXPECT_EQ(state, "LISTEN") << listen;
+  EXPECT_GE(queue, kLeaves + 1) << listen;
 }
 
 TEST(Scale, ADelayLineProcessPerCpuServesTwentyNodesAtTheirDelays) {
