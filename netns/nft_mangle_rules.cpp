@@ -14,7 +14,6 @@
 #include <cstring>
 #include <memory>
 #include <new>
-#include <optional>
 
 #include "netns/kernel_error.h"
 #include "netns/named_netns.h"
